@@ -1,0 +1,36 @@
+# Two commands do everything on a fresh machine:  `make run`  and  `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.run-installed: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $@ $(VENV)/.run-installed
+
+## Set up and run the referee: the Discord bot when DISCORD_TOKEN is set (environment or .env), else the console.
+run: $(VENV)/.run-installed
+	$(BIN)/python bot.py $(ARGS)
+
+## Set up and run the tests, then the linter.
+test: $(VENV)/.dev-installed
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/ruff check .
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check .
+
+bench: $(VENV)/.dev-installed
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

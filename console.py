@@ -1,0 +1,269 @@
+"""The console front-end: a game played from a terminal or a forum thread, on the same engine and store.
+
+Each input line is `<actor> <slash command as typed on Discord>`, e.g. `alice /economy grow` or
+`gm /nation claim preset:"Gracchan Republic" player:alice`; `#` starts a comment. The one who ran
+`/game start` is the game's GM. Answers are plain text; refusals start with `error:` and change nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import shlex
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TextIO
+
+from data import nations_rules
+from data.store import Store
+from engine.commands import COMMANDS, Command, build_action, coerce_options, find_command
+from engine.core import actions_left, army_mp
+from engine.describe import event_line, roll_line, utc_text
+from engine.dice import RandomRoller
+from engine.errors import BadInput, RefereeError
+from engine.events import Event
+from engine.rules import Rules
+from engine.state import GameState, Nation
+from referee import Referee, Report, utc_now
+
+CHANNEL = "console"
+log = logging.getLogger("referee.console")
+
+
+def parse_line(line: str) -> tuple[str, Command, dict[str, str]] | None:
+    """`alice /economy recruit unit:infantry` → ("alice", the command, {"unit": "infantry"}); None if blank."""
+    try:
+        tokens = shlex.split(line, comments=True)
+    except ValueError as err:
+        raise BadInput(f"cannot read that line: {err}") from None
+    if not tokens:
+        return None
+    if len(tokens) < 2 or not tokens[1].startswith("/"):
+        raise BadInput("write `<your name> /command options`, e.g. `alice /economy grow`")
+    actor = tokens[0]
+    words = [tokens[1][1:]]
+    rest = tokens[2:]
+    while rest and ":" not in rest[0] and " ".join([*words, rest[0]]).lower() in _PREFIXES:
+        words.append(rest.pop(0))
+    command, leftover = find_command(words)
+    options: dict[str, str] = {}
+    positional = []
+    for token in [*leftover, *rest]:
+        name, sep, value = token.partition(":")
+        if sep and name.isidentifier():
+            options[name.lower()] = value
+        else:
+            positional.append(token)
+    free = [p.name for p in command.params if p.name not in options]
+    if len(positional) > len(free):
+        raise BadInput(f"/{command.path} takes {', '.join(p.name for p in command.params) or 'no options'}; "
+                       f"{' '.join(positional[len(free):])!r} is too much")
+    options.update(zip(free, positional, strict=False))
+    return actor, command, options
+
+
+_PREFIXES = {" ".join(c.path.split()[:n]) for c in COMMANDS for n in range(1, len(c.path.split()) + 1)}
+
+
+class Console:
+    """Reads commands, runs them through the referee and writes the answers."""
+
+    def __init__(self, referee: Referee, out: TextIO) -> None:
+        self.referee = referee
+        self.out = out
+
+    @property
+    def rules(self) -> Rules:
+        return self.referee.rules
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def say_events(self, events: list[Event]) -> None:
+        for event in events:
+            line = event_line(event)
+            if line:
+                self.say(line)
+
+    async def catch_up(self) -> None:
+        """Apply and print everything that fell due in any game of this database."""
+        for report in await self.referee.catch_up_all():
+            self.say_events(report.events)
+
+    async def handle(self, line: str) -> None:
+        """One input line; a refusal prints `error: …` and changes nothing."""
+        try:
+            parsed = parse_line(line)
+            if parsed is None:
+                return
+            await self.catch_up()
+            await self.run(*parsed, command_text=line.strip().split(None, 1)[1])
+        except RefereeError as err:
+            self.say(f"error: {err}")
+        except Exception as err:  # never a traceback to a player: say so, keep the details in the log
+            log.exception("console command failed: %s", line.strip())
+            self.say(f"error: the referee failed on that line ({type(err).__name__}); nothing was changed")
+
+    async def run(self, actor: str, command: Command, raw: dict[str, str], command_text: str) -> None:
+        options = coerce_options(command, raw)
+        referee, path = self.referee, command.path
+        if path == "help":
+            self.say("\n".join(f"/{c.path} {' '.join(_param(p) for p in c.params)} — {c.help}"
+                               + (" (GM)" if c.gm_only else "") for c in COMMANDS))
+        elif path == "game start":
+            report = await referee.start_game(CHANNEL, actor, options.get("turn_hours"), command=command_text)
+            self.say_events(report.events)
+        elif path == "game status":
+            self.say(status_text(await referee.state(CHANNEL), self.rules))
+        elif path == "nation list":
+            state = await referee.state(CHANNEL)
+            self.say("\n".join(nation_line(n, state, self.rules) for n in state.nations.values())
+                     or "No nations yet: /nation claim or /nation create.")
+        elif path in ("nation show", "army show"):
+            state = await referee.state(CHANNEL)
+            nation = _pick_nation(state, actor, options.get("nation"))
+            text = nation_text(nation, state, self.rules) if path == "nation show" else army_text(nation, self.rules)
+            self.say(text)
+        elif path == "log":
+            rolls = await referee.rolls(CHANNEL, _nation_name(await referee.state(CHANNEL), options.get("nation")),
+                                        options.get("limit") or 10)
+            self.say("\n".join(f"turn {r.turn}: {roll_line(r)}" for r in rolls) or "No rolls yet.")
+        elif path == "gm undo":
+            report = await referee.undo(CHANNEL, actor)
+            self.say_events(report.caught_up + report.events)
+        elif path == "gm export":
+            await self.export(actor, options.get("file"))
+        elif path == "gm import":
+            await self.import_(actor, options["file"])
+        else:
+            report = await referee.act(CHANNEL, actor, build_action(command, options), command_text)
+            self.say_events(report.caught_up + report.events)
+            self.say_actions_left(report, actor)
+
+    def say_actions_left(self, report: Report, actor: str) -> None:
+        nation = report.state.nation_of(actor)
+        used = [e for e in report.events if e.kind == "action_used"]
+        if nation is not None and used and not nation.eliminated:
+            left = actions_left(report.state, nation)
+            self.say(f"{nation.name}: {left} of {report.state.house.actions_per_turn} actions left; "
+                     f"turn {report.state.turn} ends {utc_text(report.state.turn_ends_at)}.")
+
+    async def export(self, actor: str, file: str | None) -> None:
+        state = await self.referee.state(CHANNEL)
+        if not Referee.is_gm(state, actor):
+            raise RefereeError("only the GM may export the game")
+        text = json.dumps(await self.referee.export(CHANNEL), indent=2)
+        if file:
+            Path(file).write_text(text + "\n")
+            self.say(f"Game exported to {file}.")
+        else:
+            self.say(text)
+
+    async def import_(self, actor: str, file: str) -> None:
+        try:
+            data = json.loads(Path(file).read_text())
+        except (OSError, ValueError) as err:
+            raise BadInput(f"cannot read {file}: {err}") from None
+        report = await self.referee.import_game(CHANNEL, actor, data, command=f"/gm import {file}")
+        self.say(f"Game imported from {file}: turn {report.state.turn}, {len(report.state.nations)} nations; "
+                 f"GM: {actor}.")
+
+
+def _param(p) -> str:
+    return f"{p.name}:<{p.name}>" if p.required else f"[{p.name}]"
+
+
+def _nation_name(state: GameState, name: str | None) -> str | None:
+    if not name:
+        return None
+    nation = state.find_nation(name)
+    if nation is None:
+        raise BadInput(f"no nation called {name!r}")
+    return nation.name
+
+
+def _pick_nation(state: GameState, actor: str, name: str | None) -> Nation:
+    nation = state.find_nation(name) if name else state.nation_of(actor)
+    if nation is None:
+        raise BadInput(f"no nation called {name!r}" if name else "you have no nation: name one with nation:")
+    return nation
+
+
+# --- views ---------------------------------------------------------------------------------------
+
+
+def nation_line(nation: Nation, state: GameState, rules: Rules) -> str:
+    tag = " (eliminated)" if nation.eliminated else ""
+    return (f"{nation.name}{tag} — {nation.player or 'no player'}: E {nation.economy} S {nation.effective_stability}"
+            f" M {nation.military} P {nation.propaganda} L {nation.land}; {len(nation.units)} units; "
+            f"{actions_left(state, nation)} actions left")
+
+
+def status_text(state: GameState, rules: Rules) -> str:
+    clock = "paused" if state.paused else f"ends {utc_text(state.turn_ends_at)}"
+    lines = [f"Nations — turn {state.turn} ({state.turn_hours:g} h), {clock}; GM: {state.gm}"
+             + (" — GAME OVER" if state.ended else "")]
+    if state.forced_dice:
+        lines.append(f"{len(state.forced_dice)} GM-entered dice waiting.")
+    lines += [nation_line(n, state, rules) for n in state.nations.values()] or ["No nations yet."]
+    return "\n".join(lines)
+
+
+def nation_text(nation: Nation, state: GameState, rules: Rules) -> str:
+    mod = rules.modifier
+    stab = f"{nation.effective_stability} (base {nation.stability}, −{nation.foreign_patches} foreign)" \
+        if nation.foreign_patches else f"{nation.stability}"
+    lines = [
+        f"{nation.name}" + (" — ELIMINATED" if nation.eliminated else "") + f" — played by {nation.player or 'nobody'}",
+        f"ECONOMY {nation.economy} ({mod(nation.economy):+d})  STABILITY {stab} ({mod(nation.effective_stability):+d})",
+        (f"MILITARY {nation.military} ({mod(nation.military):+d})  PROPAGANDA {nation.propaganda} "
+        f"({mod(nation.propaganda):+d})  LAND {nation.land} (E+M {nation.economy + nation.military})"),
+        f"STRENGTH {nation.strength}, WEAKNESS {nation.weakness}",
+        f"Actions: {actions_left(state, nation)} of {state.house.actions_per_turn} left this turn"
+        + (f" (used: {', '.join(a.upper() for a in nation.actions_used)})" if nation.actions_used else ""),
+    ]
+    for bonus in nation.bonuses.values():
+        lines.append(f"{bonus.kind.capitalize()} {bonus.value:+d} until {utc_text(bonus.expires_at)}")
+    lines.append(army_text(nation, rules))
+    return "\n".join(lines)
+
+
+def army_text(nation: Nation, rules: Rules) -> str:
+    mp = army_mp(rules, nation)
+    over = " — OVER ITS MP CAP" if mp > nation.military else ""
+    head = f"Army of {nation.name}: {mp} of {nation.military} MP{over}"
+    lines = [head]
+    for unit in sorted(nation.units.values(), key=lambda u: u.id):
+        top = rules.max_hp(unit.type, unit.rank, nation.strength, nation.weakness)
+        where = f", in battle #{unit.battle}" if unit.battle is not None else ""
+        lines.append(f"  #{unit.id} {unit.type} {unit.rank.upper()} {unit.hp}/{top} HP{where}")
+    return "\n".join(lines)
+
+
+# --- entry ---------------------------------------------------------------------------------------
+
+
+async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
+                      clock: Callable[[], datetime] = utc_now, seed: int | None = None) -> int:
+    """Run the console until the end of input; returns the exit status (0)."""
+    store = await Store.open(db_path)
+    try:
+        roller = RandomRoller(random.Random(seed)) if seed is not None else RandomRoller()
+        console = Console(Referee(store, nations_rules(), roller, clock), stdout)
+        interactive = stdin.isatty()
+        if interactive:
+            console.say("Nations referee — console. Lines are `<your name> /command options`; /help lists them.")
+        await console.catch_up()
+        while True:
+            if interactive:
+                print("> ", end="", file=stdout, flush=True)
+            line = stdin.readline()
+            if not line:
+                break
+            await console.handle(line)
+    finally:
+        await store.close()
+    return 0

@@ -1,0 +1,159 @@
+"""The turn clock and every deadline: what falls due when, and the catch-up that applies it.
+
+`Tick` is what the scheduler and the console run: it applies, in time order, every turn rollover and
+bonus expiry due by `ctx.now` — the same code whether one deadline passed a second ago or many while
+the bot was down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from engine.core import Context, Outcome, Tx, handles, require_gm
+from engine.errors import BadInput, RuleViolation
+from engine.events import (
+    BonusExpired,
+    ClockPaused,
+    ClockResumed,
+    GameEnded,
+    GameStarted,
+    TurnEnded,
+    TurnLengthChanged,
+)
+from engine.state import GameState
+
+MAX_TURN_HOURS = 24 * 14
+
+
+@dataclass
+class Tick:
+    """Apply whatever fell due up to now."""
+
+
+@dataclass
+class EndTurn:
+    """GM: end the current turn now."""
+
+
+@dataclass
+class PauseClock:
+    pass
+
+
+@dataclass
+class ResumeClock:
+    pass
+
+
+@dataclass
+class SetTurnLength:
+    hours: float
+
+
+@dataclass
+class EndGame:
+    pass
+
+
+@dataclass(frozen=True)
+class Deadline:
+    at: datetime
+    what: str  # "turn end" or "bonus expiry"
+    nation: str | None = None
+    bonus: str | None = None
+
+
+def start_game(ctx: Context, turn_hours: float | None = None) -> Outcome:
+    """A new Nations game, run by `ctx.actor`, turn 1 starting now."""
+    house = ctx.rules.house
+    if turn_hours is not None:
+        house = house.with_value("turn_hours", _check_hours(turn_hours))
+    event = GameStarted(gm=ctx.actor, started_at=ctx.now, house=house.as_dict())
+    return Outcome(event.apply(None), [event])
+
+
+def _check_hours(hours: float) -> float:
+    if not 0 < hours <= MAX_TURN_HOURS:
+        raise BadInput(f"a turn lasts more than 0 and at most {MAX_TURN_HOURS} hours, not {hours:g}")
+    return float(hours)
+
+
+def deadlines(state: GameState) -> list[Deadline]:
+    """Everything that will fall due in this game, earliest first."""
+    due = []
+    if not state.ended:
+        if not state.paused:
+            due.append(Deadline(state.turn_ends_at, "turn end"))
+        for nation in state.nations.values():
+            for bonus in nation.bonuses.values():
+                due.append(Deadline(bonus.expires_at, "bonus expiry", nation.name, bonus.kind))
+    return sorted(due, key=lambda d: (d.at, d.what != "turn end"))
+
+
+def next_deadline(state: GameState) -> datetime | None:
+    due = deadlines(state)
+    return due[0].at if due else None
+
+
+@handles(Tick)
+def tick(tx: Tx, action: Tick) -> None:
+    """Apply each due deadline in time order (a rollover starts the next turn at the old deadline)."""
+    while True:
+        due = [d for d in deadlines(tx.state) if d.at <= tx.ctx.now]
+        if not due:
+            return
+        first = due[0]
+        if first.what == "turn end":
+            state = tx.state
+            tx.emit(TurnEnded(state.turn, state.turn_ends_at,
+                              state.turn_ends_at + timedelta(hours=state.turn_hours), "clock"))
+        else:
+            assert first.nation is not None and first.bonus is not None
+            held = tx.state.nations[first.nation].bonuses[first.bonus]
+            tx.emit(BonusExpired(first.nation, first.bonus, held.value))
+
+
+@handles(EndTurn)
+def end_turn(tx: Tx, action: EndTurn) -> None:
+    require_gm(tx, "end the turn")
+    state, now = tx.state, tx.ctx.now
+    tx.emit(TurnEnded(state.turn, now, now + timedelta(hours=state.turn_hours), "gm"))
+    if state.paused:
+        tx.emit(ClockPaused(state.turn_hours * 3600))
+
+
+@handles(PauseClock)
+def pause_clock(tx: Tx, action: PauseClock) -> None:
+    require_gm(tx, "pause the clock")
+    if tx.state.paused:
+        raise RuleViolation("the clock is already paused")
+    remaining = max(0.0, (tx.state.turn_ends_at - tx.ctx.now).total_seconds())
+    tx.emit(ClockPaused(remaining))
+
+
+@handles(ResumeClock)
+def resume_clock(tx: Tx, action: ResumeClock) -> None:
+    require_gm(tx, "resume the clock")
+    if not tx.state.paused:
+        raise RuleViolation("the clock is not paused")
+    tx.emit(ClockResumed(tx.ctx.now + timedelta(seconds=tx.state.paused_remaining or 0)))
+
+
+@handles(SetTurnLength)
+def set_turn_length(tx: Tx, action: SetTurnLength) -> None:
+    """Change the turn length; the current turn keeps its start, so its end moves by the difference."""
+    require_gm(tx, "change the turn length")
+    hours = _check_hours(action.hours)
+    state = tx.state
+    shift = timedelta(hours=hours - state.turn_hours)
+    remaining = None
+    if state.paused:
+        remaining = max(0.0, (state.paused_remaining or 0) + shift.total_seconds())
+    tx.emit(TurnLengthChanged(hours, state.turn_started_at + timedelta(hours=hours), remaining))
+
+
+@handles(EndGame)
+def end_game(tx: Tx, action: EndGame) -> None:
+    require_gm(tx, "end the game")
+    tx.emit(GameEnded())

@@ -1,0 +1,105 @@
+"""Words for events and rolls, shared by the console's text and Discord's embeds.
+
+Times are passed through `when`, so each front-end shows them its own way (the console as UTC text,
+Discord as `<t:…:R>` timestamps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from engine import events as ev
+from engine.state import RollRecord
+
+When = Callable[[datetime], str]
+
+
+def utc_text(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def signed(value: int) -> str:
+    return f"{value:+d}"
+
+
+def roll_line(roll: RollRecord) -> str:
+    """`Gracchan Republic, grow economy: d10 7 + mod(E) +1 = 8 > 12? no`"""
+    parts = [f"d10 {roll.die}" + (" (GM die)" if roll.forced else "")]
+    parts += [f"{name} {signed(value)}" for name, value in roll.modifiers.items()]
+    text = " + ".join(parts)
+    if roll.modifiers:
+        text += f" = {roll.total}"
+    if roll.target is not None:
+        verdict = "success" if roll.success else "failure"
+        text += f" vs {roll.comparison} {roll.target}: {verdict}"
+    who = f"{roll.nation}, " if roll.nation else ""
+    return f"🎲 {who}{roll.purpose}: {text}"
+
+
+STAT_LABEL = {
+    "economy": "ECONOMY", "stability": "STABILITY", "military": "MILITARY", "propaganda": "PROPAGANDA",
+    "land": "LAND", "foreign_patches": "foreign patches",
+}
+
+
+def event_line(event: ev.Event, when: When = utc_text) -> str | None:
+    """One line for one event, or None for events that need no words of their own."""
+    match event:
+        case ev.DieRolled(roll=roll):
+            return roll_line(roll)
+        case ev.GameStarted(gm=gm, started_at=start, house=house):
+            ends = start.timestamp() + float(house["turn_hours"]) * 3600
+            return (f"A Nations game begins, refereed by the bot; GM: {gm}. Turn 1 lasts "
+                    f"{house['turn_hours']:g} hours and ends {when(datetime.fromtimestamp(ends, start.tzinfo))}.")
+        case ev.GameImported(snapshot=snap):
+            return f"Game imported at turn {snap['game']['turn']} with {len(snap['nations'])} nations."
+        case ev.GameEnded():
+            return "The game is over."
+        case ev.TurnEnded(ended=n, ends_at=ends, reason=reason):
+            why = {"clock": "time is up", "gm": "ended by the GM", "all done": "every nation has acted"}[reason]
+            return f"⏰ Turn {n} is over ({why}). Turn {n + 1} begins and ends {when(ends)}."
+        case ev.ClockPaused():
+            return "⏸ The turn clock is paused."
+        case ev.ClockResumed(ends_at=ends):
+            return f"▶ The turn clock runs again; this turn ends {when(ends)}."
+        case ev.TurnLengthChanged(hours=hours, ends_at=ends):
+            return f"Turns now last {hours:g} hours; this turn ends {when(ends)}."
+        case ev.HouseChanged(key=key, value=value):
+            return f"House setting {key} is now {value} for this game."
+        case ev.DiceQueued(values=values, by=by):
+            return f"GM {by} entered the next {len(values)} {'die' if len(values) == 1 else 'dice'}."
+        case ev.DiceCleared(by=by):
+            return f"GM {by} cleared the entered dice."
+        case ev.NationAdded() as n:
+            return (f"🏳 {n.name} joins the game, played by {n.player}: E {n.economy}, S {n.stability}, "
+                    f"M {n.military}, P {n.propaganda}, L {n.land}; STRENGTH {n.strength}, WEAKNESS {n.weakness}.")
+        case ev.NationAssigned(nation=nation, player=player):
+            return f"{nation} is now played by {player}." if player else f"{nation} has no player now."
+        case ev.StatChanged(nation=nation, stat=stat, delta=delta, reason=reason):
+            return f"{nation}: {STAT_LABEL.get(stat, stat)} {signed(delta)} ({reason})."
+        case ev.NationEliminated(nation=nation, reason=reason):
+            return f"💀 {nation} is eliminated: {reason}."
+        case ev.NationRestored(nation=nation, by=by):
+            return f"{nation} is restored to the game by GM {by}."
+        case ev.ActionGranted(nation=nation, action=kind, by=by):
+            what = f"its {kind.upper()} action back" if kind else "one more action"
+            return f"GM {by} gives {nation} {what} this turn."
+        case ev.ActionRevoked(nation=nation, action=kind, by=by):
+            return f"GM {by} takes {nation}'s {kind.upper()} action away this turn."
+        case ev.BonusSet(nation=nation, bonus=kind, value=value, expires_at=ends):
+            return f"✨ {nation}: {kind.capitalize()} {signed(value)} until {when(ends)}."
+        case ev.BonusExpired(nation=nation, bonus=kind, value=value):
+            return f"{nation}: the {kind.capitalize()} bonus ({signed(value)}) has run out."
+        case ev.UnitAdded(nation=nation, unit=uid, type=kind, rank=rank, hp=hp, reason=reason):
+            return f"{nation}: {rank.upper()} {kind} #{uid} ({hp} HP), {reason}."
+        case ev.UnitRemoved(nation=nation, unit=uid, type=kind, reason=reason):
+            return f"{nation}: {kind} #{uid} {reason}."
+        case ev.UnitChanged() as u:
+            return (f"{u.nation}: unit #{u.unit} {u.old_rank.upper()} {u.old_hp} HP → {u.rank.upper()} {u.hp} HP "
+                    f"({u.reason}).")
+        case ev.ActionUndone(summary=summary, by=by):
+            return f"↩ GM {by} undid “{summary}” and all its rolls."
+        case ev.Notice(text=text):
+            return f"⚠ {text}"
+    return None

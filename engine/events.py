@@ -1,0 +1,433 @@
+"""Events: every change to a game's state, as a typed record.
+
+`apply_event` is the only code that changes a `GameState`; the engine emits events and applies them as
+it goes, so a state is always exactly the replay of its events (`replay`). Stat changes are deltas, so a
+log with one action taken out (undo) still replays.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any, ClassVar
+
+from engine.rules import HouseSettings
+from engine.state import Bonus, GameState, Nation, RollRecord, Unit
+
+EVENT_TYPES: dict[str, type[Event]] = {}
+
+
+@dataclass
+class Event:
+    kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.kind = _snake(cls.__name__)
+        EVENT_TYPES[cls.kind] = cls
+
+    def apply(self, state: GameState) -> GameState:
+        """Change `state` in place (GameStarted/GameImported return a new one)."""
+        return state
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+
+# --- the game ------------------------------------------------------------------------------------
+
+
+@dataclass
+class GameStarted(Event):
+    gm: str
+    started_at: datetime
+    house: dict[str, Any]
+
+    def apply(self, state: GameState | None) -> GameState:  # type: ignore[override]
+        house = HouseSettings(**self.house)
+        return GameState(
+            gm=self.gm, turn=1, turn_hours=house.turn_hours, turn_started_at=self.started_at,
+            turn_ends_at=self.started_at + timedelta(hours=house.turn_hours), house=house,
+        )
+
+
+@dataclass
+class GameImported(Event):
+    snapshot: dict[str, Any]
+
+    def apply(self, state: GameState | None) -> GameState:  # type: ignore[override]
+        from engine.snapshot import state_from_dict
+
+        return state_from_dict(self.snapshot)
+
+
+@dataclass
+class GameEnded(Event):
+    def apply(self, state: GameState) -> GameState:
+        state.ended = True
+        return state
+
+
+@dataclass
+class HouseChanged(Event):
+    key: str
+    value: Any
+
+    def apply(self, state: GameState) -> GameState:
+        state.house = state.house.with_value(self.key, self.value)
+        return state
+
+
+# --- the clock -----------------------------------------------------------------------------------
+
+
+@dataclass
+class TurnEnded(Event):
+    """Turn `ended` is over; turn `ended + 1` runs from `started_at` to `ends_at`."""
+
+    ended: int
+    started_at: datetime
+    ends_at: datetime
+    reason: str  # "clock", "gm" or "all done"
+
+    def apply(self, state: GameState) -> GameState:
+        state.turn = self.ended + 1
+        state.turn_started_at = self.started_at
+        state.turn_ends_at = self.ends_at
+        for nation in state.nations.values():
+            nation.actions_used = []
+            nation.extra_actions = 0
+        return state
+
+
+@dataclass
+class ClockPaused(Event):
+    remaining_seconds: float
+
+    def apply(self, state: GameState) -> GameState:
+        state.paused = True
+        state.paused_remaining = self.remaining_seconds
+        return state
+
+
+@dataclass
+class ClockResumed(Event):
+    ends_at: datetime
+
+    def apply(self, state: GameState) -> GameState:
+        state.paused = False
+        state.paused_remaining = None
+        state.turn_ends_at = self.ends_at
+        return state
+
+
+@dataclass
+class TurnLengthChanged(Event):
+    hours: float
+    ends_at: datetime
+    paused_remaining: float | None = None
+
+    def apply(self, state: GameState) -> GameState:
+        state.turn_hours = self.hours
+        state.turn_ends_at = self.ends_at
+        if state.paused:
+            state.paused_remaining = self.paused_remaining
+        return state
+
+
+# --- dice ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class DiceQueued(Event):
+    """A GM entered the next dice by hand."""
+
+    values: list[int]
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.forced_dice.extend(self.values)
+        return state
+
+
+@dataclass
+class DiceCleared(Event):
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.forced_dice = []
+        return state
+
+
+@dataclass
+class DieRolled(Event):
+    roll: RollRecord
+
+    def apply(self, state: GameState) -> GameState:
+        if self.roll.forced:
+            state.forced_dice.pop(0)
+        return state
+
+
+# --- nations -------------------------------------------------------------------------------------
+
+
+@dataclass
+class NationAdded(Event):
+    name: str
+    player: str | None
+    economy: int
+    stability: int
+    military: int
+    propaganda: int
+    land: int
+    strength: str
+    weakness: str
+    preset_slot: int | None = None
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.name] = Nation(
+            name=self.name, player=self.player, economy=self.economy, stability=self.stability,
+            military=self.military, propaganda=self.propaganda, land=self.land,
+            strength=self.strength, weakness=self.weakness, preset_slot=self.preset_slot,
+        )
+        return state
+
+
+@dataclass
+class NationAssigned(Event):
+    nation: str
+    player: str | None
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].player = self.player
+        return state
+
+
+@dataclass
+class StatChanged(Event):
+    """`stat` of `nation` changed by `delta` (stats, land and foreign_patches)."""
+
+    nation: str
+    stat: str
+    delta: int
+    reason: str
+
+    def apply(self, state: GameState) -> GameState:
+        nation = state.nations[self.nation]
+        setattr(nation, self.stat, getattr(nation, self.stat) + self.delta)
+        return state
+
+
+@dataclass
+class NationEliminated(Event):
+    nation: str
+    reason: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].eliminated = True
+        return state
+
+
+@dataclass
+class NationRestored(Event):
+    nation: str
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].eliminated = False
+        return state
+
+
+@dataclass
+class ActionUsed(Event):
+    nation: str
+    action: str  # attack, economy or propaganda
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].actions_used.append(self.action)
+        return state
+
+
+@dataclass
+class ActionGranted(Event):
+    """A GM gave an action back: `action` may be taken again (None: one more action this turn)."""
+
+    nation: str
+    action: str | None
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        nation = state.nations[self.nation]
+        if self.action is None:
+            nation.extra_actions += 1
+        else:
+            nation.actions_used.remove(self.action)
+        return state
+
+
+@dataclass
+class ActionRevoked(Event):
+    nation: str
+    action: str
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].actions_used.append(self.action)
+        return state
+
+
+@dataclass
+class BonusSet(Event):
+    nation: str
+    bonus: str
+    value: int
+    expires_at: datetime
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].bonuses[self.bonus] = Bonus(self.bonus, self.value, self.expires_at)
+        return state
+
+
+@dataclass
+class BonusExpired(Event):
+    nation: str
+    bonus: str
+    value: int
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].bonuses.pop(self.bonus, None)
+        return state
+
+
+# --- units ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class UnitAdded(Event):
+    nation: str
+    unit: int
+    type: str
+    rank: str
+    hp: int
+    reason: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].units[self.unit] = Unit(self.unit, self.type, self.rank, self.hp)
+        state.next_unit_id = max(state.next_unit_id, self.unit + 1)
+        return state
+
+
+@dataclass
+class UnitRemoved(Event):
+    nation: str
+    unit: int
+    type: str
+    reason: str  # disbanded, removed by the GM, died
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].units.pop(self.unit)
+        return state
+
+
+@dataclass
+class UnitChanged(Event):
+    """A unit's rank or HP changed (GM, promotion, demotion, wounds, healing)."""
+
+    nation: str
+    unit: int
+    rank: str
+    hp: int
+    reason: str
+    old_rank: str = ""
+    old_hp: int = 0
+
+    def apply(self, state: GameState) -> GameState:
+        unit = state.nations[self.nation].units[self.unit]
+        unit.rank, unit.hp = self.rank, self.hp
+        return state
+
+
+@dataclass
+class ActionUndone(Event):
+    """The GM undid action `action_id`; the store marks its events and rolls undone."""
+
+    action_id: int
+    summary: str
+    by: str
+
+
+@dataclass
+class Notice(Event):
+    """Words for the players that change no state (e.g. "over its MP cap")."""
+
+    text: str
+    nation: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# --- replay and (de)serialisation ----------------------------------------------------------------
+
+
+def replay(events: typing.Iterable[Event], state: GameState | None = None) -> GameState:
+    """The state that a sequence of events produces, from nothing (or from `state`, changed in place)."""
+    for event in events:
+        state = event.apply(state)  # type: ignore[arg-type]
+    if state is None:
+        raise ValueError("an event log must start with GameStarted or GameImported")
+    return state
+
+
+def to_jsonable(value: Any) -> Any:
+    """Dataclasses, datetimes and containers as plain JSON values (datetimes as ISO-8601 UTC)."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def from_jsonable(cls: type, data: dict[str, Any]) -> Any:
+    """Rebuild a dataclass of `cls` written by `to_jsonable`."""
+    hints = _hints(cls)
+    values = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue
+        values[f.name] = _coerce(hints[f.name], data[f.name])
+    return cls(**values)
+
+
+def _coerce(hint: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    args = typing.get_args(hint)
+    if hint is datetime or datetime in args:
+        return datetime.fromisoformat(value)
+    if dataclasses.is_dataclass(hint):
+        return from_jsonable(hint, value)
+    return value
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    return {"kind": event.kind, **to_jsonable(event)}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    body = dict(data)
+    kind = body.pop("kind")
+    return from_jsonable(EVENT_TYPES[kind], body)

@@ -1,0 +1,421 @@
+"""Nations at peace: claiming and creating nations, economy, stability, propaganda and the army.
+
+Rule references are to shared/RULINGS.md section 1 and seed 003.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from engine.core import (
+    Tx,
+    acting_nation,
+    actions_left,
+    army_mp,
+    find_nation,
+    handles,
+    require_gm,
+    type_mp,
+)
+from engine.errors import BadInput, RuleViolation, UnknownUnit
+from engine.events import (
+    ActionUsed,
+    BonusSet,
+    NationAdded,
+    Notice,
+    TurnEnded,
+    UnitAdded,
+    UnitRemoved,
+)
+from engine.rules import BONUS_KINDS, Rules
+from engine.state import GameState, Nation
+
+MAX_NAME = 40
+
+
+# --- actions -------------------------------------------------------------------------------------
+
+
+@dataclass
+class ClaimPreset:
+    preset: str
+    player: str | None = None
+    name: str | None = None
+
+
+@dataclass
+class CreateNation:
+    name: str
+    economy: int
+    military: int
+    strength: str
+    weakness: str
+    units: dict[str, int] = field(default_factory=dict)
+    player: str | None = None
+
+
+@dataclass
+class GrowEconomy:
+    nation: str | None = None
+
+
+@dataclass
+class GrowMilitary:
+    nation: str | None = None
+
+
+@dataclass
+class Recruit:
+    unit_type: str
+    nation: str | None = None
+
+
+@dataclass
+class RaiseStability:
+    nation: str | None = None
+
+
+@dataclass
+class PropagandaAttack:
+    target: str
+    nation: str | None = None
+
+
+@dataclass
+class Encourage:
+    kind: str
+    nation: str | None = None
+
+
+@dataclass
+class Disband:
+    unit: int
+    nation: str | None = None
+
+
+# --- shared checks -------------------------------------------------------------------------------
+
+
+def spend_action(tx: Tx, nation: Nation, kind: str) -> None:
+    """Count a rolled action for this turn, or refuse it (ruling: 2 a turn, never two of a kind)."""
+    if kind in nation.actions_used:
+        raise RuleViolation(
+            f"{nation.name} has already made its {kind.upper()} action this turn (turn {tx.state.turn}); "
+            "no doubling up"
+        )
+    if actions_left(tx.state, nation) == 0:
+        used = ", ".join(a.upper() for a in nation.actions_used)
+        raise RuleViolation(
+            f"{nation.name} has used all its actions this turn ({used}); the turn ends at "
+            f"{tx.state.turn_ends_at:%Y-%m-%d %H:%M} UTC"
+        )
+    tx.emit(ActionUsed(nation.name, kind))
+
+
+def after_action(tx: Tx) -> None:
+    """Optional house rule: end the turn early once every nation in play has used its actions."""
+    state = tx.state
+    if not state.house.end_turn_when_all_done or state.paused:
+        return
+    playing = [n for n in state.nations.values() if n.player and not n.eliminated]
+    if playing and all(actions_left(state, n) == 0 for n in playing):
+        now = tx.ctx.now
+        tx.emit(TurnEnded(state.turn, now, now + timedelta(hours=state.turn_hours), "all done"))
+
+
+def economy_modifiers(tx: Tx, nation: Nation) -> dict[str, int]:
+    return {"mod(E)": tx.rules.modifier(nation.economy), "Workers": nation.bonus("workers")}
+
+
+def over_cap_notice(tx: Tx, nation: Nation) -> None:
+    mp = army_mp(tx.rules, nation)
+    if mp > nation.military:
+        tx.emit(Notice(
+            f"{nation.name}'s army costs {mp} MP against M {nation.military}: over its MP cap. It keeps its "
+            "units but cannot recruit until it fits; its player may disband units.",
+            nation=nation.name, extra={"mp": mp, "military": nation.military},
+        ))
+
+
+def quarter_rule_block(rules: Rules, nation: Nation, unit_type: str) -> str | None:
+    """Why the quarter rule forbids recruiting `unit_type` now, or None (seed: STRENGTH comes first)."""
+    quarter = nation.military // 4
+    for role, kind in (("STRENGTH", nation.strength), ("WEAKNESS", nation.weakness)):
+        held = type_mp(rules, nation, kind)
+        if held < quarter and unit_type != kind:
+            return (
+                f"your {role} units ({kind}) cost {held} MP, under a quarter of M {nation.military} "
+                f"({quarter} MP): only {kind} may be recruited until they do"
+            )
+    return None
+
+
+def validate_name(state: GameState, name: str) -> str:
+    name = " ".join(name.split())
+    if not name:
+        raise BadInput("a nation needs a name")
+    if len(name) > MAX_NAME:
+        raise BadInput(f"a nation's name has at most {MAX_NAME} characters")
+    if state.find_nation(name):
+        raise RuleViolation(f"there is already a nation called {name} in this game")
+    return name
+
+
+def resolve_player(tx: Tx, player: str | None) -> str:
+    """Whom a new nation is for: the actor, or (GM only) another player who has no nation yet."""
+    who = (player or tx.ctx.actor).strip()
+    if who.lower() != tx.ctx.actor.lower():
+        require_gm(tx, "claim or create a nation for another player")
+    held = tx.state.nation_of(who)
+    if held is not None and not held.eliminated:
+        raise RuleViolation(f"{who} already plays {held.name}")
+    return who
+
+
+def add_nation(tx: Tx, added: NationAdded, units: dict[str, int]) -> Nation:
+    tx.emit(added)
+    nation = tx.state.nations[added.name]
+    rank = tx.state.house.preset_unit_rank
+    for unit_type, count in units.items():
+        for _ in range(count):
+            add_unit(tx, nation, unit_type, rank, "starting army")
+    over_cap_notice(tx, nation)
+    return nation
+
+
+def add_unit(tx: Tx, nation: Nation, unit_type: str, rank: str, reason: str) -> int:
+    unit_id = tx.state.next_unit_id
+    hp = tx.rules.max_hp(unit_type, rank, nation.strength, nation.weakness)
+    tx.emit(UnitAdded(nation.name, unit_id, unit_type, rank, hp, reason))
+    return unit_id
+
+
+# --- nations -------------------------------------------------------------------------------------
+
+
+@handles(ClaimPreset)
+def claim_preset(tx: Tx, action: ClaimPreset) -> None:
+    """Claim one of the seed's nations (ruling: presets as listed, land and the unnamed slot from data)."""
+    try:
+        preset = tx.rules.preset(action.preset)
+    except ValueError as err:
+        raise BadInput(str(err)) from None
+    taken = [n for n in tx.state.nations.values() if n.preset_slot == preset.slot]
+    if taken:
+        raise RuleViolation(f"preset {preset.slot} is already claimed: {taken[0].name}")
+    name = preset.name
+    if not name:
+        require_gm(tx, f"name preset slot {preset.slot} (the seed does not give its name)")
+        if not action.name:
+            raise BadInput(f"preset slot {preset.slot} has no name in the seed: give it one with name:")
+        name = action.name
+    name = validate_name(tx.state, name)
+    player = resolve_player(tx, action.player)
+    house = tx.state.house
+    add_nation(tx, NationAdded(
+        name=name, player=player, economy=preset.economy, stability=preset.stability,
+        military=preset.military, propaganda=preset.propaganda, land=house.new_nation_land,
+        strength=preset.strength, weakness=preset.weakness, preset_slot=preset.slot,
+    ), preset.units)
+
+
+@handles(CreateNation)
+def create_nation(tx: Tx, action: CreateNation) -> None:
+    """A custom nation (ruling: E + M = 20, S = 10, P = 10, L = 20; army within cap, quarter rule met)."""
+    rules, house = tx.rules, tx.state.house
+    name = validate_name(tx.state, action.name)
+    strength, weakness = _unit_type(rules, action.strength), _unit_type(rules, action.weakness)
+    if strength == weakness:
+        raise RuleViolation(f"STRENGTH and WEAKNESS must be different types (both are {strength})")
+    economy, military = action.economy, action.military
+    if economy < 0 or military < 0:
+        raise RuleViolation("ECONOMY and MILITARY cannot be negative")
+    if economy + military != house.new_nation_total:
+        raise RuleViolation(
+            f"a new nation has E + M = {house.new_nation_total}; {economy} + {military} = {economy + military}"
+        )
+    units: dict[str, int] = {}
+    for raw_type, count in action.units.items():
+        if count < 0:
+            raise BadInput("a unit count cannot be negative")
+        unit_type = _unit_type(rules, raw_type)
+        units[unit_type] = units.get(unit_type, 0) + count
+    draft = Nation(name, None, economy, house.new_nation_stability, military, house.new_nation_propaganda,
+                   house.new_nation_land, strength, weakness)
+    mp = {t: rules.profile(t, strength, weakness).mp * n for t, n in units.items()}
+    if sum(mp.values()) > military:
+        raise RuleViolation(f"that army costs {sum(mp.values())} MP, more than M {military}")
+    quarter = military // 4
+    for role, kind in (("STRENGTH", strength), ("WEAKNESS", weakness)):
+        if mp.get(kind, 0) < quarter:
+            raise RuleViolation(
+                f"your {role} units ({kind}) must cost at least a quarter of M {military}, {quarter} MP; "
+                f"they cost {mp.get(kind, 0)}"
+            )
+    player = resolve_player(tx, action.player)
+    add_nation(tx, NationAdded(
+        name=name, player=player, economy=economy, stability=draft.stability, military=military,
+        propaganda=draft.propaganda, land=draft.land, strength=strength, weakness=weakness,
+    ), units)
+
+
+def _unit_type(rules: Rules, text: str) -> str:
+    try:
+        return rules.unit_type(text)
+    except ValueError as err:
+        raise BadInput(str(err)) from None
+
+
+# --- economy -------------------------------------------------------------------------------------
+
+
+@handles(GrowEconomy)
+def grow_economy(tx: Tx, action: GrowEconomy) -> None:
+    """ECONOMY check: d10 + mod(E) + Workers > E gains 1 E (refused when E + M already fills the land)."""
+    nation = acting_nation(tx, action.nation)
+    if nation.economy + nation.military >= nation.land:
+        raise RuleViolation(
+            f"no room: E+M = {nation.economy + nation.military} already equals your land {nation.land}"
+        )
+    spend_action(tx, nation, "economy")
+    roll = tx.roll("grow economy", nation.name, economy_modifiers(tx, nation), nation.economy, ">")
+    if roll.success:
+        tx.change_stat(nation, "economy", 1, "grow economy")
+    after_action(tx)
+
+
+@handles(GrowMilitary)
+def grow_military(tx: Tx, action: GrowMilitary) -> None:
+    """ECONOMY check: d10 + mod(E) + Workers > M gains 1 M for 1 E (seed: M never above E + mod(E))."""
+    nation = acting_nation(tx, action.nation)
+    rules = tx.rules
+    if nation.economy < 1:
+        raise RuleViolation("growing MILITARY costs 1 ECONOMY and you have none")
+    new_economy = nation.economy - 1
+    cap = new_economy + rules.modifier(new_economy)
+    if nation.military + 1 > cap:
+        raise RuleViolation(
+            f"MILITARY cannot rise above ECONOMY + its modifier: M would be {nation.military + 1}, "
+            f"the cap after paying 1 E is {new_economy}{rules.modifier(new_economy):+d} = {cap}"
+        )
+    spend_action(tx, nation, "economy")
+    roll = tx.roll("grow military", nation.name, economy_modifiers(tx, nation), nation.military, ">")
+    if roll.success:
+        tx.change_stat(nation, "military", 1, "grow military")
+    if roll.success or not tx.state.house.military_cost_on_success:
+        tx.change_stat(nation, "economy", -1, "cost of growing military")
+    after_action(tx)
+
+
+@handles(Recruit)
+def recruit(tx: Tx, action: Recruit) -> None:
+    """ECONOMY check against the type's RD: one GREEN unit (refused over the MP cap or by the quarter rule)."""
+    nation = acting_nation(tx, action.nation)
+    rules = tx.rules
+    unit_type = _unit_type(rules, action.unit_type)
+    profile = rules.profile(unit_type, nation.strength, nation.weakness)
+    mp = army_mp(rules, nation)
+    if mp + profile.mp > nation.military:
+        raise RuleViolation(
+            f"no MP to spare: your army costs {mp} MP, a {unit_type} unit {profile.mp} more, and M is "
+            f"{nation.military}"
+        )
+    blocked = quarter_rule_block(rules, nation, unit_type)
+    if blocked:
+        raise RuleViolation(blocked)
+    spend_action(tx, nation, "economy")
+    comparison = ">=" if tx.state.house.recruit_meets_difficulty else ">"
+    roll = tx.roll(f"recruit {unit_type}", nation.name, economy_modifiers(tx, nation), profile.rd, comparison)
+    if roll.success:
+        add_unit(tx, nation, unit_type, "green", "recruited")
+    after_action(tx)
+
+
+@handles(Disband)
+def disband(tx: Tx, action: Disband) -> None:
+    """Disband one of your units (no roll, no action)."""
+    nation = acting_nation(tx, action.nation)
+    unit = nation.units.get(action.unit)
+    if unit is None:
+        owner = tx.state.unit_owner(action.unit)
+        if owner is None:
+            raise UnknownUnit(f"there is no unit #{action.unit}")
+        raise RuleViolation(f"unit #{action.unit} belongs to {owner.name}, not {nation.name}")
+    if unit.battle is not None:
+        raise RuleViolation(f"unit #{unit.id} is fighting in battle #{unit.battle}")
+    tx.emit(UnitRemoved(nation.name, unit.id, unit.type, "disbanded"))
+
+
+# --- stability -----------------------------------------------------------------------------------
+
+
+@handles(RaiseStability)
+def raise_stability(tx: Tx, action: RaiseStability) -> None:
+    """Trade: permanently lose 2 MILITARY to gain 1 STABILITY (no roll, no action)."""
+    nation = acting_nation(tx, action.nation)
+    cost, gain = tx.rules.trade_military, tx.rules.trade_stability
+    if nation.military < cost:
+        raise RuleViolation(f"raising STABILITY costs {cost} MILITARY and you have {nation.military}")
+    mp = army_mp(tx.rules, nation)
+    if mp > nation.military - cost:
+        raise RuleViolation(
+            f"your army costs {mp} MP; with M {nation.military - cost} it would be over its cap "
+            "(disband units first)"
+        )
+    tx.change_stat(nation, "military", -cost, "traded for stability")
+    tx.change_stat(nation, "stability", gain, "traded military")
+
+
+# --- propaganda ----------------------------------------------------------------------------------
+
+
+@handles(PropagandaAttack)
+def propaganda_attack(tx: Tx, action: PropagandaAttack) -> None:
+    """d10 + mod(P) > target's effective S + Patriotism: P + 1 and d10 x 3 land; failure P - 1."""
+    nation = acting_nation(tx, action.nation)
+    target = find_nation(tx.state, action.target)
+    if target.name == nation.name:
+        raise RuleViolation("a nation cannot make a propaganda attack on itself")
+    if target.eliminated:
+        raise RuleViolation(f"{target.name} has been eliminated")
+    spend_action(tx, nation, "propaganda")
+    defence = target.effective_stability + target.bonus("patriotism")
+    roll = tx.roll(
+        f"propaganda attack on {target.name}", nation.name, {"mod(P)": tx.rules.modifier(nation.propaganda)},
+        defence, ">",
+    )
+    if not roll.success:
+        tx.change_stat(nation, "propaganda", tx.rules.propaganda_failure_change, "failed propaganda attack")
+        after_action(tx)
+        return
+    tx.change_stat(nation, "propaganda", tx.rules.propaganda_success_change, "successful propaganda attack")
+    spoils = tx.roll(f"propaganda spoils from {target.name}", nation.name, target=None, comparison=None)
+    taken = min(spoils.die * tx.rules.spoils_multiplier, target.land)
+    reason = f"propaganda by {nation.name}"
+    tx.change_land(target, -taken, reason)
+    tx.change_land(nation, taken, f"propaganda against {target.name}")
+    tx.change_stat(nation, "foreign_patches", 1, f"land taken from {target.name}")
+    after_action(tx)
+
+
+@handles(Encourage)
+def encourage(tx: Tx, action: Encourage) -> None:
+    """d10 + mod(P), bonus from the PROPAGANDA table for 36 h (same kind: the higher value, the later end)."""
+    kind = action.kind.strip().lower()
+    if kind not in BONUS_KINDS:
+        raise BadInput(f"encourage what? one of {', '.join(BONUS_KINDS)}")
+    nation = acting_nation(tx, action.nation)
+    spend_action(tx, nation, "propaganda")
+    first_row = min(tx.rules.propaganda_bonus)
+    roll = tx.roll(f"encourage {kind}", nation.name, {"mod(P)": tx.rules.modifier(nation.propaganda)},
+                   first_row, ">=")
+    value = tx.rules.encourage_bonus(roll.total)
+    if value is not None:
+        expires = tx.ctx.now + timedelta(hours=tx.state.house.bonus_hours)
+        held = nation.bonuses.get(kind)
+        if held is not None:
+            value, expires = max(value, held.value), max(expires, held.expires_at)
+        if held is None or (held.value, held.expires_at) != (value, expires):
+            tx.emit(BonusSet(nation.name, kind, value, expires))
+    after_action(tx)

@@ -1,0 +1,318 @@
+"""The Nations rule tables and house settings, as typed values validated at load.
+
+The numbers themselves live in `data/nations.toml`; `rules_from_dict` checks them and builds `Rules`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+STATS = ("economy", "stability", "military", "propaganda", "land")
+STAT_CODES = {"e": "economy", "s": "stability", "m": "military", "p": "propaganda", "l": "land"}
+BONUS_KINDS = ("workers", "patriotism", "morale")
+ACTION_KINDS = ("attack", "economy", "propaganda")
+CHANGE_KEYS = ("rd", "mp", "combat", "attack", "defence", "hp")
+
+
+class RulesError(ValueError):
+    """A data file does not hold valid rules."""
+
+
+@dataclass(frozen=True)
+class HouseSettings:
+    """The rulings' [house] values: a GM may change each one per game."""
+
+    turn_hours: float = 12.0
+    actions_per_turn: int = 2
+    bonus_hours: float = 36.0
+    recruit_meets_difficulty: bool = True
+    land_cut_tie: str = "military"
+    military_cost_on_success: bool = True
+    new_nation_total: int = 20
+    new_nation_stability: int = 10
+    new_nation_propaganda: int = 10
+    new_nation_land: int = 20
+    preset_unit_rank: str = "green"
+    choice_deadline_hours: float = 1.0
+    full_hp_after_battle: bool = True
+    reminder_hours: float = 1.0
+    end_turn_when_all_done: bool = False
+
+    def with_value(self, key: str, raw: Any) -> HouseSettings:
+        """A copy with `key` set from `raw` (a string from a command, or a typed value)."""
+        kinds = {f.name: f.type for f in fields(self)}
+        if key not in kinds:
+            raise RulesError(f"unknown house setting {key!r}; settings: {', '.join(kinds)}")
+        current = getattr(self, key)
+        try:
+            if isinstance(current, bool):
+                value: Any = raw if isinstance(raw, bool) else _parse_bool(str(raw))
+            elif isinstance(current, int):
+                value = int(raw)
+            elif isinstance(current, float):
+                value = float(raw)
+            else:
+                value = str(raw).lower()
+        except ValueError:
+            raise RulesError(f"{key} takes a {type(current).__name__}, not {raw!r}") from None
+        new = replace(self, **{key: value})
+        new.validate()
+        return new
+
+    def validate(self) -> None:
+        if not 0 < self.turn_hours <= 24 * 14:
+            raise RulesError(f"turn_hours must be between 0 and 336, not {self.turn_hours}")
+        if not 1 <= self.actions_per_turn <= len(ACTION_KINDS):
+            raise RulesError(f"actions_per_turn must be 1..{len(ACTION_KINDS)}, not {self.actions_per_turn}")
+        for name in ("bonus_hours", "choice_deadline_hours", "reminder_hours"):
+            if getattr(self, name) < 0:
+                raise RulesError(f"{name} cannot be negative")
+        if self.land_cut_tie not in ("economy", "military"):
+            raise RulesError("land_cut_tie must be economy or military")
+        for name in ("new_nation_total", "new_nation_stability", "new_nation_propaganda", "new_nation_land"):
+            if getattr(self, name) < 0:
+                raise RulesError(f"{name} cannot be negative")
+        if self.new_nation_total > self.new_nation_land:
+            raise RulesError("new_nation_total cannot exceed new_nation_land (E + M <= L)")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _parse_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("true", "yes", "on", "1"):
+        return True
+    if lowered in ("false", "no", "off", "0"):
+        return False
+    raise ValueError(text)
+
+
+@dataclass(frozen=True)
+class UnitProfile:
+    """One unit type as a given nation fields it (after its STRENGTH/WEAKNESS change)."""
+
+    type: str
+    rd: int
+    mp: int
+    combat: int
+    attack: int
+    defence: int
+    hp_bonus: int
+    wins: dict[str, int]
+    fails: dict[str, int]
+
+
+@dataclass(frozen=True)
+class UnitType:
+    name: str
+    code: str
+    rd: int
+    mp: int
+    combat: int
+    wins: dict[str, int]
+    fails: dict[str, int]
+    strength: dict[str, int]
+    weakness: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Preset:
+    slot: int
+    name: str
+    economy: int
+    stability: int
+    military: int
+    propaganda: int
+    strength: str
+    weakness: str
+    units: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Rules:
+    house: HouseSettings
+    die_sides: int
+    stat_modifiers: dict[int, int]
+    propaganda_bonus: dict[int, int]
+    spoils_multiplier: int
+    propaganda_success_change: int
+    propaganda_failure_change: int
+    province_land: int
+    trade_military: int
+    trade_stability: int
+    units: dict[str, UnitType]
+    ranks: tuple[str, ...]
+    rank_hp: dict[str, int]
+    promotion: dict[str, dict[str, int]]
+    promotion_retreat_penalty: int
+    demotion: dict[str, dict[str, int]]
+    presets: tuple[Preset, ...] = field(default=())
+
+    # --- lookups -------------------------------------------------------------------------------
+    def modifier(self, score: int) -> int:
+        """A score's modifier: the seed's table for 1..20, floor((score - 10) / 2) outside it."""
+        if score in self.stat_modifiers:
+            return self.stat_modifiers[score]
+        return math.floor((score - 10) / 2)
+
+    def encourage_bonus(self, total: int) -> int | None:
+        """The PROPAGANDA table: the bonus for a check total, or None below the table."""
+        rows = sorted(self.propaganda_bonus)
+        if total < rows[0]:
+            return None
+        if total > rows[-1]:
+            return self.propaganda_bonus[rows[-1]]
+        return self.propaganda_bonus[max(r for r in rows if r <= total)]
+
+    def unit_type(self, text: str) -> str:
+        """The canonical type name for a name or seed code ("IN", "armor", "Bombers")."""
+        key = text.strip().lower()
+        for name, unit in self.units.items():
+            if key in (name, unit.code.lower(), name.rstrip("s"), name + "s") or (
+                name == "armour" and key in ("armor", "armors", "armours")
+            ):
+                return name
+        codes = ", ".join(u.code for u in self.units.values())
+        raise RulesError(f"unknown unit type {text!r}; types: {', '.join(self.units)} (or {codes})")
+
+    def profile(self, unit_type: str, strength: str, weakness: str) -> UnitProfile:
+        """The unit type with the nation's STRENGTH or WEAKNESS change applied (seed UNITS table)."""
+        base = self.units[unit_type]
+        change = base.strength if unit_type == strength else base.weakness if unit_type == weakness else {}
+        return UnitProfile(
+            type=unit_type,
+            rd=change.get("rd", base.rd),
+            mp=change.get("mp", base.mp),
+            combat=base.combat + change.get("combat", 0),
+            attack=change.get("attack", 0),
+            defence=change.get("defence", 0),
+            hp_bonus=change.get("hp", 0),
+            wins=base.wins,
+            fails=base.fails,
+        )
+
+    def max_hp(self, unit_type: str, rank: str, strength: str, weakness: str) -> int:
+        return self.rank_hp[rank] + self.profile(unit_type, strength, weakness).hp_bonus
+
+    def rank_name(self, text: str) -> str:
+        key = text.strip().lower()
+        aliases = {r[:3]: r for r in self.ranks} | {"grn": "green", "elt": "elite", "grd": "guard"}
+        key = aliases.get(key, key)
+        if key not in self.ranks:
+            raise RulesError(f"unknown rank {text!r}; ranks: {', '.join(self.ranks)}")
+        return key
+
+    def preset(self, text: str) -> Preset:
+        key = text.strip().lower()
+        for preset in self.presets:
+            if key in (str(preset.slot), preset.name.lower()) and key:
+                return preset
+        names = ", ".join(f"{p.slot}: {p.name or '(unnamed)'}" for p in self.presets)
+        raise RulesError(f"no preset {text!r}; presets: {names}")
+
+
+# --- validation ----------------------------------------------------------------------------------
+
+
+def _int_table(raw: dict[str, Any], what: str) -> dict[int, int]:
+    try:
+        return {int(k): int(v) for k, v in raw.items()}
+    except (TypeError, ValueError):
+        raise RulesError(f"{what}: keys and values must be whole numbers") from None
+
+
+def rules_from_dict(raw: dict[str, Any]) -> Rules:
+    """Build and validate `Rules` from the parsed nations data file."""
+    try:
+        house_raw = dict(raw.get("house", {}))
+        known = {f.name for f in fields(HouseSettings)}
+        unknown = set(house_raw) - known
+        if unknown:
+            raise RulesError(f"unknown house settings: {', '.join(sorted(unknown))}")
+        house = HouseSettings(**house_raw)
+        house.validate()
+        ranks = tuple(raw["ranks"]["order"])
+        rank_hp = {str(k): int(v) for k, v in raw["ranks"]["hp"].items()}
+        units = {}
+        for name, u in raw["units"].items():
+            for key in ("strength", "weakness"):
+                bad = set(u[key]) - set(CHANGE_KEYS)
+                if bad:
+                    raise RulesError(f"units.{name}.{key}: unknown change {', '.join(bad)}")
+            units[name] = UnitType(
+                name=name, code=str(u["code"]), rd=int(u["rd"]), mp=int(u["mp"]), combat=int(u["combat"]),
+                wins=dict(u["wins"]), fails=dict(u["fails"]),
+                strength=dict(u["strength"]), weakness=dict(u["weakness"]),
+            )
+        promotion_raw = dict(raw["promotion"])
+        retreat_penalty = int(promotion_raw.pop("retreat_penalty"))
+        rules = Rules(
+            house=house,
+            die_sides=int(raw["dice"]["sides"]),
+            stat_modifiers=_int_table(raw["stat_modifiers"], "stat_modifiers"),
+            propaganda_bonus=_int_table(raw["propaganda_bonus"], "propaganda_bonus"),
+            spoils_multiplier=int(raw["propaganda"]["spoils_multiplier"]),
+            propaganda_success_change=int(raw["propaganda"]["success_change"]),
+            propaganda_failure_change=int(raw["propaganda"]["failure_change"]),
+            province_land=int(raw["land"]["province"]),
+            trade_military=int(raw["stability"]["trade_military"]),
+            trade_stability=int(raw["stability"]["trade_stability"]),
+            units=units,
+            ranks=ranks,
+            rank_hp=rank_hp,
+            promotion={r: {c: int(v) for c, v in row.items()} for r, row in promotion_raw.items()},
+            promotion_retreat_penalty=retreat_penalty,
+            demotion={r: {c: int(v) for c, v in row.items()} for r, row in raw["demotion"].items()},
+            presets=tuple(
+                Preset(
+                    slot=int(p["slot"]), name=str(p["name"]), economy=int(p["economy"]),
+                    stability=int(p["stability"]), military=int(p["military"]),
+                    propaganda=int(p["propaganda"]), strength=str(p["strength"]),
+                    weakness=str(p["weakness"]), units={str(k): int(v) for k, v in p["units"].items()},
+                )
+                for p in raw.get("presets", [])
+            ),
+        )
+    except KeyError as missing:
+        raise RulesError(f"nations rules: missing {missing}") from None
+    except TypeError as err:
+        raise RulesError(f"nations rules: {err}") from None
+    _check(rules)
+    return rules
+
+
+def _check(rules: Rules) -> None:
+    if rules.die_sides < 2:
+        raise RulesError("dice.sides must be at least 2")
+    for score, mod in rules.stat_modifiers.items():
+        if mod != math.floor((score - 10) / 2):
+            raise RulesError(f"stat_modifiers: {score} -> {mod} breaks floor((score - 10) / 2)")
+    if set(rules.rank_hp) != set(rules.ranks):
+        raise RulesError("ranks.hp must name every rank in ranks.order")
+    for table_name, table, rows in (
+        ("promotion", rules.promotion, rules.ranks),
+        ("demotion", rules.demotion, rules.ranks[1:]),
+    ):
+        if set(table) != set(rows):
+            raise RulesError(f"{table_name}: rows must be {', '.join(rows)}")
+        for rank, row in table.items():
+            if set(row) != set(rules.ranks):
+                raise RulesError(f"{table_name}.{rank}: columns must be every rank")
+    for name, unit in rules.units.items():
+        for ref in list(unit.wins) + list(unit.fails):
+            if ref not in rules.units:
+                raise RulesError(f"units.{name}: {ref!r} is not a unit type")
+    if rules.house.preset_unit_rank not in rules.ranks:
+        raise RulesError(f"house.preset_unit_rank {rules.house.preset_unit_rank!r} is not a rank")
+    slots = [p.slot for p in rules.presets]
+    if len(slots) != len(set(slots)):
+        raise RulesError("presets: two presets share a slot")
+    for p in rules.presets:
+        for t in (p.strength, p.weakness, *p.units):
+            if t not in rules.units:
+                raise RulesError(f"preset {p.slot}: {t!r} is not a unit type")
+        if p.strength == p.weakness:
+            raise RulesError(f"preset {p.slot}: STRENGTH and WEAKNESS must differ")

@@ -1,0 +1,103 @@
+"""A game's state as the export format's plain dict (the contract `/gm export` writes), and back."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from engine.rules import HouseSettings
+from engine.state import Bonus, GameState, Nation, Unit
+
+
+def _iso(value: datetime) -> str:
+    return value.isoformat()
+
+
+def state_to_dict(state: GameState) -> dict[str, Any]:
+    """`{"game": {...}, "nations": [...]}` — the export format without its rolls."""
+    return {
+        "game": {
+            "ruleset": state.ruleset,
+            "turn": state.turn,
+            "turn_hours": state.turn_hours,
+            "turn_started_at": _iso(state.turn_started_at),
+            "turn_ends_at": _iso(state.turn_ends_at),
+            "paused": state.paused,
+            "paused_remaining": state.paused_remaining,
+            "ended": state.ended,
+            "gm": state.gm,
+            "next_unit_id": state.next_unit_id,
+            "forced_dice": list(state.forced_dice),
+            "house": state.house.as_dict(),
+        },
+        "nations": [_nation_to_dict(n) for n in state.nations.values()],
+    }
+
+
+def _nation_to_dict(nation: Nation) -> dict[str, Any]:
+    return {
+        "name": nation.name,
+        "player": nation.player,
+        "economy": nation.economy,
+        "stability": nation.stability,
+        "military": nation.military,
+        "propaganda": nation.propaganda,
+        "land": nation.land,
+        "strength": nation.strength,
+        "weakness": nation.weakness,
+        "foreign_patches": nation.foreign_patches,
+        "eliminated": nation.eliminated,
+        "preset_slot": nation.preset_slot,
+        "actions_used": list(nation.actions_used),
+        "extra_actions": nation.extra_actions,
+        "bonuses": [
+            {"kind": b.kind, "value": b.value, "expires_at": _iso(b.expires_at)} for b in nation.bonuses.values()
+        ],
+        "units": [
+            {"id": u.id, "type": u.type, "rank": u.rank, "hp": u.hp, "battle": u.battle}
+            for u in sorted(nation.units.values(), key=lambda u: u.id)
+        ],
+    }
+
+
+def state_from_dict(data: dict[str, Any]) -> GameState:
+    """The inverse of `state_to_dict`; fields the contract does not require get their defaults."""
+    game = data["game"]
+    if game.get("ruleset", "nations") != "nations":
+        raise ValueError(f"not a Nations game: ruleset {game.get('ruleset')!r}")
+    house = HouseSettings(**game.get("house", {}))
+    turn_hours = float(game["turn_hours"])
+    ends_at = datetime.fromisoformat(game["turn_ends_at"])
+    started = game.get("turn_started_at")
+    state = GameState(
+        gm=game.get("gm", "gm"),
+        turn=int(game["turn"]),
+        turn_hours=turn_hours,
+        turn_started_at=datetime.fromisoformat(started) if started else ends_at - timedelta(hours=turn_hours),
+        turn_ends_at=ends_at,
+        house=house,
+        paused=bool(game["paused"]),
+        paused_remaining=game.get("paused_remaining"),
+        ended=bool(game.get("ended", False)),
+        forced_dice=[int(v) for v in game.get("forced_dice", [])],
+    )
+    max_unit = 0
+    for raw in data["nations"]:
+        nation = Nation(
+            name=raw["name"], player=raw.get("player"),
+            economy=int(raw["economy"]), stability=int(raw["stability"]), military=int(raw["military"]),
+            propaganda=int(raw["propaganda"]), land=int(raw["land"]),
+            strength=raw["strength"], weakness=raw["weakness"],
+            foreign_patches=int(raw.get("foreign_patches", 0)), eliminated=bool(raw.get("eliminated", False)),
+            preset_slot=raw.get("preset_slot"), actions_used=list(raw.get("actions_used", [])),
+            extra_actions=int(raw.get("extra_actions", 0)),
+        )
+        for b in raw.get("bonuses", []):
+            nation.bonuses[b["kind"]] = Bonus(b["kind"], int(b["value"]), datetime.fromisoformat(b["expires_at"]))
+        for u in raw.get("units", []):
+            nation.units[int(u["id"])] = Unit(int(u["id"]), u["type"], u["rank"], int(u["hp"]), u.get("battle"))
+            max_unit = max(max_unit, int(u["id"]))
+        state.nations[nation.name] = nation
+    state.next_unit_id = max(int(game.get("next_unit_id", 1)), max_unit + 1)
+    return state
+

@@ -1,0 +1,112 @@
+"""The state of one game: typed dataclasses, nothing else."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from engine.rules import HouseSettings
+
+
+@dataclass
+class Unit:
+    id: int
+    type: str
+    rank: str
+    hp: int
+    battle: int | None = None
+
+
+@dataclass
+class Bonus:
+    kind: str
+    value: int
+    expires_at: datetime
+
+
+@dataclass
+class Nation:
+    name: str
+    player: str | None
+    economy: int
+    stability: int
+    military: int
+    propaganda: int
+    land: int
+    strength: str
+    weakness: str
+    foreign_patches: int = 0
+    eliminated: bool = False
+    preset_slot: int | None = None
+    actions_used: list[str] = field(default_factory=list)
+    extra_actions: int = 0
+    bonuses: dict[str, Bonus] = field(default_factory=dict)
+    units: dict[int, Unit] = field(default_factory=dict)
+
+    def stat(self, name: str) -> int:
+        return int(getattr(self, name))
+
+    @property
+    def effective_stability(self) -> int:
+        """Base STABILITY less one per foreign patch of land held (never below 0)."""
+        return max(0, self.stability - self.foreign_patches)
+
+    def bonus(self, kind: str) -> int:
+        held = self.bonuses.get(kind)
+        return held.value if held else 0
+
+
+@dataclass
+class RollRecord:
+    """One die, in the open: why it was rolled, every modifier by name, and what it decided."""
+
+    nation: str | None
+    purpose: str
+    die: int
+    modifiers: dict[str, int]
+    total: int
+    target: int | None
+    comparison: str | None  # ">" (better than), ">=" (at or above), or None (no target)
+    success: bool | None
+    forced: bool
+    turn: int
+    at: datetime
+    battle: int | None = None
+    unit: int | None = None
+
+
+@dataclass
+class GameState:
+    gm: str
+    turn: int
+    turn_hours: float
+    turn_started_at: datetime
+    turn_ends_at: datetime
+    house: HouseSettings
+    ruleset: str = "nations"
+    paused: bool = False
+    paused_remaining: float | None = None  # seconds of the turn left when the clock was paused
+    ended: bool = False
+    next_unit_id: int = 1
+    forced_dice: list[int] = field(default_factory=list)
+    nations: dict[str, Nation] = field(default_factory=dict)
+
+    def find_nation(self, name: str) -> Nation | None:
+        """A nation by name, case-insensitive."""
+        key = name.strip().lower()
+        for nation in self.nations.values():
+            if nation.name.lower() == key:
+                return nation
+        return None
+
+    def nation_of(self, player: str) -> Nation | None:
+        """The nation a player holds (the newest, if somehow several)."""
+        key = player.strip().lower()
+        held = [n for n in self.nations.values() if n.player and n.player.lower() == key]
+        return held[-1] if held else None
+
+    def unit_owner(self, unit_id: int) -> Nation | None:
+        for nation in self.nations.values():
+            if unit_id in nation.units:
+                return nation
+        return None

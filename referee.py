@@ -1,0 +1,163 @@
+"""The referee service: runs one command of one game against the engine and the store.
+
+Both front-ends (the console and the Discord cogs) and the clock call this; it is where a command
+becomes one transaction: catch up on what fell due, load the state, run the engine, commit the
+rolls, the state change and the log entry together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from data.store import Store
+from engine.clock import Tick, start_game
+from engine.core import Context, execute
+from engine.dice import RandomRoller, Roller
+from engine.errors import NoGame, NotGM, RuleViolation
+from engine.events import ActionUndone, Event, GameImported, GameStarted, replay
+from engine.rules import Rules
+from engine.state import GameState, RollRecord
+
+CLOCK_ACTOR = "clock"
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class Report:
+    """What one call did: the game, its events in order (catch-up first) and the state after."""
+
+    game_id: int
+    state: GameState
+    events: list[Event] = field(default_factory=list)
+    caught_up: list[Event] = field(default_factory=list)
+
+
+class Referee:
+    """One store, one rule set, one roller and one clock, shared by every game."""
+
+    def __init__(self, store: Store, rules: Rules, roller: Roller | None = None,
+                 clock: Callable[[], datetime] = utc_now) -> None:
+        self.store = store
+        self.rules = rules
+        self.roller = roller or RandomRoller()
+        self.clock = clock
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def lock(self, game_id: int) -> asyncio.Lock:
+        """Commands of one game run one at a time."""
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+    def context(self, state: GameState | None, actor: str, gm_role: bool = False) -> Context:
+        is_gm = gm_role or (state is not None and actor.lower() == state.gm.lower())
+        return Context(now=self.clock(), actor=actor, rules=self.rules, is_gm=is_gm, roller=self.roller)
+
+    @staticmethod
+    def is_gm(state: GameState, actor: str, gm_role: bool = False) -> bool:
+        return gm_role or actor.lower() == state.gm.lower()
+
+    async def game_id(self, channel: str) -> int:
+        game_id = await self.store.live_game(channel)
+        if game_id is None:
+            raise NoGame("there is no game in this channel: start one with /game start")
+        return game_id
+
+    async def state(self, channel: str) -> GameState:
+        return await self.store.load(await self.game_id(channel))
+
+    # --- commands ------------------------------------------------------------------------------
+
+    async def start_game(self, channel: str, actor: str, turn_hours: float | None = None,
+                         guild_id: int | None = None, command: str = "/game start") -> Report:
+        if await self.store.live_game(channel) is not None:
+            raise RuleViolation("this channel already has a game running: /game status shows it")
+        outcome = start_game(self.context(None, actor), turn_hours)
+        game_id, _ = await self.store.create_game(channel, guild_id, outcome.state, outcome.events, actor,
+                                                  command, self.clock())
+        return Report(game_id, outcome.state, outcome.events)
+
+    async def act(self, channel: str, actor: str, action: Any, command: str, gm_role: bool = False) -> Report:
+        """Catch up, then run one engine action and commit it. A refusal raises and commits nothing."""
+        game_id = await self.game_id(channel)
+        async with self.lock(game_id):
+            caught_up = await self._catch_up(game_id)
+            state = await self.store.load(game_id)
+            outcome = execute(state, action, self.context(state, actor, gm_role))
+            await self.store.commit(game_id, outcome.state, outcome.events, actor, command, self.clock())
+            return Report(game_id, outcome.state, outcome.events, caught_up)
+
+    async def catch_up(self, game_id: int) -> Report:
+        """Apply whatever fell due in one game (turn rollovers, bonus expiries), once."""
+        async with self.lock(game_id):
+            events = await self._catch_up(game_id)
+            return Report(game_id, await self.store.load(game_id), events)
+
+    async def _catch_up(self, game_id: int) -> list[Event]:
+        state = await self.store.load(game_id)
+        if state.ended:
+            return []
+        outcome = execute(state, Tick(), self.context(state, CLOCK_ACTOR))
+        if outcome.events:
+            await self.store.commit(game_id, outcome.state, outcome.events, CLOCK_ACTOR, "clock", self.clock())
+        return outcome.events
+
+    async def catch_up_all(self, owns: Callable[[int | None], bool] = lambda guild: True) -> list[Report]:
+        """Catch up every live game this process owns; the reports of those where something fell due."""
+        reports = []
+        for row in await self.store.games():
+            if owns(row.guild_id):
+                report = await self.catch_up(row.id)
+                if report.events:
+                    reports.append(report)
+        return reports
+
+    async def undo(self, channel: str, actor: str, gm_role: bool = False) -> Report:
+        """GM: take back the game's last action, its rolls included, by replaying the log without it."""
+        game_id = await self.game_id(channel)
+        async with self.lock(game_id):
+            caught_up = await self._catch_up(game_id)
+            state = await self.store.load(game_id)
+            if not self.is_gm(state, actor, gm_role):
+                raise NotGM("only the GM may undo")
+            logged = await self.store.events(game_id)
+            fixed = GameStarted | GameImported | ActionUndone
+            foundational = {e.action_id for e in logged if isinstance(e.event, fixed)}
+            target = next(
+                (a for a in await self.store.actions(game_id, limit=1000, include_undone=False)
+                 if a.actor != CLOCK_ACTOR and a.id not in foundational),
+                None,
+            )
+            if target is None:
+                raise RuleViolation("there is nothing to undo")
+            try:
+                new_state = replay(e.event for e in logged if e.action_id != target.id)
+            except (KeyError, ValueError) as err:
+                raise RuleViolation(f"{target.command} cannot be undone any more ({err})") from None
+            undone = ActionUndone(target.id, f"{target.actor}: {target.command}", actor)
+            await self.store.undo(game_id, target.id, new_state, undone, actor, "/gm undo", self.clock())
+            return Report(game_id, new_state, [undone], caught_up)
+
+    async def rolls(self, channel: str, nation: str | None = None, limit: int = 10) -> list[RollRecord]:
+        return await self.store.rolls(await self.game_id(channel), nation, limit)
+
+    async def export(self, channel: str) -> dict[str, Any]:
+        return await self.store.export(await self.game_id(channel))
+
+    async def import_game(self, channel: str, actor: str, data: dict[str, Any], guild_id: int | None = None,
+                          command: str = "/gm import") -> Report:
+        """A game from an export, in a channel with no live game; the importer becomes its GM."""
+        if await self.store.live_game(channel) is not None:
+            raise RuleViolation("this channel already has a game running: end it first with /game end")
+        data = {**data, "game": {**data.get("game", {}), "gm": actor}}
+        try:
+            game_id = await self.store.import_game(channel, guild_id, data, actor, command, self.clock())
+        except (KeyError, TypeError, ValueError) as err:
+            raise RuleViolation(f"that is not a Nations export: {err}") from None
+        state = await self.store.load(game_id)
+        return Report(game_id, state, [])

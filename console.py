@@ -27,6 +27,7 @@ from engine.errors import BadInput, RefereeError
 from engine.events import Event
 from engine.rules import Rules
 from engine.state import GameState, Nation
+from engine.war import chooser
 from referee import Referee, Report, utc_now
 
 CHANNEL = "console"
@@ -127,6 +128,8 @@ class Console:
             nation = _pick_nation(state, actor, options.get("nation"))
             text = nation_text(nation, state, self.rules) if path == "nation show" else army_text(nation, self.rules)
             self.say(text)
+        elif path == "attack status":
+            self.say(battles_text(await referee.state(CHANNEL), options.get("battle")))
         elif path == "log":
             rolls = await referee.rolls(CHANNEL, _nation_name(await referee.state(CHANNEL), options.get("nation")),
                                         options.get("limit") or 10)
@@ -241,6 +244,39 @@ def army_text(nation: Nation, rules: Rules) -> str:
         where = f", in battle #{unit.battle}" if unit.battle is not None else ""
         lines.append(f"  #{unit.id} {unit.type} {unit.rank.upper()} {unit.hp}/{top} HP{where}")
     return "\n".join(lines)
+
+
+def battles_text(state: GameState, battle_id: int | None = None) -> str:
+    """Every battle (or one), with what it waits for and its report so far."""
+    battles = [b for b in state.battles.values() if battle_id in (None, b.id)]
+    if not battles:
+        return "No battles." if battle_id is None else f"There is no battle #{battle_id}."
+    lines = []
+    for b in battles:
+        status = b.result if b.over else {
+            "commit": f"waits for {b.defender} to commit units",
+            "pairing": f"waits for {chooser(b)} to pair units",
+        }.get(b.stage, "being fought")
+        due = f" (until {utc_text(b.deadline)})" if b.deadline and not b.over else ""
+        lines.append(f"Battle #{b.id}, turn {b.turn}: {b.attacker} against {b.defender} — {status}{due}")
+        lines.append(f"  attacking: {_unit_list(b.attacking, b.in_fight_attacking, b.retreat_orders)}")
+        if b.defending:
+            lines.append(f"  defending: {_unit_list(b.defending, b.in_fight_defending, b.retreat_orders)}")
+        for duel in b.duels:
+            rounds = len([r for r in duel["rounds"] if r["kind"] == "round"])
+            lines.append(f"  duel: {duel['attacker_type']} #{duel['attacker_unit']} vs {duel['defender_type']} "
+                         f"#{duel['defender_unit']}, {rounds} rounds — {duel['outcome'] or 'under way'}")
+    return "\n".join(lines)
+
+
+def _unit_list(ids: list[int], in_fight: list[int], orders: dict[int, int | None]) -> str:
+    def one(unit: int) -> str:
+        order = ""
+        if unit in orders:
+            order = ", retreat now" if orders[unit] is None else f", retreat at {orders[unit]} HP"
+        return f"#{unit}" + ("" if unit in in_fight else " (out)") + order
+
+    return "; ".join(one(u) for u in ids)
 
 
 # --- entry ---------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from engine.events import (
     to_jsonable,
 )
 from engine.rules import HouseSettings
-from engine.snapshot import state_from_dict, state_to_dict
+from engine.snapshot import battle_from_dict, battle_to_dict, state_from_dict, state_to_dict
 from engine.state import Bonus, GameState, Nation, RollRecord, Unit
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -200,15 +200,16 @@ class Store:
         db = self.db
         await db.execute(
             "UPDATE games SET gm = ?, ruleset = ?, turn = ?, turn_hours = ?, turn_started_at = ?, turn_ends_at = ?,"
-            " paused = ?, paused_remaining = ?, ended = ?, next_unit_id = ?, forced_dice = ?, house = ?"
-            " WHERE id = ?",
+            " paused = ?, paused_remaining = ?, ended = ?, next_unit_id = ?, forced_dice = ?, house = ?,"
+            " next_battle_id = ? WHERE id = ?",
             (
                 state.gm, state.ruleset, state.turn, state.turn_hours, _iso(state.turn_started_at),
                 _iso(state.turn_ends_at), int(state.paused), state.paused_remaining, int(state.ended),
-                state.next_unit_id, json.dumps(state.forced_dice), json.dumps(state.house.as_dict()), game_id,
+                state.next_unit_id, json.dumps(state.forced_dice), json.dumps(state.house.as_dict()),
+                state.next_battle_id, game_id,
             ),
         )
-        for table in ("nations", "units", "bonuses", "deadlines"):
+        for table in ("nations", "units", "bonuses", "deadlines", "battles"):
             await db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
         await db.executemany(
             "INSERT INTO nations (game_id, position, name, player, economy, stability, military, propaganda, land,"
@@ -239,7 +240,19 @@ class Store:
         )
         await db.executemany(
             "INSERT INTO deadlines (game_id, at, what, nation, ref) VALUES (?, ?, ?, ?, ?)",
-            [(game_id, _iso(d.at), d.what, d.nation, d.bonus) for d in deadlines(state)],
+            [
+                (game_id, _iso(d.at), d.what, d.nation, d.bonus if d.battle is None else str(d.battle))
+                for d in deadlines(state)
+            ],
+        )
+        await db.executemany(
+            "INSERT INTO battles (game_id, id, attacker, defender, stage, result, deadline, data)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (game_id, b.id, b.attacker, b.defender, b.stage, b.result, _iso(b.deadline) if b.deadline else None,
+                 json.dumps(battle_to_dict(b)))
+                for b in state.battles.values()
+            ],
         )
 
     # --- reading -------------------------------------------------------------------------------
@@ -280,6 +293,7 @@ class Store:
             house=HouseSettings(**json.loads(game["house"])), ruleset=game["ruleset"], paused=bool(game["paused"]),
             paused_remaining=game["paused_remaining"], ended=bool(game["ended"]),
             next_unit_id=game["next_unit_id"], forced_dice=json.loads(game["forced_dice"]),
+            next_battle_id=game["next_battle_id"],
         )
         async with db.execute("SELECT * FROM nations WHERE game_id = ? ORDER BY position", (game_id,)) as cur:
             for r in await cur.fetchall():
@@ -298,6 +312,10 @@ class Store:
                 state.nations[r["nation"]].bonuses[r["kind"]] = Bonus(
                     r["kind"], r["value"], datetime.fromisoformat(r["expires_at"])
                 )
+        async with db.execute("SELECT data FROM battles WHERE game_id = ? ORDER BY id", (game_id,)) as cur:
+            for r in await cur.fetchall():
+                battle = battle_from_dict(json.loads(r["data"]))
+                state.battles[battle.id] = battle
         return state
 
     async def channel_of(self, game_id: int) -> str:

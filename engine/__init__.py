@@ -6,4 +6,4 @@ state from its events. Dice come in through one injectable roller (`engine.dice`
 live in `engine.nations`, `engine.clock` and `engine.gm`; importing this package registers them all.
 """
 
-from engine import clock, gm, nations  # noqa: F401  (registers every action's handler)
+from engine import clock, gm, nations, war  # noqa: F401  (registers every action's handler)

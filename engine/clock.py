@@ -22,6 +22,7 @@ from engine.events import (
     TurnLengthChanged,
 )
 from engine.state import GameState
+from engine.war import apply_default, chooser
 
 MAX_TURN_HOURS = 24 * 14
 
@@ -59,9 +60,10 @@ class EndGame:
 @dataclass(frozen=True)
 class Deadline:
     at: datetime
-    what: str  # "turn end" or "bonus expiry"
+    what: str  # "turn end", "bonus expiry" or "battle choice"
     nation: str | None = None
     bonus: str | None = None
+    battle: int | None = None
 
 
 def start_game(ctx: Context, turn_hours: float | None = None) -> Outcome:
@@ -88,7 +90,11 @@ def deadlines(state: GameState) -> list[Deadline]:
         for nation in state.nations.values():
             for bonus in nation.bonuses.values():
                 due.append(Deadline(bonus.expires_at, "bonus expiry", nation.name, bonus.kind))
-    return sorted(due, key=lambda d: (d.at, d.what != "turn end"))
+        for battle in state.battles.values():
+            if battle.deadline is not None and not battle.over:
+                due.append(Deadline(battle.deadline, "battle choice", chooser(battle), battle=battle.id))
+    order = {"battle choice": 0, "turn end": 1, "bonus expiry": 2}
+    return sorted(due, key=lambda d: (d.at, order[d.what]))
 
 
 def next_deadline(state: GameState) -> datetime | None:
@@ -108,6 +114,9 @@ def tick(tx: Tx, action: Tick) -> None:
             state = tx.state
             tx.emit(TurnEnded(state.turn, state.turn_ends_at,
                               state.turn_ends_at + timedelta(hours=state.turn_hours), "clock"))
+        elif first.what == "battle choice":
+            assert first.battle is not None
+            apply_default(tx, tx.state.battles[first.battle])
         else:
             assert first.nation is not None and first.bonus is not None
             held = tx.state.nations[first.nation].bonuses[first.bonus]

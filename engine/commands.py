@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import clock, gm, nations
+from engine import clock, gm, nations, war
 from engine.errors import BadInput
 
 
@@ -122,6 +122,22 @@ COMMANDS: tuple[Command, ...] = (
     Command("army show", "a nation's units", (NATION,)),
     Command("army disband", "disband one of your units", (P("unit", int, True), NATION),
             action=lambda o: nations.Disband(o["unit"], o.get("nation"))),
+    Command("attack declare", "ATTACK: send 1-3 of your units against a nation",
+            (P("target", required=True), P("units", required=True, help='unit numbers, e.g. "1 2 3"'),
+             P("retreat_at", int, help="every sent unit retreats when its HP falls to this"), NATION),
+            action=lambda o: war.DeclareAttack(o["target"], parse_unit_ids(o["units"]), o.get("retreat_at"),
+                                               o.get("nation"))),
+    Command("attack commit", "defend: commit 1-3 of your units to the battle",
+            (P("units", required=True), P("retreat_at", int), P("battle", int), NATION),
+            action=lambda o: war.CommitUnits(parse_unit_ids(o["units"]), o.get("retreat_at"), o.get("battle"),
+                                             o.get("nation"))),
+    Command("attack pair", "initiative winner: pair an attacking and a defending unit; the duel is fought at once",
+            (P("attacker", int, True), P("defender", int, True), P("battle", int)),
+            action=lambda o: war.PairUnits(o["attacker"], o["defender"], o.get("battle"))),
+    Command("attack retreat", "order a unit to retreat now, or when its HP falls to at_hp (0: cancel)",
+            (P("unit", int, True), P("at_hp", int)),
+            action=lambda o: war.OrderRetreat(o["unit"], o.get("at_hp"))),
+    Command("attack status", "the battles of this game and what each waits for", (P("battle", int),)),
     Command("log", "the latest rolls", (P("nation"), P("limit", int))),
     Command("gm dice", "enter the next dice by hand (\"clear\" empties the queue)", (P("values", required=True),),
             action=lambda o: gm.ClearDice() if str(o["values"]).strip().lower() == "clear"
@@ -143,6 +159,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("gm action revoke", "take an action away this turn",
             (P("nation", required=True), P("kind", choices=ACTION_KINDS)),
             action=lambda o: gm.RevokeAction(o["nation"], o.get("kind")), gm_only=True),
+    Command("gm decide", "make a battle's pending choice (no units/pairing: the default)",
+            (P("battle", int, True), P("units"), P("attacker", int), P("defender", int)),
+            action=lambda o: war.DecideChoice(o["battle"], parse_unit_ids(o["units"]) if o.get("units") else None,
+                                              o.get("attacker"), o.get("defender")), gm_only=True),
+    Command("gm battle cancel", "stop a battle with no result", (P("battle", int, True),),
+            action=lambda o: war.CancelBattle(o["battle"]), gm_only=True),
     Command("gm undo", "undo the game's last action, rolls included", gm_only=True),
     Command("gm turn end", "end the turn now", action=lambda o: clock.EndTurn(), gm_only=True),
     Command("gm clock pause", "stop the turn clock", action=lambda o: clock.PauseClock(), gm_only=True),

@@ -98,8 +98,39 @@ def event_line(event: ev.Event, when: When = utc_text) -> str | None:
         case ev.UnitChanged() as u:
             return (f"{u.nation}: unit #{u.unit} {u.old_rank.upper()} {u.old_hp} HP → {u.rank.upper()} {u.hp} HP "
                     f"({u.reason}).")
+        case ev.BattleDeclared(battle=b, attacker=attacker, defender=defender, units=units, retreat_at=at):
+            order = f", retreating at {at} HP" if at else ""
+            return f"⚔ {attacker} attacks {defender} with {_ids(units)}{order} (battle #{b})."
+        case ev.BattleAwaits(battle=b, stage=stage, nation=nation, deadline=deadline):
+            what = "commit 1-3 units (/attack commit)" if stage == "commit" else "pair two units (/attack pair)"
+            return f"⏳ Battle #{b} waits for {nation} to {what}, until {when(deadline)}."
+        case ev.UnitsCommitted(battle=b, units=units, by=by):
+            return f"🛡 {_ids(units)} defend in battle #{b} (committed by {by})."
+        case ev.InitiativeDecided(battle=b, winner=winner):
+            return f"The {winner} wins the initiative in battle #{b} and picks the pairings."
+        case ev.ChoiceDefaulted(battle=b, choice=choice, nation=nation, default=default):
+            return f"⌛ Time is up for {nation}'s {choice} in battle #{b}: {default}."
+        case ev.RetreatOrdered(battle=b, unit=unit, at_hp=at):
+            what = "no longer retreats" if at == 0 else "retreats now" if at is None else f"retreats at {at} HP"
+            return f"Unit #{unit} {what} (battle #{b})."
+        case ev.DuelStarted() as d:
+            return (f"Duel in battle #{d.battle}: {d.attacker_type} #{d.attacker_unit} against {d.defender_type} "
+                    f"#{d.defender_unit} (paired by {d.chosen_by}).")
+        case ev.RoundFought(round=r) if r["kind"] == "round":
+            return (f"Round: attacker {r['attacker_total']} against defender {r['defender_total']}; "
+                    f"#{r['loser']} loses 1 HP.")
+        case ev.UnitLeftFight(battle=b, nation=nation, unit=unit, reason=reason) if reason == "retreated":
+            return f"{nation}'s unit #{unit} retreats from battle #{b}."
+        case ev.DuelEnded(outcome=outcome):
+            return f"The duel is over: {outcome}."
+        case ev.BattleEnded(battle=b, result=result, winner=winner):
+            return f"🏁 Battle #{b} is over: {result}" + (f"; {winner} wins." if winner else ".")
         case ev.ActionUndone(summary=summary, by=by):
             return f"↩ GM {by} undid “{summary}” and all its rolls."
         case ev.Notice(text=text):
             return f"⚠ {text}"
     return None
+
+
+def _ids(ids: list[int]) -> str:
+    return ", ".join(f"#{i}" for i in ids)

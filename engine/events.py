@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from engine.rules import HouseSettings
-from engine.state import Bonus, GameState, Nation, RollRecord, Unit
+from engine.state import Battle, Bonus, GameState, Nation, RollRecord, Unit
 
 EVENT_TYPES: dict[str, type[Event]] = {}
 
@@ -350,6 +350,176 @@ class UnitChanged(Event):
     def apply(self, state: GameState) -> GameState:
         unit = state.nations[self.nation].units[self.unit]
         unit.rank, unit.hp = self.rank, self.hp
+        return state
+
+
+# --- war -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class BattleDeclared(Event):
+    battle: int
+    attacker: str
+    defender: str
+    units: list[int]
+    retreat_at: int | None
+    deadline: datetime
+    turn: int
+
+    def apply(self, state: GameState) -> GameState:
+        state.battles[self.battle] = Battle(
+            id=self.battle, attacker=self.attacker, defender=self.defender, turn=self.turn, stage="commit",
+            attacking=list(self.units), in_fight_attacking=list(self.units),
+            retreat_orders={u: self.retreat_at for u in self.units if self.retreat_at is not None},
+            deadline=self.deadline,
+        )
+        for unit in self.units:
+            state.nations[self.attacker].units[unit].battle = self.battle
+        state.next_battle_id = max(state.next_battle_id, self.battle + 1)
+        return state
+
+
+@dataclass
+class UnitsCommitted(Event):
+    battle: int
+    units: list[int]
+    retreat_at: int | None
+    by: str  # the defender's player, a GM, or "default"
+
+    def apply(self, state: GameState) -> GameState:
+        battle = state.battles[self.battle]
+        battle.defending = list(self.units)
+        battle.in_fight_defending = list(self.units)
+        for unit in self.units:
+            state.nations[battle.defender].units[unit].battle = self.battle
+            if self.retreat_at is not None:
+                battle.retreat_orders[unit] = self.retreat_at
+        battle.deadline = None
+        return state
+
+
+@dataclass
+class InitiativeDecided(Event):
+    battle: int
+    winner: str  # "attacker" or "defender"
+
+    def apply(self, state: GameState) -> GameState:
+        state.battles[self.battle].initiative = self.winner
+        return state
+
+
+@dataclass
+class BattleAwaits(Event):
+    """The battle waits on a person: the defender's commitment or the initiative winner's pairing."""
+
+    battle: int
+    stage: str
+    nation: str
+    deadline: datetime
+
+    def apply(self, state: GameState) -> GameState:
+        battle = state.battles[self.battle]
+        battle.stage, battle.deadline = self.stage, self.deadline
+        return state
+
+
+@dataclass
+class ChoiceDefaulted(Event):
+    """A choice's deadline passed: the default is applied (the events that follow) and announced."""
+
+    battle: int
+    choice: str
+    nation: str
+    default: str
+
+
+@dataclass
+class RetreatOrdered(Event):
+    battle: int
+    nation: str
+    unit: int
+    at_hp: int | None  # None: retreat now; 0: no retreat (the order is withdrawn)
+
+    def apply(self, state: GameState) -> GameState:
+        orders = state.battles[self.battle].retreat_orders
+        if self.at_hp == 0:
+            orders.pop(self.unit, None)
+        else:
+            orders[self.unit] = self.at_hp
+        return state
+
+
+@dataclass
+class DuelStarted(Event):
+    battle: int
+    attacker_unit: int
+    defender_unit: int
+    attacker_type: str
+    defender_type: str
+    chosen_by: str  # who paired them: a nation, a GM, "default" or "only pairing"
+
+    def apply(self, state: GameState) -> GameState:
+        battle = state.battles[self.battle]
+        battle.stage, battle.deadline = "duel", None
+        battle.duels.append({
+            "attacker_unit": self.attacker_unit, "defender_unit": self.defender_unit,
+            "attacker_type": self.attacker_type, "defender_type": self.defender_type,
+            "chosen_by": self.chosen_by, "rounds": [], "outcome": None,
+        })
+        return state
+
+
+@dataclass
+class RoundFought(Event):
+    """One round of the current duel, for the battle report (HP changes come as UnitChanged)."""
+
+    battle: int
+    round: dict[str, Any]
+
+    def apply(self, state: GameState) -> GameState:
+        state.battles[self.battle].duels[-1]["rounds"].append(dict(self.round))
+        return state
+
+
+@dataclass
+class UnitLeftFight(Event):
+    battle: int
+    nation: str
+    unit: int
+    reason: str  # "retreated" or "killed"
+
+    def apply(self, state: GameState) -> GameState:
+        battle = state.battles[self.battle]
+        for side in (battle.in_fight_attacking, battle.in_fight_defending):
+            if self.unit in side:
+                side.remove(self.unit)
+        return state  # a retreated unit stays tied to the battle until it ends
+
+
+@dataclass
+class DuelEnded(Event):
+    battle: int
+    outcome: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.battles[self.battle].duels[-1]["outcome"] = self.outcome
+        return state
+
+
+@dataclass
+class BattleEnded(Event):
+    battle: int
+    result: str  # "attacker won", "defender won" or "cancelled"
+    winner: str | None
+    loser: str | None
+
+    def apply(self, state: GameState) -> GameState:
+        battle = state.battles[self.battle]
+        battle.stage, battle.result, battle.deadline = "over", self.result, None
+        for nation in state.nations.values():
+            for unit in nation.units.values():
+                if unit.battle == self.battle:
+                    unit.battle = None
         return state
 
 

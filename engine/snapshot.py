@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from engine.rules import HouseSettings
-from engine.state import Bonus, GameState, Nation, Unit
+from engine.state import Battle, Bonus, GameState, Nation, Unit
 
 
 def _iso(value: datetime) -> str:
@@ -29,9 +29,46 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
             "next_unit_id": state.next_unit_id,
             "forced_dice": list(state.forced_dice),
             "house": state.house.as_dict(),
+            "next_battle_id": state.next_battle_id,
         },
         "nations": [_nation_to_dict(n) for n in state.nations.values()],
+        "battles": [battle_to_dict(b) for b in state.battles.values()],
     }
+
+
+def battle_to_dict(battle: Battle) -> dict[str, Any]:
+    """A battle as the export's `battles` item (`state` is its stage: commit, pairing, duel or over)."""
+    return {
+        "id": battle.id,
+        "attacker": battle.attacker,
+        "defender": battle.defender,
+        "state": battle.stage,
+        "result": battle.result,
+        "duels": [dict(d, rounds=[dict(r) for r in d["rounds"]]) for d in battle.duels],
+        "turn": battle.turn,
+        "attacking": list(battle.attacking),
+        "defending": list(battle.defending),
+        "in_fight_attacking": list(battle.in_fight_attacking),
+        "in_fight_defending": list(battle.in_fight_defending),
+        "retreat_orders": [{"unit": u, "at_hp": hp} for u, hp in battle.retreat_orders.items()],
+        "initiative": battle.initiative,
+        "deadline": _iso(battle.deadline) if battle.deadline else None,
+    }
+
+
+def battle_from_dict(raw: dict[str, Any]) -> Battle:
+    return Battle(
+        id=int(raw["id"]), attacker=raw["attacker"], defender=raw["defender"], turn=int(raw.get("turn", 0)),
+        stage=raw["state"], attacking=[int(u) for u in raw.get("attacking", [])],
+        defending=[int(u) for u in raw.get("defending", [])],
+        in_fight_attacking=[int(u) for u in raw.get("in_fight_attacking", [])],
+        in_fight_defending=[int(u) for u in raw.get("in_fight_defending", [])],
+        retreat_orders={int(o["unit"]): o["at_hp"] for o in raw.get("retreat_orders", [])},
+        initiative=raw.get("initiative"),
+        deadline=datetime.fromisoformat(raw["deadline"]) if raw.get("deadline") else None,
+        result=raw.get("result"),
+        duels=[dict(d, rounds=[dict(r) for r in d["rounds"]]) for d in raw.get("duels", [])],
+    )
 
 
 def _nation_to_dict(nation: Nation) -> dict[str, Any]:
@@ -99,5 +136,9 @@ def state_from_dict(data: dict[str, Any]) -> GameState:
             max_unit = max(max_unit, int(u["id"]))
         state.nations[nation.name] = nation
     state.next_unit_id = max(int(game.get("next_unit_id", 1)), max_unit + 1)
+    for raw in data.get("battles", []):
+        battle = battle_from_dict(raw)
+        state.battles[battle.id] = battle
+    state.next_battle_id = max([int(game.get("next_battle_id", 1)), *(b + 1 for b in state.battles)])
     return state
 

@@ -76,6 +76,37 @@ class RollRecord:
 
 
 @dataclass
+class Battle:
+    """One declared attack, from declaration to result (RULINGS.md section 1, "War")."""
+
+    id: int
+    attacker: str
+    defender: str
+    turn: int
+    stage: str  # "commit" (waits for the defender), "pairing" (waits for the initiative winner), "over"
+    attacking: list[int]  # units sent, in order
+    defending: list[int] = field(default_factory=list)  # units committed
+    in_fight_attacking: list[int] = field(default_factory=list)
+    in_fight_defending: list[int] = field(default_factory=list)
+    retreat_orders: dict[int, int | None] = field(default_factory=dict)  # unit -> retreat at HP <= N (None: now)
+    initiative: str | None = None  # "attacker" or "defender": who picks the pairings
+    deadline: datetime | None = None  # when the pending choice falls to its default
+    result: str | None = None  # "attacker won", "defender won", "cancelled"
+    duels: list[dict] = field(default_factory=list)  # the battle report: one record per duel, every round
+
+    @property
+    def over(self) -> bool:
+        return self.stage == "over"
+
+    def side_of(self, nation: str) -> str | None:
+        if nation == self.attacker:
+            return "attacker"
+        if nation == self.defender:
+            return "defender"
+        return None
+
+
+@dataclass
 class GameState:
     gm: str
     turn: int
@@ -90,6 +121,8 @@ class GameState:
     next_unit_id: int = 1
     forced_dice: list[int] = field(default_factory=list)
     nations: dict[str, Nation] = field(default_factory=dict)
+    battles: dict[int, Battle] = field(default_factory=dict)
+    next_battle_id: int = 1
 
     def find_nation(self, name: str) -> Nation | None:
         """A nation by name, case-insensitive."""

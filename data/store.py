@@ -62,6 +62,8 @@ class GameRow:
     guild_id: int | None
     ended: bool
     next_deadline: datetime | None
+    status_message_id: int | None = None
+    reminded_turn: int = 0
 
 
 def _iso(value: datetime) -> str:
@@ -263,21 +265,45 @@ class Store:
             row = await cur.fetchone()
         return int(row["id"]) if row else None
 
-    async def games(self, live_only: bool = True) -> list[GameRow]:
-        """Every game (live ones only by default) with its next deadline."""
+    async def games(self, live_only: bool = True, game_id: int | None = None) -> list[GameRow]:
+        """Every game (live ones only by default; or the one game asked for) with its next deadline."""
+        where, params = [], []
+        if live_only:
+            where.append("g.ended = 0")
+        if game_id is not None:
+            where.append("g.id = ?")
+            params.append(game_id)
         query = (
-            "SELECT g.id, g.channel, g.guild_id, g.ended, MIN(d.at) AS next_at FROM games g"
-            " LEFT JOIN deadlines d ON d.game_id = g.id"
-            + (" WHERE g.ended = 0" if live_only else "")
+            "SELECT g.id, g.channel, g.guild_id, g.ended, g.status_message_id, g.reminded_turn,"
+            " MIN(d.at) AS next_at FROM games g LEFT JOIN deadlines d ON d.game_id = g.id"
+            + (" WHERE " + " AND ".join(where) if where else "")
             + " GROUP BY g.id ORDER BY g.id"
         )
-        async with self.db.execute(query) as cur:
+        async with self.db.execute(query, params) as cur:
             rows = await cur.fetchall()
         return [
             GameRow(int(r["id"]), r["channel"], r["guild_id"], bool(r["ended"]),
-                    datetime.fromisoformat(r["next_at"]) if r["next_at"] else None)
+                    datetime.fromisoformat(r["next_at"]) if r["next_at"] else None,
+                    r["status_message_id"], int(r["reminded_turn"]))
             for r in rows
         ]
+
+    async def game(self, game_id: int) -> GameRow:
+        """One game's row (live or not)."""
+        rows = await self.games(live_only=False, game_id=game_id)
+        if not rows:
+            raise KeyError(f"no game {game_id}")
+        return rows[0]
+
+    async def set_front_end(self, game_id: int, *, status_message_id: int | None = None,
+                            reminded_turn: int | None = None) -> None:
+        """Record the Discord front-end's bookkeeping (the pinned status message, the last turn reminded)."""
+        async with self._write_lock:
+            if status_message_id is not None:
+                await self.db.execute("UPDATE games SET status_message_id = ? WHERE id = ?",
+                                      (status_message_id, game_id))
+            if reminded_turn is not None:
+                await self.db.execute("UPDATE games SET reminded_turn = ? WHERE id = ?", (reminded_turn, game_id))
 
     async def load(self, game_id: int) -> GameState:
         """The game's current state, from its snapshot."""

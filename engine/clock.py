@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from engine.core import Context, Outcome, Tx, handles, require_gm
+from engine.core import Context, Outcome, Tx, handles, require_gm, turn_summary
 from engine.errors import BadInput, RuleViolation
 from engine.events import (
     BonusExpired,
@@ -113,7 +113,7 @@ def tick(tx: Tx, action: Tick) -> None:
         if first.what == "turn end":
             state = tx.state
             tx.emit(TurnEnded(state.turn, state.turn_ends_at,
-                              state.turn_ends_at + timedelta(hours=state.turn_hours), "clock"))
+                              state.turn_ends_at + timedelta(hours=state.turn_hours), "clock", turn_summary(state)))
         elif first.what == "battle choice":
             assert first.battle is not None
             apply_default(tx, tx.state.battles[first.battle])
@@ -127,7 +127,7 @@ def tick(tx: Tx, action: Tick) -> None:
 def end_turn(tx: Tx, action: EndTurn) -> None:
     require_gm(tx, "end the turn")
     state, now = tx.state, tx.ctx.now
-    tx.emit(TurnEnded(state.turn, now, now + timedelta(hours=state.turn_hours), "gm"))
+    tx.emit(TurnEnded(state.turn, now, now + timedelta(hours=state.turn_hours), "gm", turn_summary(state)))
     if state.paused:
         tx.emit(ClockPaused(state.turn_hours * 3600))
 

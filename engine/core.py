@@ -182,6 +182,11 @@ def type_mp(rules: Rules, nation: Nation, unit_type: str) -> int:
     return mp * sum(1 for u in nation.units.values() if u.type == unit_type)
 
 
+def turn_summary(state: GameState) -> dict[str, list[str]]:
+    """Who did what this turn: each nation in play and the kinds of action it used."""
+    return {n.name: list(n.actions_used) for n in state.nations.values() if not n.eliminated}
+
+
 def actions_left(state: GameState, nation: Nation) -> int:
     allowed = state.house.actions_per_turn + nation.extra_actions
     return max(0, min(allowed - len(nation.actions_used), len(ACTION_KINDS) - len(set(nation.actions_used))))

@@ -13,6 +13,7 @@ from engine import events as ev
 from engine.state import RollRecord
 
 When = Callable[[datetime], str]
+Who = Callable[[str], str]
 
 
 def utc_text(moment: datetime) -> str:
@@ -43,8 +44,15 @@ STAT_LABEL = {
 }
 
 
-def event_line(event: ev.Event, when: When = utc_text) -> str | None:
-    """One line for one event, or None for events that need no words of their own."""
+def same(name: str) -> str:
+    return name
+
+
+def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str | None:
+    """One line for one event, or None for events that need no words of their own.
+
+    `when` shows a time and `who` a player or GM (the console prints names, Discord mentions).
+    """
     match event:
         case ev.DieRolled(roll=roll):
             return roll_line(roll)
@@ -58,7 +66,10 @@ def event_line(event: ev.Event, when: When = utc_text) -> str | None:
             return "The game is over."
         case ev.TurnEnded(ended=n, ends_at=ends, reason=reason):
             why = {"clock": "time is up", "gm": "ended by the GM", "all done": "every nation has acted"}[reason]
-            return f"⏰ Turn {n} is over ({why}). Turn {n + 1} begins and ends {when(ends)}."
+            done = "; ".join(f"{nation}: {', '.join(a.upper() for a in used) or 'nothing'}"
+                             for nation, used in event.actions.items())
+            return (f"⏰ Turn {n} is over ({why}). Turn {n + 1} begins and ends {when(ends)}."
+                    + (f" Last turn — {done}." if done else ""))
         case ev.ClockPaused():
             return "⏸ The turn clock is paused."
         case ev.ClockResumed(ends_at=ends):
@@ -68,25 +79,26 @@ def event_line(event: ev.Event, when: When = utc_text) -> str | None:
         case ev.HouseChanged(key=key, value=value):
             return f"House setting {key} is now {value} for this game."
         case ev.DiceQueued(values=values, by=by):
-            return f"GM {by} entered the next {len(values)} {'die' if len(values) == 1 else 'dice'}."
+            return f"GM {who(by)} entered the next {len(values)} {'die' if len(values) == 1 else 'dice'}."
         case ev.DiceCleared(by=by):
-            return f"GM {by} cleared the entered dice."
+            return f"GM {who(by)} cleared the entered dice."
         case ev.NationAdded() as n:
-            return (f"🏳 {n.name} joins the game, played by {n.player}: E {n.economy}, S {n.stability}, "
+            player = who(n.player) if n.player else "nobody"
+            return (f"🏳 {n.name} joins the game, played by {player}: E {n.economy}, S {n.stability}, "
                     f"M {n.military}, P {n.propaganda}, L {n.land}; STRENGTH {n.strength}, WEAKNESS {n.weakness}.")
         case ev.NationAssigned(nation=nation, player=player):
-            return f"{nation} is now played by {player}." if player else f"{nation} has no player now."
+            return f"{nation} is now played by {who(player)}." if player else f"{nation} has no player now."
         case ev.StatChanged(nation=nation, stat=stat, delta=delta, reason=reason):
             return f"{nation}: {STAT_LABEL.get(stat, stat)} {signed(delta)} ({reason})."
         case ev.NationEliminated(nation=nation, reason=reason):
             return f"💀 {nation} is eliminated: {reason}."
         case ev.NationRestored(nation=nation, by=by):
-            return f"{nation} is restored to the game by GM {by}."
+            return f"{nation} is restored to the game by GM {who(by)}."
         case ev.ActionGranted(nation=nation, action=kind, by=by):
             what = f"its {kind.upper()} action back" if kind else "one more action"
-            return f"GM {by} gives {nation} {what} this turn."
+            return f"GM {who(by)} gives {nation} {what} this turn."
         case ev.ActionRevoked(nation=nation, action=kind, by=by):
-            return f"GM {by} takes {nation}'s {kind.upper()} action away this turn."
+            return f"GM {who(by)} takes {nation}'s {kind.upper()} action away this turn."
         case ev.BonusSet(nation=nation, bonus=kind, value=value, expires_at=ends):
             return f"✨ {nation}: {kind.capitalize()} {signed(value)} until {when(ends)}."
         case ev.BonusExpired(nation=nation, bonus=kind, value=value):
@@ -105,7 +117,7 @@ def event_line(event: ev.Event, when: When = utc_text) -> str | None:
             what = "commit 1-3 units (/attack commit)" if stage == "commit" else "pair two units (/attack pair)"
             return f"⏳ Battle #{b} waits for {nation} to {what}, until {when(deadline)}."
         case ev.UnitsCommitted(battle=b, units=units, by=by):
-            return f"🛡 {_ids(units)} defend in battle #{b} (committed by {by})."
+            return f"🛡 {_ids(units)} defend in battle #{b} (committed by {who(by)})."
         case ev.InitiativeDecided(battle=b, winner=winner):
             return f"The {winner} wins the initiative in battle #{b} and picks the pairings."
         case ev.ChoiceDefaulted(battle=b, choice=choice, nation=nation, default=default):
@@ -126,7 +138,7 @@ def event_line(event: ev.Event, when: When = utc_text) -> str | None:
         case ev.BattleEnded(battle=b, result=result, winner=winner):
             return f"🏁 Battle #{b} is over: {result}" + (f"; {winner} wins." if winner else ".")
         case ev.ActionUndone(summary=summary, by=by):
-            return f"↩ GM {by} undid “{summary}” and all its rolls."
+            return f"↩ GM {who(by)} undid “{summary}” and all its rolls."
         case ev.Notice(text=text):
             return f"⚠ {text}"
     return None

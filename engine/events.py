@@ -93,6 +93,7 @@ class TurnEnded(Event):
     started_at: datetime
     ends_at: datetime
     reason: str  # "clock", "gm" or "all done"
+    actions: dict[str, list[str]] = field(default_factory=dict)  # who did what in the turn that ended
 
     def apply(self, state: GameState) -> GameState:
         state.turn = self.ended + 1

@@ -16,6 +16,7 @@ from engine.core import (
     find_nation,
     handles,
     require_gm,
+    turn_summary,
     type_mp,
 )
 from engine.errors import BadInput, RuleViolation, UnknownUnit
@@ -121,7 +122,7 @@ def after_action(tx: Tx) -> None:
     playing = [n for n in state.nations.values() if n.player and not n.eliminated]
     if playing and all(actions_left(state, n) == 0 for n in playing):
         now = tx.ctx.now
-        tx.emit(TurnEnded(state.turn, now, now + timedelta(hours=state.turn_hours), "all done"))
+        tx.emit(TurnEnded(state.turn, now, now + timedelta(hours=state.turn_hours), "all done", turn_summary(state)))
 
 
 def economy_modifiers(tx: Tx, nation: Nation) -> dict[str, int]:

@@ -1,0 +1,1 @@
+"""Discord adapters: each cog parses a slash command, checks permission, calls the referee and renders."""

@@ -1,0 +1,35 @@
+"""/army show|disband."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import RefereeBot
+from cogs.render import army_embed
+from cogs.util import actor, game_state, nation_autocomplete, own_unit_autocomplete, reply, run_command
+from engine.errors import UnknownNation
+
+
+class Army(commands.GroupCog, group_name="army", group_description="Your units"):
+    def __init__(self, bot: RefereeBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="show", description="A nation's units, their ranks and HP")
+    @app_commands.autocomplete(nation=nation_autocomplete)
+    async def show(self, interaction: discord.Interaction, nation: str | None = None) -> None:
+        state = await game_state(interaction)
+        found = state.find_nation(nation) if nation else state.nation_of(actor(interaction))
+        if found is None:
+            raise UnknownNation(f"no nation called {nation!r}" if nation else "you have no nation: name one")
+        await reply(interaction, embed=army_embed(found, self.bot.referee.rules))
+
+    @app_commands.command(name="disband", description="Disband one of your units (no roll, no action)")
+    @app_commands.autocomplete(unit=own_unit_autocomplete)
+    async def disband(self, interaction: discord.Interaction, unit: int) -> None:
+        await run_command(interaction, "army disband", unit=unit)
+
+
+async def setup(bot: RefereeBot) -> None:
+    await bot.add_cog(Army(bot))

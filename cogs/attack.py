@@ -1,0 +1,54 @@
+"""/attack declare|commit|pair|retreat|status."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import RefereeBot
+from cogs.render import battles_embed
+from cogs.util import game_state, nation_autocomplete, own_unit_autocomplete, reply, run_command
+
+UNITS_HELP = 'Your unit numbers, e.g. "1 2 3" (see /army show)'
+
+
+class Attack(commands.GroupCog, group_name="attack", group_description="War: battles between nations"):
+    def __init__(self, bot: RefereeBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="declare", description="ATTACK: send 1 to 3 of your units against a nation")
+    @app_commands.describe(target="The nation to attack", units=UNITS_HELP,
+                           retreat_at="Each unit retreats when its HP falls to this")
+    @app_commands.autocomplete(target=nation_autocomplete)
+    async def declare(self, interaction: discord.Interaction, target: str, units: str,
+                      retreat_at: app_commands.Range[int, 0, 10] | None = None) -> None:
+        await run_command(interaction, "attack declare", target=target, units=units, retreat_at=retreat_at)
+
+    @app_commands.command(name="commit", description="Defend: commit 1 to 3 of your units")
+    @app_commands.describe(units=UNITS_HELP, retreat_at="Each unit retreats when its HP falls to this",
+                           battle="The battle, if several wait for you")
+    async def commit(self, interaction: discord.Interaction, units: str,
+                     retreat_at: app_commands.Range[int, 0, 10] | None = None, battle: int | None = None) -> None:
+        await run_command(interaction, "attack commit", units=units, retreat_at=retreat_at, battle=battle)
+
+    @app_commands.command(name="pair", description="Initiative winner: pick a pairing; the duel is fought at once")
+    @app_commands.autocomplete(attacker=own_unit_autocomplete)
+    async def pair(self, interaction: discord.Interaction, attacker: int, defender: int,
+                   battle: int | None = None) -> None:
+        await run_command(interaction, "attack pair", attacker=attacker, defender=defender, battle=battle)
+
+    @app_commands.command(name="retreat", description="Order a unit to retreat now, or when its HP falls to at_hp")
+    @app_commands.describe(at_hp="Retreat when HP falls to this (0 withdraws the order; empty: now)")
+    @app_commands.autocomplete(unit=own_unit_autocomplete)
+    async def retreat(self, interaction: discord.Interaction, unit: int,
+                      at_hp: app_commands.Range[int, 0, 10] | None = None) -> None:
+        await run_command(interaction, "attack retreat", unit=unit, at_hp=at_hp)
+
+    @app_commands.command(name="status", description="The battles of this game and what each waits for")
+    async def status(self, interaction: discord.Interaction, battle: int | None = None) -> None:
+        await reply(interaction, embed=battles_embed(await game_state(interaction), battle))
+
+
+async def setup(bot: RefereeBot) -> None:
+    await bot.add_cog(Attack(bot))

@@ -1,0 +1,165 @@
+"""The turn clock on Discord: APScheduler wakes each game at its next deadline; the database is the truth.
+
+One job per game, at the earliest of its deadlines (turn end, bonus expiry, battle choice) and its
+turn reminder. A wake runs the same catch-up as every command, announces what it applied once, sends
+the reminder, keeps the pinned status message current and schedules the next wake. On start, every
+game this process owns is woken once: whatever was missed while down is applied and announced then.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+import discord
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from discord.ext import commands
+
+from bot import RefereeBot
+from cogs.render import report_embeds, status_embed, when, who
+from cogs.util import EMBEDS_PER_MESSAGE, channel_id_of
+from cogs.views import choice_view
+from data.store import GameRow
+from engine.clock import next_deadline
+from engine.core import actions_left
+from engine.events import BattleAwaits
+from engine.state import GameState
+from referee import Report
+
+log = logging.getLogger("referee.clock")
+
+
+class Clock(commands.Cog):
+    """Schedules, announces, reminds and keeps the status message; no rule is decided here."""
+
+    def __init__(self, bot: RefereeBot) -> None:
+        self.bot = bot
+        # coalesce: a game's missed wakes run once; no grace limit: a late wake still runs (it only catches up).
+        self.scheduler = AsyncIOScheduler(timezone=UTC, job_defaults={
+            "coalesce": True, "misfire_grace_time": None, "max_instances": 1,
+        })
+
+    async def cog_load(self) -> None:
+        self.scheduler.start()
+        await self.rebuild()
+
+    async def cog_unload(self) -> None:
+        self.scheduler.shutdown(wait=False)
+
+    def now(self) -> datetime:
+        return self.bot.settings.clock()
+
+    async def rebuild(self) -> None:
+        """Wake every live game this process owns: apply and announce what was missed, schedule the rest."""
+        for row in await self.bot.store.games():
+            if self.bot.owns(row.guild_id) and row.channel.startswith("discord:"):
+                await self.wake(row.id)
+
+    async def wake(self, game_id: int) -> None:
+        """The job: catch up one game, announce it once, then the rest of `after_change`."""
+        try:
+            report = await self.bot.referee.catch_up(game_id)
+            if report.events:
+                channel = self.channel(await self.bot.store.game(game_id))
+                embeds = report_embeds(report.events, report.state)
+                for i in range(0, len(embeds), EMBEDS_PER_MESSAGE):
+                    await channel.send(embeds=embeds[i:i + EMBEDS_PER_MESSAGE])
+            await self.after_change(report)
+        except Exception:
+            log.exception("the clock failed to wake game %s", game_id)
+
+    def channel(self, row: GameRow) -> discord.PartialMessageable:
+        channel_id = channel_id_of(row.channel)
+        if channel_id is None:
+            raise ValueError(f"game {row.id} is not played on Discord ({row.channel})")
+        return self.bot.get_partial_messageable(channel_id, guild_id=row.guild_id)
+
+    async def after_change(self, report: Report) -> None:
+        """After any command or wake: offer battle choices, remind, update the status, reschedule."""
+        row = await self.bot.store.game(report.game_id)
+        if not row.channel.startswith("discord:"):
+            return
+        channel = self.channel(row)
+        await self.offer_choices(channel, report)
+        if not report.state.ended:
+            row = await self.remind_if_due(row, report.state, channel)
+        await self.update_status(row, report.state, channel)
+        self.schedule(row, report.state)
+
+    async def offer_choices(self, channel: discord.PartialMessageable, report: Report) -> None:
+        """A message with the controls for each battle that now waits on a person."""
+        waiting: dict[int, BattleAwaits] = {}
+        for event in report.caught_up + report.events:
+            if isinstance(event, BattleAwaits):
+                waiting[event.battle] = event
+        for battle_id, event in waiting.items():
+            battle = report.state.battles.get(battle_id)
+            if battle is None or battle.stage != event.stage or battle.over:
+                continue
+            view = choice_view(report.game_id, report.state, battle)
+            player = report.state.nations[event.nation].player
+            what = "commit 1 to 3 units" if event.stage == "commit" else "pick the next pairing"
+            await channel.send(
+                f"⚔ Battle #{battle.id}: {who(player) if player else event.nation}, {what} "
+                f"(default {when(event.deadline)}).", view=view,
+                allowed_mentions=discord.AllowedMentions(users=True),
+            )
+
+    def reminder_time(self, state: GameState) -> datetime:
+        return state.turn_ends_at - timedelta(hours=state.house.reminder_hours)
+
+    async def remind_if_due(self, row: GameRow, state: GameState, channel: discord.PartialMessageable) -> GameRow:
+        """Once per turn, before its end: mention only the players who still have actions left."""
+        if state.paused or row.reminded_turn >= state.turn or self.now() < self.reminder_time(state):
+            return row
+        if self.now() < state.turn_ends_at:
+            waiting = [n for n in state.nations.values()
+                       if n.player and not n.eliminated and actions_left(state, n) > 0]
+            if waiting:
+                names = ", ".join(f"{who(n.player or '')} ({n.name}, {actions_left(state, n)} left)" for n in waiting)
+                await channel.send(f"⏰ Turn {state.turn} ends {when(state.turn_ends_at)}. Still to act: {names}",
+                                   allowed_mentions=discord.AllowedMentions(users=True))
+        await self.bot.store.set_front_end(row.id, reminded_turn=state.turn)
+        return await self.bot.store.game(row.id)
+
+    async def update_status(self, row: GameRow, state: GameState, channel: discord.PartialMessageable) -> None:
+        """Keep one pinned status message per game current (post and pin it the first time)."""
+        embed = status_embed(state, self.bot.referee.rules)
+        if row.status_message_id:
+            try:
+                await channel.get_partial_message(row.status_message_id).edit(embed=embed)
+                return
+            except discord.NotFound:
+                pass
+            except discord.HTTPException:
+                log.warning("could not update the status message of game %s", row.id)
+                return
+        message = await channel.send(embed=embed)
+        try:
+            await message.pin(reason="the game's status")
+        except discord.HTTPException:
+            log.warning("could not pin the status message of game %s (Manage Messages?)", row.id)
+        await self.bot.store.set_front_end(row.id, status_message_id=message.id)
+
+    def schedule(self, row: GameRow, state: GameState) -> None:
+        """One job for the game, at its next deadline or reminder; none for a game that is over."""
+        job_id = f"game-{row.id}"
+        moments = [] if state.ended else [next_deadline(state)]
+        if not state.ended and not state.paused and row.reminded_turn < state.turn:
+            moments.append(self.reminder_time(state))
+        due = min((m for m in moments if m is not None), default=None)
+        if due is None:
+            if self.scheduler.get_job(job_id):
+                self.scheduler.remove_job(job_id)
+            return
+        # The bot's clock may be injected (tests): wait the same span of real time.
+        run_at = datetime.now(UTC) + max(timedelta(0), due - self.now()) + timedelta(milliseconds=50)
+        self.scheduler.add_job(self.wake, "date", run_date=run_at, args=[row.id], id=job_id, replace_existing=True)
+
+    def next_wake(self, game_id: int) -> datetime | None:
+        job = self.scheduler.get_job(f"game-{game_id}")
+        return job.next_run_time if job else None
+
+
+async def setup(bot: RefereeBot) -> None:
+    await bot.add_cog(Clock(bot))

@@ -1,0 +1,54 @@
+"""/game start|status|end and /help."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import RefereeBot
+from cogs.render import COLOUR, report_embeds, status_embed
+from cogs.util import actor, channel_key, game_state, publish, reply
+from cogs.views import confirm_view
+from engine.commands import COMMANDS
+
+
+class Game(commands.GroupCog, group_name="game", group_description="Start, follow and end this channel's game"):
+    def __init__(self, bot: RefereeBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="start", description="Start a Nations game in this channel; you are its GM")
+    @app_commands.describe(turn_hours="How long a turn lasts, in hours (default 12)")
+    async def start(self, interaction: discord.Interaction,
+                    turn_hours: app_commands.Range[float, 0.1, 336.0] | None = None) -> None:
+        report = await self.bot.referee.start_game(channel_key(interaction), actor(interaction), turn_hours,
+                                                   guild_id=interaction.guild_id,
+                                                   command=f"/game start turn_hours:{turn_hours}")
+        await reply(interaction, embeds=report_embeds(report.events, report.state))
+        await publish(interaction, report)
+
+    @app_commands.command(name="status", description="The turn, the clock and every nation")
+    async def status(self, interaction: discord.Interaction) -> None:
+        await reply(interaction, embed=status_embed(await game_state(interaction), self.bot.referee.rules))
+
+    @app_commands.command(name="end", description="End this game (GM; asks to confirm)")
+    async def end(self, interaction: discord.Interaction) -> None:
+        game_id = await self.bot.referee.game_id(channel_key(interaction))
+        await reply(interaction, "End this game for good? Its log and export stay in the database.",
+                    view=confirm_view("end", game_id, interaction.user.id), ephemeral=True)
+
+
+class Help(commands.Cog):
+    def __init__(self, bot: RefereeBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="help", description="The referee's commands")
+    async def help(self, interaction: discord.Interaction) -> None:
+        lines = [f"`/{c.path}` — {c.help}" + (" (GM)" if c.gm_only else "") for c in COMMANDS if c.path != "help"]
+        embed = discord.Embed(title="Referee commands", description="\n".join(lines)[:4000], colour=COLOUR)
+        await reply(interaction, embed=embed, ephemeral=True)
+
+
+async def setup(bot: RefereeBot) -> None:
+    await bot.add_cog(Game(bot))
+    await bot.add_cog(Help(bot))

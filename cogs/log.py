@@ -1,0 +1,34 @@
+"""/log: the latest rolls, each die with its modifiers and outcome."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import RefereeBot
+from cogs.render import rolls_embed
+from cogs.util import channel_key, game_state, nation_autocomplete, reply
+from engine.errors import UnknownNation
+
+
+class Log(commands.Cog):
+    def __init__(self, bot: RefereeBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="log", description="The latest rolls (of one nation, or all)")
+    @app_commands.autocomplete(nation=nation_autocomplete)
+    async def log(self, interaction: discord.Interaction, nation: str | None = None,
+                  limit: app_commands.Range[int, 1, 25] = 10) -> None:
+        name = None
+        if nation:
+            found = (await game_state(interaction)).find_nation(nation)
+            if found is None:
+                raise UnknownNation(f"no nation called {nation!r}")
+            name = found.name
+        rolls = await self.bot.referee.rolls(channel_key(interaction), name, limit)
+        await reply(interaction, embed=rolls_embed(rolls, f"Rolls of {name}" if name else "Latest rolls"))
+
+
+async def setup(bot: RefereeBot) -> None:
+    await bot.add_cog(Log(bot))

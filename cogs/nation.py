@@ -1,0 +1,57 @@
+"""/nation claim|create|show|list."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import RefereeBot
+from cogs.render import nation_embed, status_embed
+from cogs.util import actor, game_state, nation_autocomplete, preset_autocomplete, reply, run_command
+from engine.errors import UnknownNation
+
+UNIT_TYPES = [app_commands.Choice(name=t, value=t)
+              for t in ("infantry", "armour", "fighter", "bomber", "warships", "submarines")]
+
+
+class Nation(commands.GroupCog, group_name="nation", group_description="Nations: claim, create, look"):
+    def __init__(self, bot: RefereeBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="claim", description="Claim one of the seed's nations")
+    @app_commands.describe(preset="The nation (name or slot)", player="For someone else (GM)",
+                           name="A name, for the seed's unnamed nation (GM)")
+    @app_commands.autocomplete(preset=preset_autocomplete)
+    async def claim(self, interaction: discord.Interaction, preset: str, player: discord.Member | None = None,
+                    name: str | None = None) -> None:
+        await run_command(interaction, "nation claim", preset=preset, player=str(player.id) if player else None,
+                          name=name)
+
+    @app_commands.command(name="create", description="Create your own nation (E + M = 20)")
+    @app_commands.describe(units='Your starting army, e.g. "infantry:3 bomber:1"', player="For someone else (GM)")
+    @app_commands.choices(strength=UNIT_TYPES, weakness=UNIT_TYPES)
+    async def create(self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 40],
+                     economy: app_commands.Range[int, 0, 100], military: app_commands.Range[int, 0, 100],
+                     strength: app_commands.Choice[str], weakness: app_commands.Choice[str],
+                     units: str | None = None, player: discord.Member | None = None) -> None:
+        await run_command(interaction, "nation create", name=name, economy=economy, military=military,
+                          strength=strength.value, weakness=weakness.value, units=units,
+                          player=str(player.id) if player else None)
+
+    @app_commands.command(name="show", description="A nation's stats, bonuses and army")
+    @app_commands.autocomplete(nation=nation_autocomplete)
+    async def show(self, interaction: discord.Interaction, nation: str | None = None) -> None:
+        state = await game_state(interaction)
+        found = state.find_nation(nation) if nation else state.nation_of(actor(interaction))
+        if found is None:
+            raise UnknownNation(f"no nation called {nation!r}" if nation else "you have no nation: name one")
+        await reply(interaction, embed=nation_embed(found, state, self.bot.referee.rules))
+
+    @app_commands.command(name="list", description="Every nation of this game")
+    async def list_nations(self, interaction: discord.Interaction) -> None:
+        await reply(interaction, embed=status_embed(await game_state(interaction), self.bot.referee.rules))
+
+
+async def setup(bot: RefereeBot) -> None:
+    await bot.add_cog(Nation(bot))

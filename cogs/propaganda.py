@@ -1,0 +1,36 @@
+"""/propaganda attack|encourage."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import RefereeBot
+from cogs.economy import NATION_HELP
+from cogs.util import nation_autocomplete, run_command
+
+KINDS = [app_commands.Choice(name=k, value=k) for k in ("workers", "patriotism", "morale")]
+
+
+class Propaganda(commands.GroupCog, group_name="propaganda", group_description="PROPAGANDA actions"):
+    def __init__(self, bot: RefereeBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="attack", description="d10 + mod(P) > the target's STABILITY takes d10 × 3 land")
+    @app_commands.describe(target="The nation to sway", nation=NATION_HELP)
+    @app_commands.autocomplete(target=nation_autocomplete, nation=nation_autocomplete)
+    async def attack(self, interaction: discord.Interaction, target: str, nation: str | None = None) -> None:
+        await run_command(interaction, "propaganda attack", target=target, nation=nation)
+
+    @app_commands.command(name="encourage", description="A 36-hour bonus to Workers, Patriotism or Morale")
+    @app_commands.describe(nation=NATION_HELP)
+    @app_commands.choices(kind=KINDS)
+    @app_commands.autocomplete(nation=nation_autocomplete)
+    async def encourage(self, interaction: discord.Interaction, kind: app_commands.Choice[str],
+                        nation: str | None = None) -> None:
+        await run_command(interaction, "propaganda encourage", kind=kind.value, nation=nation)
+
+
+async def setup(bot: RefereeBot) -> None:
+    await bot.add_cog(Propaganda(bot))

@@ -1,0 +1,152 @@
+"""What every cog shares: who and where an interaction is, answering it once, running a command."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from cogs.render import report_embeds
+from engine.commands import BY_PATH, build_action, coerce_options
+from engine.errors import NoGame
+from engine.state import GameState
+from referee import Report
+
+if TYPE_CHECKING:
+    from bot import RefereeBot
+
+EMBEDS_PER_MESSAGE = 10
+
+
+def bot_of(interaction: discord.Interaction) -> RefereeBot:
+    return interaction.client  # type: ignore[return-value]
+
+
+def channel_key(interaction: discord.Interaction) -> str:
+    """Where a game lives: one game per channel, many per server."""
+    if interaction.guild_id is None:
+        raise NoGame("games are played in a server channel, not in direct messages")
+    return f"discord:{interaction.guild_id}:{interaction.channel_id}"
+
+
+def channel_id_of(key: str) -> int | None:
+    parts = key.split(":")
+    return int(parts[2]) if len(parts) == 3 and parts[0] == "discord" else None
+
+
+def actor(interaction: discord.Interaction) -> str:
+    """A player is their Discord user id; it renders as a mention."""
+    return str(interaction.user.id)
+
+
+def has_gm_role(interaction: discord.Interaction) -> bool:
+    """Members with Manage Server or the configured GM role are GMs of every game in the server."""
+    member = interaction.user
+    if not isinstance(member, discord.Member):
+        return False
+    if member.guild_permissions.manage_guild:
+        return True
+    wanted = bot_of(interaction).settings.gm_role.lower()
+    return any(role.name.lower() == wanted for role in member.roles)
+
+
+async def reply(interaction: discord.Interaction, content: str | None = None, *, embeds: list[discord.Embed] = (),
+                embed: discord.Embed | None = None, ephemeral: bool = False, view: discord.ui.View | None = None,
+                file: discord.File | None = None) -> None:
+    """Answer an interaction once; what does not fit one message follows up."""
+    embeds = [embed] if embed is not None else list(embeds)
+    batches = [embeds[i:i + EMBEDS_PER_MESSAGE] for i in range(0, len(embeds), EMBEDS_PER_MESSAGE)] or [[]]
+    extra: dict[str, Any] = {}
+    if view is not None:
+        extra["view"] = view
+    if file is not None:
+        extra["file"] = file
+    first, rest = batches[0], batches[1:]
+    if interaction.response.is_done():
+        await interaction.followup.send(content or "", embeds=first, ephemeral=ephemeral, **extra)
+    else:
+        await interaction.response.send_message(content, embeds=first, ephemeral=ephemeral, **extra)
+    for batch in rest:
+        await interaction.followup.send(embeds=batch, ephemeral=ephemeral)
+
+
+async def run_command(interaction: discord.Interaction, path: str, **options: Any) -> Report:
+    """Run one vocabulary command as the interaction's user, answer with its events, then publish."""
+    command = BY_PATH[path]
+    given = {name: value for name, value in options.items() if value is not None}
+    action = build_action(command, coerce_options(command, given))
+    text = "/" + " ".join([path, *(f"{k}:{v}" for k, v in given.items())])
+    return await run_action(interaction, action, text)
+
+
+async def run_action(interaction: discord.Interaction, action: Any, text: str) -> Report:
+    """Run one engine action as the interaction's user, answer with its events, then publish."""
+    bot = bot_of(interaction)
+    report = await bot.referee.act(channel_key(interaction), actor(interaction), action, text,
+                                   gm_role=has_gm_role(interaction))
+    await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state,
+                                                  actor(interaction)))
+    await publish(interaction, report)
+    return report
+
+
+async def publish(interaction: discord.Interaction, report: Report) -> None:
+    """After a change: the clock reschedules, the status message updates, battle choices are offered."""
+    clock = bot_of(interaction).get_cog("Clock")
+    if clock is not None:
+        await clock.after_change(report)  # type: ignore[attr-defined]
+
+
+async def game_state(interaction: discord.Interaction) -> GameState:
+    return await bot_of(interaction).referee.state(channel_key(interaction))
+
+
+# --- autocomplete --------------------------------------------------------------------------------
+
+
+async def _state_or_none(interaction: discord.Interaction) -> GameState | None:
+    try:
+        return await game_state(interaction)
+    except NoGame:
+        return None
+
+
+async def nation_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    state = await _state_or_none(interaction)
+    if state is None:
+        return []
+    names = [n.name for n in state.nations.values() if current.lower() in n.name.lower()]
+    return [app_commands.Choice(name=name, value=name) for name in names[:25]]
+
+
+async def own_unit_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
+    """The user's own units (a GM sees every unit)."""
+    state = await _state_or_none(interaction)
+    if state is None:
+        return []
+    me = actor(interaction)
+    gm = has_gm_role(interaction) or state.gm == me
+    choices = []
+    for nation in state.nations.values():
+        if not gm and nation.player != me:
+            continue
+        for unit in nation.units.values():
+            label = f"#{unit.id} {unit.type} {unit.rank} {unit.hp} HP ({nation.name})"
+            if current.strip("#") in str(unit.id) or current.lower() in label.lower():
+                choices.append(app_commands.Choice(name=label, value=unit.id))
+    return choices[:25]
+
+
+async def preset_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    rules = bot_of(interaction).referee.rules
+    state = await _state_or_none(interaction)
+    taken = {n.preset_slot for n in state.nations.values()} if state else set()
+    choices = []
+    for preset in rules.presets:
+        if preset.slot in taken:
+            continue
+        label = f"{preset.slot}: {preset.name or '(unnamed: the GM names it)'}"
+        if current.lower() in label.lower():
+            choices.append(app_commands.Choice(name=label, value=str(preset.slot)))
+    return choices[:25]

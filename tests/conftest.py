@@ -1,0 +1,29 @@
+"""Shared pytest setup: the project root on sys.path (so `engine` and `data` import under plain `pytest`),
+and fixtures over `helpers` (import `helpers` directly for the `Game` class, `NOW`, `hours`, `snap`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from helpers import Game, rules  # noqa: E402
+
+from engine.rules import Rules  # noqa: E402
+
+
+@pytest.fixture
+def game() -> Game:
+    """A fresh Nations game: GM "gm", 12-hour turns, turn 1 starting at helpers.NOW, no nations."""
+    return Game()
+
+
+@pytest.fixture
+def nations_rules() -> Rules:
+    """The validated rules of data/nations.toml."""
+    return rules()

@@ -1,0 +1,210 @@
+"""Helpers shared by the store, console, property and crash tests (not a test module itself)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # the tests import the project's top-level modules (referee, console, …)
+    sys.path.insert(0, str(REPO))
+
+from data import nations_rules  # noqa: E402
+from data.store import Store  # noqa: E402
+from engine.events import event_from_dict, event_to_dict, replay  # noqa: E402
+from engine.snapshot import state_to_dict  # noqa: E402
+
+T0 = datetime(2030, 1, 1, tzinfo=UTC)
+RULES = nations_rules()
+UNIT_TYPES = tuple(RULES.units)
+RANKS = RULES.ranks
+BONUS_KINDS = ("workers", "patriotism", "morale")
+ACTION_KINDS = ("attack", "economy", "propaganda")
+
+
+class FakeClock:
+    """An injectable clock: `clock()` is the current time, `advance(hours=…)` moves it on."""
+
+    def __init__(self, start: datetime = T0) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now
+
+    def set(self, moment: datetime) -> None:
+        self.now = moment
+
+
+# --- the store ------------------------------------------------------------------------------------
+
+
+async def snapshot_and_replay(store: Store, game_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The game's snapshot and the replay of its live log, both as plain dicts."""
+    return state_to_dict(await store.load(game_id)), state_to_dict(await store.replayed(game_id))
+
+
+async def assert_snapshot_is_replay(store: Store, game_id: int) -> None:
+    snapshot, replayed = await snapshot_and_replay(store, game_id)
+    assert snapshot == replayed
+
+
+async def scalar(store: Store, sql: str, *params: Any) -> Any:
+    async with store.db.execute(sql, params) as cursor:
+        row = await cursor.fetchone()
+    return row[0] if row else None
+
+
+async def log_counts(store: Store, game_id: int | None = None) -> dict[str, int]:
+    """Rows of the log tables (of one game, or all of them)."""
+    counts = {}
+    for table in ("games", "actions", "events", "rolls"):
+        if game_id is None or table == "games":
+            counts[table] = await scalar(store, f"SELECT COUNT(*) FROM {table}")
+        else:
+            counts[table] = await scalar(store, f"SELECT COUNT(*) FROM {table} WHERE game_id = ?", game_id)
+    return counts
+
+
+def db_counts(path: Path | str) -> dict[str, int]:
+    """The same counts with plain sqlite3 (no Store), for a database a killed process left behind."""
+    with sqlite3.connect(str(path)) as con:
+        return {t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("games", "actions", "events",
+                                                                                  "rolls")}
+
+
+def roundtrip_events(events: Iterable[Any]) -> list[Any]:
+    """Events through their JSON form and back, as the store keeps them."""
+    return [event_from_dict(json.loads(json.dumps(event_to_dict(e)))) for e in events]
+
+
+def replay_dict(events: Iterable[Any]) -> dict[str, Any]:
+    return state_to_dict(replay(list(events)))
+
+
+# --- the export contract --------------------------------------------------------------------------
+
+CONTRACT_GAME = ("ruleset", "turn", "turn_hours", "turn_ends_at", "paused")
+CONTRACT_NATION = ("name", "player", "economy", "stability", "military", "propaganda", "land", "strength",
+                   "weakness", "foreign_patches", "eliminated", "actions_used", "bonuses", "units")
+CONTRACT_BONUS = ("kind", "value", "expires_at")
+CONTRACT_UNIT = ("id", "type", "rank", "hp")
+CONTRACT_ROLL = ("nation", "purpose", "die", "modifiers", "total", "target", "success", "forced")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_utc_iso(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return moment.tzinfo is not None and moment.utcoffset() == timedelta(0)
+
+
+def check_export_contract(data: dict[str, Any]) -> None:
+    """Assert `data` has every key of the issue's export contract, with the contract's types and spellings."""
+    assert set(data) >= {"game", "nations", "rolls"}
+    game = data["game"]
+    assert set(game) >= set(CONTRACT_GAME), set(CONTRACT_GAME) - set(game)
+    assert game["ruleset"] == "nations"
+    assert _is_int(game["turn"]) and game["turn"] >= 1
+    assert isinstance(game["turn_hours"], int | float) and not isinstance(game["turn_hours"], bool)
+    assert _is_utc_iso(game["turn_ends_at"]), game["turn_ends_at"]
+    assert isinstance(game["paused"], bool)
+    assert isinstance(data["nations"], list)
+    for nation in data["nations"]:
+        assert set(nation) >= set(CONTRACT_NATION), set(CONTRACT_NATION) - set(nation)
+        assert isinstance(nation["name"], str) and nation["name"]
+        assert nation["player"] is None or isinstance(nation["player"], str)
+        for stat in ("economy", "stability", "military", "propaganda", "land", "foreign_patches"):
+            assert _is_int(nation[stat]) and nation[stat] >= 0, (stat, nation[stat])
+        assert nation["strength"] in UNIT_TYPES and nation["weakness"] in UNIT_TYPES
+        assert isinstance(nation["eliminated"], bool)
+        assert isinstance(nation["actions_used"], list)
+        assert all(kind in ACTION_KINDS for kind in nation["actions_used"]), nation["actions_used"]
+        for bonus in nation["bonuses"]:
+            assert set(bonus) >= set(CONTRACT_BONUS)
+            assert bonus["kind"] in BONUS_KINDS
+            assert _is_int(bonus["value"])
+            assert _is_utc_iso(bonus["expires_at"])
+        for unit in nation["units"]:
+            assert set(unit) >= set(CONTRACT_UNIT)
+            assert _is_int(unit["id"]) and _is_int(unit["hp"]) and unit["hp"] >= 1
+            assert unit["type"] in UNIT_TYPES and unit["rank"] in RANKS
+    for roll in data["rolls"]:
+        assert set(roll) >= set(CONTRACT_ROLL), set(CONTRACT_ROLL) - set(roll)
+        assert roll["nation"] is None or isinstance(roll["nation"], str)
+        assert isinstance(roll["purpose"], str)
+        assert _is_int(roll["die"]) and 1 <= roll["die"] <= RULES.die_sides
+        assert isinstance(roll["modifiers"], dict)
+        assert all(isinstance(k, str) and _is_int(v) for k, v in roll["modifiers"].items())
+        assert _is_int(roll["total"]) and roll["total"] == roll["die"] + sum(roll["modifiers"].values())
+        assert roll["target"] is None or _is_int(roll["target"])
+        assert roll["success"] is None or isinstance(roll["success"], bool)
+        assert isinstance(roll["forced"], bool)
+
+
+def contract_view(data: dict[str, Any]) -> dict[str, Any]:
+    """Only what the contract names (for comparing exports key by key)."""
+    return {
+        "game": {k: data["game"][k] for k in CONTRACT_GAME},
+        "nations": [
+            {
+                **{k: n[k] for k in CONTRACT_NATION if k not in ("bonuses", "units")},
+                "bonuses": [{k: b[k] for k in CONTRACT_BONUS} for b in n["bonuses"]],
+                "units": [{k: u[k] for k in CONTRACT_UNIT} for u in n["units"]],
+            }
+            for n in data["nations"]
+        ],
+        "rolls": [{k: r[k] for k in CONTRACT_ROLL} for r in data["rolls"]],
+    }
+
+
+# --- the console as a subprocess ------------------------------------------------------------------
+
+TIME_RE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC")
+
+
+def normalize_times(text: str) -> str:
+    """Wall-clock times in console output as `<T>` (the console runs on the real clock)."""
+    return TIME_RE.sub("<T>", text)
+
+
+def bot_command(db: Path | str, seed: int | None = 1) -> list[str]:
+    command = [sys.executable, str(REPO / "bot.py"), "--console", "--db", str(db)]
+    if seed is not None:
+        command += ["--seed", str(seed)]
+    return command
+
+
+def console_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISCORD_TOKEN", "REFEREE_TEST_PAUSE_BEFORE_COMMIT")}
+    env["PYTHONIOENCODING"] = "utf-8"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra or {})
+    return env
+
+
+def run_console(db: Path | str, lines: Iterable[str], seed: int | None = 1, timeout: float = 60,
+                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Feed `lines` to `python bot.py --console` and wait for it to finish."""
+    script = "".join(line + "\n" for line in lines)
+    return subprocess.run(bot_command(db, seed), input=script, capture_output=True, text=True, encoding="utf-8",
+                          timeout=timeout, cwd=REPO, env=console_env(env))

@@ -1,0 +1,55 @@
+"""The engine is pure Python: no module under engine/ imports the Discord, database or scheduler libraries."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ENGINE_DIR = Path(__file__).resolve().parent.parent / "engine"
+FORBIDDEN = {"discord", "aiosqlite", "apscheduler"}
+"""Top-level packages the engine must never import (front-ends and the store may)."""
+
+
+def imported_modules(source: str, filename: str = "<source>") -> set[str]:
+    """Every absolute module name an `import` or `from ... import` statement in `source` names, at any depth
+    (inside functions, `if TYPE_CHECKING:` blocks and try/except included)."""
+    names = set()
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def forbidden_imports(source: str, filename: str = "<source>") -> set[str]:
+    return {name for name in imported_modules(source, filename) if name.split(".")[0] in FORBIDDEN}
+
+
+def engine_files() -> list[Path]:
+    return sorted(ENGINE_DIR.rglob("*.py"))
+
+
+def test_the_engine_has_modules():
+    names = {p.name for p in engine_files()}
+    assert {"__init__.py", "core.py", "nations.py", "gm.py", "clock.py"} <= names
+
+
+@pytest.mark.parametrize("path", engine_files(), ids=lambda p: p.relative_to(ENGINE_DIR).as_posix())
+def test_engine_module_imports_no_io_library(path):
+    assert forbidden_imports(path.read_text(encoding="utf-8"), str(path)) == set()
+
+
+def test_the_check_sees_every_form_of_import():
+    source = (
+        "import os\n"
+        "import discord.ext.commands\n"
+        "from aiosqlite import connect\n"
+        "def later():\n"
+        "    from apscheduler.schedulers.asyncio import AsyncIOScheduler\n"
+        "from . import sibling\n"
+        "import discordant\n"
+    )
+    assert forbidden_imports(source) == {"discord.ext.commands", "aiosqlite", "apscheduler.schedulers.asyncio"}

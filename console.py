@@ -21,7 +21,7 @@ from data import nations_rules
 from data.store import Store
 from engine.commands import COMMANDS, Command, build_action, coerce_options, find_command
 from engine.core import actions_left, army_mp
-from engine.describe import event_line, roll_line, utc_text
+from engine.describe import event_line, plural, roll_line, utc_text
 from engine.dice import RandomRoller
 from engine.errors import BadInput, RefereeError
 from engine.events import Event
@@ -202,7 +202,7 @@ def nation_line(nation: Nation, state: GameState, rules: Rules) -> str:
     tag = " (eliminated)" if nation.eliminated else ""
     return (f"{nation.name}{tag} — {nation.player or 'no player'}: E {nation.economy} S {nation.effective_stability}"
             f" M {nation.military} P {nation.propaganda} L {nation.land}; {len(nation.units)} units; "
-            f"{actions_left(state, nation)} actions left")
+            f"{plural(actions_left(state, nation), 'action')} left")
 
 
 def status_text(state: GameState, rules: Rules) -> str:
@@ -210,7 +210,8 @@ def status_text(state: GameState, rules: Rules) -> str:
     lines = [f"Nations — turn {state.turn} ({state.turn_hours:g} h), {clock}; GM: {state.gm}"
              + (" — GAME OVER" if state.ended else "")]
     if state.forced_dice:
-        lines.append(f"{len(state.forced_dice)} GM-entered dice waiting.")
+        count = len(state.forced_dice)
+        lines.append(f"{count} GM-entered {'die' if count == 1 else 'dice'} waiting.")
     lines += [nation_line(n, state, rules) for n in state.nations.values()] or ["No nations yet."]
     return "\n".join(lines)
 

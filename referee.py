@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from data.store import Store
+from data.store import ChannelTaken, Store
 from engine.clock import Tick, start_game
 from engine.core import Context, execute
 from engine.dice import RandomRoller, Roller
-from engine.errors import NoGame, NotGM, RuleViolation
+from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import ActionUndone, Event, GameImported, GameStarted, replay
 from engine.rules import Rules
+from engine.snapshot import check_state, state_from_dict
 from engine.state import GameState, RollRecord
 
 CLOCK_ACTOR = "clock"
@@ -75,11 +76,15 @@ class Referee:
 
     async def start_game(self, channel: str, actor: str, turn_hours: float | None = None,
                          guild_id: int | None = None, command: str = "/game start") -> Report:
+        busy = RuleViolation("this channel already has a game running: /game status shows it")
         if await self.store.live_game(channel) is not None:
-            raise RuleViolation("this channel already has a game running: /game status shows it")
+            raise busy
         outcome = start_game(self.context(None, actor), turn_hours)
-        game_id, _ = await self.store.create_game(channel, guild_id, outcome.state, outcome.events, actor,
-                                                  command, self.clock())
+        try:
+            game_id, _ = await self.store.create_game(channel, guild_id, outcome.state, outcome.events, actor,
+                                                      command, self.clock())
+        except ChannelTaken:
+            raise busy from None
         return Report(game_id, outcome.state, outcome.events)
 
     async def act(self, channel: str, actor: str, action: Any, command: str, gm_role: bool = False) -> Report:
@@ -137,7 +142,7 @@ class Referee:
                 raise RuleViolation("there is nothing to undo")
             try:
                 new_state = replay(e.event for e in logged if e.action_id != target.id)
-            except (KeyError, ValueError) as err:
+            except (KeyError, ValueError, IndexError) as err:
                 raise RuleViolation(f"{target.command} cannot be undone any more ({err})") from None
             undone = ActionUndone(target.id, f"{target.actor}: {target.command}", actor)
             await self.store.undo(game_id, target.id, new_state, undone, actor, "/gm undo", self.clock())
@@ -154,10 +159,20 @@ class Referee:
         """A game from an export, in a channel with no live game; the importer becomes its GM."""
         if await self.store.live_game(channel) is not None:
             raise RuleViolation("this channel already has a game running: end it first with /game end")
-        data = {**data, "game": {**data.get("game", {}), "gm": actor}}
         try:
-            game_id = await self.store.import_game(channel, guild_id, data, actor, command, self.clock())
+            state = state_from_dict({**data, "game": {**data.get("game", {}), "gm": actor}})
+            rolls = [dict(r) for r in data.get("rolls", [])]
+        except (AttributeError, KeyError, TypeError, ValueError) as err:
+            raise BadInput(f"that is not a Nations export: {type(err).__name__} {err}") from None
+        if state.ended:
+            raise RuleViolation("that export is of a game that has ended")
+        problems = check_state(state, self.rules)
+        if problems:
+            raise RuleViolation("that export breaks the rules: " + "; ".join(problems[:5]))
+        try:
+            game_id = await self.store.import_game(channel, guild_id, state, rolls, actor, command, self.clock())
+        except ChannelTaken:
+            raise RuleViolation("this channel already has a game running: end it first with /game end") from None
         except (KeyError, TypeError, ValueError) as err:
-            raise RuleViolation(f"that is not a Nations export: {err}") from None
-        state = await self.store.load(game_id)
-        return Report(game_id, state, [])
+            raise BadInput(f"the export's rolls are malformed: {type(err).__name__} {err}") from None
+        return Report(game_id, await self.store.load(game_id), [])

@@ -11,7 +11,7 @@ from datetime import datetime
 import discord
 
 from engine.core import actions_left, army_mp
-from engine.describe import event_line, roll_line
+from engine.describe import event_line, plural, roll_line
 from engine.events import Event
 from engine.rules import Rules
 from engine.state import Battle, GameState, Nation, RollRecord
@@ -123,7 +123,7 @@ def status_embed(state: GameState, rules: Rules) -> discord.Embed:
         else:
             value = (f"E {nation.economy} S {nation.effective_stability} M {nation.military} P {nation.propaganda} "
                      f"L {nation.land}\n{who(nation.player) if nation.player else 'no player'} · "
-                     f"{actions_left(state, nation)} actions left")
+                     f"{plural(actions_left(state, nation), 'action')} left")
         embed.add_field(name=nation.name, value=value)
     live = [b for b in state.battles.values() if not b.over]
     if live:

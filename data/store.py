@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import re
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,12 +31,16 @@ from engine.events import (
     to_jsonable,
 )
 from engine.rules import HouseSettings
-from engine.snapshot import battle_from_dict, battle_to_dict, state_from_dict, state_to_dict
+from engine.snapshot import battle_from_dict, battle_to_dict, state_to_dict
 from engine.state import Bonus, GameState, Nation, RollRecord, Unit
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Test hook: seconds to wait inside a transaction, just before COMMIT (the crash test kills us there).
 PAUSE_BEFORE_COMMIT = "REFEREE_TEST_PAUSE_BEFORE_COMMIT"
+
+
+class ChannelTaken(Exception):
+    """The channel already has a live game."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,11 @@ class Store:
         await db.execute("PRAGMA foreign_keys = ON")
         await db.execute("PRAGMA busy_timeout = 5000")
         store = cls(db)
-        await store.migrate()
+        try:
+            await store.migrate()
+        except BaseException:
+            await db.close()
+            raise
         return store
 
     async def close(self) -> None:
@@ -102,7 +111,12 @@ class Store:
             if number <= version:
                 continue
             script = path.read_text()
-            await self.db.executescript(f"BEGIN;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+            try:
+                await self.db.executescript(f"BEGIN;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+            except sqlite3.Error:
+                if self.db.in_transaction:
+                    await self.db.execute("ROLLBACK")
+                raise
             version = number
         return version
 
@@ -130,12 +144,7 @@ class Store:
         """A new game with its first action; returns (game id, action id)."""
 
         async def work() -> tuple[int, int]:
-            cursor = await self.db.execute(
-                "INSERT INTO games (channel, guild_id, gm, turn, turn_hours, turn_started_at, turn_ends_at,"
-                " house, created_at) VALUES (?, ?, ?, 0, 0, '', '', '{}', ?)",
-                (channel, guild_id, state.gm, _iso(now)),
-            )
-            game_id = int(cursor.lastrowid or 0)
+            game_id = await self._insert_game(channel, guild_id, state.gm, now)
             action_id = await self._log(game_id, actor, command, now, events)
             await self._write_snapshot(game_id, state)
             return game_id, action_id
@@ -170,6 +179,17 @@ class Store:
             return new_id
 
         return await self._transaction(work)
+
+    async def _insert_game(self, channel: str, guild_id: int | None, gm: str, now: datetime) -> int:
+        try:
+            cursor = await self.db.execute(
+                "INSERT INTO games (channel, guild_id, gm, turn, turn_hours, turn_started_at, turn_ends_at,"
+                " house, created_at) VALUES (?, ?, ?, 0, 0, '', '', '{}', ?)",
+                (channel, guild_id, gm, _iso(now)),
+            )
+        except sqlite3.IntegrityError:
+            raise ChannelTaken(channel) from None
+        return int(cursor.lastrowid or 0)
 
     async def _log(self, game_id: int, actor: str, command: str, now: datetime, events: list[Event]) -> int:
         cursor = await self.db.execute(
@@ -413,23 +433,15 @@ class Store:
         data["rolls"] = rolls
         return data
 
-    async def import_game(self, channel: str, guild_id: int | None, data: dict[str, Any], actor: str,
-                          command: str, now: datetime) -> int:
-        """A new game from an export: one GameImported event and the exported rolls."""
-        state = state_from_dict(data)
+    async def import_game(self, channel: str, guild_id: int | None, state: GameState, rolls: list[dict[str, Any]],
+                          actor: str, command: str, now: datetime) -> int:
+        """A new game from an export's state and rolls: one GameImported event, the rolls as they were."""
         snapshot = state_to_dict(state)
-        if state.ended:
-            raise ValueError("that export is of a game that has ended")
 
         async def work() -> int:
-            cursor = await self.db.execute(
-                "INSERT INTO games (channel, guild_id, gm, turn, turn_hours, turn_started_at, turn_ends_at,"
-                " house, created_at) VALUES (?, ?, ?, 0, 0, '', '', '{}', ?)",
-                (channel, guild_id, state.gm, _iso(now)),
-            )
-            game_id = int(cursor.lastrowid or 0)
+            game_id = await self._insert_game(channel, guild_id, state.gm, now)
             await self._log(game_id, actor, command, now, [GameImported(snapshot)])
-            for roll in data.get("rolls", []):
+            for roll in rolls:
                 await self._insert_roll(game_id, None, roll)
             await self._write_snapshot(game_id, state)
             return game_id

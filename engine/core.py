@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from engine.dice import RandomRoller, Roller
 from engine.errors import NoGame, NotGM, NotYourNation, RuleViolation, UnknownNation
-from engine.events import DieRolled, Event, NationEliminated, StatChanged
+from engine.events import DieRolled, Event, NationEliminated, Notice, StatChanged
 from engine.rules import ACTION_KINDS, Rules
 from engine.state import GameState, Nation, RollRecord
 
@@ -91,12 +91,16 @@ class Tx:
     def change_land(self, nation: Nation, delta: int, reason: str) -> None:
         """Gain or lose land; a loss cuts E and M to fit, and 0 land eliminates the nation."""
         self.change_stat(nation, "land", delta, reason)
-        self.cut_to_land(nation, reason)
+        if self.cut_to_land(nation, reason):
+            self.notice_if_over_cap(nation)
         if nation.land == 0 and not nation.eliminated:
             self.emit(NationEliminated(nation.name, f"no land left ({reason})"))
 
-    def cut_to_land(self, nation: Nation, reason: str) -> None:
-        """Cut E and M to fit the land, one point at a time from the larger (ruling: M on a tie)."""
+    def cut_to_land(self, nation: Nation, reason: str) -> bool:
+        """Cut E and M to fit the land, one point at a time from the larger (ruling: M on a tie).
+
+        True if MILITARY was cut.
+        """
         tie = self.state.house.land_cut_tie
         cut = {"economy": 0, "military": 0}
         economy, military = nation.economy, nation.military
@@ -110,6 +114,17 @@ class Tx:
         for stat, points in cut.items():
             if points:
                 self.change_stat(nation, stat, -points, f"cut to fit land ({reason})")
+        return cut["military"] > 0
+
+    def notice_if_over_cap(self, nation: Nation) -> None:
+        """Tell the players when an army costs more MP than its nation's MILITARY (it keeps its units)."""
+        mp = army_mp(self.rules, nation)
+        if mp > nation.military and not nation.eliminated:
+            self.emit(Notice(
+                f"{nation.name}'s army costs {mp} MP against M {nation.military}: over its MP cap. It keeps its "
+                "units but cannot recruit until it fits; its player may disband units.",
+                nation=nation.name, extra={"mp": mp, "military": nation.military},
+            ))
 
 
 Action = Any

@@ -20,6 +20,11 @@ def utc_text(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
+def plural(count: int, noun: str) -> str:
+    """`1 action`, `2 actions`."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def signed(value: int) -> str:
     return f"{value:+d}"
 

@@ -19,7 +19,7 @@ from engine.events import (
     UnitChanged,
     UnitRemoved,
 )
-from engine.nations import add_unit, over_cap_notice
+from engine.nations import add_unit
 from engine.rules import ACTION_KINDS, STAT_CODES, STATS, RulesError
 from engine.state import Nation, Unit
 
@@ -150,10 +150,11 @@ def set_stat(tx: Tx, action: SetStat) -> None:
         raise RuleViolation(f"{nation.name}'s {stat.upper()} is already {value}")
     by = f"set by GM {tx.ctx.actor}"
     if stat == "land":
-        tx.change_land(nation, value - current, by)
+        tx.change_land(nation, value - current, by)  # tells of an army over its cap when M is cut
     else:
         tx.emit(StatChanged(nation.name, stat, value - current, by))
-    over_cap_notice(tx, nation)
+        if stat == "military":
+            tx.notice_if_over_cap(nation)
 
 
 def _rank(tx: Tx, text: str) -> str:
@@ -179,7 +180,7 @@ def gm_add_unit(tx: Tx, action: AddUnit) -> None:
     except RulesError as err:
         raise BadInput(str(err)) from None
     add_unit(tx, nation, unit_type, _rank(tx, action.rank), f"added by GM {tx.ctx.actor}")
-    over_cap_notice(tx, nation)
+    tx.notice_if_over_cap(nation)
 
 
 @handles(RemoveUnit)
@@ -280,6 +281,8 @@ def restore(tx: Tx, action: Restore) -> None:
 def set_house(tx: Tx, action: SetHouse) -> None:
     """Change one house setting for this game only."""
     require_gm(tx, "change house settings")
+    if action.key.strip().lower() == "turn_hours":
+        raise BadInput("the turn length is changed with /gm clock length")
     try:
         changed = tx.state.house.with_value(action.key, action.value)
     except RulesError as err:

@@ -24,7 +24,6 @@ from engine.events import (
     ActionUsed,
     BonusSet,
     NationAdded,
-    Notice,
     TurnEnded,
     UnitAdded,
     UnitRemoved,
@@ -129,22 +128,14 @@ def economy_modifiers(tx: Tx, nation: Nation) -> dict[str, int]:
     return {"mod(E)": tx.rules.modifier(nation.economy), "Workers": nation.bonus("workers")}
 
 
-def over_cap_notice(tx: Tx, nation: Nation) -> None:
-    mp = army_mp(tx.rules, nation)
-    if mp > nation.military:
-        tx.emit(Notice(
-            f"{nation.name}'s army costs {mp} MP against M {nation.military}: over its MP cap. It keeps its "
-            "units but cannot recruit until it fits; its player may disband units.",
-            nation=nation.name, extra={"mp": mp, "military": nation.military},
-        ))
-
-
 def quarter_rule_block(rules: Rules, nation: Nation, unit_type: str) -> str | None:
     """Why the quarter rule forbids recruiting `unit_type` now, or None (seed: STRENGTH comes first)."""
     quarter = nation.military // 4
     for role, kind in (("STRENGTH", nation.strength), ("WEAKNESS", nation.weakness)):
         held = type_mp(rules, nation, kind)
-        if held < quarter and unit_type != kind:
+        if held < quarter:  # the first role short of its quarter is the only one that may recruit
+            if unit_type == kind:
+                return None
             return (
                 f"your {role} units ({kind}) cost {held} MP, under a quarter of M {nation.military} "
                 f"({quarter} MP): only {kind} may be recruited until they do"
@@ -181,7 +172,7 @@ def add_nation(tx: Tx, added: NationAdded, units: dict[str, int]) -> Nation:
     for unit_type, count in units.items():
         for _ in range(count):
             add_unit(tx, nation, unit_type, rank, "starting army")
-    over_cap_notice(tx, nation)
+    tx.notice_if_over_cap(nation)
     return nation
 
 
@@ -319,7 +310,7 @@ def recruit(tx: Tx, action: Recruit) -> None:
     mp = army_mp(rules, nation)
     if mp + profile.mp > nation.military:
         raise RuleViolation(
-            f"no MP to spare: your army costs {mp} MP, a {unit_type} unit {profile.mp} more, and M is "
+            f"no MP to spare: your army costs {mp} MP, one {unit_type} unit {profile.mp} more, and M is "
             f"{nation.military}"
         )
     blocked = quarter_rule_block(rules, nation, unit_type)

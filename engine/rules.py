@@ -232,6 +232,11 @@ def rules_from_dict(raw: dict[str, Any]) -> Rules:
         unknown = set(house_raw) - known
         if unknown:
             raise RulesError(f"unknown house settings: {', '.join(sorted(unknown))}")
+        for key, value in house_raw.items():
+            default = getattr(HouseSettings, key)
+            wanted = (int, float) if isinstance(default, float) else type(default)
+            if isinstance(value, bool) != isinstance(default, bool) or not isinstance(value, wanted):
+                raise RulesError(f"house.{key} must be a {type(default).__name__}, not {value!r}")
         house = HouseSettings(**house_raw)
         house.validate()
         ranks = tuple(raw["ranks"]["order"])
@@ -278,8 +283,8 @@ def rules_from_dict(raw: dict[str, Any]) -> Rules:
         )
     except KeyError as missing:
         raise RulesError(f"nations rules: missing {missing}") from None
-    except TypeError as err:
-        raise RulesError(f"nations rules: {err}") from None
+    except (AttributeError, TypeError, ValueError) as err:
+        raise RulesError(f"nations rules: {type(err).__name__}: {err}") from None
     _check(rules)
     return rules
 
@@ -287,6 +292,15 @@ def rules_from_dict(raw: dict[str, Any]) -> Rules:
 def _check(rules: Rules) -> None:
     if rules.die_sides < 2:
         raise RulesError("dice.sides must be at least 2")
+    if not rules.propaganda_bonus:
+        raise RulesError("propaganda_bonus: the table is empty")
+    bonuses = [rules.propaganda_bonus[k] for k in sorted(rules.propaganda_bonus)]
+    if bonuses != sorted(bonuses):
+        raise RulesError("propaganda_bonus: a bonus cannot fall as the check total rises")
+    for name, unit in rules.units.items():
+        for role, change in (("", {}), (".strength", unit.strength), (".weakness", unit.weakness)):
+            if change.get("rd", unit.rd) < 0 or change.get("mp", unit.mp) < 1:
+                raise RulesError(f"units.{name}{role}: RD must be 0 or more and MP 1 or more")
     for score, mod in rules.stat_modifiers.items():
         if mod != math.floor((score - 10) / 2):
             raise RulesError(f"stat_modifiers: {score} -> {mod} breaks floor((score - 10) / 2)")
@@ -316,3 +330,6 @@ def _check(rules: Rules) -> None:
                 raise RulesError(f"preset {p.slot}: {t!r} is not a unit type")
         if p.strength == p.weakness:
             raise RulesError(f"preset {p.slot}: STRENGTH and WEAKNESS must differ")
+        if p.economy + p.military > rules.house.new_nation_land:
+            raise RulesError(f"preset {p.slot}: E + M = {p.economy + p.military} is over its land "
+                             f"{rules.house.new_nation_land}")

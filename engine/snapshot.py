@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from engine.rules import HouseSettings
+from engine.rules import ACTION_KINDS, BONUS_KINDS, STATS, HouseSettings, Rules
 from engine.state import Battle, Bonus, GameState, Nation, Unit
 
 
@@ -142,3 +142,39 @@ def state_from_dict(data: dict[str, Any]) -> GameState:
     state.next_battle_id = max([int(game.get("next_battle_id", 1)), *(b + 1 for b in state.battles)])
     return state
 
+
+
+def check_state(state: GameState, rules: Rules) -> list[str]:
+    """What in a state breaks the rules (an import must not bring it in); empty when all is well."""
+    problems = []
+    if state.turn < 1 or not 0 < state.turn_hours <= 24 * 14:
+        problems.append(f"turn {state.turn} of {state.turn_hours} hours")
+    bad_dice = [d for d in state.forced_dice if not 1 <= d <= rules.die_sides]
+    if bad_dice:
+        problems.append(f"entered dice {bad_dice} are not d{rules.die_sides} faces")
+    for nation in state.nations.values():
+        name = nation.name
+        for stat in (*STATS, "foreign_patches"):
+            if nation.stat(stat) < 0:
+                problems.append(f"{name}: {stat} {nation.stat(stat)} is below 0")
+        if nation.economy + nation.military > nation.land:
+            problems.append(f"{name}: E+M = {nation.economy + nation.military} is over its land {nation.land}")
+        if nation.strength not in rules.units or nation.weakness not in rules.units:
+            problems.append(f"{name}: unknown STRENGTH or WEAKNESS ({nation.strength}, {nation.weakness})")
+            continue
+        if nation.strength == nation.weakness:
+            problems.append(f"{name}: STRENGTH and WEAKNESS are the same")
+        unknown_actions = [a for a in nation.actions_used if a not in ACTION_KINDS]
+        if unknown_actions or len(set(nation.actions_used)) != len(nation.actions_used):
+            problems.append(f"{name}: actions used {nation.actions_used} are not distinct kinds of {ACTION_KINDS}")
+        problems += [f"{name}: unknown bonus {kind!r}" for kind in nation.bonuses if kind not in BONUS_KINDS]
+        for unit in nation.units.values():
+            if unit.type not in rules.units or unit.rank not in rules.ranks:
+                problems.append(f"{name}: unit #{unit.id} is an unknown {unit.rank} {unit.type}")
+                continue
+            top = rules.max_hp(unit.type, unit.rank, nation.strength, nation.weakness)
+            if not 1 <= unit.hp <= top:
+                problems.append(f"{name}: unit #{unit.id} has {unit.hp} HP, not 1..{top}")
+            if unit.battle is not None and (unit.battle not in state.battles or state.battles[unit.battle].over):
+                problems.append(f"{name}: unit #{unit.id} is in battle #{unit.battle}, which is not being fought")
+    return problems

@@ -363,10 +363,11 @@ def _wound(tx: Tx, battle: Battle, nation: Nation, unit: Unit, opponent: Unit) -
 def _promotions(tx: Tx, battle: Battle, fighters: list[Fighter], retreated: set[int]) -> None:
     """Each surviving unit rolls for promotion, the attacking unit first; −2 after a retreat. GUARD is the top."""
     rules = tx.rules
+    opponent_rank = {side: _opponent(fighters, side).rank for side, _, _ in fighters}  # before anyone rises
     for side, nation, unit in fighters:
         if unit.hp <= 0 or unit.rank == rules.ranks[-1]:
             continue
-        need = rules.promotion[unit.rank][_opponent(fighters, side).rank]
+        need = rules.promotion[unit.rank][opponent_rank[side]]
         mods = {"retreated": rules.promotion_retreat_penalty} if unit.id in retreated else {}
         roll = tx.roll(f"promotion of {unit.type} #{unit.id} (needs {need}+)", nation.name, mods, need, ">=",
                        battle=battle.id, unit=unit.id)

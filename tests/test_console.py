@@ -62,7 +62,7 @@ def transcript(export_file: str) -> list[tuple[str, list[str]]]:
             "Gracchan Republic: 0 of 2 actions left; turn 1 ends <T>.",
         ]),
         ("bob /economy recruit armour", [
-            "error: no MP to spare: your army costs 9 MP, a armour unit 2 more, and M is 9",
+            "error: no MP to spare: your army costs 9 MP, one armour unit 2 more, and M is 9",
         ]),
         ("alice /gm turn end", ["error: only the GM may end the turn"]),
         ("carol /economy grow", [
@@ -115,8 +115,8 @@ LOG = [
 ]
 STATUS = [
     "Nations — turn 2 (12 h), ends <T>; GM: gm",
-    "1 GM-entered dice waiting.",  # the undone propaganda attack gave its die back
-    "Gracchan Republic — alice: E 11 S 10 M 9 P 10 L 20; 6 units; 1 actions left",
+    "1 GM-entered die waiting.",  # the undone propaganda attack gave its die back
+    "Gracchan Republic — alice: E 11 S 10 M 9 P 10 L 20; 6 units; 1 action left",
     "Charon — bob: E 11 S 10 M 9 P 10 L 20; 4 units; 2 actions left",
 ]
 
@@ -152,8 +152,8 @@ def test_console_transcript_and_a_second_run_on_the_same_database(tmp_path):
         "Charon: PROPAGANDA -1 (failed propaganda attack).",
         "Charon: 1 of 2 actions left; turn 2 ends <T>.",
         "Nations — turn 2 (12 h), ends <T>; GM: gm",
-        "Gracchan Republic — alice: E 11 S 10 M 9 P 10 L 20; 6 units; 1 actions left",
-        "Charon — bob: E 11 S 10 M 9 P 9 L 20; 4 units; 1 actions left",
+        "Gracchan Republic — alice: E 11 S 10 M 9 P 10 L 20; 6 units; 1 action left",
+        "Charon — bob: E 11 S 10 M 9 P 9 L 20; 4 units; 1 action left",
     ]
 
 

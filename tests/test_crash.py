@@ -105,7 +105,7 @@ def test_a_crash_between_roll_and_commit_leaves_no_trace(tmp_path):
         "Gracchan Republic: 1 of 2 actions left; turn 1 ends <T>.",
     ]
     assert "GM-entered dice waiting" not in third.stdout
-    assert "Gracchan Republic — alice: E 11 S 10 M 9 P 10 L 20; 5 units; 1 actions left" in out
+    assert "Gracchan Republic — alice: E 11 S 10 M 9 P 10 L 20; 5 units; 1 action left" in out
     final = db_counts(db)
     assert final["actions"] == counts["actions"] + 1 and final["rolls"] == counts["rolls"] + 1
 

@@ -364,9 +364,6 @@ def test_quarter_rule_order(army, allowed, refused):
             _recruit(state, unit_type)
 
 
-@pytest.mark.xfail(reason="BUG: engine/nations.py quarter_rule_block: with STRENGTH and WEAKNESS both under a "
-                          "quarter of M, recruiting STRENGTH is refused by the WEAKNESS check, so nothing can be "
-                          "recruited at all (the seed: STRENGTH takes precedence)", strict=True)
 def test_quarter_rule_strength_first_when_both_are_under():
     state = _army_state({"armour": 1})  # infantry 0 MP and bomber 0 MP, both under 8 // 4 = 2
     outcome = _recruit(state, "infantry")

@@ -519,11 +519,6 @@ def test_conscript_rolls_no_demotion(game):
     game.assert_replays()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ENGINE BUG: a duel's promotion rolls are read against the opponent's rank *after* the attacking unit's "
-    "own promotion, so the defending unit's chance depends on dice order: the retreated REGULAR defender of "
-    "a duel against a REGULAR needs PROMOTION[REGULAR][REGULAR] 6+ but the engine asks 5+ (the column of "
-    "the attacker's new rank ELITE), and promotes it with d10 7 - 2 = 5"))
 def test_promotion_column_is_the_opponents_rank_in_the_duel_not_after_its_promotion(game):
     a, d = one_on_one(game, ("infantry", "regular"), ("infantry", "regular"), def_stats={"military": 8,
                                                                                          "economy": 10})

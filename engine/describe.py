@@ -63,7 +63,7 @@ def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str |
             return roll_line(roll)
         case ev.GameStarted(gm=gm, started_at=start, house=house):
             ends = start.timestamp() + float(house["turn_hours"]) * 3600
-            return (f"A Nations game begins, refereed by the bot; GM: {gm}. Turn 1 lasts "
+            return (f"A Nations game begins, refereed by the bot; GM: {who(gm)}. Turn 1 lasts "
                     f"{house['turn_hours']:g} hours and ends {when(datetime.fromtimestamp(ends, start.tzinfo))}.")
         case ev.GameImported(snapshot=snap):
             return f"Game imported at turn {snap['game']['turn']} with {len(snap['nations'])} nations."

@@ -213,6 +213,9 @@ def status_text(state: GameState, rules: Rules) -> str:
         count = len(state.forced_dice)
         lines.append(f"{count} GM-entered {'die' if count == 1 else 'dice'} waiting.")
     lines += [nation_line(n, state, rules) for n in state.nations.values()] or ["No nations yet."]
+    waiting = [b for b in state.battles.values() if b.stage in ("commit", "pairing")]
+    lines += [f"Battle #{b.id} waits for {chooser(b)} to {'commit units' if b.stage == 'commit' else 'pair units'}"
+              f" (default at {utc_text(b.deadline)})" for b in waiting if b.deadline]
     return "\n".join(lines)
 
 

@@ -1,0 +1,150 @@
+"""How fast the referee is: engine actions, replay, store commits, memory. Prints figures only.
+
+    python -m bench
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+import time
+import tracemalloc
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from data import nations_rules
+from data.store import Store
+from engine.clock import Tick, start_game
+from engine.core import Context, execute
+from engine.dice import RandomRoller
+from engine.errors import RefereeError
+from engine.events import replay
+from engine.gm import SetStat
+from engine.nations import ClaimPreset, Encourage, GrowMilitary, PropagandaAttack, RaiseStability
+from referee import Referee
+
+RULES = nations_rules()
+START = datetime(2026, 1, 1, tzinfo=UTC)
+PLAYERS = [f"p{i}" for i in range(5)]
+PRESETS = ["1", "7", "9", "10", "11"]
+
+
+def new_game(rng: random.Random):
+    ctx = Context(START, "gm", RULES, True, RandomRoller(rng))
+    outcome = start_game(ctx)
+    state, events = outcome.state, list(outcome.events)
+    for player, preset in zip(PLAYERS, PRESETS, strict=True):
+        extra = {"name": "Merewyn"} if preset == "11" else {}
+        out = execute(state, ClaimPreset(preset, player, **extra), ctx)
+        state, events = out.state, events + out.events
+        out = execute(state, SetStat(state.nation_of(player).name, "land", 40), ctx)
+        state, events = out.state, events + out.events
+    return state, events
+
+
+def random_action(rng: random.Random, state):
+    me = rng.choice(PLAYERS)
+    others = [n.name for n in state.nations.values() if n.player != me and not n.eliminated]
+    choice = rng.randrange(4)
+    if choice == 0 and others:
+        return me, PropagandaAttack(rng.choice(others))
+    if choice == 1:
+        return me, Encourage(rng.choice(["workers", "patriotism", "morale"]))
+    if choice == 2:
+        return me, GrowMilitary()
+    return me, RaiseStability()
+
+
+def bench_engine(actions: int = 5000) -> None:
+    rng = random.Random(1)
+    state, events = new_game(rng)
+    now = START
+    done = refused = 0
+    began = time.perf_counter()
+    for i in range(actions):
+        if i % 4 == 3:
+            now += timedelta(hours=6)
+            out = execute(state, Tick(), Context(now, "clock", RULES, False, RandomRoller(rng)))
+        else:
+            actor, action = random_action(rng, state)
+            try:
+                out = execute(state, action, Context(now, actor, RULES, False, RandomRoller(rng)))
+                done += 1
+            except RefereeError:
+                refused += 1
+                continue
+        state = out.state
+        events.extend(out.events)
+    spent = time.perf_counter() - began
+    print(f"engine: {actions} commands ({done} applied, {refused} refused) in {spent:.2f} s "
+          f"= {actions / spent:,.0f} commands/s, {len(events)} events")
+    began = time.perf_counter()
+    rebuilt = replay(events)
+    spent = time.perf_counter() - began
+    assert rebuilt == state
+    print(f"replay: {len(events)} events in {spent * 1000:.0f} ms = {len(events) / spent:,.0f} events/s")
+
+
+async def bench_store(commands: int = 500) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        store = await Store.open(Path(folder) / "bench.db")
+        clock_now = [START]
+        referee = Referee(store, RULES, RandomRoller(random.Random(2)), lambda: clock_now[0])
+        await referee.start_game("bench", "gm")
+        for player, preset in zip(PLAYERS, PRESETS, strict=True):
+            name = "Merewyn" if preset == "11" else None
+            await referee.act("bench", "gm", ClaimPreset(preset, player, name), "claim")
+        rng = random.Random(3)
+        latencies = []
+        for i in range(commands):
+            state = await referee.state("bench")
+            actor, action = random_action(rng, state)
+            began = time.perf_counter()
+            try:
+                await referee.act("bench", actor, action, "bench")
+            except RefereeError:
+                pass
+            latencies.append(time.perf_counter() - began)
+            if i % 10 == 9:
+                clock_now[0] += timedelta(hours=6)
+        latencies.sort()
+        size = (Path(folder) / "bench.db").stat().st_size
+        median, p95 = latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.95)]
+        print(f"store: {commands} commands through the referee (catch-up + load + engine + one transaction): "
+              f"median {median * 1000:.2f} ms, p95 {p95 * 1000:.2f} ms, max {latencies[-1] * 1000:.2f} ms; "
+              f"database {size / 1024:.0f} KiB")
+        await store.close()
+
+
+def bench_memory() -> None:
+    tracemalloc.start()
+    rng = random.Random(4)
+    state, events = new_game(rng)
+    now = START
+    for i in range(2000):
+        if i % 4 == 3:
+            now += timedelta(hours=6)
+            out = execute(state, Tick(), Context(now, "clock", RULES, False, RandomRoller(rng)))
+        else:
+            actor, action = random_action(rng, state)
+            try:
+                out = execute(state, action, Context(now, actor, RULES, False, RandomRoller(rng)))
+            except RefereeError:
+                continue
+        state = out.state
+        events.extend(out.events)
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"memory: a 5-nation game with {len(events)} events held in memory: {current / 1024:.0f} KiB, "
+          f"peak {peak / 1024:.0f} KiB")
+
+
+def main() -> None:
+    bench_engine()
+    asyncio.run(bench_store())
+    bench_memory()
+
+
+if __name__ == "__main__":
+    main()

@@ -90,8 +90,8 @@ class Console:
                 self.say(line)
 
     async def catch_up(self) -> None:
-        """Apply and print everything that fell due in any game of this database."""
-        for report in await self.referee.catch_up_all():
+        """Apply and print everything that fell due in this database's console games (not its Discord ones)."""
+        for report in await self.referee.catch_up_all(owns=lambda guild_id: guild_id is None):
             self.say_events(report.events)
 
     async def handle(self, line: str) -> None:

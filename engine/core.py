@@ -187,6 +187,16 @@ def acting_nation(tx: Tx, name: str | None) -> Nation:
     return nation
 
 
+def rival(tx: Tx, nation: Nation, name: str, verb: str) -> Nation:
+    """The nation an attack of `nation` aims at: another nation still in the game."""
+    target = find_nation(tx.state, name)
+    if target.name == nation.name:
+        raise RuleViolation(f"a nation cannot {verb} itself")
+    if target.eliminated:
+        raise RuleViolation(f"{target.name} has been eliminated")
+    return target
+
+
 def army_mp(rules: Rules, nation: Nation) -> int:
     """What the nation's units cost in MP, with its STRENGTH/WEAKNESS changes."""
     return sum(rules.profile(u.type, nation.strength, nation.weakness).mp for u in nation.units.values())

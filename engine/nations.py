@@ -13,9 +13,9 @@ from engine.core import (
     acting_nation,
     actions_left,
     army_mp,
-    find_nation,
     handles,
     require_gm,
+    rival,
     turn_summary,
     type_mp,
 )
@@ -366,11 +366,7 @@ def raise_stability(tx: Tx, action: RaiseStability) -> None:
 def propaganda_attack(tx: Tx, action: PropagandaAttack) -> None:
     """d10 + mod(P) > target's effective S + Patriotism: P + 1 and d10 x 3 land; failure P - 1."""
     nation = acting_nation(tx, action.nation)
-    target = find_nation(tx.state, action.target)
-    if target.name == nation.name:
-        raise RuleViolation("a nation cannot make a propaganda attack on itself")
-    if target.eliminated:
-        raise RuleViolation(f"{target.name} has been eliminated")
+    target = rival(tx, nation, action.target, "make a propaganda attack on")
     spend_action(tx, nation, "propaganda")
     defence = target.effective_stability + target.bonus("patriotism")
     roll = tx.roll(

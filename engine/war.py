@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from engine.core import Tx, acting_nation, find_nation, handles, require_gm
+from engine.core import Tx, acting_nation, handles, require_gm, rival
 from engine.errors import BadInput, RuleViolation, UnknownUnit
 from engine.events import (
     BattleAwaits,
@@ -159,11 +159,7 @@ def _strongest(tx: Tx, nation: Nation, units: list[Unit], side: str) -> list[Uni
 def declare_attack(tx: Tx, action: DeclareAttack) -> None:
     """ATTACK action: send 1–3 free units against a nation; no defenders means an instant win."""
     nation = acting_nation(tx, action.nation)
-    target = find_nation(tx.state, action.target)
-    if target.name == nation.name:
-        raise RuleViolation("a nation cannot attack itself")
-    if target.eliminated:
-        raise RuleViolation(f"{target.name} has been eliminated")
+    target = rival(tx, nation, action.target, "attack")
     units = _pick_units(tx, nation, action.units)
     retreat_at = _retreat_threshold(action.retreat_at)
     spend_action(tx, nation, "attack")

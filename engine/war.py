@@ -384,9 +384,9 @@ def _end_battle(tx: Tx, battle: Battle, result: str) -> None:
     tx.change_stat(winner, "propaganda", rules.propaganda_success_change, f"won battle #{battle.id}")
     tx.change_stat(loser, "propaganda", rules.propaganda_failure_change, f"lost battle #{battle.id}")
     if result == "attacker won":
-        province = min(rules.province_land, defender.land)
-        tx.change_land(defender, -province, f"province lost to {attacker.name}")
-        tx.change_land(attacker, province, f"province conquered from {defender.name}")
+        # Ruling: a province adds 5 land to the winner and removes 5 from the loser (never below 0).
+        tx.change_land(defender, -rules.province_land, f"province lost to {attacker.name}")
+        tx.change_land(attacker, rules.province_land, f"province conquered from {defender.name}")
         tx.change_stat(attacker, "foreign_patches", 1, f"province of {defender.name}")
 
 

@@ -660,9 +660,12 @@ def test_conquest_cuts_e_and_m_one_point_at_a_time_from_the_larger(game, economy
 def test_conquest_of_a_nation_at_5_land_or_less_eliminates_it(game, economy, military, land):
     army(game, "Avalon", "alice", [("infantry", "green")])
     army(game, "Brigid", "bob", [], economy=economy, military=military, land=land)
+    land_before = game.nation("Avalon").land
     out = game.do(DeclareAttack("Brigid", [1]), actor="alice")
     n = game.nation("Brigid")
     assert (n.economy, n.military, n.land, n.eliminated) == (0, 0, 0, True)
+    # Ruling: a conquered province adds 5 land to the winner, however little the loser had left.
+    assert game.nation("Avalon").land == land_before + 5
     assert [e.nation for e in of(out, NationEliminated)] == ["Brigid"]
     game.refuse(DeclareAttack("Brigid", [1]), RuleViolation, "eliminated", actor="alice")
     game.assert_replays()

@@ -80,6 +80,8 @@ class RefereeBot(commands.Bot):
         options.setdefault("intents", discord.Intents.default())
         options.setdefault("command_prefix", commands.when_mentioned)
         options.setdefault("help_command", None)
+        # Players name their nations: a name like "@everyone" must never ping the server. Users only.
+        options.setdefault("allowed_mentions", discord.AllowedMentions(everyone=False, roles=False, users=True))
         super().__init__(**options)
         self.settings = settings
 
@@ -110,9 +112,13 @@ class RefereeBot(commands.Bot):
         if guild_id is None:
             return False  # console games are not the Discord bot's
         count = self.shard_count or 1
-        if count == 1 or self.shard_ids is None:
+        # An AutoShardedBot has shard_ids; a plain bot run as one shard of many has shard_id.
+        shards = getattr(self, "shard_ids", None)
+        if shards is None and self.shard_id is not None:
+            shards = [self.shard_id]
+        if count == 1 or shards is None:
             return True
-        return (guild_id >> 22) % count in self.shard_ids
+        return (guild_id >> 22) % count in shards
 
     async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         """One handler for every command: refusals as a specific ephemeral message, anything else an apology."""

@@ -16,8 +16,8 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord.ext import commands
 
 from bot import RefereeBot
-from cogs.render import report_embeds, status_embed, when, who
-from cogs.util import EMBEDS_PER_MESSAGE, channel_id_of
+from cogs.render import message_batches, report_embeds, status_embed, when, who
+from cogs.util import channel_id_of
 from cogs.views import choice_view
 from data.store import GameRow
 from engine.clock import next_deadline
@@ -61,9 +61,8 @@ class Clock(commands.Cog):
             report = await self.bot.referee.catch_up(game_id)
             if report.events:
                 channel = self.channel(await self.bot.store.game(game_id))
-                embeds = report_embeds(report.events, report.state)
-                for i in range(0, len(embeds), EMBEDS_PER_MESSAGE):
-                    await channel.send(embeds=embeds[i:i + EMBEDS_PER_MESSAGE])
+                for batch in message_batches(report_embeds(report.events, report.state)):
+                    await channel.send(embeds=batch)
             await self.after_change(report)
         except Exception:
             log.exception("the clock failed to wake game %s", game_id)

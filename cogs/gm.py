@@ -24,7 +24,7 @@ from cogs.util import (
     run_command,
 )
 from cogs.views import confirm_view
-from engine.errors import BadInput, NoGame, NotGM
+from engine.errors import BadInput, NoGame
 
 STATS = [app_commands.Choice(name=s, value=s)
          for s in ("economy", "stability", "military", "propaganda", "land", "foreign_patches")]
@@ -54,16 +54,18 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         self.bot = bot
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
-        """The channel's game's GMs only; with no game here, only the GM role or Manage Server (to import)."""
+        """The channel's game's GMs only; with no game here, only the GM role or Manage Server (to import).
+
+        A refusal is a CheckFailure: discord.py hands only AppCommandErrors to the tree's error handler."""
         if has_gm_role(interaction):
             return True
         try:
             state = await self.bot.referee.state(channel_key(interaction))
         except NoGame:
-            raise NotGM("only a GM (the GM role or Manage Server) may use /gm here") from None
+            raise app_commands.CheckFailure("only a GM (the GM role or Manage Server) may use /gm here") from None
         if self.bot.referee.is_gm(state, actor(interaction)):
             return True
-        raise NotGM("only the game's GM may use /gm commands")
+        raise app_commands.CheckFailure("only the game's GM may use /gm commands")
 
     @app_commands.command(name="dice", description='Enter the next dice by hand, e.g. "7 3 10" ("clear" empties)')
     async def dice(self, interaction: discord.Interaction, values: str) -> None:
@@ -182,7 +184,9 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
     async def import_game(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
         if file.size > MAX_IMPORT_BYTES:
             raise BadInput(f"that file is too large ({file.size} bytes; at most {MAX_IMPORT_BYTES})")
-        await interaction.response.defer(thinking=True)
+        # Ephemeral: a refusal below (bad JSON, not an export) must reach the importer alone; the channel
+        # sees the imported game in its pinned status message.
+        await interaction.response.defer(ephemeral=True, thinking=True)
         try:
             data = json.loads(await file.read())
         except (ValueError, discord.HTTPException) as err:

@@ -21,6 +21,7 @@ COLOUR = discord.Colour.dark_gold()
 ERROR_COLOUR = discord.Colour.red()
 DESCRIPTION_LIMIT = 4000
 EMBEDS_PER_MESSAGE = 10
+MESSAGE_EMBED_CHARS = 6000  # Discord's limit on the characters of all the embeds of one message
 
 
 def when(moment: datetime) -> str:
@@ -53,6 +54,19 @@ def text_embeds(lines: list[str], title: str | None = None, colour: discord.Colo
     if title:
         embeds[0].title = title
     return embeds
+
+
+def message_batches(embeds: list[discord.Embed]) -> list[list[discord.Embed]]:
+    """Embeds grouped into messages within Discord's limits: 10 embeds and 6000 characters in all."""
+    batches: list[list[discord.Embed]] = [[]]
+    size = 0
+    for embed in embeds:
+        if batches[-1] and (len(batches[-1]) == EMBEDS_PER_MESSAGE or size + len(embed) > MESSAGE_EMBED_CHARS):
+            batches.append([])
+            size = 0
+        batches[-1].append(embed)
+        size += len(embed)
+    return batches
 
 
 def report_embeds(events: list[Event], state: GameState | None, actor: str | None = None,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from cogs.render import report_embeds
+from cogs.render import message_batches, report_embeds
 from engine.commands import BY_PATH, build_action, coerce_options
 from engine.errors import NoGame
 from engine.state import GameState
@@ -15,8 +15,6 @@ from referee import Report
 
 if TYPE_CHECKING:
     from bot import RefereeBot
-
-EMBEDS_PER_MESSAGE = 10
 
 
 def bot_of(interaction: discord.Interaction) -> RefereeBot:
@@ -55,8 +53,7 @@ async def reply(interaction: discord.Interaction, content: str | None = None, *,
                 embed: discord.Embed | None = None, ephemeral: bool = False, view: discord.ui.View | None = None,
                 file: discord.File | None = None) -> None:
     """Answer an interaction once; what does not fit one message follows up."""
-    embeds = [embed] if embed is not None else list(embeds)
-    batches = [embeds[i:i + EMBEDS_PER_MESSAGE] for i in range(0, len(embeds), EMBEDS_PER_MESSAGE)] or [[]]
+    batches = message_batches([embed] if embed is not None else list(embeds))
     extra: dict[str, Any] = {}
     if view is not None:
         extra["view"] = view

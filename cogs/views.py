@@ -183,11 +183,13 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
             from cogs.gm import confirmed_undo
             from engine.clock import EndGame
 
+            # The prompt is ephemeral: only this response can take its button off (a message edit cannot),
+            # and it must go first, or a second click would confirm again (a second undo).
+            await interaction.response.edit_message(view=None)
             if self.what == "end":
                 await run_action(interaction, EndGame(), "/game end")
             else:
                 await confirmed_undo(interaction)
-            await _done(interaction)
 
         await guarded(interaction, work)
 

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from dataclasses import field as field_
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
-from fakediscord import FakeDiscord, RunningBot
+from fakediscord import (
+    FakeChannel,
+    FakeDiscord,
+    FakeGuild,
+    FakeMember,
+    FakeMessage,
+    FakeUser,
+    InteractionResult,
+    RunningBot,
+)
 
 from bot import Settings, create_bot
 from engine.dice import ForcedRoller, RandomRoller
+from engine.state import GameState
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -34,9 +48,17 @@ class Dice(ForcedRoller):
     def __init__(self) -> None:
         super().__init__()
         self.fallback = RandomRoller()
+        self.fell_back = 0  # fair dice rolled because the queue was empty (an exact test expects 0)
 
     def roll(self, sides: int) -> int:
-        return super().roll(sides) if self.queue else self.fallback.rng.randint(1, sides)
+        if self.queue:
+            return super().roll(sides)
+        self.fell_back += 1
+        return self.fallback.rng.randint(1, sides)
+
+    def all_used(self) -> bool:
+        """Every pushed die was rolled, and no other."""
+        return not self.queue and self.fell_back == 0
 
 
 def settings(db: Path, clock: FakeClock, dice: Dice | None = None, **extra: object) -> Settings:
@@ -51,12 +73,41 @@ async def running(fake: FakeDiscord, config: Settings, **options: object) -> Asy
     try:
         yield running_bot
     finally:
+        await settle(fake, check_errors=False)  # no teardown race with work still under way
         await running_bot.close()
+
+
+BOT_WORK = ("CommandTree-invoker", "discord-ui-dynamic-item-")  # discord.py's task per interaction
+
+
+def _bot_work(task: Any) -> bool:
+    """A task of the bot's own work: an interaction being handled, or a scheduled clock wake running."""
+    coro = task.get_coro()
+    return task.get_name().startswith(BOT_WORK) or getattr(coro, "__qualname__", "") == "run_coroutine_job"
+
+
+async def settle(fake: FakeDiscord, timeout: float = 5.0, check_errors: bool = True) -> None:
+    """Wait until the bot has finished handling every interaction sent so far, follow-up work included.
+
+    A command's reply, battle choices, reminder and status edit all run in discord.py's one task for
+    that interaction (a clock wake in APScheduler's task), so when no such task is left, the bot is
+    done: deterministic, unlike `quiet`. Then errors the bot logged fail the test (unless `check_errors`
+    is off)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        busy = [t for t in asyncio.all_tasks() if not t.done() and _bot_work(t)]
+        if not busy:
+            break
+        if loop.time() > deadline:
+            raise AssertionError(f"the bot is still busy: {busy}")
+        await asyncio.wait(busy, timeout=deadline - loop.time())
+    if check_errors:
+        fake.assert_no_errors()
 
 
 async def quiet(fake: FakeDiscord, period: float = 0.15, timeout: float = 5.0) -> None:
     """Wait until the bot has sent the fake nothing for `period` seconds (its follow-up work is done)."""
-    import asyncio
     import time
 
     deadline = time.monotonic() + timeout
@@ -67,3 +118,117 @@ async def quiet(fake: FakeDiscord, period: float = 0.15, timeout: float = 5.0) -
             return
         seen = len(fake.requests)
     raise AssertionError("the bot never went quiet")
+
+
+# --- a table of players around one channel ----------------------------------------------------------
+
+ERROR_LOGGERS = ("discord", "fakediscord", "referee")  # an ERROR from the bot's own loggers fails the test too
+
+
+def texts(*items: object) -> str:
+    """Everything a reader sees in results/messages: content, embed titles, descriptions and fields."""
+    parts: list[str] = []
+    for item in items:
+        parts.append(getattr(item, "content", "") or "")
+        for embed in getattr(item, "embeds", None) or []:
+            parts += [embed.get("title", ""), embed.get("description", "")]
+            parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
+    return "\n".join(p for p in parts if p)
+
+
+def field(embed: dict[str, Any] | None, name: str) -> str:
+    """The value of an embed's field."""
+    assert embed is not None
+    found = [f["value"] for f in embed.get("fields", []) if f["name"] == name]
+    assert found, f"no field {name!r} in {embed}"
+    return found[0]
+
+
+def assert_on_time(fake: FakeDiscord) -> None:
+    """Every interaction got its initial response (or its defer) within the fake's deadline."""
+    assert fake.deadline_failures == []
+    for result in fake.interactions:
+        assert result.acknowledged and not result.deadline_missed, result.describe()
+        assert result.acknowledged_at is not None and result.sent_at is not None
+        assert result.acknowledged_at - result.sent_at < fake.interaction_deadline, result.describe()
+
+
+def at(hours: float = 0) -> str:
+    """A moment `hours` after START as the bot shows it: a Discord relative timestamp."""
+    return f"<t:{int((START + timedelta(hours=hours)).timestamp())}:R>"
+
+
+def mention(user: FakeUser | FakeMember) -> str:
+    return f"<@{user.id}>"
+
+
+@dataclass
+class Table:
+    """One fake server with a game channel, a GM and two players; `bot()` runs the project's bot."""
+
+    fake: FakeDiscord
+    db: Path
+    guild: FakeGuild
+    channel: FakeChannel
+    gm: FakeMember
+    alice: FakeMember
+    bob: FakeMember
+    clock: FakeClock = field_(default_factory=FakeClock)
+    dice: Dice = field_(default_factory=Dice)
+
+    def bot(self, **options: object) -> AbstractAsyncContextManager[RunningBot]:
+        """The bot on this table's database, clock and dice; it closes when the block ends, its work done."""
+        return running(self.fake, settings(self.db, self.clock, self.dice), **options)
+
+    async def run(self, user: FakeMember, command: str, channel: FakeChannel | None = None,
+                  **options: object) -> InteractionResult:
+        """A slash command; its follow-up work (choices, status message) is done when this returns."""
+        result = await self.fake.invoke(self.guild, channel or self.channel, user, command, options=options)
+        await settle(self.fake)
+        return result
+
+    async def select(self, user: FakeMember, message: FakeMessage, custom_id: str, values: list[str],
+                     channel: FakeChannel | None = None) -> InteractionResult:
+        result = await self.fake.select(self.guild, channel or self.channel, user, message, custom_id, values)
+        await settle(self.fake)
+        return result
+
+    async def click(self, user: FakeMember, message: FakeMessage, custom_id: str,
+                    channel: FakeChannel | None = None) -> InteractionResult:
+        result = await self.fake.click(self.guild, channel or self.channel, user, message, custom_id)
+        await settle(self.fake)
+        return result
+
+    def key(self, channel: FakeChannel | None = None) -> str:
+        return f"discord:{self.guild.id}:{(channel or self.channel).id}"
+
+    async def state(self, rb: RunningBot, channel: FakeChannel | None = None) -> GameState:
+        return await rb.bot.referee.state(self.key(channel))  # type: ignore[attr-defined]
+
+    def messages(self, channel: FakeChannel | None = None) -> list[FakeMessage]:
+        return self.fake.channel_messages(channel or self.channel)
+
+    def status_message(self, channel: FakeChannel | None = None) -> FakeMessage:
+        """The one pinned message of the channel: the game's status."""
+        [pinned] = self.fake.pinned_messages(channel or self.channel)
+        return pinned
+
+
+@asynccontextmanager
+async def table(tmp_path: Path) -> AsyncIterator[Table]:
+    """A started fake Discord with one server, a #nations channel and three members (gm, alice, bob).
+
+    At the end every interaction must have been answered in time."""
+    async with FakeDiscord(error_loggers=ERROR_LOGGERS) as fake:
+        guild = fake.add_guild("War Room")
+        channel = fake.add_channel(guild, "nations")
+        members = [fake.add_member(guild, fake.add_user(name)) for name in ("gm", "alice", "bob")]
+        yield Table(fake, tmp_path / "referee.db", guild, channel, *members)
+        assert_on_time(fake)
+
+
+async def start_war(t: Table) -> None:
+    """The GM starts a 12-hour game; alice claims Gracchan Republic (units #1-#5), bob Charon (#6-#9)."""
+    await t.run(t.gm, "game start", turn_hours=12)
+    await t.run(t.alice, "nation claim", preset="Gracchan Republic")
+    await t.run(t.bob, "nation claim", preset="Charon")

@@ -144,7 +144,7 @@ class Referee:
                 new_state = replay(e.event for e in logged if e.action_id != target.id)
             except (KeyError, ValueError, IndexError) as err:
                 raise RuleViolation(f"{target.command} cannot be undone any more ({err})") from None
-            undone = ActionUndone(target.id, f"{target.actor}: {target.command}", actor)
+            undone = ActionUndone(target.id, target.command, actor, target.actor)
             await self.store.undo(game_id, target.id, new_state, undone, actor, "/gm undo", self.clock())
             return Report(game_id, new_state, [undone], caught_up)
 

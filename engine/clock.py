@@ -151,7 +151,7 @@ def resume_clock(tx: Tx, action: ResumeClock) -> None:
 
 @handles(SetTurnLength)
 def set_turn_length(tx: Tx, action: SetTurnLength) -> None:
-    """Change the turn length; the current turn keeps its start, so its end moves by the difference."""
+    """Change the turn length; the current turn's end moves by the difference (paused time stays counted)."""
     require_gm(tx, "change the turn length")
     hours = _check_hours(action.hours)
     state = tx.state
@@ -159,7 +159,7 @@ def set_turn_length(tx: Tx, action: SetTurnLength) -> None:
     remaining = None
     if state.paused:
         remaining = max(0.0, (state.paused_remaining or 0) + shift.total_seconds())
-    tx.emit(TurnLengthChanged(hours, state.turn_started_at + timedelta(hours=hours), remaining))
+    tx.emit(TurnLengthChanged(hours, state.turn_ends_at + shift, remaining))
 
 
 @handles(EndGame)

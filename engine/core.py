@@ -80,17 +80,17 @@ class Tx:
 
     # --- shared rule helpers -------------------------------------------------------------------
 
-    def change_stat(self, nation: Nation, stat: str, delta: int, reason: str) -> int:
+    def change_stat(self, nation: Nation, stat: str, delta: int, reason: str, by: str | None = None) -> int:
         """Change a stat by `delta`, never below 0; returns the change actually made."""
         current = getattr(nation, stat)
         applied = max(-current, delta)
         if applied:
-            self.emit(StatChanged(nation.name, stat, applied, reason))
+            self.emit(StatChanged(nation.name, stat, applied, reason, by))
         return applied
 
-    def change_land(self, nation: Nation, delta: int, reason: str) -> None:
+    def change_land(self, nation: Nation, delta: int, reason: str, by: str | None = None) -> None:
         """Gain or lose land; a loss cuts E and M to fit, and 0 land eliminates the nation."""
-        self.change_stat(nation, "land", delta, reason)
+        self.change_stat(nation, "land", delta, reason, by)
         if self.cut_to_land(nation, reason):
             self.notice_if_over_cap(nation)
         if nation.land == 0 and not nation.eliminated:

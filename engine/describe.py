@@ -93,10 +93,10 @@ def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str |
                     f"M {n.military}, P {n.propaganda}, L {n.land}; STRENGTH {n.strength}, WEAKNESS {n.weakness}.")
         case ev.NationAssigned(nation=nation, player=player):
             return f"{nation} is now played by {who(player)}." if player else f"{nation} has no player now."
-        case ev.StatChanged(nation=nation, stat=stat, delta=delta, reason=reason):
-            return f"{nation}: {STAT_LABEL.get(stat, stat)} {signed(delta)} ({reason})."
-        case ev.NationEliminated(nation=nation, reason=reason):
-            return f"💀 {nation} is eliminated: {reason}."
+        case ev.StatChanged(nation=nation, stat=stat, delta=delta, reason=reason, by=by):
+            return f"{nation}: {STAT_LABEL.get(stat, stat)} {signed(delta)} ({_by(reason, by, who)})."
+        case ev.NationEliminated(nation=nation, reason=reason, by=by):
+            return f"💀 {nation} is eliminated: {_by(reason, by, who)}."
         case ev.NationRestored(nation=nation, by=by):
             return f"{nation} is restored to the game by GM {who(by)}."
         case ev.ActionGranted(nation=nation, action=kind, by=by):
@@ -108,13 +108,13 @@ def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str |
             return f"✨ {nation}: {kind.capitalize()} {signed(value)} until {when(ends)}."
         case ev.BonusExpired(nation=nation, bonus=kind, value=value):
             return f"{nation}: the {kind.capitalize()} bonus ({signed(value)}) has run out."
-        case ev.UnitAdded(nation=nation, unit=uid, type=kind, rank=rank, hp=hp, reason=reason):
-            return f"{nation}: {rank.upper()} {kind} #{uid} ({hp} HP), {reason}."
-        case ev.UnitRemoved(nation=nation, unit=uid, type=kind, reason=reason):
-            return f"{nation}: {kind} #{uid} {reason}."
+        case ev.UnitAdded(nation=nation, unit=uid, type=kind, rank=rank, hp=hp, reason=reason, by=by):
+            return f"{nation}: {rank.upper()} {kind} #{uid} ({hp} HP), {_by(reason, by, who)}."
+        case ev.UnitRemoved(nation=nation, unit=uid, type=kind, reason=reason, by=by):
+            return f"{nation}: {kind} #{uid} {_by(reason, by, who)}."
         case ev.UnitChanged() as u:
             return (f"{u.nation}: unit #{u.unit} {u.old_rank.upper()} {u.old_hp} HP → {u.rank.upper()} {u.hp} HP "
-                    f"({u.reason}).")
+                    f"({_by(u.reason, u.by, who)}).")
         case ev.BattleDeclared(battle=b, attacker=attacker, defender=defender, units=units, retreat_at=at):
             order = f", retreating at {at} HP" if at else ""
             return f"⚔ {attacker} attacks {defender} with {_ids(units)}{order} (battle #{b})."
@@ -132,7 +132,7 @@ def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str |
             return f"Unit #{unit} {what} (battle #{b})."
         case ev.DuelStarted() as d:
             return (f"Duel in battle #{d.battle}: {d.attacker_type} #{d.attacker_unit} against {d.defender_type} "
-                    f"#{d.defender_unit} (paired by {d.chosen_by}).")
+                    f"#{d.defender_unit} (paired by {who(d.chosen_by)}).")
         case ev.RoundFought(round=r) if r["kind"] == "round":
             return (f"Round: attacker {r['attacker_total']} against defender {r['defender_total']}; "
                     f"#{r['loser']} loses 1 HP.")
@@ -142,11 +142,17 @@ def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str |
             return f"The duel is over: {outcome}."
         case ev.BattleEnded(battle=b, result=result, winner=winner):
             return f"🏁 Battle #{b} is over: {result}" + (f"; {winner} wins." if winner else ".")
-        case ev.ActionUndone(summary=summary, by=by):
-            return f"↩ GM {who(by)} undid “{summary}” and all its rolls."
+        case ev.ActionUndone(summary=summary, by=by, undone_actor=undone_actor):
+            whose = f"{who(undone_actor)}'s " if undone_actor else ""
+            return f"↩ GM {who(by)} undid {whose}“{summary}” and all its rolls."
         case ev.Notice(text=text):
             return f"⚠ {text}"
     return None
+
+
+def _by(reason: str, by: str | None, who: Who) -> str:
+    """`set by GM` + the GM, shown the front-end's way."""
+    return f"{reason} {who(by)}" if by else reason
 
 
 def _ids(ids: list[int]) -> str:

@@ -218,6 +218,7 @@ class StatChanged(Event):
     stat: str
     delta: int
     reason: str
+    by: str | None = None  # the GM, when a GM did it
 
     def apply(self, state: GameState) -> GameState:
         nation = state.nations[self.nation]
@@ -229,6 +230,7 @@ class StatChanged(Event):
 class NationEliminated(Event):
     nation: str
     reason: str
+    by: str | None = None
 
     def apply(self, state: GameState) -> GameState:
         state.nations[self.nation].eliminated = True
@@ -317,6 +319,7 @@ class UnitAdded(Event):
     rank: str
     hp: int
     reason: str
+    by: str | None = None
 
     def apply(self, state: GameState) -> GameState:
         state.nations[self.nation].units[self.unit] = Unit(self.unit, self.type, self.rank, self.hp)
@@ -330,6 +333,7 @@ class UnitRemoved(Event):
     unit: int
     type: str
     reason: str  # disbanded, removed by the GM, died
+    by: str | None = None
 
     def apply(self, state: GameState) -> GameState:
         state.nations[self.nation].units.pop(self.unit)
@@ -347,6 +351,7 @@ class UnitChanged(Event):
     reason: str
     old_rank: str = ""
     old_hp: int = 0
+    by: str | None = None
 
     def apply(self, state: GameState) -> GameState:
         unit = state.nations[self.nation].units[self.unit]
@@ -529,8 +534,9 @@ class ActionUndone(Event):
     """The GM undid action `action_id`; the store marks its events and rolls undone."""
 
     action_id: int
-    summary: str
+    summary: str  # the command undone
     by: str
+    undone_actor: str = ""
 
 
 @dataclass

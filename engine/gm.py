@@ -148,11 +148,10 @@ def set_stat(tx: Tx, action: SetStat) -> None:
             )
     if value == current:
         raise RuleViolation(f"{nation.name}'s {stat.upper()} is already {value}")
-    by = f"set by GM {tx.ctx.actor}"
     if stat == "land":
-        tx.change_land(nation, value - current, by)  # tells of an army over its cap when M is cut
+        tx.change_land(nation, value - current, "set by GM", by=tx.ctx.actor)  # tells of an army over its cap
     else:
-        tx.emit(StatChanged(nation.name, stat, value - current, by))
+        tx.emit(StatChanged(nation.name, stat, value - current, "set by GM", tx.ctx.actor))
         if stat == "military":
             tx.notice_if_over_cap(nation)
 
@@ -179,7 +178,7 @@ def gm_add_unit(tx: Tx, action: AddUnit) -> None:
         unit_type = tx.rules.unit_type(action.unit_type)
     except RulesError as err:
         raise BadInput(str(err)) from None
-    add_unit(tx, nation, unit_type, _rank(tx, action.rank), f"added by GM {tx.ctx.actor}")
+    add_unit(tx, nation, unit_type, _rank(tx, action.rank), "added by GM", by=tx.ctx.actor)
     tx.notice_if_over_cap(nation)
 
 
@@ -189,7 +188,7 @@ def gm_remove_unit(tx: Tx, action: RemoveUnit) -> None:
     nation, unit = _unit(tx, action.unit)
     if unit.battle is not None:
         raise RuleViolation(f"unit #{unit.id} is fighting in battle #{unit.battle}: cancel the battle first")
-    tx.emit(UnitRemoved(nation.name, unit.id, unit.type, f"removed by GM {tx.ctx.actor}"))
+    tx.emit(UnitRemoved(nation.name, unit.id, unit.type, "removed by GM", tx.ctx.actor))
 
 
 @handles(SetUnitRank)
@@ -204,7 +203,7 @@ def gm_set_rank(tx: Tx, action: SetUnitRank) -> None:
         raise RuleViolation(f"a {rank} {unit.type} unit of {nation.name} has 1 to {top} HP, not {hp}")
     if (rank, hp) == (unit.rank, unit.hp):
         raise RuleViolation(f"unit #{unit.id} is already {rank} with {hp} HP")
-    tx.emit(UnitChanged(nation.name, unit.id, rank, hp, f"changed by GM {tx.ctx.actor}", unit.rank, unit.hp))
+    tx.emit(UnitChanged(nation.name, unit.id, rank, hp, "changed by GM", unit.rank, unit.hp, tx.ctx.actor))
 
 
 def _kind(text: str | None) -> str | None:
@@ -263,7 +262,7 @@ def assign_nation(tx: Tx, action: AssignNation) -> None:
 def eliminate(tx: Tx, action: Eliminate) -> None:
     require_gm(tx, "eliminate nations")
     nation = acting_nation(tx, action.nation)  # refuses an already eliminated one
-    tx.emit(NationEliminated(nation.name, f"eliminated by GM {tx.ctx.actor}"))
+    tx.emit(NationEliminated(nation.name, "eliminated by GM", tx.ctx.actor))
 
 
 @handles(Restore)

@@ -176,10 +176,10 @@ def add_nation(tx: Tx, added: NationAdded, units: dict[str, int]) -> Nation:
     return nation
 
 
-def add_unit(tx: Tx, nation: Nation, unit_type: str, rank: str, reason: str) -> int:
+def add_unit(tx: Tx, nation: Nation, unit_type: str, rank: str, reason: str, by: str | None = None) -> int:
     unit_id = tx.state.next_unit_id
     hp = tx.rules.max_hp(unit_type, rank, nation.strength, nation.weakness)
-    tx.emit(UnitAdded(nation.name, unit_id, unit_type, rank, hp, reason))
+    tx.emit(UnitAdded(nation.name, unit_id, unit_type, rank, hp, reason, by))
     return unit_id
 
 

@@ -238,7 +238,7 @@ def pair_units(tx: Tx, action: PairUnits) -> None:
     picker = chooser(battle)
     if not tx.ctx.is_gm and (actor_nation is None or actor_nation.name != picker):
         raise RuleViolation(f"{picker} won the initiative in battle #{battle.id}: only its player pairs the units")
-    by = picker if actor_nation is not None and actor_nation.name == picker else f"GM {tx.ctx.actor}"
+    by = picker if actor_nation is not None and actor_nation.name == picker else tx.ctx.actor
     _pair(tx, battle, action.attacker_unit, action.defender_unit, by or "")
 
 
@@ -429,14 +429,14 @@ def decide_choice(tx: Tx, action: DecideChoice) -> None:
     battle = _battle(tx, action.battle)
     if battle.stage == "commit":
         if action.units:
-            _commit(tx, battle, action.units, None, f"GM {tx.ctx.actor}")
+            _commit(tx, battle, action.units, None, tx.ctx.actor)
         else:
-            apply_default(tx, battle, f"GM {tx.ctx.actor}")
+            apply_default(tx, battle, tx.ctx.actor)
     elif battle.stage == "pairing":
         if action.attacker_unit is not None and action.defender_unit is not None:
-            _pair(tx, battle, action.attacker_unit, action.defender_unit, f"GM {tx.ctx.actor}")
+            _pair(tx, battle, action.attacker_unit, action.defender_unit, tx.ctx.actor)
         elif action.attacker_unit is None and action.defender_unit is None:
-            apply_default(tx, battle, f"GM {tx.ctx.actor}")
+            apply_default(tx, battle, tx.ctx.actor)
         else:
             raise BadInput("a pairing needs both attacker: and defender:")
     else:

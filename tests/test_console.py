@@ -85,7 +85,7 @@ def transcript(export_file: str) -> list[tuple[str, list[str]]]:
             "Charon: PROPAGANDA -1 (failed propaganda attack).",
             "Charon: 1 of 2 actions left; turn 2 ends <T>.",
         ]),
-        ("gm /gm undo", ['↩ GM gm undid “bob: /propaganda attack "gracchan republic"” and all its rolls.']),
+        ("gm /gm undo", ['↩ GM gm undid bob\'s “/propaganda attack "gracchan republic"” and all its rolls.']),
         ("alice /nation show", NATION_SHOW),
         ("alice /log", LOG),
         (f"gm /gm export file:{export_file}", [f"Game exported to {export_file}."]),

@@ -218,7 +218,7 @@ async def test_a_battle_fought_with_slash_commands(tmp_path):
         t.dice.push(10, 1)  # initiative: 10 - 1 = 9 against 1 - 1 = 0, the attacker picks
         decided = await t.run(t.gm, "gm decide", battle=2, units="2 3")
         lines = texts(decided).splitlines()
-        assert lines[0].startswith("🛡 #2, #3 defend in battle #2 (committed by GM ")  # the GM: see the xfail test
+        assert lines[0] == f"🛡 #2, #3 defend in battle #2 (committed by {mention(t.gm)})."
         assert lines[1:4] == [
             "🎲 Charon, initiative (attacker), battle #2: d10 10 + mod(M) -1 = 9",
             "🎲 Gracchan Republic, initiative (defender), battle #2: d10 1 + mod(M) -1 = 0",

@@ -239,9 +239,6 @@ async def test_two_games_in_two_channels_are_kept_apart(tmp_path):
             assert there.embeds[0]["title"] == "Nations — turn 2"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (engine/clock.py set_turn_length): after a pause and resume, a new "
-                   "turn length counts from the turn's start and drops the paused time (6 h turn, paused 2 h: "
-                   "ends at 6 h, not 8 h), while the same change made during the pause keeps it")
 async def test_a_new_turn_length_after_a_pause_keeps_the_paused_time(tmp_path):
     async with table(tmp_path) as t, t.bot():
         await t.run(t.gm, "game start", turn_hours=12)

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import discord
-import pytest
 from discordkit import at, field, mention, start_war, table, texts
 from fakediscord import MANAGE_MESSAGES, FakeAttachment, FakeMember
 from storehelpers import check_export_contract, contract_view
@@ -285,7 +284,7 @@ async def test_gm_commands(tmp_path):
         assert confirmed.message is asked.message and asked.custom_ids == []  # the button is gone
         [undone] = confirmed.followups
         assert not undone.ephemeral
-        assert named(undone, t.gm) == "↩ GM @gm undid “@gm: /gm turn end” and all its rolls."
+        assert named(undone, t.gm) == "↩ GM @gm undid @gm's “/gm turn end” and all its rolls."
         assert (await t.state(rb)).turn == 1
         assert t.status_message().embeds[0]["title"] == "Nations — turn 1"
 
@@ -514,9 +513,6 @@ def test_importing_bot_connects_nothing(tmp_path):
     assert not (tmp_path / "unused.db").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (engine): GM acts write the GM's raw user id into event reasons "
-                   "(engine/gm.py 'set by GM {actor}', war.py 'GM {actor}', the undo summary in referee.py), "
-                   "so Discord shows a bare number where every other line shows a mention")
 async def test_gm_acts_name_the_gm_as_a_mention(tmp_path):
     async with table(tmp_path) as t, t.bot():
         await start_war(t)

@@ -1016,7 +1016,7 @@ def test_gm_sets_and_adjusts_stats():
     game = Game()
     claim(game, GRACCHAN, "alice")
     out = game.do(SetStat(GRACCHAN, "S", 13))
-    assert out.events == [StatChanged(GRACCHAN, "stability", 3, "set by GM gm")]
+    assert out.events == [StatChanged(GRACCHAN, "stability", 3, "set by GM", "gm")]
     game.do(SetStat(GRACCHAN, "propaganda", -4, relative=True))
     game.do(SetStat(GRACCHAN, "land", 5, relative=True))
     game.do(SetStat(GRACCHAN, "E", 15))

@@ -313,7 +313,7 @@ async def test_undo_takes_back_the_whole_action_and_its_rolls(ref, store):
 
     undo = await ref.undo("chan", "gm")
     assert [type(e) for e in undo.events] == [ActionUndone]
-    assert undo.events[0].summary == "bob: /propaganda attack"
+    assert (undo.events[0].summary, undo.events[0].undone_actor) == ("/propaganda attack", "bob")
     assert state_to_dict(await store.load(game_id)) == before
     assert (await store.load(game_id)).forced_dice == [9, 4, 7]  # the GM dice it used are queued again
     undone = await store.db.execute_fetchall("SELECT die, undone FROM rolls WHERE game_id = ? ORDER BY id", (game_id,))

@@ -799,15 +799,15 @@ def test_gm_decides_commitment_and_pairing_explicitly_or_by_default(game):
     game.do(DeclareAttack("Brigid", [1, 2, 3]), actor="alice")
     game.refuse(DecideChoice(1, units=[1]), RuleViolation, "belongs to Avalon")
     out = game.do(DecideChoice(1, units=[5, 6]), dice=[9, 1])
-    assert [(e.units, e.by) for e in of(out, UnitsCommitted)] == [([5, 6], "GM gm")]
+    assert [(e.units, e.by) for e in of(out, UnitsCommitted)] == [([5, 6], "gm")]
     assert not of(out, ChoiceDefaulted)
     out = game.do(DecideChoice(1, attacker_unit=3, defender_unit=6), dice=[10, 1, 1, 10, 1, 1])
-    assert [(e.attacker_unit, e.defender_unit, e.chosen_by) for e in of(out, DuelStarted)] == [(3, 6, "GM gm")]
+    assert [(e.attacker_unit, e.defender_unit, e.chosen_by) for e in of(out, DuelStarted)] == [(3, 6, "gm")]
     # Nothing given: the default, announced.
     out = game.do(DecideChoice(1), dice=[10, 1, 1, 10, 1, 1])
     assert [(e.choice, e.nation, e.default) for e in of(out, ChoiceDefaulted)] == [
         ("pairing", "Avalon", "strongest against strongest: #1 against #5")]
-    assert of(out, DuelStarted)[0].chosen_by == "GM gm"
+    assert of(out, DuelStarted)[0].chosen_by == "gm"
     assert game.state.battles[1].result == "attacker won"
     game.assert_replays()
 
@@ -818,7 +818,7 @@ def test_gm_default_commitment_through_decide_choice(game):
     game.do(DeclareAttack("Brigid", [1]), actor="alice")
     out = game.do(DecideChoice(1), dice=[9, 1])
     assert [(e.choice, e.default) for e in of(out, ChoiceDefaulted)] == [("commit", "its strongest free units #3, #2")]
-    assert [(e.units, e.by) for e in of(out, UnitsCommitted)] == [([3, 2], "GM gm")]
+    assert [(e.units, e.by) for e in of(out, UnitsCommitted)] == [([3, 2], "gm")]
     game.assert_replays()
 
 

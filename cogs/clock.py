@@ -8,6 +8,7 @@ game this process owns is woken once: whatever was missed while down is applied 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import UTC, datetime, timedelta
 
@@ -27,6 +28,7 @@ from engine.state import GameState
 from referee import Report
 
 log = logging.getLogger("referee.clock")
+CONTENT_LIMIT = 2000  # Discord's limit on a message's text
 
 
 class Clock(commands.Cog):
@@ -34,6 +36,7 @@ class Clock(commands.Cog):
 
     def __init__(self, bot: RefereeBot) -> None:
         self.bot = bot
+        self._locks: dict[int, asyncio.Lock] = {}
         # coalesce: a game's missed wakes run once; no grace limit: a late wake still runs (it only catches up).
         self.scheduler = AsyncIOScheduler(timezone=UTC, job_defaults={
             "coalesce": True, "misfire_grace_time": None, "max_instances": 1,
@@ -74,29 +77,34 @@ class Clock(commands.Cog):
         return self.bot.get_partial_messageable(channel_id, guild_id=row.guild_id)
 
     async def after_change(self, report: Report) -> None:
-        """After any command or wake: offer battle choices, remind, update the status, reschedule."""
-        row = await self.bot.store.game(report.game_id)
-        if not row.channel.startswith("discord:"):
-            return
-        channel = self.channel(row)
-        await self.offer_choices(channel, report)
-        if not report.state.ended:
-            row = await self.remind_if_due(row, report.state, channel)
-        await self.update_status(row, report.state, channel)
-        self.schedule(row, report.state)
+        """After any command or wake: offer battle choices, remind, update the status, reschedule.
 
-    async def offer_choices(self, channel: discord.PartialMessageable, report: Report) -> None:
-        """A message with the controls for each battle that now waits on a person."""
+        One game at a time, from the state as it is now (another command may have finished meanwhile).
+        """
+        async with self._locks.setdefault(report.game_id, asyncio.Lock()):
+            row = await self.bot.store.game(report.game_id)
+            if not row.channel.startswith("discord:"):
+                return
+            state = await self.bot.store.load(report.game_id)
+            channel = self.channel(row)
+            await self.offer_choices(channel, report, state)
+            if not state.ended:
+                row = await self.remind_if_due(row, state, channel)
+            await self.update_status(row, state, channel)
+            self.schedule(row, state)
+
+    async def offer_choices(self, channel: discord.PartialMessageable, report: Report, state: GameState) -> None:
+        """A message with the controls for each battle that this report left waiting on a person."""
         waiting: dict[int, BattleAwaits] = {}
         for event in report.caught_up + report.events:
             if isinstance(event, BattleAwaits):
                 waiting[event.battle] = event
         for battle_id, event in waiting.items():
-            battle = report.state.battles.get(battle_id)
-            if battle is None or battle.stage != event.stage or battle.over:
-                continue
-            view = choice_view(report.game_id, report.state, battle)
-            player = report.state.nations[event.nation].player
+            battle = state.battles.get(battle_id)
+            if battle is None or battle.stage != event.stage or battle.deadline != event.deadline:
+                continue  # the choice was made (or defaulted) since
+            view = choice_view(report.game_id, state, battle)
+            player = state.nations[event.nation].player
             what = "commit 1 to 3 units" if event.stage == "commit" else "pick the next pairing"
             await channel.send(
                 f"⚔ Battle #{battle.id}: {who(player) if player else event.nation}, {what} "
@@ -115,9 +123,10 @@ class Clock(commands.Cog):
             waiting = [n for n in state.nations.values()
                        if n.player and not n.eliminated and actions_left(state, n) > 0]
             if waiting:
-                names = ", ".join(f"{who(n.player or '')} ({n.name}, {actions_left(state, n)} left)" for n in waiting)
-                await channel.send(f"⏰ Turn {state.turn} ends {when(state.turn_ends_at)}. Still to act: {names}",
-                                   allowed_mentions=discord.AllowedMentions(users=True))
+                lines = [f"⏰ Turn {state.turn} ends {when(state.turn_ends_at)}. Still to act:"]
+                lines += [f"{who(n.player or '')} ({n.name}, {actions_left(state, n)} left)" for n in waiting]
+                for content in _chunks(lines, CONTENT_LIMIT):
+                    await channel.send(content, allowed_mentions=discord.AllowedMentions(users=True))
         await self.bot.store.set_front_end(row.id, reminded_turn=state.turn)
         return await self.bot.store.game(row.id)
 
@@ -158,6 +167,18 @@ class Clock(commands.Cog):
     def next_wake(self, game_id: int) -> datetime | None:
         job = self.scheduler.get_job(f"game-{game_id}")
         return job.next_run_time if job else None
+
+
+def _chunks(lines: list[str], limit: int) -> list[str]:
+    """Lines joined into messages of at most `limit` characters."""
+    chunks: list[str] = []
+    for line in lines:
+        line = line[:limit]
+        if chunks and len(chunks[-1]) + 1 + len(line) <= limit:
+            chunks[-1] += "\n" + line
+        else:
+            chunks.append(line)
+    return chunks
 
 
 async def setup(bot: RefereeBot) -> None:

@@ -114,7 +114,7 @@ async def test_the_reminder_mentions_only_players_with_actions_left(tmp_path):
         t.clock.advance(minutes=2)
         await wake(rb, t)
         [reminder] = reminders(t)
-        assert reminder.content == (f"⏰ Turn 1 ends {at(12)}. Still to act: {mention(t.bob)} (Charon, 2 left), "
+        assert reminder.content == (f"⏰ Turn 1 ends {at(12)}. Still to act:\n{mention(t.bob)} (Charon, 2 left)\n"
                                     f"{mention(carol)} (@everyone's Militia, 1 left)")
         assert reminder.mention_ids == [t.bob.id, carol.id]  # alice has nothing left to do
         assert reminder.allowed_mentions["parse"] == ["users"]  # the nation's name pings nobody
@@ -128,8 +128,8 @@ async def test_the_reminder_mentions_only_players_with_actions_left(tmp_path):
         await wake(rb, t)
         rollover, reminder = t.messages()[posted:]
         assert texts(rollover).startswith("⏰ Turn 1 is over (time is up). Turn 2 begins")
-        assert reminder.content.startswith(f"⏰ Turn 2 ends {at(24)}. Still to act: {mention(t.alice)} "
-                                           "(Gracchan Republic, 2 left), ")
+        assert reminder.content.startswith(f"⏰ Turn 2 ends {at(24)}. Still to act:\n{mention(t.alice)} "
+                                           "(Gracchan Republic, 2 left)\n")
         assert reminder.mention_ids == [t.alice.id, t.bob.id, carol.id]
 
 
@@ -310,7 +310,7 @@ async def test_the_scheduler_wakes_a_game_by_itself(tmp_path):
         posted = len(t.messages())
         t.clock.advance(seconds=0.3)  # the bot's clock reaches the reminder as the real time passes
         reminder = await t.fake.wait_for_message(t.channel, check=lambda m: m.content.startswith("⏰"), timeout=5)
-        assert reminder.content.startswith(f"⏰ Turn 1 ends {at(12)}. Still to act: {mention(t.alice)}")
+        assert reminder.content.startswith(f"⏰ Turn 1 ends {at(12)}. Still to act:\n{mention(t.alice)}")
         await settle(t.fake)
         assert len(t.messages()) == posted + 1
         # Reminded: the next wake is the turn's end, an hour away.
@@ -343,3 +343,12 @@ async def test_a_long_catch_up_is_announced_within_discords_message_limits(tmp_p
             assert lines[0].startswith("⏰ Turn 51 is over") and lines[49].startswith("⏰ Turn 100 is over")
             assert lines[50].startswith("🎲 Gracchan Republic, grow military: d10 9")
             assert (await t.state(rb)).turn == 101
+
+
+def test_a_long_reminder_is_split_into_messages_within_discords_limit():
+    from cogs.clock import CONTENT_LIMIT, _chunks
+
+    lines = ["⏰ Turn 3 ends soon. Still to act:"] + [f"<@{10**18 + i}> (Nation number {i}, 2 left)" for i in range(80)]
+    chunks = _chunks(lines, CONTENT_LIMIT)
+    assert len(chunks) > 1 and all(len(c) <= CONTENT_LIMIT for c in chunks)
+    assert "\n".join(chunks) == "\n".join(lines)  # nothing lost, nothing cut

@@ -20,7 +20,7 @@ from typing import TextIO
 from data import nations_rules
 from data.store import Store
 from engine.commands import COMMANDS, Command, build_action, coerce_options, find_command
-from engine.core import actions_left, army_mp
+from engine.core import actions_left, army_mp, find_nation, viewed_nation
 from engine.describe import event_line, plural, roll_line, utc_text
 from engine.dice import RandomRoller
 from engine.errors import BadInput, RefereeError
@@ -125,14 +125,16 @@ class Console:
                      or "No nations yet: /nation claim or /nation create.")
         elif path in ("nation show", "army show"):
             state = await referee.state(CHANNEL)
-            nation = _pick_nation(state, actor, options.get("nation"))
+            nation = viewed_nation(state, actor, options.get("nation"))
             text = nation_text(nation, state, self.rules) if path == "nation show" else army_text(nation, self.rules)
             self.say(text)
         elif path == "attack status":
             self.say(battles_text(await referee.state(CHANNEL), options.get("battle")))
         elif path == "log":
-            rolls = await referee.rolls(CHANNEL, _nation_name(await referee.state(CHANNEL), options.get("nation")),
-                                        options.get("limit") or 10)
+            name = options.get("nation")
+            if name:
+                name = find_nation(await referee.state(CHANNEL), name).name
+            rolls = await referee.rolls(CHANNEL, name, options.get("limit") or 10)
             self.say("\n".join(f"turn {r.turn}: {roll_line(r)}" for r in rolls) or "No rolls yet.")
         elif path == "gm undo":
             report = await referee.undo(CHANNEL, actor)
@@ -177,22 +179,6 @@ class Console:
 
 def _param(p) -> str:
     return f"{p.name}:<{p.name}>" if p.required else f"[{p.name}]"
-
-
-def _nation_name(state: GameState, name: str | None) -> str | None:
-    if not name:
-        return None
-    nation = state.find_nation(name)
-    if nation is None:
-        raise BadInput(f"no nation called {name!r}")
-    return nation.name
-
-
-def _pick_nation(state: GameState, actor: str, name: str | None) -> Nation:
-    nation = state.find_nation(name) if name else state.nation_of(actor)
-    if nation is None:
-        raise BadInput(f"no nation called {name!r}" if name else "you have no nation: name one with nation:")
-    return nation
 
 
 # --- views ---------------------------------------------------------------------------------------

@@ -56,29 +56,33 @@ def random_action(rng: random.Random, state):
     return me, RaiseStability()
 
 
-def bench_engine(actions: int = 5000) -> None:
-    rng = random.Random(1)
-    state, events = new_game(rng)
-    now = START
-    done = refused = 0
-    began = time.perf_counter()
-    for i in range(actions):
+def play(state, events: list, rng: random.Random, commands: int) -> tuple[object, int]:
+    """Random commands, with 6 hours passing every 4th one; returns the state and how many were refused."""
+    now, refused = START, 0
+    for i in range(commands):
         if i % 4 == 3:
             now += timedelta(hours=6)
-            out = execute(state, Tick(), Context(now, "clock", RULES, False, RandomRoller(rng)))
+            actor, action = "clock", Tick()
         else:
             actor, action = random_action(rng, state)
-            try:
-                out = execute(state, action, Context(now, actor, RULES, False, RandomRoller(rng)))
-                done += 1
-            except RefereeError:
-                refused += 1
-                continue
+        try:
+            out = execute(state, action, Context(now, actor, RULES, False, RandomRoller(rng)))
+        except RefereeError:
+            refused += 1
+            continue
         state = out.state
         events.extend(out.events)
+    return state, refused
+
+
+def bench_engine(commands: int = 5000) -> None:
+    rng = random.Random(1)
+    state, events = new_game(rng)
+    began = time.perf_counter()
+    state, refused = play(state, events, rng, commands)
     spent = time.perf_counter() - began
-    print(f"engine: {actions} commands ({done} applied, {refused} refused) in {spent:.2f} s "
-          f"= {actions / spent:,.0f} commands/s, {len(events)} events")
+    print(f"engine: {commands} commands ({refused} refused) in {spent:.2f} s "
+          f"= {commands / spent:,.0f} commands/s, {len(events)} events")
     began = time.perf_counter()
     rebuilt = replay(events)
     spent = time.perf_counter() - began
@@ -121,19 +125,7 @@ def bench_memory() -> None:
     tracemalloc.start()
     rng = random.Random(4)
     state, events = new_game(rng)
-    now = START
-    for i in range(2000):
-        if i % 4 == 3:
-            now += timedelta(hours=6)
-            out = execute(state, Tick(), Context(now, "clock", RULES, False, RandomRoller(rng)))
-        else:
-            actor, action = random_action(rng, state)
-            try:
-                out = execute(state, action, Context(now, actor, RULES, False, RandomRoller(rng)))
-            except RefereeError:
-                continue
-        state = out.state
-        events.extend(out.events)
+    play(state, events, rng, 2000)
     current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     print(f"memory: a 5-nation game with {len(events)} events held in memory: {current / 1024:.0f} KiB, "

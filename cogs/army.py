@@ -9,7 +9,7 @@ from discord.ext import commands
 from bot import RefereeBot
 from cogs.render import army_embed
 from cogs.util import actor, game_state, nation_autocomplete, own_unit_autocomplete, reply, run_command
-from engine.errors import UnknownNation
+from engine.core import viewed_nation
 
 
 class Army(commands.GroupCog, group_name="army", group_description="Your units"):
@@ -20,9 +20,7 @@ class Army(commands.GroupCog, group_name="army", group_description="Your units")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def show(self, interaction: discord.Interaction, nation: str | None = None) -> None:
         state = await game_state(interaction)
-        found = state.find_nation(nation) if nation else state.nation_of(actor(interaction))
-        if found is None:
-            raise UnknownNation(f"no nation called {nation!r}" if nation else "you have no nation: name one")
+        found = viewed_nation(state, actor(interaction), nation)
         await reply(interaction, embed=army_embed(found, self.bot.referee.rules))
 
     @app_commands.command(name="disband", description="Disband one of your units (no roll, no action)")

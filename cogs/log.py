@@ -9,7 +9,7 @@ from discord.ext import commands
 from bot import RefereeBot
 from cogs.render import rolls_embed
 from cogs.util import channel_key, game_state, nation_autocomplete, reply
-from engine.errors import UnknownNation
+from engine.core import find_nation
 
 
 class Log(commands.Cog):
@@ -20,12 +20,7 @@ class Log(commands.Cog):
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def log(self, interaction: discord.Interaction, nation: str | None = None,
                   limit: app_commands.Range[int, 1, 25] = 10) -> None:
-        name = None
-        if nation:
-            found = (await game_state(interaction)).find_nation(nation)
-            if found is None:
-                raise UnknownNation(f"no nation called {nation!r}")
-            name = found.name
+        name = find_nation(await game_state(interaction), nation).name if nation else None
         rolls = await self.bot.referee.rolls(channel_key(interaction), name, limit)
         await reply(interaction, embed=rolls_embed(rolls, f"Rolls of {name}" if name else "Latest rolls"))
 

@@ -9,7 +9,7 @@ from discord.ext import commands
 from bot import RefereeBot
 from cogs.render import nation_embed, status_embed
 from cogs.util import actor, game_state, nation_autocomplete, preset_autocomplete, reply, run_command
-from engine.errors import UnknownNation
+from engine.core import viewed_nation
 
 UNIT_TYPES = [app_commands.Choice(name=t, value=t)
               for t in ("infantry", "armour", "fighter", "bomber", "warships", "submarines")]
@@ -43,9 +43,7 @@ class Nation(commands.GroupCog, group_name="nation", group_description="Nations:
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def show(self, interaction: discord.Interaction, nation: str | None = None) -> None:
         state = await game_state(interaction)
-        found = state.find_nation(nation) if nation else state.nation_of(actor(interaction))
-        if found is None:
-            raise UnknownNation(f"no nation called {nation!r}" if nation else "you have no nation: name one")
+        found = viewed_nation(state, actor(interaction), nation)
         await reply(interaction, embed=nation_embed(found, state, self.bot.referee.rules))
 
     @app_commands.command(name="list", description="Every nation of this game")

@@ -171,6 +171,16 @@ def find_nation(state: GameState, name: str) -> Nation:
     return nation
 
 
+def viewed_nation(state: GameState, actor: str, name: str | None) -> Nation:
+    """The nation a query is about: the named one, or the actor's own."""
+    if name:
+        return find_nation(state, name)
+    nation = state.nation_of(actor)
+    if nation is None:
+        raise UnknownNation("you have no nation in this game: name one")
+    return nation
+
+
 def acting_nation(tx: Tx, name: str | None) -> Nation:
     """The nation an action is for: the named one (its player or the GM only) or the actor's own."""
     if name:

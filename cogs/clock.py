@@ -23,7 +23,7 @@ from cogs.views import choice_view
 from data.store import GameRow
 from engine.clock import next_deadline
 from engine.core import actions_left
-from engine.events import BattleAwaits
+from engine.events import BattleAwaits, BattleEnded, DuelStarted, UnitsCommitted
 from engine.state import GameState
 from referee import Report
 
@@ -94,11 +94,16 @@ class Clock(commands.Cog):
             self.schedule(row, state)
 
     async def offer_choices(self, channel: discord.PartialMessageable, report: Report, state: GameState) -> None:
-        """A message with the controls for each battle that this report left waiting on a person."""
+        """For each battle whose choice this report settled or opened: clear the old controls, offer the new."""
         waiting: dict[int, BattleAwaits] = {}
+        moved: set[int] = set()
         for event in report.caught_up + report.events:
             if isinstance(event, BattleAwaits):
                 waiting[event.battle] = event
+            if isinstance(event, BattleAwaits | UnitsCommitted | DuelStarted | BattleEnded):
+                moved.add(event.battle)
+        for battle_id in sorted(moved):
+            await self.clear_choice(channel, report.game_id, battle_id)
         for battle_id, event in waiting.items():
             battle = state.battles.get(battle_id)
             if battle is None or battle.stage != event.stage or battle.deadline != event.deadline:
@@ -106,11 +111,22 @@ class Clock(commands.Cog):
             view = choice_view(report.game_id, state, battle)
             player = state.nations[event.nation].player
             what = "commit 1 to 3 units" if event.stage == "commit" else "pick the next pairing"
-            await channel.send(
+            message = await channel.send(
                 f"⚔ Battle #{battle.id}: {who(player) if player else event.nation}, {what} "
                 f"(default {when(event.deadline)}).", view=view,
                 allowed_mentions=discord.AllowedMentions(users=True),
             )
+            await self.bot.store.choice_message(report.game_id, battle_id, message.id)
+
+    async def clear_choice(self, channel: discord.PartialMessageable, game_id: int, battle_id: int) -> None:
+        """Take the controls off the message that offered a battle's last choice (made or defaulted)."""
+        old = await self.bot.store.choice_message(game_id, battle_id)
+        if old is None:
+            return
+        try:
+            await channel.get_partial_message(old).edit(view=None)
+        except discord.HTTPException:
+            log.warning("could not clear the controls of message %s", old)
 
     def reminder_time(self, state: GameState) -> datetime:
         return state.turn_ends_at - timedelta(hours=state.house.reminder_hours)

@@ -47,15 +47,6 @@ async def _battle(interaction: discord.Interaction, game_id: int, battle_id: int
     return state, battle
 
 
-async def _done(interaction: discord.Interaction) -> None:
-    """The choice is made: take the controls off the message that offered it."""
-    if interaction.message is not None:
-        try:
-            await interaction.message.edit(view=None)
-        except discord.HTTPException:
-            log.warning("could not clear the controls of message %s", interaction.message.id)
-
-
 class CommitSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee:commit:(?P<game>\d+):(?P<battle>\d+)"):
     """The defender picks 1–3 free units to commit."""
 
@@ -86,7 +77,6 @@ class CommitSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee
             units = [int(v) for v in self.item.values]
             await run_action(interaction, war.CommitUnits(units, battle=battle.id, nation=battle.defender),
                              f"/attack commit battle:{battle.id} units:{' '.join(self.item.values)}")
-            await _done(interaction)
 
         await guarded(interaction, work)
 
@@ -120,7 +110,6 @@ class PairSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee:p
             attacker, defender = (int(v) for v in self.item.values[0].split(":"))
             await run_action(interaction, war.PairUnits(attacker, defender, self.battle_id),
                              f"/attack pair battle:{self.battle_id} attacker:{attacker} defender:{defender}")
-            await _done(interaction)
 
         await guarded(interaction, work)
 

@@ -308,6 +308,17 @@ class Store:
             for r in rows
         ]
 
+    async def choice_message(self, game_id: int, battle: int, message_id: int | None = None) -> int | None:
+        """The message that offers a battle's choice; with `message_id`, record a new one. Returns the old one."""
+        async with self.db.execute("SELECT message_id FROM choice_messages WHERE game_id = ? AND battle = ?",
+                                   (game_id, battle)) as cur:
+            row = await cur.fetchone()
+        if message_id is not None:
+            async with self._write_lock:
+                await self.db.execute("INSERT OR REPLACE INTO choice_messages (game_id, battle, message_id)"
+                                      " VALUES (?, ?, ?)", (game_id, battle, message_id))
+        return int(row["message_id"]) if row else None
+
     async def game(self, game_id: int) -> GameRow:
         """One game's row (live or not)."""
         rows = await self.games(live_only=False, game_id=game_id)

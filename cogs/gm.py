@@ -16,6 +16,7 @@ from cogs.util import (
     actor,
     bot_of,
     channel_key,
+    choice_list,
     has_gm_role,
     nation_autocomplete,
     own_unit_autocomplete,
@@ -26,12 +27,10 @@ from cogs.util import (
 from cogs.views import confirm_view
 from engine.errors import BadInput, NoGame
 
-STATS = [app_commands.Choice(name=s, value=s)
-         for s in ("economy", "stability", "military", "propaganda", "land", "foreign_patches")]
-RANKS = [app_commands.Choice(name=r, value=r) for r in ("conscript", "green", "regular", "elite", "guard")]
-KINDS = [app_commands.Choice(name=k, value=k) for k in ("attack", "economy", "propaganda")]
-TYPES = [app_commands.Choice(name=t, value=t)
-         for t in ("infantry", "armour", "fighter", "bomber", "warships", "submarines")]
+STATS = choice_list("gm set", "stat")
+RANKS = choice_list("gm unit rank", "rank")
+KINDS = choice_list("gm action grant", "kind")
+TYPES = choice_list("gm unit add", "type")
 MAX_IMPORT_BYTES = 5_000_000
 
 

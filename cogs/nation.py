@@ -8,11 +8,10 @@ from discord.ext import commands
 
 from bot import RefereeBot
 from cogs.render import nation_embed, status_embed
-from cogs.util import actor, game_state, nation_autocomplete, preset_autocomplete, reply, run_command
+from cogs.util import actor, choice_list, game_state, nation_autocomplete, preset_autocomplete, reply, run_command
 from engine.core import viewed_nation
 
-UNIT_TYPES = [app_commands.Choice(name=t, value=t)
-              for t in ("infantry", "armour", "fighter", "bomber", "warships", "submarines")]
+UNIT_TYPES = choice_list("nation create", "strength")
 
 
 class Nation(commands.GroupCog, group_name="nation", group_description="Nations: claim, create, look"):

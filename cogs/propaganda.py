@@ -8,9 +8,9 @@ from discord.ext import commands
 
 from bot import RefereeBot
 from cogs.economy import NATION_HELP
-from cogs.util import nation_autocomplete, run_command
+from cogs.util import choice_list, nation_autocomplete, run_command
 
-KINDS = [app_commands.Choice(name=k, value=k) for k in ("workers", "patriotism", "morale")]
+KINDS = choice_list("propaganda encourage", "kind")
 
 
 class Propaganda(commands.GroupCog, group_name="propaganda", group_description="PROPAGANDA actions"):

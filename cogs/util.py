@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 
 from cogs.render import message_batches, report_embeds
-from engine.commands import BY_PATH, build_action, coerce_options
+from engine.commands import BY_PATH, build_action, choices, coerce_options
 from engine.errors import NoGame
 from engine.state import GameState
 from referee import Report
@@ -100,6 +100,11 @@ async def game_state(interaction: discord.Interaction) -> GameState:
 
 
 # --- autocomplete --------------------------------------------------------------------------------
+
+
+def choice_list(path: str, param: str) -> list[app_commands.Choice[str]]:
+    """Discord choices for a vocabulary option with fixed values."""
+    return [app_commands.Choice(name=value, value=value) for value in choices(path, param)]
 
 
 async def _state_or_none(interaction: discord.Interaction) -> GameState | None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine import clock, gm, nations, war
 from engine.errors import BadInput
+from engine.rules import ACTION_KINDS, BONUS_KINDS, STATS
 
 
 @dataclass(frozen=True)
@@ -32,14 +33,12 @@ class Command:
     params: tuple[Param, ...] = ()
     action: Callable[[dict[str, Any]], Any] | None = None
     gm_only: bool = False
-    aliases: tuple[str, ...] = field(default=())
 
 
+# The names offered as choices (data/nations.toml holds the types and ranks; a test keeps these equal).
 UNIT_TYPES = ("infantry", "armour", "fighter", "bomber", "warships", "submarines")
 RANKS = ("conscript", "green", "regular", "elite", "guard")
-BONUS_KINDS = ("workers", "patriotism", "morale")
-ACTION_KINDS = ("attack", "economy", "propaganda")
-STATS = ("economy", "stability", "military", "propaganda", "land", "foreign_patches")
+SETTABLE_STATS = (*STATS, "foreign_patches")
 
 
 def parse_units(text: str) -> dict[str, int]:
@@ -143,7 +142,7 @@ COMMANDS: tuple[Command, ...] = (
             action=lambda o: gm.ClearDice() if str(o["values"]).strip().lower() == "clear"
             else gm.QueueDice(parse_dice(str(o["values"]))), gm_only=True),
     Command("gm set", "set a stat (N) or adjust it (+N / -N)",
-            (P("nation", required=True), P("stat", required=True, choices=STATS), P("value", required=True)),
+            (P("nation", required=True), P("stat", required=True, choices=SETTABLE_STATS), P("value", required=True)),
             action=_set_stat, gm_only=True),
     Command("gm unit add", "give a nation a unit",
             (P("nation", required=True), P("type", required=True, choices=UNIT_TYPES), P("rank", choices=RANKS)),
@@ -221,6 +220,11 @@ def coerce_options(command: Command, raw: dict[str, Any]) -> dict[str, Any]:
                 raise BadInput(f"{name} must be {kind}, not {value!r}") from None
         typed[name] = value
     return typed
+
+
+def choices(path: str, param: str) -> tuple[str, ...]:
+    """The fixed values a command's option offers (for Discord's choice lists)."""
+    return next(p.choices for p in BY_PATH[path].params if p.name == param)
 
 
 def build_action(command: Command, options: dict[str, Any]) -> Any:

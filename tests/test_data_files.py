@@ -159,3 +159,11 @@ def test_a_broken_table_raises_rules_error(change):
 
 def test_the_unchanged_table_loads():
     assert rules_from_dict(_raw()) == nations_rules()
+
+
+def test_the_commands_offer_exactly_the_unit_types_and_ranks_of_the_data():
+    from engine import commands
+
+    rules = nations_rules()
+    assert commands.UNIT_TYPES == tuple(rules.units)
+    assert commands.RANKS == rules.ranks

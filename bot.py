@@ -136,7 +136,8 @@ class RefereeBot(commands.Bot):
         log.error("command /%s failed (guild %s, channel %s, user %s)", command, interaction.guild_id,
                   interaction.channel_id, interaction.user.id, exc_info=original)
         await reply(interaction, embed=error_embed("Sorry, the referee hit a problem with that command; it was "
-                                                   "logged and nothing was changed."), ephemeral=True)
+                                                   "logged. /game status shows where the game stands."),
+                    ephemeral=True)
 
 
 def create_bot(settings: Settings | None = None, **discord_options: Any) -> RefereeBot:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import shlex
 import sys
@@ -104,9 +105,12 @@ class Console:
             await self.run(*parsed, command_text=line.strip().split(None, 1)[1])
         except RefereeError as err:
             self.say(f"error: {err}")
+        except BrokenPipeError:
+            raise  # the reader has gone: nothing to tell
         except Exception as err:  # never a traceback to a player: say so, keep the details in the log
             log.exception("console command failed: %s", line.strip())
-            self.say(f"error: the referee failed on that line ({type(err).__name__}); nothing was changed")
+            self.say(f"error: the referee hit a problem with that line ({type(err).__name__}); /game status "
+                     "shows where the game stands")
 
     async def run(self, actor: str, command: Command, raw: dict[str, str], command_text: str) -> None:
         options = coerce_options(command, raw)
@@ -290,6 +294,8 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
             if not line:
                 break
             await console.handle(line)
+    except BrokenPipeError:  # e.g. piped into `head`: stop quietly, as command-line tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
     finally:
         await store.close()
     return 0

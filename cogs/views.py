@@ -32,8 +32,8 @@ async def guarded(interaction: discord.Interaction, work: Callable[[], Awaitable
         log.exception("component %s failed (guild %s, channel %s, user %s)",
                       (interaction.data or {}).get("custom_id"), interaction.guild_id, interaction.channel_id,
                       interaction.user.id)
-        await reply(interaction, embed=error_embed("Sorry, the referee hit a problem; nothing was changed."),
-                    ephemeral=True)
+        await reply(interaction, ephemeral=True,
+                    embed=error_embed("Sorry, the referee hit a problem; it was logged. /game status shows the game."))
 
 
 async def _battle(interaction: discord.Interaction, game_id: int, battle_id: int) -> tuple[GameState, Battle]:

@@ -375,13 +375,6 @@ class Store:
                 state.battles[battle.id] = battle
         return state
 
-    async def channel_of(self, game_id: int) -> str:
-        async with self.db.execute("SELECT channel FROM games WHERE id = ?", (game_id,)) as cur:
-            row = await cur.fetchone()
-        if row is None:
-            raise KeyError(f"no game {game_id}")
-        return str(row["channel"])
-
     async def events(self, game_id: int, include_undone: bool = False) -> list[LoggedEvent]:
         query = "SELECT id, action_id, data, undone FROM events WHERE game_id = ?"
         if not include_undone:

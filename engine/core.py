@@ -123,7 +123,7 @@ class Tx:
             self.emit(Notice(
                 f"{nation.name}'s army costs {mp} MP against M {nation.military}: over its MP cap. It keeps its "
                 "units but cannot recruit until it fits; its player may disband units.",
-                nation=nation.name, extra={"mp": mp, "military": nation.military},
+                nation=nation.name,
             ))
 
 

@@ -545,7 +545,6 @@ class Notice(Event):
 
     text: str
     nation: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # --- replay and (de)serialisation ----------------------------------------------------------------

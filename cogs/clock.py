@@ -108,9 +108,10 @@ class Clock(commands.Cog):
             battle = state.battles.get(battle_id)
             if battle is None or battle.stage != event.stage or battle.deadline != event.deadline:
                 continue  # the choice was made (or defaulted) since
-            view = choice_view(report.game_id, state, battle)
+            most = self.bot.referee.rules.max_battle_units
+            view = choice_view(report.game_id, state, battle, most)
             player = state.nations[event.nation].player
-            what = "commit 1 to 3 units" if event.stage == "commit" else "pick the next pairing"
+            what = f"commit 1 to {most} units" if event.stage == "commit" else "pick the next pairing"
             message = await channel.send(
                 f"⚔ Battle #{battle.id}: {who(player) if player else event.nation}, {what} "
                 f"(default {when(event.deadline)}).", view=view,

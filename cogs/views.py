@@ -55,12 +55,12 @@ class CommitSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee
         super().__init__(select or discord.ui.Select(custom_id=f"referee:commit:{game_id}:{battle_id}"))
 
     @classmethod
-    def offer(cls, game_id: int, state: GameState, battle: Battle) -> CommitSelect:
+    def offer(cls, game_id: int, state: GameState, battle: Battle, most: int) -> CommitSelect:
         defender = state.nations[battle.defender]
         free = [u for u in defender.units.values() if u.battle is None][:25]
         select = discord.ui.Select(
-            custom_id=f"referee:commit:{game_id}:{battle.id}", placeholder="Commit 1 to 3 units",
-            min_values=1, max_values=min(war.MAX_UNITS, len(free)) or 1,
+            custom_id=f"referee:commit:{game_id}:{battle.id}", placeholder=f"Commit 1 to {most} units",
+            min_values=1, max_values=min(most, len(free)) or 1,
             options=[discord.SelectOption(label=f"#{u.id} {u.type} {u.rank} {u.hp} HP", value=str(u.id))
                      for u in free] or [discord.SelectOption(label="no free units", value="0")],
         )
@@ -189,11 +189,11 @@ def confirm_view(what: str, game_id: int, user_id: int) -> discord.ui.View:
     return view
 
 
-def choice_view(game_id: int, state: GameState, battle: Battle) -> discord.ui.View | None:
+def choice_view(game_id: int, state: GameState, battle: Battle, most: int) -> discord.ui.View | None:
     """The controls for what a battle waits for now, or None."""
     view = discord.ui.View(timeout=None)
     if battle.stage == "commit":
-        view.add_item(CommitSelect.offer(game_id, state, battle))
+        view.add_item(CommitSelect.offer(game_id, state, battle, most))
     elif battle.stage == "pairing":
         view.add_item(PairSelect.offer(game_id, state, battle))
         view.add_item(RetreatSelect.offer(game_id, state, battle))

@@ -141,6 +141,7 @@ class Rules:
     propaganda_success_change: int
     propaganda_failure_change: int
     province_land: int
+    max_battle_units: int
     trade_military: int
     trade_stability: int
     units: dict[str, UnitType]
@@ -263,6 +264,7 @@ def rules_from_dict(raw: dict[str, Any]) -> Rules:
             propaganda_success_change=int(raw["propaganda"]["success_change"]),
             propaganda_failure_change=int(raw["propaganda"]["failure_change"]),
             province_land=int(raw["land"]["province"]),
+            max_battle_units=int(raw["war"]["max_units"]),
             trade_military=int(raw["stability"]["trade_military"]),
             trade_stability=int(raw["stability"]["trade_stability"]),
             units=units,
@@ -290,6 +292,8 @@ def rules_from_dict(raw: dict[str, Any]) -> Rules:
 
 
 def _check(rules: Rules) -> None:
+    if rules.max_battle_units < 1:
+        raise RulesError("war.max_units must be at least 1")
     if rules.die_sides < 2:
         raise RulesError("dice.sides must be at least 2")
     if not rules.propaganda_bonus:

@@ -30,8 +30,6 @@ from engine.events import (
 from engine.nations import after_action, spend_action
 from engine.state import Battle, Nation, Unit
 
-MAX_UNITS = 3
-
 
 @dataclass
 class DeclareAttack:
@@ -113,8 +111,9 @@ def chooser(battle: Battle) -> str | None:
 
 
 def _pick_units(tx: Tx, nation: Nation, ids: list[int]) -> list[Unit]:
-    if not 1 <= len(ids) <= MAX_UNITS:
-        raise RuleViolation(f"a side fights with 1 to {MAX_UNITS} units, not {len(ids)}")
+    most = tx.rules.max_battle_units
+    if not 1 <= len(ids) <= most:
+        raise RuleViolation(f"a side fights with 1 to {most} units, not {len(ids)}")
     if len(set(ids)) != len(ids):
         raise BadInput("a unit is named twice")
     units = []
@@ -449,7 +448,7 @@ def apply_default(tx: Tx, battle: Battle, by: str = "default") -> None:
     if battle.stage == "commit":
         defender = state.nations[battle.defender]
         free = [u for u in defender.units.values() if u.battle is None]
-        chosen = _strongest(tx, defender, free, "defender")[:MAX_UNITS]
+        chosen = _strongest(tx, defender, free, "defender")[:tx.rules.max_battle_units]
         if not chosen:
             tx.emit(ChoiceDefaulted(battle.id, "commit", defender.name, "no free units: the attacker wins"))
             _end_battle(tx, battle, "attacker won")

@@ -21,14 +21,14 @@ from typing import TextIO
 from data import nations_rules
 from data.store import Store
 from engine.commands import COMMANDS, Command, build_action, coerce_options, find_command
-from engine.core import actions_left, army_mp, find_nation, viewed_nation
 from engine.describe import event_line, plural, roll_line, utc_text
 from engine.dice import RandomRoller
 from engine.errors import BadInput, RefereeError
 from engine.events import Event
-from engine.rules import Rules
-from engine.state import GameState, Nation
-from engine.war import chooser
+from engine.nations.common import actions_left, army_mp, find_nation, viewed_nation
+from engine.nations.rules import Rules
+from engine.nations.state import GameState, Nation
+from engine.nations.war import chooser
 from referee import Referee, Report, utc_now
 
 CHANNEL = "console"

@@ -8,20 +8,21 @@ rolls, the state change and the log entry together.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import engine  # noqa: F401  (registers every rule set)
+from data import rules_for
 from data.store import ChannelTaken, Store
-from engine.clock import Tick, start_game
+from engine.clock import Tick
 from engine.core import Context, execute
-from engine.dice import RandomRoller, Roller
+from engine.dice import RandomRoller, Roller, RollRecord
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
-from engine.events import ActionUndone, Event, GameImported, GameStarted, replay
-from engine.rules import Rules
-from engine.snapshot import check_state, state_from_dict
-from engine.state import GameState, RollRecord
+from engine.events import ActionUndone, Event, replay
+from engine.nations.rules import Rules
+from engine.rulesets import RULESETS, ruleset
 
 CLOCK_ACTOR = "clock"
 
@@ -35,18 +36,20 @@ class Report:
     """What one call did: the game, its events in order (catch-up first) and the state after."""
 
     game_id: int
-    state: GameState
+    state: Any
     events: list[Event] = field(default_factory=list)
     caught_up: list[Event] = field(default_factory=list)
 
 
 class Referee:
-    """One store, one rule set, one roller and one clock, shared by every game."""
+    """One store, one roller and one clock shared by every game; each game runs under its rule set's rules."""
 
-    def __init__(self, store: Store, rules: Rules, roller: Roller | None = None,
+    def __init__(self, store: Store, rules: Rules | Mapping[str, Any] | None = None, roller: Roller | None = None,
                  clock: Callable[[], datetime] = utc_now) -> None:
+        """`rules`: each rule set's rules by name (any not given come from `data/`), or the Nations rules alone."""
+        given = dict(rules) if isinstance(rules, Mapping) else {} if rules is None else {"nations": rules}
+        self.rules_by_set = {name: given.get(name) or rules_for(name) for name in RULESETS}
         self.store = store
-        self.rules = rules
         self.roller = roller or RandomRoller()
         self.clock = clock
         self._locks: dict[int, asyncio.Lock] = {}
@@ -55,12 +58,21 @@ class Referee:
         """Commands of one game run one at a time."""
         return self._locks.setdefault(game_id, asyncio.Lock())
 
-    def context(self, state: GameState | None, actor: str, gm_role: bool = False) -> Context:
+    @property
+    def rules(self) -> Rules:
+        """The Nations rules (the main game's; `rules_for` gives any rule set's)."""
+        return self.rules_by_set["nations"]
+
+    def rules_for(self, name: str) -> Any:
+        return self.rules_by_set[name]
+
+    def context(self, state: Any, actor: str, gm_role: bool = False, ruleset_name: str = "nations") -> Context:
         is_gm = gm_role or (state is not None and actor.lower() == state.gm.lower())
-        return Context(now=self.clock(), actor=actor, rules=self.rules, is_gm=is_gm, roller=self.roller)
+        rules = self.rules_for(state.ruleset if state is not None else ruleset_name)
+        return Context(now=self.clock(), actor=actor, rules=rules, is_gm=is_gm, roller=self.roller)
 
     @staticmethod
-    def is_gm(state: GameState, actor: str, gm_role: bool = False) -> bool:
+    def is_gm(state: Any, actor: str, gm_role: bool = False) -> bool:
         return gm_role or actor.lower() == state.gm.lower()
 
     async def game_id(self, channel: str) -> int:
@@ -69,17 +81,21 @@ class Referee:
             raise NoGame("there is no game in this channel: start one with /game start")
         return game_id
 
-    async def state(self, channel: str) -> GameState:
+    async def state(self, channel: str) -> Any:
         return await self.store.load(await self.game_id(channel))
 
     # --- commands ------------------------------------------------------------------------------
 
     async def start_game(self, channel: str, actor: str, turn_hours: float | None = None,
-                         guild_id: int | None = None, command: str = "/game start") -> Report:
+                         guild_id: int | None = None, command: str = "/game start", ruleset_name: str = "nations",
+                         options: str | None = None) -> Report:
+        """A new game of a rule set in a channel with no live game; `actor` is its GM."""
+        rules = ruleset(ruleset_name)
         busy = RuleViolation("this channel already has a game running: /game status shows it")
         if await self.store.live_game(channel) is not None:
             raise busy
-        outcome = start_game(self.context(None, actor), turn_hours)
+        outcome = rules.start(self.context(None, actor, ruleset_name=rules.name),
+                              {"turn_hours": turn_hours, "options": options})
         try:
             game_id, _ = await self.store.create_game(channel, guild_id, outcome.state, outcome.events, actor,
                                                       command, self.clock())
@@ -131,8 +147,7 @@ class Referee:
             if not self.is_gm(state, actor, gm_role):
                 raise NotGM("only the GM may undo")
             logged = await self.store.events(game_id)
-            fixed = GameStarted | GameImported | ActionUndone
-            foundational = {e.action_id for e in logged if isinstance(e.event, fixed)}
+            foundational = {e.action_id for e in logged if e.event.starts_game or isinstance(e.event, ActionUndone)}
             target = next(
                 (a for a in await self.store.actions(game_id, limit=1000, include_undone=False)
                  if a.actor != CLOCK_ACTOR and a.id not in foundational),
@@ -160,13 +175,19 @@ class Referee:
         if await self.store.live_game(channel) is not None:
             raise RuleViolation("this channel already has a game running: end it first with /game end")
         try:
-            state = state_from_dict({**data, "game": {**data.get("game", {}), "gm": actor}})
+            rules = ruleset(data.get("game", {}).get("ruleset", "nations"))
+        except (AttributeError, BadInput):
+            titles = " or ".join(r.title for r in RULESETS.values())
+            raise BadInput(f"that is not a {titles} export: its game.ruleset names no rule set this referee "
+                           "plays") from None
+        try:
+            state = rules.state_from_dict({**data, "game": {**data.get("game", {}), "gm": actor}})
             rolls = [dict(r) for r in data.get("rolls", [])]
         except (AttributeError, KeyError, TypeError, ValueError) as err:
-            raise BadInput(f"that is not a Nations export: {type(err).__name__} {err}") from None
+            raise BadInput(f"that is not a {rules.title} export: {type(err).__name__} {err}") from None
         if state.ended:
             raise RuleViolation("that export is of a game that has ended")
-        problems = check_state(state, self.rules)
+        problems = rules.check_state(state, self.rules_for(rules.name))
         if problems:
             raise RuleViolation("that export breaks the rules: " + "; ".join(problems[:5]))
         try:

@@ -15,13 +15,14 @@ from pathlib import Path
 
 from data import nations_rules
 from data.store import Store
-from engine.clock import Tick, start_game
+from engine.clock import Tick
 from engine.core import Context, execute
 from engine.dice import RandomRoller
 from engine.errors import RefereeError
 from engine.events import replay
-from engine.gm import SetStat
-from engine.nations import ClaimPreset, Encourage, GrowMilitary, PropagandaAttack, RaiseStability
+from engine.nations.clock import start_game
+from engine.nations.gm import SetStat
+from engine.nations.peace import ClaimPreset, Encourage, GrowMilitary, PropagandaAttack, RaiseStability
 from referee import Referee
 
 RULES = nations_rules()

@@ -9,7 +9,7 @@ from discord.ext import commands
 from bot import RefereeBot
 from cogs.render import army_embed
 from cogs.util import actor, game_state, nation_autocomplete, own_unit_autocomplete, reply, run_command
-from engine.core import viewed_nation
+from engine.nations.common import viewed_nation
 
 
 class Army(commands.GroupCog, group_name="army", group_description="Your units"):

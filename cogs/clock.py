@@ -22,9 +22,9 @@ from cogs.util import channel_id_of
 from cogs.views import choice_view
 from data.store import GameRow
 from engine.clock import next_deadline
-from engine.core import actions_left
-from engine.events import BattleAwaits, BattleEnded, DuelStarted, UnitsCommitted
-from engine.state import GameState
+from engine.nations.common import actions_left
+from engine.nations.events import BattleAwaits, BattleEnded, DuelStarted, UnitsCommitted
+from engine.nations.state import GameState
 from referee import Report
 
 log = logging.getLogger("referee.clock")

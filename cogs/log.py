@@ -9,7 +9,7 @@ from discord.ext import commands
 from bot import RefereeBot
 from cogs.render import rolls_embed
 from cogs.util import channel_key, game_state, nation_autocomplete, reply
-from engine.core import find_nation
+from engine.nations.common import find_nation
 
 
 class Log(commands.Cog):

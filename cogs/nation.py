@@ -9,7 +9,7 @@ from discord.ext import commands
 from bot import RefereeBot
 from cogs.render import nation_embed, status_embed
 from cogs.util import actor, choice_list, game_state, nation_autocomplete, preset_autocomplete, reply, run_command
-from engine.core import viewed_nation
+from engine.nations.common import viewed_nation
 
 UNIT_TYPES = choice_list("nation create", "strength")
 

@@ -10,12 +10,13 @@ from datetime import datetime
 
 import discord
 
-from engine.core import actions_left, army_mp
 from engine.describe import event_line, plural, roll_line
+from engine.dice import RollRecord
 from engine.events import Event
-from engine.rules import Rules
-from engine.state import Battle, GameState, Nation, RollRecord
-from engine.war import chooser
+from engine.nations.common import actions_left, army_mp
+from engine.nations.rules import Rules
+from engine.nations.state import Battle, GameState, Nation
+from engine.nations.war import chooser
 
 COLOUR = discord.Colour.dark_gold()
 ERROR_COLOUR = discord.Colour.red()

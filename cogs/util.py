@@ -10,7 +10,7 @@ from discord import app_commands
 from cogs.render import message_batches, report_embeds
 from engine.commands import BY_PATH, build_action, choices, coerce_options
 from engine.errors import NoGame
-from engine.state import GameState
+from engine.nations.state import GameState
 from referee import Report
 
 if TYPE_CHECKING:

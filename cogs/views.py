@@ -15,9 +15,9 @@ import discord
 
 from cogs.render import error_embed
 from cogs.util import bot_of, channel_key, reply, run_action
-from engine import war
 from engine.errors import RefereeError, RuleViolation
-from engine.state import Battle, GameState
+from engine.nations import war
+from engine.nations.state import Battle, GameState
 
 log = logging.getLogger("referee.views")
 

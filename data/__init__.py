@@ -1,12 +1,15 @@
-"""The data layer: rule tables and house settings (TOML, one file per game) and the SQLite store."""
+"""The data layer: rule tables and house settings (TOML, one file per rule set) and the SQLite store."""
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from engine.rules import Rules, rules_from_dict
+from engine.house import RulesError
+from engine.nations.rules import Rules, rules_from_dict
 
 DATA_DIR = Path(__file__).resolve().parent
 
@@ -21,3 +24,14 @@ def read_toml(name: str) -> dict:
 def nations_rules() -> Rules:
     """The Nations rules from `nations.toml`, validated (cached: the file is read once)."""
     return rules_from_dict(read_toml("nations.toml"))
+
+
+RULE_LOADERS: dict[str, Callable[[], Any]] = {"nations": nations_rules}
+
+
+def rules_for(ruleset: str) -> Any:
+    """The validated rules of one rule set, from its data file."""
+    loader = RULE_LOADERS.get(ruleset)
+    if loader is None:
+        raise RulesError(f"no data file for rule set {ruleset!r}")
+    return loader()

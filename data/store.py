@@ -1,8 +1,10 @@
 """The store: the one module that speaks SQL. SQLite through aiosqlite, WAL, numbered migrations.
 
-A game lives as a snapshot (games, nations, units, bonuses, deadlines) and a log (actions, events,
-rolls). Each command is one transaction: its action row, its events, its rolls and the new snapshot
-commit together or not at all. The snapshot always equals the replay of the log's live events.
+A game lives as a snapshot and a log (actions, events, rolls). The snapshot of a Nations game is its
+own tables (games, nations, units, bonuses, battles); any other rule set's is one JSON document in
+`games.snapshot`; every game's deadlines are rows of `deadlines`. Each command is one transaction: its
+action row, its events, its rolls and the new snapshot commit together or not at all. The snapshot always
+equals the replay of the log's live events.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from typing import Any
 import aiosqlite
 
 from engine.clock import deadlines
+from engine.dice import FacesRecord, RollRecord
 from engine.events import (
+    DiceRolled,
     DieRolled,
     Event,
     GameImported,
@@ -30,9 +34,10 @@ from engine.events import (
     replay,
     to_jsonable,
 )
-from engine.rules import HouseSettings
-from engine.snapshot import battle_from_dict, battle_to_dict, state_to_dict
-from engine.state import Bonus, GameState, Nation, RollRecord, Unit
+from engine.nations.rules import HouseSettings
+from engine.nations.snapshot import battle_from_dict, battle_to_dict
+from engine.nations.state import Bonus, GameState, Nation, Unit
+from engine.rulesets import ruleset, ruleset_of
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Test hook: seconds to wait inside a transaction, just before COMMIT (the crash test kills us there).
@@ -202,23 +207,36 @@ class Store:
             [(game_id, action_id, e.kind, json.dumps(event_to_dict(e))) for e in events],
         )
         for event in events:
-            if isinstance(event, DieRolled):
+            if isinstance(event, DieRolled | DiceRolled):
                 await self._insert_roll(game_id, action_id, to_jsonable(event.roll))
         return action_id
 
     async def _insert_roll(self, game_id: int, action_id: int | None, roll: dict[str, Any]) -> None:
-        await self.db.execute(
-            "INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
-            " comparison, success, forced, at, battle, unit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
+        """One ledger row: a numbered die with modifiers, or (with `faces`) dice with named faces."""
+        if "faces" in roll:
+            forced = roll.get("forced") or []
+            row = (game_id, action_id, roll.get("turn", 0), roll.get("player"), roll["purpose"], None, None, None,
+                   None, None, None, sum(map(bool, forced)) if isinstance(forced, list) else int(bool(forced)),
+                   roll.get("at") or "", None, None, json.dumps([str(f) for f in roll["faces"]]))
+        else:
+            row = (
                 game_id, action_id, roll.get("turn", 0), roll.get("nation"), roll["purpose"], roll["die"],
                 json.dumps(roll.get("modifiers", {})), roll["total"], roll.get("target"), roll.get("comparison"),
                 None if roll.get("success") is None else int(bool(roll["success"])), int(bool(roll["forced"])),
-                roll.get("at") or "", roll.get("battle"), roll.get("unit"),
-            ),
+                roll.get("at") or "", roll.get("battle"), roll.get("unit"), None,
+            )
+        await self.db.execute(
+            "INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
+            " comparison, success, forced, at, battle, unit, faces)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            row,
         )
 
-    async def _write_snapshot(self, game_id: int, state: GameState) -> None:
+    async def _write_snapshot(self, game_id: int, state: Any) -> None:
+        """The game's row and snapshot: Nations in its own tables, any other rule set as one JSON document."""
+        if state.ruleset != "nations":
+            await self._write_document(game_id, state)
+            return
         db = self.db
         await db.execute(
             "UPDATE games SET gm = ?, ruleset = ?, turn = ?, turn_hours = ?, turn_started_at = ?, turn_ends_at = ?,"
@@ -231,8 +249,9 @@ class Store:
                 state.next_battle_id, game_id,
             ),
         )
-        for table in ("nations", "units", "bonuses", "deadlines", "battles"):
+        for table in ("nations", "units", "bonuses", "battles"):
             await db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+        await self._write_deadlines(game_id, state)
         await db.executemany(
             "INSERT INTO nations (game_id, position, name, player, economy, stability, military, propaganda, land,"
             " strength, weakness, foreign_patches, eliminated, preset_slot, actions_used, extra_actions)"
@@ -261,19 +280,34 @@ class Store:
             ],
         )
         await db.executemany(
-            "INSERT INTO deadlines (game_id, at, what, nation, ref) VALUES (?, ?, ?, ?, ?)",
-            [
-                (game_id, _iso(d.at), d.what, d.nation, d.bonus if d.battle is None else str(d.battle))
-                for d in deadlines(state)
-            ],
-        )
-        await db.executemany(
             "INSERT INTO battles (game_id, id, attacker, defender, stage, result, deadline, data)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (game_id, b.id, b.attacker, b.defender, b.stage, b.result, _iso(b.deadline) if b.deadline else None,
                  json.dumps(battle_to_dict(b)))
                 for b in state.battles.values()
+            ],
+        )
+
+    async def _write_document(self, game_id: int, state: Any) -> None:
+        document = ruleset_of(state).state_to_dict(state)
+        started = getattr(state, "started_at", None)
+        await self.db.execute(
+            "UPDATE games SET gm = ?, ruleset = ?, turn = ?, turn_hours = 0, turn_started_at = ?, turn_ends_at = ?,"
+            " ended = ?, forced_dice = ?, house = ?, snapshot = ? WHERE id = ?",
+            (state.gm, state.ruleset, getattr(state, "turn", 0), _iso(started) if started else "",
+             _iso(started) if started else "", int(state.ended), json.dumps(state.forced_dice),
+             json.dumps(state.house.as_dict()), json.dumps(document), game_id),
+        )
+        await self._write_deadlines(game_id, state)
+
+    async def _write_deadlines(self, game_id: int, state: Any) -> None:
+        await self.db.execute("DELETE FROM deadlines WHERE game_id = ?", (game_id,))
+        await self.db.executemany(
+            "INSERT INTO deadlines (game_id, at, what, nation, ref) VALUES (?, ?, ?, ?, ?)",
+            [
+                (game_id, _iso(d.at), d.what, d.nation, d.bonus if d.battle is None else str(d.battle))
+                for d in deadlines(state)
             ],
         )
 
@@ -336,13 +370,15 @@ class Store:
             if reminded_turn is not None:
                 await self.db.execute("UPDATE games SET reminded_turn = ? WHERE id = ?", (reminded_turn, game_id))
 
-    async def load(self, game_id: int) -> GameState:
+    async def load(self, game_id: int) -> Any:
         """The game's current state, from its snapshot."""
         db = self.db
         async with db.execute("SELECT * FROM games WHERE id = ?", (game_id,)) as cur:
             game = await cur.fetchone()
         if game is None:
             raise KeyError(f"no game {game_id}")
+        if game["ruleset"] != "nations":
+            return ruleset(game["ruleset"]).state_from_dict(json.loads(game["snapshot"]))
         state = GameState(
             gm=game["gm"], turn=game["turn"], turn_hours=game["turn_hours"],
             turn_started_at=datetime.fromisoformat(game["turn_started_at"]),
@@ -399,7 +435,7 @@ class Store:
                 for r in rows]
 
     async def rolls(self, game_id: int, nation: str | None = None, limit: int | None = None,
-                    include_undone: bool = False) -> list[RollRecord]:
+                    include_undone: bool = False) -> list[RollRecord | FacesRecord]:
         """Rolls oldest first; with `limit`, the newest `limit` of them."""
         query, params = "SELECT * FROM rolls WHERE game_id = ?", [game_id]
         if nation is not None:
@@ -412,22 +448,14 @@ class Store:
             params.append(limit)
         async with self.db.execute(query, params) as cur:
             rows = await cur.fetchall()
-        return [
-            RollRecord(
-                nation=r["nation"], purpose=r["purpose"], die=r["die"], modifiers=json.loads(r["modifiers"]),
-                total=r["total"], target=r["target"], comparison=r["comparison"],
-                success=None if r["success"] is None else bool(r["success"]), forced=bool(r["forced"]),
-                turn=r["turn"], at=datetime.fromisoformat(r["at"]) if r["at"] else datetime.min,
-                battle=r["battle"], unit=r["unit"],
-            )
-            for r in reversed(rows)
-        ]
+        return [_roll_record(r) for r in reversed(rows)]
 
     # --- export and import ---------------------------------------------------------------------
 
     async def export(self, game_id: int) -> dict[str, Any]:
         """One game as the export format's JSON-ready dict."""
-        data = state_to_dict(await self.load(game_id))
+        state = await self.load(game_id)
+        data = ruleset_of(state).state_to_dict(state)
         rolls = []
         for roll in await self.rolls(game_id):
             item = to_jsonable(roll)
@@ -437,10 +465,10 @@ class Store:
         data["rolls"] = rolls
         return data
 
-    async def import_game(self, channel: str, guild_id: int | None, state: GameState, rolls: list[dict[str, Any]],
+    async def import_game(self, channel: str, guild_id: int | None, state: Any, rolls: list[dict[str, Any]],
                           actor: str, command: str, now: datetime) -> int:
         """A new game from an export's state and rolls: one GameImported event, the rolls as they were."""
-        snapshot = state_to_dict(state)
+        snapshot = ruleset_of(state).state_to_dict(state)
 
         async def work() -> int:
             game_id = await self._insert_game(channel, guild_id, state.gm, now)
@@ -451,6 +479,20 @@ class Store:
             return game_id
 
         return await self._transaction(work)
+
+
+def _roll_record(r: Any) -> RollRecord | FacesRecord:
+    at = datetime.fromisoformat(r["at"]) if r["at"] else datetime.min
+    if r["faces"] is not None:
+        faces = json.loads(r["faces"])
+        forced = [index < r["forced"] for index in range(len(faces))]  # entered dice come first
+        return FacesRecord(player=r["nation"], purpose=r["purpose"], faces=faces, forced=forced, turn=r["turn"], at=at)
+    return RollRecord(
+        nation=r["nation"], purpose=r["purpose"], die=r["die"], modifiers=json.loads(r["modifiers"]),
+        total=r["total"], target=r["target"], comparison=r["comparison"],
+        success=None if r["success"] is None else bool(r["success"]), forced=bool(r["forced"]),
+        turn=r["turn"], at=at, battle=r["battle"], unit=r["unit"],
+    )
 
 
 def migration_files() -> list[tuple[int, Path]]:

@@ -1,9 +1,19 @@
 """The referee's rules engine: plain Python, no Discord, database or clock.
 
-State is typed dataclasses (`engine.state`); `engine.core.execute(state, action, ctx)` applies one
-action and returns the new state and the events that produced it; `engine.events.replay` rebuilds a
-state from its events. Dice come in through one injectable roller (`engine.dice`). The action types
-live in `engine.nations`, `engine.clock` and `engine.gm`; importing this package registers them all.
+The shared core — what every game uses:
+- `core`: the context an action runs in, the transaction (`Tx`) that emits events, and dispatch;
+- `events`: the event base, the shared events (dice, house settings, import, end, undo), replay;
+- `dice`: the one injectable roller and the roll ledger's records;
+- `clock`: deadlines and the catch-up (`Tick`); `gm`: entered dice and house settings;
+- `rulesets`: the registry the referee, store and clock dispatch on; `house`: house settings;
+- `vocabulary` and `commands`: commands → actions; `describe`: words; `errors`: refusals.
+
+One package per rule set, none importing another: `nations`, `goddice`. Importing this package
+registers every rule set and every action's handler.
 """
 
-from engine import clock, gm, nations, war  # noqa: F401  (registers every action's handler)
+from engine import (  # noqa: F401  (registers the shared actions' handlers)
+    clock,
+    gm,
+    nations,
+)

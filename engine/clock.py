@@ -1,55 +1,24 @@
-"""The turn clock and every deadline: what falls due when, and the catch-up that applies it.
+"""What every game's clock shares: deadlines, and the catch-up (`Tick`) that applies what fell due.
 
-`Tick` is what the scheduler and the console run: it applies, in time order, every turn rollover and
-bonus expiry due by `ctx.now` — the same code whether one deadline passed a second ago or many while
-the bot was down.
+`Tick` is what the scheduler and the console run: it applies, in time order, every deadline of the
+game that is due by `ctx.now` — the same code whether one deadline passed a second ago or many while
+the bot was down. Each rule set says what its deadlines are and how one is applied.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from typing import Any
 
-from engine.core import Context, Outcome, Tx, handles, require_gm, turn_summary
-from engine.errors import BadInput, RuleViolation
-from engine.events import (
-    BonusExpired,
-    ClockPaused,
-    ClockResumed,
-    GameEnded,
-    GameStarted,
-    TurnEnded,
-    TurnLengthChanged,
-)
-from engine.state import GameState
-from engine.war import apply_default, chooser
-
-MAX_TURN_HOURS = 24 * 14
+from engine.core import Tx, handles, require_gm
+from engine.events import GameEnded
+from engine.rulesets import ruleset_of
 
 
 @dataclass
 class Tick:
     """Apply whatever fell due up to now."""
-
-
-@dataclass
-class EndTurn:
-    """GM: end the current turn now."""
-
-
-@dataclass
-class PauseClock:
-    pass
-
-
-@dataclass
-class ResumeClock:
-    pass
-
-
-@dataclass
-class SetTurnLength:
-    hours: float
 
 
 @dataclass
@@ -60,106 +29,31 @@ class EndGame:
 @dataclass(frozen=True)
 class Deadline:
     at: datetime
-    what: str  # "turn end", "bonus expiry" or "battle choice"
-    nation: str | None = None
+    what: str  # e.g. "turn end", "bonus expiry", "battle choice", "reminder"
+    nation: str | None = None  # the nation or player it concerns
     bonus: str | None = None
     battle: int | None = None
 
 
-def start_game(ctx: Context, turn_hours: float | None = None) -> Outcome:
-    """A new Nations game, run by `ctx.actor`, turn 1 starting now."""
-    house = ctx.rules.house
-    if turn_hours is not None:
-        house = house.with_value("turn_hours", _check_hours(turn_hours))
-    event = GameStarted(gm=ctx.actor, started_at=ctx.now, house=house.as_dict())
-    return Outcome(event.apply(None), [event])
-
-
-def _check_hours(hours: float) -> float:
-    if not 0 < hours <= MAX_TURN_HOURS:
-        raise BadInput(f"a turn lasts more than 0 and at most {MAX_TURN_HOURS} hours, not {hours:g}")
-    return float(hours)
-
-
-def deadlines(state: GameState) -> list[Deadline]:
+def deadlines(state: Any) -> list[Deadline]:
     """Everything that will fall due in this game, earliest first."""
-    due = []
-    if not state.ended:
-        if not state.paused:
-            due.append(Deadline(state.turn_ends_at, "turn end"))
-        for nation in state.nations.values():
-            for bonus in nation.bonuses.values():
-                due.append(Deadline(bonus.expires_at, "bonus expiry", nation.name, bonus.kind))
-        for battle in state.battles.values():
-            if battle.deadline is not None and not battle.over:
-                due.append(Deadline(battle.deadline, "battle choice", chooser(battle), battle=battle.id))
-    order = {"battle choice": 0, "turn end": 1, "bonus expiry": 2}
-    return sorted(due, key=lambda d: (d.at, order[d.what]))
+    return ruleset_of(state).deadlines(state)
 
 
-def next_deadline(state: GameState) -> datetime | None:
+def next_deadline(state: Any) -> datetime | None:
     due = deadlines(state)
     return due[0].at if due else None
 
 
 @handles(Tick)
 def tick(tx: Tx, action: Tick) -> None:
-    """Apply each due deadline in time order (a rollover starts the next turn at the old deadline)."""
+    """Apply each due deadline in time order."""
+    rules = ruleset_of(tx.state)
     while True:
-        due = [d for d in deadlines(tx.state) if d.at <= tx.ctx.now]
+        due = [d for d in rules.deadlines(tx.state) if d.at <= tx.ctx.now]
         if not due:
             return
-        first = due[0]
-        if first.what == "turn end":
-            state = tx.state
-            tx.emit(TurnEnded(state.turn, state.turn_ends_at,
-                              state.turn_ends_at + timedelta(hours=state.turn_hours), "clock", turn_summary(state)))
-        elif first.what == "battle choice":
-            assert first.battle is not None
-            apply_default(tx, tx.state.battles[first.battle])
-        else:
-            assert first.nation is not None and first.bonus is not None
-            held = tx.state.nations[first.nation].bonuses[first.bonus]
-            tx.emit(BonusExpired(first.nation, first.bonus, held.value))
-
-
-@handles(EndTurn)
-def end_turn(tx: Tx, action: EndTurn) -> None:
-    require_gm(tx, "end the turn")
-    state, now = tx.state, tx.ctx.now
-    tx.emit(TurnEnded(state.turn, now, now + timedelta(hours=state.turn_hours), "gm", turn_summary(state)))
-    if state.paused:
-        tx.emit(ClockPaused(state.turn_hours * 3600))
-
-
-@handles(PauseClock)
-def pause_clock(tx: Tx, action: PauseClock) -> None:
-    require_gm(tx, "pause the clock")
-    if tx.state.paused:
-        raise RuleViolation("the clock is already paused")
-    remaining = max(0.0, (tx.state.turn_ends_at - tx.ctx.now).total_seconds())
-    tx.emit(ClockPaused(remaining))
-
-
-@handles(ResumeClock)
-def resume_clock(tx: Tx, action: ResumeClock) -> None:
-    require_gm(tx, "resume the clock")
-    if not tx.state.paused:
-        raise RuleViolation("the clock is not paused")
-    tx.emit(ClockResumed(tx.ctx.now + timedelta(seconds=tx.state.paused_remaining or 0)))
-
-
-@handles(SetTurnLength)
-def set_turn_length(tx: Tx, action: SetTurnLength) -> None:
-    """Change the turn length; the current turn's end moves by the difference (paused time stays counted)."""
-    require_gm(tx, "change the turn length")
-    hours = _check_hours(action.hours)
-    state = tx.state
-    shift = timedelta(hours=hours - state.turn_hours)
-    remaining = None
-    if state.paused:
-        remaining = max(0.0, (state.paused_remaining or 0) + shift.total_seconds())
-    tx.emit(TurnLengthChanged(hours, state.turn_ends_at + shift, remaining))
+        rules.apply_deadline(tx, due[0])
 
 
 @handles(EndGame)

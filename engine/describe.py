@@ -1,7 +1,7 @@
 """Words for events and rolls, shared by the console's text and Discord's embeds.
 
 Times are passed through `when`, so each front-end shows them its own way (the console as UTC text,
-Discord as `<t:…:R>` timestamps).
+Discord as `<t:…:R>` timestamps). Each rule set words its own events; `event_line` asks them in turn.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from collections.abc import Callable
 from datetime import datetime
 
 from engine import events as ev
-from engine.state import RollRecord
+from engine.dice import FacesRecord, RollRecord
+from engine.rulesets import RULESETS
 
 When = Callable[[datetime], str]
 Who = Callable[[str], str]
@@ -29,6 +30,10 @@ def signed(value: int) -> str:
     return f"{value:+d}"
 
 
+def same(name: str) -> str:
+    return name
+
+
 def roll_line(roll: RollRecord) -> str:
     """`Gracchan Republic, grow economy: d10 7 + mod(E) +1 = 8 > 12? no`"""
     parts = [f"d10 {roll.die}" + (" (GM die)" if roll.forced else "")]
@@ -43,14 +48,12 @@ def roll_line(roll: RollRecord) -> str:
     return f"🎲 {who}{roll.purpose}: {text}"
 
 
-STAT_LABEL = {
-    "economy": "ECONOMY", "stability": "STABILITY", "military": "MILITARY", "propaganda": "PROPAGANDA",
-    "land": "LAND", "foreign_patches": "foreign patches",
-}
-
-
-def same(name: str) -> str:
-    return name
+def faces_line(roll: FacesRecord, who: Who = same) -> str:
+    """`🎲 alice, opening roll: B B B R O O 5 5 5` (GM-entered dice marked with *)."""
+    faces = " ".join(face + ("*" if forced else "") for face, forced in zip(roll.faces, roll.forced, strict=True))
+    entered = " (* entered by the GM)" if roll.any_forced else ""
+    player = f"{who(roll.player)}, " if roll.player else ""
+    return f"🎲 {player}{roll.purpose}: {faces}{entered}"
 
 
 def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str | None:
@@ -59,101 +62,25 @@ def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str |
     `when` shows a time and `who` a player or GM (the console prints names, Discord mentions).
     """
     match event:
+        case ev.DiceRolled(roll=roll):
+            return faces_line(roll, who)
         case ev.DieRolled(roll=roll):
             return roll_line(roll)
-        case ev.GameStarted(gm=gm, started_at=start, house=house):
-            ends = start.timestamp() + float(house["turn_hours"]) * 3600
-            return (f"A Nations game begins, refereed by the bot; GM: {who(gm)}. Turn 1 lasts "
-                    f"{house['turn_hours']:g} hours and ends {when(datetime.fromtimestamp(ends, start.tzinfo))}.")
-        case ev.GameImported(snapshot=snap):
-            return f"Game imported at turn {snap['game']['turn']} with {len(snap['nations'])} nations."
         case ev.GameEnded():
             return "The game is over."
-        case ev.TurnEnded(ended=n, ends_at=ends, reason=reason):
-            why = {"clock": "time is up", "gm": "ended by the GM", "all done": "every nation has acted"}[reason]
-            done = "; ".join(f"{nation}: {', '.join(a.upper() for a in used) or 'nothing'}"
-                             for nation, used in event.actions.items())
-            return (f"⏰ Turn {n} is over ({why}). Turn {n + 1} begins and ends {when(ends)}."
-                    + (f" Last turn — {done}." if done else ""))
-        case ev.ClockPaused():
-            return "⏸ The turn clock is paused."
-        case ev.ClockResumed(ends_at=ends):
-            return f"▶ The turn clock runs again; this turn ends {when(ends)}."
-        case ev.TurnLengthChanged(hours=hours, ends_at=ends):
-            return f"Turns now last {hours:g} hours; this turn ends {when(ends)}."
         case ev.HouseChanged(key=key, value=value):
             return f"House setting {key} is now {value} for this game."
         case ev.DiceQueued(values=values, by=by):
             return f"GM {who(by)} entered the next {len(values)} {'die' if len(values) == 1 else 'dice'}."
         case ev.DiceCleared(by=by):
             return f"GM {who(by)} cleared the entered dice."
-        case ev.NationAdded() as n:
-            player = who(n.player) if n.player else "nobody"
-            return (f"🏳 {n.name} joins the game, played by {player}: E {n.economy}, S {n.stability}, "
-                    f"M {n.military}, P {n.propaganda}, L {n.land}; STRENGTH {n.strength}, WEAKNESS {n.weakness}.")
-        case ev.NationAssigned(nation=nation, player=player):
-            return f"{nation} is now played by {who(player)}." if player else f"{nation} has no player now."
-        case ev.StatChanged(nation=nation, stat=stat, delta=delta, reason=reason, by=by):
-            return f"{nation}: {STAT_LABEL.get(stat, stat)} {signed(delta)} ({_by(reason, by, who)})."
-        case ev.NationEliminated(nation=nation, reason=reason, by=by):
-            return f"💀 {nation} is eliminated: {_by(reason, by, who)}."
-        case ev.NationRestored(nation=nation, by=by):
-            return f"{nation} is restored to the game by GM {who(by)}."
-        case ev.ActionGranted(nation=nation, action=kind, by=by):
-            what = f"its {kind.upper()} action back" if kind else "one more action"
-            return f"GM {who(by)} gives {nation} {what} this turn."
-        case ev.ActionRevoked(nation=nation, action=kind, by=by):
-            return f"GM {who(by)} takes {nation}'s {kind.upper()} action away this turn."
-        case ev.BonusSet(nation=nation, bonus=kind, value=value, expires_at=ends):
-            return f"✨ {nation}: {kind.capitalize()} {signed(value)} until {when(ends)}."
-        case ev.BonusExpired(nation=nation, bonus=kind, value=value):
-            return f"{nation}: the {kind.capitalize()} bonus ({signed(value)}) has run out."
-        case ev.UnitAdded(nation=nation, unit=uid, type=kind, rank=rank, hp=hp, reason=reason, by=by):
-            return f"{nation}: {rank.upper()} {kind} #{uid} ({hp} HP), {_by(reason, by, who)}."
-        case ev.UnitRemoved(nation=nation, unit=uid, type=kind, reason=reason, by=by):
-            return f"{nation}: {kind} #{uid} {_by(reason, by, who)}."
-        case ev.UnitChanged() as u:
-            return (f"{u.nation}: unit #{u.unit} {u.old_rank.upper()} {u.old_hp} HP → {u.rank.upper()} {u.hp} HP "
-                    f"({_by(u.reason, u.by, who)}).")
-        case ev.BattleDeclared(battle=b, attacker=attacker, defender=defender, units=units, retreat_at=at):
-            order = f", retreating at {at} HP" if at else ""
-            return f"⚔ {attacker} attacks {defender} with {_ids(units)}{order} (battle #{b})."
-        case ev.BattleAwaits(battle=b, stage=stage, nation=nation, deadline=deadline):
-            what = "commit 1-3 units (/attack commit)" if stage == "commit" else "pair two units (/attack pair)"
-            return f"⏳ Battle #{b} waits for {nation} to {what}, until {when(deadline)}."
-        case ev.UnitsCommitted(battle=b, units=units, by=by):
-            return f"🛡 {_ids(units)} defend in battle #{b} (committed by {who(by)})."
-        case ev.InitiativeDecided(battle=b, winner=winner):
-            return f"The {winner} wins the initiative in battle #{b} and picks the pairings."
-        case ev.ChoiceDefaulted(battle=b, choice=choice, nation=nation, default=default):
-            return f"⌛ Time is up for {nation}'s {choice} in battle #{b}: {default}."
-        case ev.RetreatOrdered(battle=b, unit=unit, at_hp=at):
-            what = "no longer retreats" if at == 0 else "retreats now" if at is None else f"retreats at {at} HP"
-            return f"Unit #{unit} {what} (battle #{b})."
-        case ev.DuelStarted() as d:
-            return (f"Duel in battle #{d.battle}: {d.attacker_type} #{d.attacker_unit} against {d.defender_type} "
-                    f"#{d.defender_unit} (paired by {who(d.chosen_by)}).")
-        case ev.RoundFought(round=r) if r["kind"] == "round":
-            return (f"Round: attacker {r['attacker_total']} against defender {r['defender_total']}; "
-                    f"#{r['loser']} loses 1 HP.")
-        case ev.UnitLeftFight(battle=b, nation=nation, unit=unit, reason=reason) if reason == "retreated":
-            return f"{nation}'s unit #{unit} retreats from battle #{b}."
-        case ev.DuelEnded(outcome=outcome):
-            return f"The duel is over: {outcome}."
-        case ev.BattleEnded(battle=b, result=result, winner=winner):
-            return f"🏁 Battle #{b} is over: {result}" + (f"; {winner} wins." if winner else ".")
         case ev.ActionUndone(summary=summary, by=by, undone_actor=undone_actor):
             whose = f"{who(undone_actor)}'s " if undone_actor else ""
             return f"↩ GM {who(by)} undid {whose}“{summary}” and all its rolls."
         case ev.Notice(text=text):
             return f"⚠ {text}"
+    for ruleset in RULESETS.values():
+        line = ruleset.event_line(event, when, who)
+        if line is not None:
+            return line
     return None
-
-
-def _by(reason: str, by: str | None, who: Who) -> str:
-    """`set by GM` + the GM, shown the front-end's way."""
-    return f"{reason} {who(by)}" if by else reason
-
-
-def _ids(ids: list[int]) -> str:
-    return ", ".join(f"#{i}" for i in ids)

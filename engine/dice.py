@@ -1,10 +1,12 @@
-"""The one injectable source of dice."""
+"""The one injectable source of dice, and the records of the roll ledger every rule set writes."""
 
 from __future__ import annotations
 
 import random
 from collections import deque
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 
@@ -42,3 +44,38 @@ class ForcedRoller:
             raise AssertionError(f"ForcedRoller: {value} is not a d{sides} face")
         self.used += 1
         return value
+
+
+@dataclass
+class RollRecord:
+    """One numbered die, in the open: why it was rolled, every modifier by name, and what it decided."""
+
+    nation: str | None
+    purpose: str
+    die: int
+    modifiers: dict[str, int]
+    total: int
+    target: int | None
+    comparison: str | None  # ">" (better than), ">=" (at or above), or None (no target)
+    success: bool | None
+    forced: bool
+    turn: int
+    at: datetime
+    battle: int | None = None
+    unit: int | None = None
+
+
+@dataclass
+class FacesRecord:
+    """Several dice with named faces rolled together (God Dice): who, why, the faces, and which were entered."""
+
+    player: str | None
+    purpose: str
+    faces: list[str]
+    forced: list[bool]
+    turn: int
+    at: datetime
+
+    @property
+    def any_forced(self) -> bool:
+        return any(self.forced)

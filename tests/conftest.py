@@ -14,7 +14,7 @@ if str(ROOT) not in sys.path:
 
 from helpers import Game, rules  # noqa: E402
 
-from engine.rules import Rules  # noqa: E402
+from engine.nations.rules import Rules  # noqa: E402
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from fakediscord import (
 
 from bot import Settings, create_bot
 from engine.dice import ForcedRoller, RandomRoller
-from engine.state import GameState
+from engine.nations.state import GameState
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

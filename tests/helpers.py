@@ -29,16 +29,17 @@ from typing import Any
 import pytest
 
 from data import nations_rules
-from engine.clock import Tick, start_game
+from engine.clock import Tick
 from engine.core import Context, Outcome, execute
 from engine.dice import ForcedRoller
 from engine.errors import RefereeError
 from engine.events import Event, replay
-from engine.gm import AddUnit, AssignNation, SetStat
-from engine.nations import CreateNation
-from engine.rules import Rules
-from engine.snapshot import state_to_dict
-from engine.state import GameState, Nation
+from engine.nations.clock import start_game
+from engine.nations.gm import AddUnit, AssignNation, SetStat
+from engine.nations.peace import CreateNation
+from engine.nations.rules import Rules
+from engine.nations.snapshot import state_to_dict
+from engine.nations.state import GameState, Nation
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 """The fixed moment every `Game` starts at (a tz-aware UTC datetime)."""

@@ -19,7 +19,7 @@ if str(REPO) not in sys.path:  # the tests import the project's top-level module
 from data import nations_rules  # noqa: E402
 from data.store import Store  # noqa: E402
 from engine.events import event_from_dict, event_to_dict, replay  # noqa: E402
-from engine.snapshot import state_to_dict  # noqa: E402
+from engine.nations.snapshot import state_to_dict  # noqa: E402
 
 T0 = datetime(2030, 1, 1, tzinfo=UTC)
 RULES = nations_rules()

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from data import DATA_DIR, nations_rules
-from engine.rules import Rules, RulesError, rules_from_dict
+from engine.house import RulesError
+from engine.nations.rules import Rules, rules_from_dict
 
 
 def validate_nations(raw: dict[str, Any]) -> None:
@@ -162,7 +163,7 @@ def test_the_unchanged_table_loads():
 
 
 def test_the_commands_offer_exactly_the_unit_types_and_ranks_of_the_data():
-    from engine import commands
+    from engine.nations import commands
 
     rules = nations_rules()
     assert commands.UNIT_TYPES == tuple(rules.units)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from discordkit import at, mention, start_war, table, texts
 
-from engine.snapshot import state_to_dict
+from engine.nations.snapshot import state_to_dict
 
 
 def choice_message(t, battle: int, since: int = 0):

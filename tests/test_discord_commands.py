@@ -18,7 +18,7 @@ from fakediscord import MANAGE_MESSAGES, FakeAttachment, FakeMember
 from storehelpers import check_export_contract, contract_view
 
 from engine.commands import COMMANDS
-from engine.snapshot import state_to_dict
+from engine.nations.snapshot import state_to_dict
 
 REPO = Path(__file__).resolve().parent.parent
 NO_GAME = "⛔ there is no game in this channel: start one with /game start"

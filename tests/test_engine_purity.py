@@ -32,9 +32,32 @@ def engine_files() -> list[Path]:
     return sorted(ENGINE_DIR.rglob("*.py"))
 
 
-def test_the_engine_has_modules():
-    names = {p.name for p in engine_files()}
-    assert {"__init__.py", "core.py", "nations.py", "gm.py", "clock.py"} <= names
+SHARED_CORE = {"__init__.py", "core.py", "events.py", "dice.py", "clock.py", "errors.py", "rulesets.py", "gm.py",
+               "house.py", "vocabulary.py", "commands.py", "describe.py"}
+RULE_SETS = {"nations", "goddice"}
+
+
+def test_the_engine_is_the_shared_core_and_one_package_per_rule_set():
+    top = {p.name for p in ENGINE_DIR.iterdir() if p.suffix == ".py"}
+    packages = {p.name for p in ENGINE_DIR.iterdir() if (p / "__init__.py").exists()}
+    assert top == SHARED_CORE
+    assert packages == RULE_SETS
+
+
+@pytest.mark.parametrize("package", sorted(RULE_SETS))
+def test_no_rule_set_imports_another(package):
+    others = {f"engine.{name}" for name in RULE_SETS - {package}}
+    for path in (ENGINE_DIR / package).rglob("*.py"):
+        imported = imported_modules(path.read_text(encoding="utf-8"), str(path))
+        assert not {m for m in imported if m.split(".")[:2] and ".".join(m.split(".")[:2]) in others}, path
+
+
+def test_the_shared_core_imports_no_rule_set():
+    """Only the package's own __init__ (registration) and the assembled vocabulary name the rule sets."""
+    for name in SHARED_CORE - {"__init__.py", "commands.py"}:
+        imported = imported_modules((ENGINE_DIR / name).read_text(encoding="utf-8"), name)
+        assert not {m for m in imported if m.split(".")[0] == "engine" and m.split(".")[1:2] and
+                    m.split(".")[1] in RULE_SETS}, name
 
 
 @pytest.mark.parametrize("path", engine_files(), ids=lambda p: p.relative_to(ENGINE_DIR).as_posix())

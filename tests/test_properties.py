@@ -22,17 +22,19 @@ from hypothesis import strategies as st
 from storehelpers import RULES, T0, FakeClock, replay_dict, roundtrip_events
 
 from data.store import Store
-from engine import clock as clk
-from engine import gm, war
-from engine import nations as nat
-from engine.clock import deadlines, start_game
-from engine.core import Context, army_mp, execute, type_mp
+from engine.clock import deadlines
+from engine.core import Context, execute
 from engine.dice import ForcedRoller, RandomRoller
 from engine.errors import RefereeError
-from engine.events import InitiativeDecided, RoundFought, UnitAdded
-from engine.rules import ACTION_KINDS
-from engine.snapshot import state_to_dict
-from engine.state import GameState
+from engine.nations import clock as clk
+from engine.nations import gm, war
+from engine.nations import peace as nat
+from engine.nations.clock import start_game
+from engine.nations.common import army_mp, type_mp
+from engine.nations.events import InitiativeDecided, RoundFought, UnitAdded
+from engine.nations.rules import ACTION_KINDS
+from engine.nations.snapshot import state_to_dict
+from engine.nations.state import GameState
 from referee import Referee
 
 GM = "gm"

@@ -12,39 +12,35 @@ from collections import Counter
 import pytest
 from helpers import GM, NOW, Game, hours, rules, snap
 
-from engine.clock import EndGame, EndTurn, PauseClock, ResumeClock, SetTurnLength, Tick
-from engine.core import army_mp, execute
-from engine.dice import ForcedRoller
+from engine.clock import EndGame, Tick
+from engine.core import execute
+from engine.dice import ForcedRoller, RollRecord
 from engine.errors import BadInput, NoGame, NotGM, NotYourNation, RuleViolation, UnknownNation, UnknownUnit
-from engine.events import (
+from engine.events import DiceQueued, Notice, event_from_dict, event_to_dict, replay
+from engine.gm import ClearDice, QueueDice, SetHouse
+from engine.nations.clock import EndTurn, PauseClock, ResumeClock, SetTurnLength
+from engine.nations.common import army_mp
+from engine.nations.events import (
     BonusExpired,
     BonusSet,
-    DiceQueued,
     NationEliminated,
-    Notice,
     StatChanged,
     TurnEnded,
     UnitAdded,
     UnitRemoved,
-    event_from_dict,
-    event_to_dict,
-    replay,
 )
-from engine.gm import (
+from engine.nations.gm import (
     AddUnit,
     AssignNation,
-    ClearDice,
     Eliminate,
     GrantAction,
-    QueueDice,
     RemoveUnit,
     Restore,
     RevokeAction,
-    SetHouse,
     SetStat,
     SetUnitRank,
 )
-from engine.nations import (
+from engine.nations.peace import (
     ClaimPreset,
     CreateNation,
     Disband,
@@ -55,8 +51,7 @@ from engine.nations import (
     RaiseStability,
     Recruit,
 )
-from engine.snapshot import state_from_dict
-from engine.state import RollRecord
+from engine.nations.snapshot import state_from_dict
 
 GRACCHAN = "Gracchan Republic"
 

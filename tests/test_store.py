@@ -27,13 +27,14 @@ from storehelpers import (
 
 import data.store as store_module
 from data.store import Store, migration_files
-from engine import clock as clk
-from engine import gm, war
-from engine import nations as nat
 from engine.dice import ForcedRoller
 from engine.errors import BadInput, NoGame, NotGM, RefereeError, RuleViolation
-from engine.events import ActionUndone, BonusExpired, TurnEnded
-from engine.snapshot import state_to_dict
+from engine.events import ActionUndone
+from engine.nations import clock as clk
+from engine.nations import gm, war
+from engine.nations import peace as nat
+from engine.nations.events import BonusExpired, TurnEnded
+from engine.nations.snapshot import state_to_dict
 from referee import Referee
 
 LATEST = max(number for number, _ in migration_files())

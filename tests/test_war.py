@@ -17,34 +17,28 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import event as note
 from hypothesis import strategies as st
 
-from engine.clock import EndTurn, Tick
+from engine.clock import Tick
 from engine.core import Context, execute
 from engine.dice import RandomRoller
 from engine.errors import BadInput, NotGM, NotYourNation, RuleViolation, UnknownNation, UnknownUnit
-from engine.events import (
+from engine.events import Event, replay
+from engine.gm import SetHouse
+from engine.nations.clock import EndTurn
+from engine.nations.events import (
     BattleAwaits,
     BattleEnded,
     ChoiceDefaulted,
     DuelStarted,
-    Event,
     NationEliminated,
     StatChanged,
     UnitChanged,
     UnitRemoved,
     UnitsCommitted,
-    replay,
 )
-from engine.gm import AddUnit, RemoveUnit, RevokeAction, SetHouse, SetStat, SetUnitRank
-from engine.nations import ClaimPreset, Disband, Encourage
-from engine.snapshot import state_to_dict
-from engine.war import (
-    CancelBattle,
-    CommitUnits,
-    DecideChoice,
-    DeclareAttack,
-    OrderRetreat,
-    PairUnits,
-)
+from engine.nations.gm import AddUnit, RemoveUnit, RevokeAction, SetStat, SetUnitRank
+from engine.nations.peace import ClaimPreset, Disband, Encourage
+from engine.nations.snapshot import state_to_dict
+from engine.nations.war import CancelBattle, CommitUnits, DecideChoice, DeclareAttack, OrderRetreat, PairUnits
 
 TYPES = ("infantry", "armour", "fighter", "bomber", "warships", "submarines")
 RANKS = ("conscript", "green", "regular", "elite", "guard")

@@ -25,17 +25,12 @@ from helpers import NOW, hours
 from data import nations_rules
 from data.store import Store
 from engine.dice import ForcedRoller
-from engine.events import (
-    BattleAwaits,
-    ChoiceDefaulted,
-    DieRolled,
-    InitiativeDecided,
-    UnitsCommitted,
-)
-from engine.nations import ClaimPreset
-from engine.snapshot import state_to_dict
-from engine.state import GameState
-from engine.war import DeclareAttack, PairUnits
+from engine.events import DieRolled
+from engine.nations.events import BattleAwaits, ChoiceDefaulted, InitiativeDecided, UnitsCommitted
+from engine.nations.peace import ClaimPreset
+from engine.nations.snapshot import state_to_dict
+from engine.nations.state import GameState
+from engine.nations.war import DeclareAttack, PairUnits
 from referee import Referee
 
 ROOT = Path(__file__).resolve().parent.parent

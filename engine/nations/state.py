@@ -1,11 +1,12 @@
-"""The state of one game: typed dataclasses, nothing else."""
+"""The state of one Nations game: typed dataclasses, nothing else."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from engine.rules import HouseSettings
+from engine.dice import RollRecord  # noqa: F401  (the Nations roll record, re-exported)
+from engine.nations.rules import HouseSettings
 
 
 @dataclass
@@ -57,27 +58,8 @@ class Nation:
 
 
 @dataclass
-class RollRecord:
-    """One die, in the open: why it was rolled, every modifier by name, and what it decided."""
-
-    nation: str | None
-    purpose: str
-    die: int
-    modifiers: dict[str, int]
-    total: int
-    target: int | None
-    comparison: str | None  # ">" (better than), ">=" (at or above), or None (no target)
-    success: bool | None
-    forced: bool
-    turn: int
-    at: datetime
-    battle: int | None = None
-    unit: int | None = None
-
-
-@dataclass
 class Battle:
-    """One declared attack, from declaration to result (RULINGS.md section 1, "War")."""
+    """One declared attack, from declaration to result (the War rules: docs/nations.md)."""
 
     id: int
     attacker: str

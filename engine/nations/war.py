@@ -10,9 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from engine.core import Tx, acting_nation, handles, require_gm, rival
+from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation, UnknownUnit
-from engine.events import (
+from engine.nations.common import (
+    acting_nation,
+    change_land,
+    change_stat,
+    handles,
+    rival,
+)
+from engine.nations.events import (
     BattleAwaits,
     BattleDeclared,
     BattleEnded,
@@ -27,8 +34,8 @@ from engine.events import (
     UnitRemoved,
     UnitsCommitted,
 )
-from engine.nations import after_action, spend_action
-from engine.state import Battle, Nation, Unit
+from engine.nations.peace import after_action, spend_action
+from engine.nations.state import Battle, Nation, Unit
 
 
 @dataclass
@@ -380,13 +387,13 @@ def _end_battle(tx: Tx, battle: Battle, result: str) -> None:
     attacker, defender = state.nations[battle.attacker], state.nations[battle.defender]
     winner, loser = (attacker, defender) if result == "attacker won" else (defender, attacker)
     _close(tx, battle, result, winner.name, loser.name)
-    tx.change_stat(winner, "propaganda", rules.propaganda_success_change, f"won battle #{battle.id}")
-    tx.change_stat(loser, "propaganda", rules.propaganda_failure_change, f"lost battle #{battle.id}")
+    change_stat(tx, winner, "propaganda", rules.propaganda_success_change, f"won battle #{battle.id}")
+    change_stat(tx, loser, "propaganda", rules.propaganda_failure_change, f"lost battle #{battle.id}")
     if result == "attacker won":
         # Ruling: a province adds 5 land to the winner and removes 5 from the loser (never below 0).
-        tx.change_land(defender, -rules.province_land, f"province lost to {attacker.name}")
-        tx.change_land(attacker, rules.province_land, f"province conquered from {defender.name}")
-        tx.change_stat(attacker, "foreign_patches", 1, f"province of {defender.name}")
+        change_land(tx, defender, -rules.province_land, f"province lost to {attacker.name}")
+        change_land(tx, attacker, rules.province_land, f"province conquered from {defender.name}")
+        change_stat(tx, attacker, "foreign_patches", 1, f"province of {defender.name}")
 
 
 def _close(tx: Tx, battle: Battle, result: str, winner: str | None, loser: str | None) -> None:

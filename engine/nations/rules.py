@@ -6,8 +6,10 @@ The numbers themselves live in `data/nations.toml`; `rules_from_dict` checks the
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from typing import Any
+
+from engine.house import House, RulesError
 
 STATS = ("economy", "stability", "military", "propaganda", "land")
 STAT_CODES = {"e": "economy", "s": "stability", "m": "military", "p": "propaganda", "l": "land"}
@@ -16,12 +18,8 @@ ACTION_KINDS = ("attack", "economy", "propaganda")
 CHANGE_KEYS = ("rd", "mp", "combat", "attack", "defence", "hp")
 
 
-class RulesError(ValueError):
-    """A data file does not hold valid rules."""
-
-
 @dataclass(frozen=True)
-class HouseSettings:
+class HouseSettings(House):
     """The rulings' [house] values: a GM may change each one per game."""
 
     turn_hours: float = 12.0
@@ -40,27 +38,6 @@ class HouseSettings:
     reminder_hours: float = 1.0
     end_turn_when_all_done: bool = False
 
-    def with_value(self, key: str, raw: Any) -> HouseSettings:
-        """A copy with `key` set from `raw` (a string from a command, or a typed value)."""
-        kinds = {f.name: f.type for f in fields(self)}
-        if key not in kinds:
-            raise RulesError(f"unknown house setting {key!r}; settings: {', '.join(kinds)}")
-        current = getattr(self, key)
-        try:
-            if isinstance(current, bool):
-                value: Any = raw if isinstance(raw, bool) else _parse_bool(str(raw))
-            elif isinstance(current, int):
-                value = int(raw)
-            elif isinstance(current, float):
-                value = float(raw)
-            else:
-                value = str(raw).lower()
-        except ValueError:
-            raise RulesError(f"{key} takes a {type(current).__name__}, not {raw!r}") from None
-        new = replace(self, **{key: value})
-        new.validate()
-        return new
-
     def validate(self) -> None:
         if not 0 < self.turn_hours <= 24 * 14:
             raise RulesError(f"turn_hours must be between 0 and 336, not {self.turn_hours}")
@@ -76,18 +53,6 @@ class HouseSettings:
                 raise RulesError(f"{name} cannot be negative")
         if self.new_nation_total > self.new_nation_land:
             raise RulesError("new_nation_total cannot exceed new_nation_land (E + M <= L)")
-
-    def as_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-def _parse_bool(text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered in ("true", "yes", "on", "1"):
-        return True
-    if lowered in ("false", "no", "off", "0"):
-        return False
-    raise ValueError(text)
 
 
 @dataclass(frozen=True)
@@ -228,18 +193,7 @@ def _int_table(raw: dict[str, Any], what: str) -> dict[int, int]:
 def rules_from_dict(raw: dict[str, Any]) -> Rules:
     """Build and validate `Rules` from the parsed nations data file."""
     try:
-        house_raw = dict(raw.get("house", {}))
-        known = {f.name for f in fields(HouseSettings)}
-        unknown = set(house_raw) - known
-        if unknown:
-            raise RulesError(f"unknown house settings: {', '.join(sorted(unknown))}")
-        for key, value in house_raw.items():
-            default = getattr(HouseSettings, key)
-            wanted = (int, float) if isinstance(default, float) else type(default)
-            if isinstance(value, bool) != isinstance(default, bool) or not isinstance(value, wanted):
-                raise RulesError(f"house.{key} must be a {type(default).__name__}, not {value!r}")
-        house = HouseSettings(**house_raw)
-        house.validate()
+        house = HouseSettings.from_data(dict(raw.get("house", {})))
         ranks = tuple(raw["ranks"]["order"])
         rank_hp = {str(k): int(v) for k, v in raw["ranks"]["hp"].items()}
         units = {}

@@ -8,28 +8,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from engine.core import (
-    Tx,
+from engine.core import Tx, require_gm
+from engine.errors import BadInput, RuleViolation, UnknownUnit
+from engine.nations.common import (
     acting_nation,
     actions_left,
     army_mp,
+    change_land,
+    change_stat,
     handles,
-    require_gm,
+    notice_if_over_cap,
     rival,
     turn_summary,
     type_mp,
 )
-from engine.errors import BadInput, RuleViolation, UnknownUnit
-from engine.events import (
-    ActionUsed,
-    BonusSet,
-    NationAdded,
-    TurnEnded,
-    UnitAdded,
-    UnitRemoved,
-)
-from engine.rules import BONUS_KINDS, Rules
-from engine.state import GameState, Nation
+from engine.nations.events import ActionUsed, BonusSet, NationAdded, TurnEnded, UnitAdded, UnitRemoved
+from engine.nations.rules import BONUS_KINDS, Rules
+from engine.nations.state import GameState, Nation
 
 MAX_NAME = 40
 
@@ -172,7 +167,7 @@ def add_nation(tx: Tx, added: NationAdded, units: dict[str, int]) -> Nation:
     for unit_type, count in units.items():
         for _ in range(count):
             add_unit(tx, nation, unit_type, rank, "starting army")
-    tx.notice_if_over_cap(nation)
+    notice_if_over_cap(tx, nation)
     return nation
 
 
@@ -273,7 +268,7 @@ def grow_economy(tx: Tx, action: GrowEconomy) -> None:
     spend_action(tx, nation, "economy")
     roll = tx.roll("grow economy", nation.name, economy_modifiers(tx, nation), nation.economy, ">")
     if roll.success:
-        tx.change_stat(nation, "economy", 1, "grow economy")
+        change_stat(tx, nation, "economy", 1, "grow economy")
     after_action(tx)
 
 
@@ -294,9 +289,9 @@ def grow_military(tx: Tx, action: GrowMilitary) -> None:
     spend_action(tx, nation, "economy")
     roll = tx.roll("grow military", nation.name, economy_modifiers(tx, nation), nation.military, ">")
     if roll.success:
-        tx.change_stat(nation, "military", 1, "grow military")
+        change_stat(tx, nation, "military", 1, "grow military")
     if roll.success or not tx.state.house.military_cost_on_success:
-        tx.change_stat(nation, "economy", -1, "cost of growing military")
+        change_stat(tx, nation, "economy", -1, "cost of growing military")
     after_action(tx)
 
 
@@ -355,8 +350,8 @@ def raise_stability(tx: Tx, action: RaiseStability) -> None:
             f"your army costs {mp} MP; with M {nation.military - cost} it would be over its cap "
             "(disband units first)"
         )
-    tx.change_stat(nation, "military", -cost, "traded for stability")
-    tx.change_stat(nation, "stability", gain, "traded military")
+    change_stat(tx, nation, "military", -cost, "traded for stability")
+    change_stat(tx, nation, "stability", gain, "traded military")
 
 
 # --- propaganda ----------------------------------------------------------------------------------
@@ -374,16 +369,16 @@ def propaganda_attack(tx: Tx, action: PropagandaAttack) -> None:
         defence, ">",
     )
     if not roll.success:
-        tx.change_stat(nation, "propaganda", tx.rules.propaganda_failure_change, "failed propaganda attack")
+        change_stat(tx, nation, "propaganda", tx.rules.propaganda_failure_change, "failed propaganda attack")
         after_action(tx)
         return
-    tx.change_stat(nation, "propaganda", tx.rules.propaganda_success_change, "successful propaganda attack")
+    change_stat(tx, nation, "propaganda", tx.rules.propaganda_success_change, "successful propaganda attack")
     spoils = tx.roll(f"propaganda spoils from {target.name}", nation.name, target=None, comparison=None)
     taken = min(spoils.die * tx.rules.spoils_multiplier, target.land)
     reason = f"propaganda by {nation.name}"
-    tx.change_land(target, -taken, reason)
-    tx.change_land(nation, taken, f"propaganda against {target.name}")
-    tx.change_stat(nation, "foreign_patches", 1, f"land taken from {target.name}")
+    change_land(tx, target, -taken, reason)
+    change_land(tx, nation, taken, f"propaganda against {target.name}")
+    change_stat(tx, nation, "foreign_patches", 1, f"land taken from {target.name}")
     after_action(tx)
 
 

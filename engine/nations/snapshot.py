@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from engine.rules import ACTION_KINDS, BONUS_KINDS, STATS, HouseSettings, Rules
-from engine.state import Battle, Bonus, GameState, Nation, Unit
+from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, STATS, HouseSettings, Rules
+from engine.nations.state import Battle, Bonus, GameState, Nation, Unit
 
 
 def _iso(value: datetime) -> str:
@@ -141,7 +141,6 @@ def state_from_dict(data: dict[str, Any]) -> GameState:
         state.battles[battle.id] = battle
     state.next_battle_id = max([int(game.get("next_battle_id", 1)), *(b + 1 for b in state.battles)])
     return state
-
 
 
 def check_state(state: GameState, rules: Rules) -> list[str]:

@@ -1,0 +1,35 @@
+"""Nations, the d10 nation war game: stats, two actions per turn, propaganda bonuses, units, battles, conquest.
+
+Modules: `rules` (tables and house settings), `state`, `events`, `common` (lookups and the land rules),
+`peace` (nations, economy, stability, propaganda, the army), `war`, `gm` (the GM's powers), `clock` (the
+turn clock), `snapshot` (the export format), `describe` (words), `commands` (the vocabulary).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.core import Context, Outcome
+from engine.nations import clock, commands, describe, gm, peace, snapshot, war  # noqa: F401  (registers handlers)
+from engine.nations.common import RULESET
+from engine.rulesets import RuleSet, register
+
+
+def _start(ctx: Context, options: dict[str, Any]) -> Outcome:
+    return clock.start_game(ctx, options.get("turn_hours"))
+
+
+RULES = register(RuleSet(
+    name=RULESET,
+    title="Nations",
+    start=_start,
+    state_to_dict=snapshot.state_to_dict,
+    state_from_dict=snapshot.state_from_dict,
+    check_state=snapshot.check_state,
+    deadlines=clock.deadlines,
+    apply_deadline=clock.apply_deadline,
+    forced_dice=gm.forced_dice,
+    event_line=describe.event_line,
+    commands=commands.COMMANDS,
+    fixed_house_keys=("turn_hours",),
+))

@@ -1,0 +1,139 @@
+"""The Nations commands: `/economy grow` and its options → a Nations action (see `engine.vocabulary`)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.errors import BadInput
+from engine.nations import clock, gm, peace, war
+from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, STATS
+from engine.vocabulary import Command, Param
+
+# The names offered as choices (data/nations.toml holds the types and ranks; a test keeps these equal).
+UNIT_TYPES = ("infantry", "armour", "fighter", "bomber", "warships", "submarines")
+RANKS = ("conscript", "green", "regular", "elite", "guard")
+SETTABLE_STATS = (*STATS, "foreign_patches")
+
+
+def parse_units(text: str) -> dict[str, int]:
+    """An army as typed: "infantry:3 bomber:1", "3 infantry, 1 bomber", "IN IN IN BM" or "armour=2"."""
+    tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+    units: dict[str, int] = {}
+    pending: int | None = None
+    for token in tokens:
+        match = re.fullmatch(r"([A-Za-z]+)[:=x*]?(\d+)?", token) or re.fullmatch(r"(\d+)[x*]?([A-Za-z]+)", token)
+        if token.isdigit():
+            pending = int(token)
+            continue
+        if match is None:
+            raise BadInput(f"cannot read {token!r} as units; write e.g. \"infantry:3 bomber:1\"")
+        first, second = match.group(1), match.group(2)
+        if first.isdigit():
+            name, count = second, int(first)
+        else:
+            name, count = first, int(second) if second else (pending if pending is not None else 1)
+        pending = None
+        units[name] = units.get(name, 0) + count
+    if pending is not None:
+        raise BadInput("a number must come with a unit type")
+    return units
+
+
+def parse_unit_ids(text: str) -> list[int]:
+    try:
+        return [int(v.lstrip("#")) for v in re.split(r"[\s,]+", str(text).strip()) if v]
+    except ValueError:
+        raise BadInput(f"units are given by their numbers, e.g. \"1 2 3\", not {text!r}") from None
+
+
+def _set_stat(o: dict[str, Any]) -> gm.SetStat:
+    raw = str(o["value"]).strip()
+    if not re.fullmatch(r"[+-]?\d+", raw):
+        raise BadInput(f"a stat value is a whole number (or +N / -N to adjust), not {raw!r}")
+    return gm.SetStat(o["nation"], o["stat"], int(raw), relative=raw[0] in "+-")
+
+
+P = Param
+NATION = P("nation", help="a nation (default: yours)")
+COMMANDS: tuple[Command, ...] = (
+    Command("nation claim", "claim one of the seed's nations",
+            (P("preset", required=True, help="name or slot"), P("player"), P("name", help="for an unnamed preset")),
+            action=lambda o: peace.ClaimPreset(str(o["preset"]), o.get("player"), o.get("name"))),
+    Command("nation create", "create a custom nation",
+            (P("name", required=True), P("economy", int, True), P("military", int, True),
+             P("strength", required=True, choices=UNIT_TYPES), P("weakness", required=True, choices=UNIT_TYPES),
+             P("units", help='e.g. "infantry:3 bomber:1"'), P("player")),
+            action=lambda o: peace.CreateNation(o["name"], o["economy"], o["military"], o["strength"],
+                                                  o["weakness"], parse_units(o.get("units") or ""), o.get("player"))),
+    Command("nation show", "a nation's stats, bonuses and army", (NATION,)),
+    Command("nation list", "every nation of this game"),
+    Command("economy grow", "ECONOMY check to raise ECONOMY", (NATION,),
+            action=lambda o: peace.GrowEconomy(o.get("nation"))),
+    Command("economy military", "ECONOMY check to raise MILITARY (costs 1 E)", (NATION,),
+            action=lambda o: peace.GrowMilitary(o.get("nation"))),
+    Command("economy recruit", "ECONOMY check to recruit a unit",
+            (P("unit", required=True, choices=UNIT_TYPES), NATION),
+            action=lambda o: peace.Recruit(o["unit"], o.get("nation"))),
+    Command("stability raise", "trade 2 MILITARY for 1 STABILITY", (NATION,),
+            action=lambda o: peace.RaiseStability(o.get("nation"))),
+    Command("propaganda attack", "propaganda attack on a nation", (P("target", required=True), NATION),
+            action=lambda o: peace.PropagandaAttack(o["target"], o.get("nation"))),
+    Command("propaganda encourage", "encourage workers, patriotism or morale for 36 hours",
+            (P("kind", required=True, choices=BONUS_KINDS), NATION),
+            action=lambda o: peace.Encourage(o["kind"], o.get("nation"))),
+    Command("army show", "a nation's units", (NATION,)),
+    Command("army disband", "disband one of your units", (P("unit", int, True), NATION),
+            action=lambda o: peace.Disband(o["unit"], o.get("nation"))),
+    Command("attack declare", "ATTACK: send 1-3 of your units against a nation",
+            (P("target", required=True), P("units", required=True, help='unit numbers, e.g. "1 2 3"'),
+             P("retreat_at", int, help="every sent unit retreats when its HP falls to this"), NATION),
+            action=lambda o: war.DeclareAttack(o["target"], parse_unit_ids(o["units"]), o.get("retreat_at"),
+                                               o.get("nation"))),
+    Command("attack commit", "defend: commit 1-3 of your units to the battle",
+            (P("units", required=True), P("retreat_at", int), P("battle", int), NATION),
+            action=lambda o: war.CommitUnits(parse_unit_ids(o["units"]), o.get("retreat_at"), o.get("battle"),
+                                             o.get("nation"))),
+    Command("attack pair", "initiative winner: pair an attacking and a defending unit; the duel is fought at once",
+            (P("attacker", int, True), P("defender", int, True), P("battle", int)),
+            action=lambda o: war.PairUnits(o["attacker"], o["defender"], o.get("battle"))),
+    Command("attack retreat", "order a unit to retreat now, or when its HP falls to at_hp (0: cancel)",
+            (P("unit", int, True), P("at_hp", int)),
+            action=lambda o: war.OrderRetreat(o["unit"], o.get("at_hp"))),
+    Command("attack status", "the battles of this game and what each waits for", (P("battle", int),)),
+    Command("gm set", "set a stat (N) or adjust it (+N / -N)",
+            (P("nation", required=True), P("stat", required=True, choices=SETTABLE_STATS), P("value", required=True)),
+            action=_set_stat, gm_only=True),
+    Command("gm unit add", "give a nation a unit",
+            (P("nation", required=True), P("type", required=True, choices=UNIT_TYPES), P("rank", choices=RANKS)),
+            action=lambda o: gm.AddUnit(o["nation"], o["type"], o.get("rank") or "green"), gm_only=True),
+    Command("gm unit remove", "remove a unit", (P("unit", int, True),),
+            action=lambda o: gm.RemoveUnit(o["unit"]), gm_only=True),
+    Command("gm unit rank", "change a unit's rank (and HP)",
+            (P("unit", int, True), P("rank", required=True, choices=RANKS), P("hp", int)),
+            action=lambda o: gm.SetUnitRank(o["unit"], o["rank"], o.get("hp")), gm_only=True),
+    Command("gm action grant", "give a nation an action back this turn",
+            (P("nation", required=True), P("kind", choices=ACTION_KINDS)),
+            action=lambda o: gm.GrantAction(o["nation"], o.get("kind")), gm_only=True),
+    Command("gm action revoke", "take an action away this turn",
+            (P("nation", required=True), P("kind", choices=ACTION_KINDS)),
+            action=lambda o: gm.RevokeAction(o["nation"], o.get("kind")), gm_only=True),
+    Command("gm decide", "make a battle's pending choice (no units/pairing: the default)",
+            (P("battle", int, True), P("units"), P("attacker", int), P("defender", int)),
+            action=lambda o: war.DecideChoice(o["battle"], parse_unit_ids(o["units"]) if o.get("units") else None,
+                                              o.get("attacker"), o.get("defender")), gm_only=True),
+    Command("gm battle cancel", "stop a battle with no result", (P("battle", int, True),),
+            action=lambda o: war.CancelBattle(o["battle"]), gm_only=True),
+    Command("gm turn end", "end the turn now", action=lambda o: clock.EndTurn(), gm_only=True),
+    Command("gm clock pause", "stop the turn clock", action=lambda o: clock.PauseClock(), gm_only=True),
+    Command("gm clock resume", "restart the turn clock", action=lambda o: clock.ResumeClock(), gm_only=True),
+    Command("gm clock length", "change the turn length", (P("hours", float, True),),
+            action=lambda o: clock.SetTurnLength(o["hours"]), gm_only=True),
+    Command("gm assign", "give a nation to a player (none: unassign)", (P("nation", required=True), P("player")),
+            action=lambda o: gm.AssignNation(o["nation"], None if (o.get("player") or "none").lower() == "none"
+                                             else o["player"]), gm_only=True),
+    Command("gm eliminate", "eliminate a nation", (P("nation", required=True),),
+            action=lambda o: gm.Eliminate(o["nation"]), gm_only=True),
+    Command("gm restore", "bring an eliminated nation back", (P("nation", required=True),),
+            action=lambda o: gm.Restore(o["nation"]), gm_only=True),
+)

@@ -1,0 +1,447 @@
+"""The Nations events: every change to a Nations game's state, as a typed record.
+
+Stat changes are deltas, so a log with one action taken out (undo) still replays. The events every game
+shares (dice, house settings, import, end, undo, notices) are in `engine.events`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, ClassVar
+
+from engine.events import Event
+from engine.nations.rules import HouseSettings
+from engine.nations.state import Battle, Bonus, GameState, Nation, Unit
+
+# --- the game ------------------------------------------------------------------------------------
+
+
+@dataclass
+class GameStarted(Event):
+    starts_game: ClassVar[bool] = True
+    gm: str
+    started_at: datetime
+    house: dict[str, Any]
+
+    def apply(self, state: GameState | None) -> GameState:  # type: ignore[override]
+        house = HouseSettings(**self.house)
+        return GameState(
+            gm=self.gm, turn=1, turn_hours=house.turn_hours, turn_started_at=self.started_at,
+            turn_ends_at=self.started_at + timedelta(hours=house.turn_hours), house=house,
+        )
+
+
+# --- the clock -----------------------------------------------------------------------------------
+
+
+@dataclass
+class TurnEnded(Event):
+    """Turn `ended` is over; turn `ended + 1` runs from `started_at` to `ends_at`."""
+
+    ended: int
+    started_at: datetime
+    ends_at: datetime
+    reason: str  # "clock", "gm" or "all done"
+    actions: dict[str, list[str]] = field(default_factory=dict)  # who did what in the turn that ended
+
+    def apply(self, state: GameState) -> GameState:
+        state.turn = self.ended + 1
+        state.turn_started_at = self.started_at
+        state.turn_ends_at = self.ends_at
+        for nation in state.nations.values():
+            nation.actions_used = []
+            nation.extra_actions = 0
+        return state
+
+
+@dataclass
+class ClockPaused(Event):
+    remaining_seconds: float
+
+    def apply(self, state: GameState) -> GameState:
+        state.paused = True
+        state.paused_remaining = self.remaining_seconds
+        return state
+
+
+@dataclass
+class ClockResumed(Event):
+    ends_at: datetime
+
+    def apply(self, state: GameState) -> GameState:
+        state.paused = False
+        state.paused_remaining = None
+        state.turn_ends_at = self.ends_at
+        return state
+
+
+@dataclass
+class TurnLengthChanged(Event):
+    hours: float
+    ends_at: datetime
+    paused_remaining: float | None = None
+
+    def apply(self, state: GameState) -> GameState:
+        state.turn_hours = self.hours
+        state.turn_ends_at = self.ends_at
+        if state.paused:
+            state.paused_remaining = self.paused_remaining
+        return state
+
+
+# --- nations -------------------------------------------------------------------------------------
+
+
+@dataclass
+class NationAdded(Event):
+    name: str
+    player: str | None
+    economy: int
+    stability: int
+    military: int
+    propaganda: int
+    land: int
+    strength: str
+    weakness: str
+    preset_slot: int | None = None
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.name] = Nation(
+            name=self.name, player=self.player, economy=self.economy, stability=self.stability,
+            military=self.military, propaganda=self.propaganda, land=self.land,
+            strength=self.strength, weakness=self.weakness, preset_slot=self.preset_slot,
+        )
+        return state
+
+
+@dataclass
+class NationAssigned(Event):
+    nation: str
+    player: str | None
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].player = self.player
+        return state
+
+
+@dataclass
+class StatChanged(Event):
+    """`stat` of `nation` changed by `delta` (stats, land and foreign_patches)."""
+
+    nation: str
+    stat: str
+    delta: int
+    reason: str
+    by: str | None = None  # the GM, when a GM did it
+
+    def apply(self, state: GameState) -> GameState:
+        nation = state.nations[self.nation]
+        setattr(nation, self.stat, getattr(nation, self.stat) + self.delta)
+        return state
+
+
+@dataclass
+class NationEliminated(Event):
+    nation: str
+    reason: str
+    by: str | None = None
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].eliminated = True
+        return state
+
+
+@dataclass
+class NationRestored(Event):
+    nation: str
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].eliminated = False
+        return state
+
+
+@dataclass
+class ActionUsed(Event):
+    nation: str
+    action: str  # attack, economy or propaganda
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].actions_used.append(self.action)
+        return state
+
+
+@dataclass
+class ActionGranted(Event):
+    """A GM gave an action back: `action` may be taken again (None: one more action this turn)."""
+
+    nation: str
+    action: str | None
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        nation = state.nations[self.nation]
+        if self.action is None:
+            nation.extra_actions += 1
+        else:
+            nation.actions_used.remove(self.action)
+        return state
+
+
+@dataclass
+class ActionRevoked(Event):
+    nation: str
+    action: str
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].actions_used.append(self.action)
+        return state
+
+
+@dataclass
+class BonusSet(Event):
+    nation: str
+    bonus: str
+    value: int
+    expires_at: datetime
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].bonuses[self.bonus] = Bonus(self.bonus, self.value, self.expires_at)
+        return state
+
+
+@dataclass
+class BonusExpired(Event):
+    nation: str
+    bonus: str
+    value: int
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].bonuses.pop(self.bonus, None)
+        return state
+
+
+# --- units ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class UnitAdded(Event):
+    nation: str
+    unit: int
+    type: str
+    rank: str
+    hp: int
+    reason: str
+    by: str | None = None
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].units[self.unit] = Unit(self.unit, self.type, self.rank, self.hp)
+        state.next_unit_id = max(state.next_unit_id, self.unit + 1)
+        return state
+
+
+@dataclass
+class UnitRemoved(Event):
+    nation: str
+    unit: int
+    type: str
+    reason: str  # disbanded, removed by the GM, died
+    by: str | None = None
+
+    def apply(self, state: GameState) -> GameState:
+        state.nations[self.nation].units.pop(self.unit)
+        return state
+
+
+@dataclass
+class UnitChanged(Event):
+    """A unit's rank or HP changed (GM, promotion, demotion, wounds, healing)."""
+
+    nation: str
+    unit: int
+    rank: str
+    hp: int
+    reason: str
+    old_rank: str = ""
+    old_hp: int = 0
+    by: str | None = None
+
+    def apply(self, state: GameState) -> GameState:
+        unit = state.nations[self.nation].units[self.unit]
+        unit.rank, unit.hp = self.rank, self.hp
+        return state
+
+
+# --- war -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class BattleDeclared(Event):
+    battle: int
+    attacker: str
+    defender: str
+    units: list[int]
+    retreat_at: int | None
+    deadline: datetime
+    turn: int
+
+    def apply(self, state: GameState) -> GameState:
+        state.battles[self.battle] = Battle(
+            id=self.battle, attacker=self.attacker, defender=self.defender, turn=self.turn, stage="commit",
+            attacking=list(self.units), in_fight_attacking=list(self.units),
+            retreat_orders={u: self.retreat_at for u in self.units if self.retreat_at is not None},
+            deadline=self.deadline,
+        )
+        for unit in self.units:
+            state.nations[self.attacker].units[unit].battle = self.battle
+        state.next_battle_id = max(state.next_battle_id, self.battle + 1)
+        return state
+
+
+@dataclass
+class UnitsCommitted(Event):
+    battle: int
+    units: list[int]
+    retreat_at: int | None
+    by: str  # the defender's player, a GM, or "default"
+
+    def apply(self, state: GameState) -> GameState:
+        battle = state.battles[self.battle]
+        battle.defending = list(self.units)
+        battle.in_fight_defending = list(self.units)
+        for unit in self.units:
+            state.nations[battle.defender].units[unit].battle = self.battle
+            if self.retreat_at is not None:
+                battle.retreat_orders[unit] = self.retreat_at
+        battle.deadline = None
+        return state
+
+
+@dataclass
+class InitiativeDecided(Event):
+    battle: int
+    winner: str  # "attacker" or "defender"
+
+    def apply(self, state: GameState) -> GameState:
+        state.battles[self.battle].initiative = self.winner
+        return state
+
+
+@dataclass
+class BattleAwaits(Event):
+    """The battle waits on a person: the defender's commitment or the initiative winner's pairing."""
+
+    battle: int
+    stage: str
+    nation: str
+    deadline: datetime
+
+    def apply(self, state: GameState) -> GameState:
+        battle = state.battles[self.battle]
+        battle.stage, battle.deadline = self.stage, self.deadline
+        return state
+
+
+@dataclass
+class ChoiceDefaulted(Event):
+    """A choice's deadline passed: the default is applied (the events that follow) and announced."""
+
+    battle: int
+    choice: str
+    nation: str
+    default: str
+
+
+@dataclass
+class RetreatOrdered(Event):
+    battle: int
+    nation: str
+    unit: int
+    at_hp: int | None  # None: retreat now; 0: no retreat (the order is withdrawn)
+
+    def apply(self, state: GameState) -> GameState:
+        orders = state.battles[self.battle].retreat_orders
+        if self.at_hp == 0:
+            orders.pop(self.unit, None)
+        else:
+            orders[self.unit] = self.at_hp
+        return state
+
+
+@dataclass
+class DuelStarted(Event):
+    battle: int
+    attacker_unit: int
+    defender_unit: int
+    attacker_type: str
+    defender_type: str
+    chosen_by: str  # who paired them: a nation, a GM, "default" or "only pairing"
+
+    def apply(self, state: GameState) -> GameState:
+        battle = state.battles[self.battle]
+        battle.stage, battle.deadline = "duel", None
+        battle.duels.append({
+            "attacker_unit": self.attacker_unit, "defender_unit": self.defender_unit,
+            "attacker_type": self.attacker_type, "defender_type": self.defender_type,
+            "chosen_by": self.chosen_by, "rounds": [], "outcome": None,
+        })
+        return state
+
+
+@dataclass
+class RoundFought(Event):
+    """One round of the current duel, for the battle report (HP changes come as UnitChanged)."""
+
+    battle: int
+    round: dict[str, Any]
+
+    def apply(self, state: GameState) -> GameState:
+        state.battles[self.battle].duels[-1]["rounds"].append(dict(self.round))
+        return state
+
+
+@dataclass
+class UnitLeftFight(Event):
+    battle: int
+    nation: str
+    unit: int
+    reason: str  # "retreated" or "killed"
+
+    def apply(self, state: GameState) -> GameState:
+        battle = state.battles[self.battle]
+        for side in (battle.in_fight_attacking, battle.in_fight_defending):
+            if self.unit in side:
+                side.remove(self.unit)
+        return state  # a retreated unit stays tied to the battle until it ends
+
+
+@dataclass
+class DuelEnded(Event):
+    battle: int
+    outcome: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.battles[self.battle].duels[-1]["outcome"] = self.outcome
+        return state
+
+
+@dataclass
+class BattleEnded(Event):
+    battle: int
+    result: str  # "attacker won", "defender won" or "cancelled"
+    winner: str | None
+    loser: str | None
+
+    def apply(self, state: GameState) -> GameState:
+        battle = state.battles[self.battle]
+        battle.stage, battle.result, battle.deadline = "over", self.result, None
+        for nation in state.nations.values():
+            for unit in nation.units.values():
+                if unit.battle == self.battle:
+                    unit.battle = None
+        return state
+
+

@@ -1,0 +1,248 @@
+"""The GM's powers over a Nations game (ruling: GM powers). Every one is logged with who did it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.core import Tx, require_gm
+from engine.errors import BadInput, RuleViolation, UnknownUnit
+from engine.gm import ClearDice, QueueDice, SetHouse  # noqa: F401  (the shared GM powers, for one import)
+from engine.house import RulesError
+from engine.nations.common import acting_nation, change_land, find_nation, handles, notice_if_over_cap
+from engine.nations.events import (
+    ActionGranted,
+    ActionRevoked,
+    NationAssigned,
+    NationEliminated,
+    NationRestored,
+    StatChanged,
+    UnitChanged,
+    UnitRemoved,
+)
+from engine.nations.peace import add_unit
+from engine.nations.rules import ACTION_KINDS, STAT_CODES, STATS
+from engine.nations.state import Nation, Unit
+
+
+@dataclass
+class SetStat:
+    nation: str
+    stat: str
+    value: int
+    relative: bool = False  # "+2" / "-1": adjust instead of set
+
+
+@dataclass
+class AddUnit:
+    nation: str
+    unit_type: str
+    rank: str = "green"
+
+
+@dataclass
+class RemoveUnit:
+    unit: int
+
+
+@dataclass
+class SetUnitRank:
+    unit: int
+    rank: str
+    hp: int | None = None
+
+
+@dataclass
+class GrantAction:
+    nation: str
+    kind: str | None = None
+
+
+@dataclass
+class RevokeAction:
+    nation: str
+    kind: str | None = None
+
+
+@dataclass
+class AssignNation:
+    nation: str
+    player: str | None
+
+
+@dataclass
+class Eliminate:
+    nation: str
+
+
+@dataclass
+class Restore:
+    nation: str
+
+
+def stat_name(text: str) -> str:
+    key = text.strip().lower()
+    key = STAT_CODES.get(key, key)
+    if key in ("patches", "foreign", "foreign patches"):
+        key = "foreign_patches"
+    if key not in (*STATS, "foreign_patches"):
+        raise BadInput(f"unknown stat {text!r}; stats: {', '.join(STATS)}, foreign_patches")
+    return key
+
+
+@handles(SetStat)
+def set_stat(tx: Tx, action: SetStat) -> None:
+    """Set or adjust a stat. Land below E + M cuts them to fit; E or M above the land is refused."""
+    require_gm(tx, "set stats")
+    nation = find_nation(tx.state, action.nation)
+    stat = stat_name(action.stat)
+    current = nation.stat(stat)
+    value = current + action.value if action.relative else action.value
+    if value < 0:
+        raise RuleViolation(f"{stat.upper()} cannot go below 0 (it would be {value})")
+    if stat in ("economy", "military"):
+        other = nation.military if stat == "economy" else nation.economy
+        if value + other > nation.land:
+            raise RuleViolation(
+                f"E+M would be {value + other}, over {nation.name}'s land {nation.land}: raise its land first"
+            )
+    if value == current:
+        raise RuleViolation(f"{nation.name}'s {stat.upper()} is already {value}")
+    if stat == "land":
+        change_land(tx, nation, value - current, "set by GM", by=tx.ctx.actor)  # tells of an army over its cap
+    else:
+        tx.emit(StatChanged(nation.name, stat, value - current, "set by GM", tx.ctx.actor))
+        if stat == "military":
+            notice_if_over_cap(tx, nation)
+
+
+def _rank(tx: Tx, text: str) -> str:
+    try:
+        return tx.rules.rank_name(text)
+    except RulesError as err:
+        raise BadInput(str(err)) from None
+
+
+def _unit(tx: Tx, unit_id: int) -> tuple[Nation, Unit]:
+    owner = tx.state.unit_owner(unit_id)
+    if owner is None:
+        raise UnknownUnit(f"there is no unit #{unit_id}")
+    return owner, owner.units[unit_id]
+
+
+@handles(AddUnit)
+def gm_add_unit(tx: Tx, action: AddUnit) -> None:
+    require_gm(tx, "add units")
+    nation = find_nation(tx.state, action.nation)
+    try:
+        unit_type = tx.rules.unit_type(action.unit_type)
+    except RulesError as err:
+        raise BadInput(str(err)) from None
+    add_unit(tx, nation, unit_type, _rank(tx, action.rank), "added by GM", by=tx.ctx.actor)
+    notice_if_over_cap(tx, nation)
+
+
+@handles(RemoveUnit)
+def gm_remove_unit(tx: Tx, action: RemoveUnit) -> None:
+    require_gm(tx, "remove units")
+    nation, unit = _unit(tx, action.unit)
+    if unit.battle is not None:
+        raise RuleViolation(f"unit #{unit.id} is fighting in battle #{unit.battle}: cancel the battle first")
+    tx.emit(UnitRemoved(nation.name, unit.id, unit.type, "removed by GM", tx.ctx.actor))
+
+
+@handles(SetUnitRank)
+def gm_set_rank(tx: Tx, action: SetUnitRank) -> None:
+    """Change a unit's rank; its HP becomes the new rank's full HP unless given (1..max)."""
+    require_gm(tx, "change units")
+    nation, unit = _unit(tx, action.unit)
+    rank = _rank(tx, action.rank)
+    top = tx.rules.max_hp(unit.type, rank, nation.strength, nation.weakness)
+    hp = top if action.hp is None else action.hp
+    if not 1 <= hp <= top:
+        raise RuleViolation(f"a {rank} {unit.type} unit of {nation.name} has 1 to {top} HP, not {hp}")
+    if (rank, hp) == (unit.rank, unit.hp):
+        raise RuleViolation(f"unit #{unit.id} is already {rank} with {hp} HP")
+    tx.emit(UnitChanged(nation.name, unit.id, rank, hp, "changed by GM", unit.rank, unit.hp, tx.ctx.actor))
+
+
+def _kind(text: str | None) -> str | None:
+    if text is None or not text.strip():
+        return None
+    key = text.strip().lower()
+    if key not in ACTION_KINDS:
+        raise BadInput(f"unknown action kind {text!r}; kinds: {', '.join(ACTION_KINDS)}")
+    return key
+
+
+@handles(GrantAction)
+def grant_action(tx: Tx, action: GrantAction) -> None:
+    """Give an action back: the named (or last) used kind may be taken again; none used: one extra action."""
+    require_gm(tx, "grant actions")
+    nation = find_nation(tx.state, action.nation)
+    kind = _kind(action.kind)
+    if kind is not None and kind not in nation.actions_used:
+        raise RuleViolation(f"{nation.name} has not used its {kind.upper()} action this turn")
+    if kind is None and nation.actions_used:
+        kind = nation.actions_used[-1]
+    tx.emit(ActionGranted(nation.name, kind, tx.ctx.actor))
+
+
+@handles(RevokeAction)
+def revoke_action(tx: Tx, action: RevokeAction) -> None:
+    """Take an action away for this turn: the named kind (or the first unused one) counts as used."""
+    require_gm(tx, "revoke actions")
+    nation = find_nation(tx.state, action.nation)
+    kind = _kind(action.kind)
+    unused = [k for k in ACTION_KINDS if k not in nation.actions_used]
+    if kind is None:
+        if not unused:
+            raise RuleViolation(f"{nation.name} has no action left to take away")
+        kind = unused[0]
+    elif kind in nation.actions_used:
+        raise RuleViolation(f"{nation.name} has already used its {kind.upper()} action")
+    tx.emit(ActionRevoked(nation.name, kind, tx.ctx.actor))
+
+
+@handles(AssignNation)
+def assign_nation(tx: Tx, action: AssignNation) -> None:
+    require_gm(tx, "assign nations")
+    nation = find_nation(tx.state, action.nation)
+    player = action.player.strip() if action.player else None
+    if player:
+        held = tx.state.nation_of(player)
+        if held is not None and held is not nation and not held.eliminated:
+            raise RuleViolation(f"{player} already plays {held.name}")
+    if (nation.player or None) == player:
+        raise RuleViolation(f"{nation.name} is already {'played by ' + player if player else 'unassigned'}")
+    tx.emit(NationAssigned(nation.name, player, tx.ctx.actor))
+
+
+@handles(Eliminate)
+def eliminate(tx: Tx, action: Eliminate) -> None:
+    require_gm(tx, "eliminate nations")
+    nation = acting_nation(tx, action.nation)  # refuses an already eliminated one
+    tx.emit(NationEliminated(nation.name, "eliminated by GM", tx.ctx.actor))
+
+
+@handles(Restore)
+def restore(tx: Tx, action: Restore) -> None:
+    require_gm(tx, "restore nations")
+    nation = find_nation(tx.state, action.nation)
+    if not nation.eliminated:
+        raise RuleViolation(f"{nation.name} is not eliminated")
+    if nation.land == 0:
+        raise RuleViolation(f"{nation.name} has no land: give it land with /gm set first")
+    tx.emit(NationRestored(nation.name, tx.ctx.actor))
+
+
+def forced_dice(values: list, rules) -> list[int]:
+    """GM-entered Nations dice: whole numbers that a die of the rules shows."""
+    sides = rules.die_sides
+    try:
+        numbers = [int(v) for v in values]
+    except (TypeError, ValueError):
+        raise BadInput(f"Nations dice are whole numbers 1 to {sides}, not {' '.join(map(str, values))}") from None
+    bad = [v for v in numbers if not 1 <= v <= sides]
+    if bad:
+        raise BadInput(f"a d{sides} shows 1 to {sides}; not {', '.join(map(str, bad))}")
+    return numbers

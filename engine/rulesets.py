@@ -1,0 +1,58 @@
+"""The registry of rule sets. Each rule-set package (`engine.nations`, `engine.goddice`) registers one
+`RuleSet` when imported; the referee, the store, undo, export/import and the clock dispatch on a game's
+`ruleset` through it. Nothing here knows any rule set by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import BadInput
+
+if TYPE_CHECKING:
+    from engine.clock import Deadline
+    from engine.core import Context, Outcome, Tx
+    from engine.events import Event
+
+    When = Callable[[Any], str]
+    Who = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """What the shared machinery needs of one rule set."""
+
+    name: str  # as stored and typed: "nations", "goddice"
+    title: str  # as shown: "Nations", "God Dice"
+    start: Callable[[Context, dict[str, Any]], Outcome]  # a new game from /game start's options
+    state_to_dict: Callable[[Any], dict[str, Any]]  # the export format without its rolls
+    state_from_dict: Callable[[dict[str, Any]], Any]
+    check_state: Callable[[Any, Any], list[str]]  # what in an imported state breaks the rules
+    deadlines: Callable[[Any], list[Deadline]]  # what will fall due, earliest first
+    apply_deadline: Callable[[Tx, Deadline], None]  # apply one deadline that fell due
+    forced_dice: Callable[[list[Any], Any], list[Any]]  # GM-entered dice checked and normalised
+    event_line: Callable[[Event, When, Who], str | None]  # words for this rule set's events
+    commands: tuple[Any, ...] = ()  # its own commands (`engine.vocabulary.Command`)
+    fixed_house_keys: tuple[str, ...] = ()  # house settings /gm house may not change (another command does)
+
+
+RULESETS: dict[str, RuleSet] = {}
+
+
+def register(ruleset: RuleSet) -> RuleSet:
+    RULESETS[ruleset.name] = ruleset
+    return ruleset
+
+
+def ruleset(name: str) -> RuleSet:
+    """The rule set of that name; a clear refusal for an unknown one."""
+    found = RULESETS.get(str(name).strip().lower())
+    if found is None:
+        raise BadInput(f"unknown rule set {name!r}; rule sets: {', '.join(RULESETS)}")
+    return found
+
+
+def ruleset_of(state: Any) -> RuleSet:
+    return ruleset(state.ruleset)

@@ -8,6 +8,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from engine.goddice.cards import GoddiceRules
+from engine.goddice.cards import rules_from_dict as goddice_rules_from_dict
 from engine.house import RulesError
 from engine.nations.rules import Rules, rules_from_dict
 
@@ -26,7 +28,13 @@ def nations_rules() -> Rules:
     return rules_from_dict(read_toml("nations.toml"))
 
 
-RULE_LOADERS: dict[str, Callable[[], Any]] = {"nations": nations_rules}
+@cache
+def goddice_rules() -> GoddiceRules:
+    """The God Dice card file `goddice.toml` and its house settings, validated (read once)."""
+    return goddice_rules_from_dict(read_toml("goddice.toml"))
+
+
+RULE_LOADERS: dict[str, Callable[[], Any]] = {"nations": nations_rules, "goddice": goddice_rules}
 
 
 def rules_for(ruleset: str) -> Any:

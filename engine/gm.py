@@ -36,7 +36,7 @@ def queue_dice(tx: Tx, action: QueueDice) -> None:
     require_gm(tx, "enter dice")
     if not action.values:
         raise BadInput("give the dice to enter, e.g. values:\"7 3 10\"")
-    values = ruleset_of(tx.state).forced_dice(list(action.values), tx.rules)
+    values = ruleset_of(tx.state).forced_dice(list(action.values), tx)
     if len(tx.state.forced_dice) + len(values) > MAX_QUEUED_DICE:
         raise BadInput(f"at most {MAX_QUEUED_DICE} dice may wait in the queue")
     tx.emit(DiceQueued(values, tx.ctx.actor))

@@ -32,7 +32,7 @@ class RuleSet:
     check_state: Callable[[Any, Any], list[str]]  # what in an imported state breaks the rules
     deadlines: Callable[[Any], list[Deadline]]  # what will fall due, earliest first
     apply_deadline: Callable[[Tx, Deadline], None]  # apply one deadline that fell due
-    forced_dice: Callable[[list[Any], Any], list[Any]]  # GM-entered dice checked and normalised
+    forced_dice: Callable[[list[Any], Tx], list[Any]]  # GM-entered dice checked and normalised
     event_line: Callable[[Event, When, Who], str | None]  # words for this rule set's events
     commands: tuple[Any, ...] = ()  # its own commands (`engine.vocabulary.Command`)
     fixed_house_keys: tuple[str, ...] = ()  # house settings /gm house may not change (another command does)

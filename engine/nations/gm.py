@@ -235,9 +235,9 @@ def restore(tx: Tx, action: Restore) -> None:
     tx.emit(NationRestored(nation.name, tx.ctx.actor))
 
 
-def forced_dice(values: list, rules) -> list[int]:
+def forced_dice(values: list, tx: Tx) -> list[int]:
     """GM-entered Nations dice: whole numbers that a die of the rules shows."""
-    sides = rules.die_sides
+    sides = tx.rules.die_sides
     try:
         numbers = [int(v) for v in values]
     except (TypeError, ValueError):

@@ -1,0 +1,51 @@
+"""The God Dice commands: `/goddice …` and its GM powers → God Dice actions (see `engine.vocabulary`)."""
+
+from __future__ import annotations
+
+from engine.goddice import play
+from engine.vocabulary import Command, Param
+
+P = Param
+ROLL_TYPES = ("blue", "red", "yellow", "o", "5")
+CHARACTER_TYPES = ("hero", "cleric", "monk", "bowman", "sage", "assassin")  # the shipped cards (a test checks)
+
+COMMANDS: tuple[Command, ...] = (
+    Command("goddice join", "take the next seat at the table (2-4 players, clockwise in join order)",
+            (P("player", help="GM: seat someone else"),), action=lambda o: play.Join(o.get("player"))),
+    Command("goddice begin", "close seating and run the opening roll-off (GM)", action=lambda o: play.Begin(),
+            gm_only=True),
+    Command("goddice choose", "roll-off winner: attack first, or select the first character",
+            (P("first", required=True, choices=("attack", "select"), help="attack or select"),),
+            action=lambda o: play.ChooseFirst(o["first"])),
+    Command("goddice pick", "take a character card from the pool",
+            (P("character", required=True, choices=CHARACTER_TYPES, help="the character"),),
+            action=lambda o: play.Pick(o["character"])),
+    Command("goddice declare", "declare your attacking character (Free for All: and the player attacked)",
+            (P("attacker", help="your character, e.g. hero or \"hero 2\""),
+             P("target", help="Free for All: the player you attack")),
+            action=lambda o: play.Declare(o.get("attacker"), o.get("target"))),
+    Command("goddice defend", "declare your defending character; the God dice are rolled at once",
+            (P("character", required=True, help="your living character"),),
+            action=lambda o: play.Defend(o["character"])),
+    Command("goddice roll", "the opening roll (no type), then all dice of one type, each type once",
+            (P("type", choices=ROLL_TYPES, help="blue, red, yellow, o or 5; none for the opening roll"),),
+            action=lambda o: play.Roll(o.get("type"))),
+    Command("goddice favor", "in favor: keep the opening roll or re-roll it once",
+            (P("choice", required=True, choices=("keep", "reroll"), help="keep or reroll"),),
+            action=lambda o: play.Favor(o["choice"])),
+    Command("goddice attack", "stop rolling and make a legal attack",
+            (P("name", required=True, help="basic, a named attack or a Wild choice, e.g. lacerate"),
+             P("targets", help="Attack Any: the defending player's characters hit, one per arrow"),
+             P("heal", help="Heal Any: your wounded character healed")),
+            action=lambda o: play.MakeAttack(o["name"], o.get("targets"), o.get("heal"))),
+    Command("goddice resurrect", "after doubles (Resurrection): raise a dead character, or decline",
+            (P("character", required=True, help="your dead character, or decline"),),
+            action=lambda o: play.Resurrect(o["character"])),
+    Command("goddice status", "whose move it is, the dice, the types left and every legal attack"),
+    Command("goddice cards", "the characters and their attacks in this game's card file"),
+    Command("gm life", "set a God Dice character's life",
+            (P("player", required=True), P("character", required=True), P("life", int, True)),
+            action=lambda o: play.SetLife(o["player"], o["character"], o["life"]), gm_only=True),
+    Command("gm cards", "load another God Dice card file for this game (before the draft)",
+            (P("file", required=True),), gm_only=True),
+)

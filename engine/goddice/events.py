@@ -1,0 +1,322 @@
+"""The God Dice events: every change to a God Dice game's state, as a typed record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar
+
+from engine.events import Event
+from engine.goddice.cards import GoddiceHouse, cards_from_dict
+from engine.goddice.state import (
+    CHOOSE,
+    DECLARE,
+    DRAFT,
+    OVER,
+    SEATING,
+    Character,
+    GoddiceState,
+    Player,
+    Turn,
+)
+
+
+@dataclass
+class GoddiceStarted(Event):
+    starts_game: ClassVar[bool] = True
+    gm: str
+    started_at: datetime
+    house: dict[str, Any]
+    cards: dict[str, Any]  # the card file in force
+    options: list[str] = field(default_factory=list)
+
+    def apply(self, state: Any) -> GoddiceState:
+        return GoddiceState(gm=self.gm, house=GoddiceHouse(**self.house), cards=cards_from_dict(self.cards),
+                            started_at=self.started_at, options=list(self.options), phase=SEATING,
+                            move_since=self.started_at)
+
+
+@dataclass
+class CardsLoaded(Event):
+    """A GM loaded another card file for this game (before the draft)."""
+
+    cards: dict[str, Any]
+    by: str
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        state.cards = cards_from_dict(self.cards)
+        return state
+
+
+@dataclass
+class PlayerJoined(Event):
+    player: str
+    seat: int
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        state.players.append(Player(self.player, self.seat))
+        return state
+
+
+@dataclass
+class RolloffWon(Event):
+    """The opening roll-off: `player` rolled the most YELLOW (`yellows`) after `rounds` rounds."""
+
+    player: str
+    yellows: int
+    rounds: int
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        state.phase, state.chooser = CHOOSE, self.player
+        return state
+
+
+@dataclass
+class FirstChosen(Event):
+    """The roll-off winner chose to attack first or select first; the draft runs in `picks` order."""
+
+    player: str
+    choice: str  # "attack" or "select"
+    picks: list[str]
+    pool: dict[str, int]
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        state.phase, state.picks, state.pool = DRAFT, list(self.picks), dict(self.pool)
+        return state
+
+
+@dataclass
+class CharacterPicked(Event):
+    player: str
+    character: int
+    type: str
+    life: int
+    name: str = ""  # as shown: "Hero", "Hero 2"
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        player = state.player(self.player)
+        assert player is not None
+        player.characters.append(Character(self.character, self.type, self.life, self.life))
+        state.pool[self.type] -= 1
+        state.picks.pop(0)
+        state.next_character_id = max(state.next_character_id, self.character + 1)
+        return state
+
+
+@dataclass
+class TurnStarted(Event):
+    player: str
+    turn: int
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        state.phase, state.turn, state.current = DECLARE, self.turn, Turn(self.player)
+        return state
+
+
+@dataclass
+class AttackerDeclared(Event):
+    player: str
+    character: int
+    defender_player: str
+    name: str = ""
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        assert state.current is not None
+        state.current.attacker, state.current.defender_player = self.character, self.defender_player
+        state.phase = "defend"
+        return state
+
+
+@dataclass
+class DefenderDeclared(Event):
+    player: str
+    character: int
+    name: str = ""
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        assert state.current is not None
+        state.current.defender = self.character
+        return state
+
+
+@dataclass
+class GodDiceRead(Event):
+    """What the God dice mean for this turn (`outcome`, see `engine.goddice.play.read_god_dice`)."""
+
+    faces: list[str]
+    outcome: str  # god kill, divine intervention, reversal, no reversal, resurrection, in favor, push, no effect
+    favor: str | None = None  # "attacker" or "defender" when one is in favor
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        assert state.current is not None
+        state.current.god, state.current.favor = list(self.faces), self.favor
+        return state
+
+
+@dataclass
+class PhaseChanged(Event):
+    """The turn moves on to `phase` (defend again, resurrect, retarget, opening roll, favor, rolling)."""
+
+    phase: str
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        state.phase = self.phase
+        return state
+
+
+@dataclass
+class DirectionReversed(Event):
+    direction: str  # the new one
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        state.direction = self.direction
+        if state.current is not None:
+            state.current.defender_player, state.current.defender = None, None
+        return state
+
+
+@dataclass
+class AttackDiceSet(Event):
+    """The attack dice on the table after a roll of `rolled` ("opening", "favor" or a face B R Y O 5)."""
+
+    rolled: str
+    dice: list[str]
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        assert state.current is not None
+        state.current.dice = list(self.dice)
+        state.current.rolled.append(self.rolled)
+        return state
+
+
+@dataclass
+class FavorDecided(Event):
+    player: str
+    choice: str  # "keep" or "reroll"
+
+
+@dataclass
+class AttackMade(Event):
+    """Words for the attack; the life changes follow as LifeChanged events."""
+
+    player: str
+    character: int
+    attack: str  # its title
+    damage: int
+    targets: list[int]
+    heal: int | None = None  # the character healed, if any
+    name: str = ""  # the attacking character
+    target_names: list[str] = field(default_factory=list)
+
+
+@dataclass
+class AttackMissed(Event):
+    player: str
+    reason: str
+
+
+@dataclass
+class LifeChanged(Event):
+    player: str
+    character: int
+    life: int  # the new life
+    change: int  # what it changed by (damage is negative; a cap shows as a smaller change)
+    reason: str
+    by: str | None = None  # the GM, when a GM set it
+    name: str = ""
+    max_life: int = 0
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        _, character = state.character(self.character)
+        character.life = self.life
+        return state
+
+
+@dataclass
+class CharacterDied(Event):
+    player: str
+    character: int
+    type: str
+    name: str = ""
+
+
+@dataclass
+class CharacterResurrected(Event):
+    player: str
+    character: int
+    life: int
+    name: str = ""
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        _, character = state.character(self.character)
+        character.life = self.life
+        return state
+
+
+@dataclass
+class ResurrectionDeclined(Event):
+    player: str
+
+
+@dataclass
+class PlayerEliminated(Event):
+    player: str
+
+
+@dataclass
+class GameWon(Event):
+    """`player` is the last with a character breathing; with Campaign, `wins` counts the games won."""
+
+    player: str
+    wins: int = 1
+    campaign_over: bool = True
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        player = state.player(self.player)
+        assert player is not None
+        player.wins = self.wins
+        if self.campaign_over:
+            state.winner, state.phase, state.ended, state.current, state.active = self.player, OVER, True, None, None
+        return state
+
+
+@dataclass
+class CampaignGameStarted(Event):
+    """Campaign: the next game with the same characters at full life, turns clockwise again."""
+
+    game: int
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        for player in state.players:
+            for character in player.characters:
+                character.life = character.max_life
+        state.direction, state.current = "clockwise", None
+        return state
+
+
+@dataclass
+class MoveAwaited(Event):
+    """The game now waits for `player` to make a move of `phase`."""
+
+    player: str | None
+    phase: str
+    since: datetime
+    quiet: bool = False  # the same player goes on with the same kind of move: nothing to announce
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        state.active, state.move_since, state.reminders = self.player, self.since, 0
+        return state
+
+
+@dataclass
+class PlayerReminded(Event):
+    player: str
+    phase: str
+    waiting_hours: float
+    count: int  # reminders for this move so far
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        state.reminders = self.count
+        return state
+
+

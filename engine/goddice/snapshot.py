@@ -1,0 +1,137 @@
+"""A God Dice game's state as the export format's plain dict (what `/gm export` writes), and back."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from engine.goddice.cards import OPTIONS, GoddiceHouse, cards_from_dict
+from engine.goddice.state import PHASES, Character, GoddiceState, Player, Turn
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def state_to_dict(state: GoddiceState) -> dict[str, Any]:
+    """`{"game": {...}, "players": [...]}` — the export format without its rolls."""
+    turn = state.current
+    return {
+        "game": {
+            "ruleset": state.ruleset,
+            "gm": state.gm,
+            "options": list(state.options),
+            "phase": state.phase,
+            "active": state.active,
+            "direction": state.direction,
+            "winner": state.winner,
+            "ended": state.ended,
+            "turn": state.turn,
+            "started_at": _iso(state.started_at),
+            "move_since": _iso(state.move_since),
+            "reminders": state.reminders,
+            "chooser": state.chooser,
+            "picks": list(state.picks),
+            "pool": dict(state.pool),
+            "next_character_id": state.next_character_id,
+            "forced_dice": list(state.forced_dice),
+            "house": state.house.as_dict(),
+            "cards": state.cards.raw,
+            "current": None if turn is None else {
+                "player": turn.player, "attacker": turn.attacker, "defender_player": turn.defender_player,
+                "defender": turn.defender, "god": list(turn.god), "favor": turn.favor, "dice": list(turn.dice),
+                "rolled": list(turn.rolled),
+            },
+        },
+        "players": [
+            {
+                "name": p.name, "seat": p.seat, "wins": p.wins,
+                "characters": [{"id": c.id, "type": c.type, "life": c.life, "max_life": c.max_life,
+                                "alive": c.alive} for c in p.characters],
+            }
+            for p in state.players
+        ],
+    }
+
+
+def _time(value: Any) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def state_from_dict(data: dict[str, Any]) -> GoddiceState:
+    """The inverse of `state_to_dict` (malformed data raises KeyError, TypeError or ValueError)."""
+    game = data["game"]
+    if game.get("ruleset") != "goddice":
+        raise ValueError(f"not a God Dice game: ruleset {game.get('ruleset')!r}")
+    current = game.get("current")
+    started = _time(game["started_at"])
+    if started is None:
+        raise ValueError("game.started_at is missing")
+    state = GoddiceState(
+        gm=str(game.get("gm", "gm")), house=GoddiceHouse(**game.get("house", {})),
+        cards=cards_from_dict(game["cards"]), started_at=started,
+        options=[str(o) for o in game.get("options", [])], phase=str(game["phase"]),
+        active=game.get("active"), move_since=_time(game.get("move_since")),
+        reminders=int(game.get("reminders", 0)), direction=str(game.get("direction", "clockwise")),
+        pool={str(k): int(v) for k, v in game.get("pool", {}).items()},
+        picks=[str(p) for p in game.get("picks", [])], chooser=game.get("chooser"),
+        turn=int(game.get("turn", 0)), winner=game.get("winner"), ended=bool(game.get("ended", False)),
+        forced_dice=[str(f) for f in game.get("forced_dice", [])],
+        next_character_id=int(game.get("next_character_id", 1)),
+        current=None if current is None else Turn(
+            player=str(current["player"]), attacker=current.get("attacker"),
+            defender_player=current.get("defender_player"), defender=current.get("defender"),
+            god=[str(f) for f in current.get("god", [])], favor=current.get("favor"),
+            dice=[str(f) for f in current.get("dice", [])], rolled=[str(r) for r in current.get("rolled", [])],
+        ),
+    )
+    for raw in data["players"]:
+        player = Player(str(raw["name"]), int(raw["seat"]), wins=int(raw.get("wins", 0)))
+        for c in raw.get("characters", []):
+            player.characters.append(Character(int(c["id"]), str(c["type"]), int(c["life"]), int(c["max_life"])))
+        state.players.append(player)
+    ids = [c.id for p in state.players for c in p.characters]
+    state.next_character_id = max([state.next_character_id, *(i + 1 for i in ids)])
+    return state
+
+
+def check_state(state: GoddiceState, rules: Any) -> list[str]:
+    """What in an imported state breaks the rules; empty when all is well."""
+    problems = []
+    cards = state.cards
+    if state.phase not in PHASES:
+        problems.append(f"unknown phase {state.phase!r}")
+    if state.direction not in ("clockwise", "counterclockwise"):
+        problems.append(f"unknown direction {state.direction!r}")
+    bad_options = [o for o in state.options if o not in OPTIONS]
+    if bad_options:
+        problems.append(f"unknown options {bad_options}")
+    if len(state.players) > cards.max_players:
+        problems.append(f"{len(state.players)} players, more than {cards.max_players}")
+    names = [p.name.lower() for p in state.players]
+    if len(names) != len(set(names)):
+        problems.append("two players share a name")
+    ids = [c.id for p in state.players for c in p.characters]
+    if len(ids) != len(set(ids)):
+        problems.append("two characters share an id")
+    for player in state.players:
+        for c in player.characters:
+            if c.type not in cards.characters:
+                problems.append(f"{player.name}: unknown character {c.type!r}")
+            elif not 0 <= c.life <= c.max_life <= 1000:
+                problems.append(f"{player.name}: character #{c.id} has {c.life} of {c.max_life} life")
+    known = set(cards.attack_faces) | set(cards.god_faces)
+    if any(f not in known for f in state.forced_dice):
+        problems.append(f"entered dice {state.forced_dice} are not God Dice faces")
+    for name in [state.active, state.chooser, *state.picks, state.winner]:
+        if name is not None and state.player(name) is None:
+            problems.append(f"{name!r} is not a player")
+    turn = state.current
+    if turn is not None:
+        for ref in (turn.attacker, turn.defender):
+            if ref is not None and ref not in ids:
+                problems.append(f"the turn names character #{ref}, which no player has")
+        for name in (turn.player, turn.defender_player):
+            if name is not None and state.player(name) is None:
+                problems.append(f"the turn names {name!r}, who is not a player")
+    return problems

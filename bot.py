@@ -25,6 +25,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.render import error_embed
+from cogs.util import reply
+from cogs.views import DYNAMIC_ITEMS
 from data import nations_rules
 from data.store import Store
 from engine.dice import Roller
@@ -71,8 +74,11 @@ class Settings:
 
 
 class RefereeBot(commands.Bot):
-    """The Discord front-end: one store and referee for every game this process owns."""
+    """The Discord front-end: one store and referee for every game this process owns.
 
+    The cogs see it as a `cogs.host.RefereeHost` (they never import this module)."""
+
+    settings: Settings
     store: Store
     referee: Referee
 
@@ -86,8 +92,6 @@ class RefereeBot(commands.Bot):
         self.settings = settings
 
     async def setup_hook(self) -> None:
-        from cogs.views import DYNAMIC_ITEMS
-
         self.store = await Store.open(self.settings.db_path)
         self.referee = Referee(self.store, nations_rules(), self.settings.roller, self.settings.clock)
         self.tree.on_error = self.on_app_command_error
@@ -122,9 +126,6 @@ class RefereeBot(commands.Bot):
 
     async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         """One handler for every command: refusals as a specific ephemeral message, anything else an apology."""
-        from cogs.render import error_embed
-        from cogs.util import reply
-
         original = getattr(error, "original", error)
         if isinstance(original, RefereeError):
             await reply(interaction, embed=error_embed(str(original)), ephemeral=True)

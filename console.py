@@ -13,18 +13,20 @@ import os
 import random
 import shlex
 import sys
+import tomllib
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from data import nations_rules
 from data.store import Store
-from engine.commands import COMMANDS, Command, build_action, coerce_options, find_command
-from engine.describe import event_line, plural, roll_line, utc_text
-from engine.dice import RandomRoller
+from engine.commands import COMMANDS, Command, build_action, check_ruleset, coerce_options, find_command
+from engine.describe import event_line, faces_line, plural, roll_line, same, utc_text
+from engine.dice import FacesRecord, RandomRoller, RollRecord
 from engine.errors import BadInput, RefereeError
 from engine.events import Event
+from engine.goddice import describe as goddice_words
+from engine.goddice.play import LoadCards, find_player
 from engine.nations.common import actions_left, army_mp, find_nation, viewed_nation
 from engine.nations.rules import Rules
 from engine.nations.state import GameState, Nation
@@ -32,6 +34,7 @@ from engine.nations.war import chooser
 from referee import Referee, Report, utc_now
 
 CHANNEL = "console"
+MAX_CARD_FILE = 200_000
 log = logging.getLogger("referee.console")
 
 
@@ -115,14 +118,25 @@ class Console:
     async def run(self, actor: str, command: Command, raw: dict[str, str], command_text: str) -> None:
         options = coerce_options(command, raw)
         referee, path = self.referee, command.path
+        if command.ruleset is not None:
+            check_ruleset(command, await referee.state(CHANNEL))
         if path == "help":
             self.say("\n".join(f"/{c.path} {' '.join(_param(p) for p in c.params)} — {c.help}"
                                + (" (GM)" if c.gm_only else "") for c in COMMANDS))
         elif path == "game start":
-            report = await referee.start_game(CHANNEL, actor, options.get("turn_hours"), command=command_text)
+            report = await referee.start_game(CHANNEL, actor, options.get("turn_hours"), command=command_text,
+                                              ruleset_name=options.get("ruleset") or "nations",
+                                              options=options.get("options"))
             self.say_events(report.events)
-        elif path == "game status":
-            self.say(status_text(await referee.state(CHANNEL), self.rules))
+        elif path in ("game status", "goddice status"):
+            state = await referee.state(CHANNEL)
+            self.say(status_text(state, self.rules) if state.ruleset == "nations"
+                     else "\n".join(goddice_words.status_lines(state, same)))
+        elif path == "goddice cards":
+            self.say("\n".join(goddice_words.cards_lines((await referee.state(CHANNEL)).cards)))
+        elif path == "gm cards":
+            report = await referee.act(CHANNEL, actor, LoadCards(read_card_file(options["file"])), command_text)
+            self.say_events(report.caught_up + report.events)
         elif path == "nation list":
             state = await referee.state(CHANNEL)
             self.say("\n".join(nation_line(n, state, self.rules) for n in state.nations.values())
@@ -137,9 +151,11 @@ class Console:
         elif path == "log":
             name = options.get("nation")
             if name:
-                name = find_nation(await referee.state(CHANNEL), name).name
+                state = await referee.state(CHANNEL)
+                name = find_nation(state, name).name if state.ruleset == "nations" else find_player(state, name).name
             rolls = await referee.rolls(CHANNEL, name, options.get("limit") or 10)
-            self.say("\n".join(f"turn {r.turn}: {roll_line(r)}" for r in rolls) or "No rolls yet.")
+            self.say("\n".join((f"turn {r.turn}: " if r.turn else "") + ledger_line(r) for r in rolls)
+                     or "No rolls yet.")
         elif path == "gm undo":
             report = await referee.undo(CHANNEL, actor)
             self.say_events(report.caught_up + report.events)
@@ -153,6 +169,8 @@ class Console:
             self.say_actions_left(report, actor)
 
     def say_actions_left(self, report: Report, actor: str) -> None:
+        if report.state.ruleset != "nations":
+            return
         nation = report.state.nation_of(actor)
         used = [e for e in report.events if e.kind == "action_used"]
         if nation is not None and used and not nation.eliminated:
@@ -177,8 +195,26 @@ class Console:
         except (OSError, ValueError) as err:
             raise BadInput(f"cannot read {file}: {err}") from None
         report = await self.referee.import_game(CHANNEL, actor, data, command=f"/gm import {file}")
-        self.say(f"Game imported from {file}: turn {report.state.turn}, {len(report.state.nations)} nations; "
-                 f"GM: {actor}.")
+        state = report.state
+        if state.ruleset == "nations":
+            self.say(f"Game imported from {file}: turn {state.turn}, {len(state.nations)} nations; GM: {actor}.")
+        else:
+            self.say(f"God Dice game imported from {file}: {len(state.players)} players; GM: {actor}.")
+
+
+def read_card_file(file: str) -> dict[str, Any]:
+    """A God Dice card file (TOML) for /gm cards, at most MAX_CARD_FILE bytes."""
+    try:
+        raw = Path(file).read_bytes()
+        if len(raw) > MAX_CARD_FILE:
+            raise BadInput(f"{file} is over {MAX_CARD_FILE // 1000} kB: not a card file")
+        return tomllib.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise BadInput(f"cannot read {file} as a card file: {err}") from None
+
+
+def ledger_line(roll: RollRecord | FacesRecord) -> str:
+    return faces_line(roll) if isinstance(roll, FacesRecord) else roll_line(roll)
 
 
 def _param(p) -> str:
@@ -282,10 +318,10 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
     store = await Store.open(db_path)
     try:
         roller = RandomRoller(random.Random(seed)) if seed is not None else RandomRoller()
-        console = Console(Referee(store, nations_rules(), roller, clock), stdout)
+        console = Console(Referee(store, None, roller, clock), stdout)
         interactive = stdin.isatty()
         if interactive:
-            console.say("Nations referee — console. Lines are `<your name> /command options`; /help lists them.")
+            console.say("Referee — console. Lines are `<your name> /command options`; /help lists them.")
         await console.catch_up()
         while True:
             if interactive:

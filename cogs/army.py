@@ -6,14 +6,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import RefereeBot
+from cogs.host import RefereeHost
 from cogs.render import army_embed
 from cogs.util import actor, game_state, nation_autocomplete, own_unit_autocomplete, reply, run_command
 from engine.nations.common import viewed_nation
 
 
 class Army(commands.GroupCog, group_name="army", group_description="Your units"):
-    def __init__(self, bot: RefereeBot) -> None:
+    def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="show", description="A nation's units, their ranks and HP")
@@ -29,5 +29,5 @@ class Army(commands.GroupCog, group_name="army", group_description="Your units")
         await run_command(interaction, "army disband", unit=unit)
 
 
-async def setup(bot: RefereeBot) -> None:
+async def setup(bot: RefereeHost) -> None:
     await bot.add_cog(Army(bot))

@@ -6,7 +6,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import RefereeBot
+from cogs.host import RefereeHost
 from cogs.render import battles_embed
 from cogs.util import game_state, nation_autocomplete, own_unit_autocomplete, reply, run_command
 
@@ -14,7 +14,7 @@ UNITS_HELP = 'Your unit numbers, e.g. "1 2 3" (see /army show)'
 
 
 class Attack(commands.GroupCog, group_name="attack", group_description="War: battles between nations"):
-    def __init__(self, bot: RefereeBot) -> None:
+    def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="declare", description="ATTACK: send 1 to 3 of your units against a nation")
@@ -50,5 +50,5 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
         await reply(interaction, embed=battles_embed(await game_state(interaction), battle))
 
 
-async def setup(bot: RefereeBot) -> None:
+async def setup(bot: RefereeHost) -> None:
     await bot.add_cog(Attack(bot))

@@ -16,7 +16,7 @@ import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord.ext import commands
 
-from bot import RefereeBot
+from cogs.host import RefereeHost
 from cogs.render import message_batches, report_embeds, status_embed, when, who
 from cogs.util import channel_id_of
 from cogs.views import choice_view
@@ -34,7 +34,7 @@ CONTENT_LIMIT = 2000  # Discord's limit on a message's text
 class Clock(commands.Cog):
     """Schedules, announces, reminds and keeps the status message; no rule is decided here."""
 
-    def __init__(self, bot: RefereeBot) -> None:
+    def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
         self._locks: dict[int, asyncio.Lock] = {}
         # coalesce: a game's missed wakes run once; no grace limit: a late wake still runs (it only catches up).
@@ -198,5 +198,5 @@ def _chunks(lines: list[str], limit: int) -> list[str]:
     return chunks
 
 
-async def setup(bot: RefereeBot) -> None:
+async def setup(bot: RefereeHost) -> None:
     await bot.add_cog(Clock(bot))

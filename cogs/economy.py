@@ -6,7 +6,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import RefereeBot
+from cogs.host import RefereeHost
 from cogs.nation import UNIT_TYPES
 from cogs.util import nation_autocomplete, run_command
 
@@ -14,7 +14,7 @@ NATION_HELP = "For a nation other than yours (GM)"
 
 
 class Economy(commands.GroupCog, group_name="economy", group_description="ECONOMY checks"):
-    def __init__(self, bot: RefereeBot) -> None:
+    def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="grow", description="ECONOMY check: d10 + mod(E) + Workers > E raises ECONOMY")
@@ -39,7 +39,7 @@ class Economy(commands.GroupCog, group_name="economy", group_description="ECONOM
 
 
 class Stability(commands.GroupCog, group_name="stability", group_description="STABILITY"):
-    def __init__(self, bot: RefereeBot) -> None:
+    def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="raise", description="Trade 2 MILITARY for 1 STABILITY (no roll, no action)")
@@ -49,6 +49,6 @@ class Stability(commands.GroupCog, group_name="stability", group_description="ST
         await run_command(interaction, "stability raise", nation=nation)
 
 
-async def setup(bot: RefereeBot) -> None:
+async def setup(bot: RefereeHost) -> None:
     await bot.add_cog(Economy(bot))
     await bot.add_cog(Stability(bot))

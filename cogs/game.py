@@ -6,24 +6,36 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import RefereeBot
+from cogs.host import RefereeHost
 from cogs.render import COLOUR, report_embeds, status_embed
-from cogs.util import actor, channel_key, game_state, publish, reply
+from cogs.util import actor, channel_key, choice_list, command_text, game_state, given_options, publish, reply
 from cogs.views import confirm_view
 from engine.commands import COMMANDS
 
+RULESETS = choice_list("game start", "ruleset")
+
 
 class Game(commands.GroupCog, group_name="game", group_description="Start, follow and end this channel's game"):
-    def __init__(self, bot: RefereeBot) -> None:
+    def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
-    @app_commands.command(name="start", description="Start a Nations game in this channel; you are its GM")
-    @app_commands.describe(turn_hours="How long a turn lasts, in hours (default 12)")
-    async def start(self, interaction: discord.Interaction,
-                    turn_hours: app_commands.Range[float, 0.1, 336.0] | None = None) -> None:
+    @app_commands.command(name="start", description="Start a game in this channel; you are its GM")
+    @app_commands.describe(
+        ruleset="The rule set: nations (default) or goddice",
+        turn_hours="How long a turn lasts, in hours (default 12)",
+        options='God Dice optional rules agreed now, e.g. "campaign resurrection free_for_all"',
+    )
+    @app_commands.choices(ruleset=RULESETS)
+    async def start(self, interaction: discord.Interaction, ruleset: str | None = None,
+                    turn_hours: app_commands.Range[float, 0.1, 336.0] | None = None,
+                    options: str | None = None) -> None:
+        # `ruleset` is a plain str, not a Choice: a value this bot does not know (a command registered by
+        # another version of it) reaches the referee, which refuses it with the rule sets it has.
+        given = given_options(ruleset=ruleset, turn_hours=turn_hours, options=options)
         report = await self.bot.referee.start_game(channel_key(interaction), actor(interaction), turn_hours,
                                                    guild_id=interaction.guild_id,
-                                                   command=f"/game start turn_hours:{turn_hours}")
+                                                   command=command_text("game start", given),
+                                                   ruleset_name=ruleset or "nations", options=options)
         await reply(interaction, embeds=report_embeds(report.events, report.state))
         await publish(interaction, report)
 
@@ -39,7 +51,7 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
 
 
 class Help(commands.Cog):
-    def __init__(self, bot: RefereeBot) -> None:
+    def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="help", description="The referee's commands")
@@ -49,6 +61,6 @@ class Help(commands.Cog):
         await reply(interaction, embed=embed, ephemeral=True)
 
 
-async def setup(bot: RefereeBot) -> None:
+async def setup(bot: RefereeHost) -> None:
     await bot.add_cog(Game(bot))
     await bot.add_cog(Help(bot))

@@ -10,11 +10,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import RefereeBot
-from cogs.render import report_embeds
+from cogs.host import RefereeHost
 from cogs.util import (
     actor,
-    bot_of,
     channel_key,
     choice_list,
     has_gm_role,
@@ -34,14 +32,6 @@ TYPES = choice_list("gm unit add", "type")
 MAX_IMPORT_BYTES = 5_000_000
 
 
-async def confirmed_undo(interaction: discord.Interaction) -> None:
-    """Undo the game's last action (after the GM confirmed)."""
-    bot = bot_of(interaction)
-    report = await bot.referee.undo(channel_key(interaction), actor(interaction), gm_role=has_gm_role(interaction))
-    await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state))
-    await publish(interaction, report)
-
-
 class GM(commands.GroupCog, group_name="gm", group_description="Game master powers"):
     unit = app_commands.Group(name="unit", description="Add, remove or change units")
     action = app_commands.Group(name="action", description="Give or take actions this turn")
@@ -49,7 +39,7 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
     clock = app_commands.Group(name="clock", description="The turn clock")
     battle = app_commands.Group(name="battle", description="Battles")
 
-    def __init__(self, bot: RefereeBot) -> None:
+    def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
@@ -198,5 +188,5 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         await publish(interaction, report)
 
 
-async def setup(bot: RefereeBot) -> None:
+async def setup(bot: RefereeHost) -> None:
     await bot.add_cog(GM(bot))

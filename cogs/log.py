@@ -6,14 +6,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import RefereeBot
+from cogs.host import RefereeHost
 from cogs.render import rolls_embed
 from cogs.util import channel_key, game_state, nation_autocomplete, reply
 from engine.nations.common import find_nation
 
 
 class Log(commands.Cog):
-    def __init__(self, bot: RefereeBot) -> None:
+    def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="log", description="The latest rolls (of one nation, or all)")
@@ -25,5 +25,5 @@ class Log(commands.Cog):
         await reply(interaction, embed=rolls_embed(rolls, f"Rolls of {name}" if name else "Latest rolls"))
 
 
-async def setup(bot: RefereeBot) -> None:
+async def setup(bot: RefereeHost) -> None:
     await bot.add_cog(Log(bot))

@@ -6,7 +6,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import RefereeBot
+from cogs.host import RefereeHost
 from cogs.render import nation_embed, status_embed
 from cogs.util import actor, choice_list, game_state, nation_autocomplete, preset_autocomplete, reply, run_command
 from engine.nations.common import viewed_nation
@@ -15,7 +15,7 @@ UNIT_TYPES = choice_list("nation create", "strength")
 
 
 class Nation(commands.GroupCog, group_name="nation", group_description="Nations: claim, create, look"):
-    def __init__(self, bot: RefereeBot) -> None:
+    def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="claim", description="Claim one of the seed's nations")
@@ -50,5 +50,5 @@ class Nation(commands.GroupCog, group_name="nation", group_description="Nations:
         await reply(interaction, embed=status_embed(await game_state(interaction), self.bot.referee.rules))
 
 
-async def setup(bot: RefereeBot) -> None:
+async def setup(bot: RefereeHost) -> None:
     await bot.add_cog(Nation(bot))

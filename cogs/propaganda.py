@@ -6,15 +6,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import RefereeBot
 from cogs.economy import NATION_HELP
+from cogs.host import RefereeHost
 from cogs.util import choice_list, nation_autocomplete, run_command
 
 KINDS = choice_list("propaganda encourage", "kind")
 
 
 class Propaganda(commands.GroupCog, group_name="propaganda", group_description="PROPAGANDA actions"):
-    def __init__(self, bot: RefereeBot) -> None:
+    def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="attack", description="d10 + mod(P) > the target's STABILITY takes d10 × 3 land")
@@ -32,5 +32,5 @@ class Propaganda(commands.GroupCog, group_name="propaganda", group_description="
         await run_command(interaction, "propaganda encourage", kind=kind.value, nation=nation)
 
 
-async def setup(bot: RefereeBot) -> None:
+async def setup(bot: RefereeHost) -> None:
     await bot.add_cog(Propaganda(bot))

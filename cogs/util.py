@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
 import discord
 from discord import app_commands
 
+from cogs.host import RefereeHost
 from cogs.render import message_batches, report_embeds
-from engine.commands import BY_PATH, build_action, choices, coerce_options
+from engine.commands import BY_PATH, build_action, check_ruleset, choices, coerce_options
 from engine.errors import NoGame
 from engine.nations.state import GameState
 from referee import Report
 
-if TYPE_CHECKING:
-    from bot import RefereeBot
 
-
-def bot_of(interaction: discord.Interaction) -> RefereeBot:
-    return interaction.client  # type: ignore[return-value]
+def bot_of(interaction: discord.Interaction) -> RefereeHost:
+    """The bot that received the interaction: the one that loaded the cogs."""
+    return cast(RefereeHost, interaction.client)
 
 
 def channel_key(interaction: discord.Interaction) -> str:
@@ -68,13 +67,26 @@ async def reply(interaction: discord.Interaction, content: str | None = None, *,
         await interaction.followup.send(embeds=batch, ephemeral=ephemeral)
 
 
+def given_options(**values: Any) -> dict[str, Any]:
+    """The options the user gave (the others arrive as None)."""
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def command_text(path: str, given: dict[str, Any]) -> str:
+    """The command as the game's log records it: its path and the options given, e.g. "/log limit:5"."""
+    return "/" + " ".join([path, *(f"{k}:{v}" for k, v in given.items())])
+
+
 async def run_command(interaction: discord.Interaction, path: str, **options: Any) -> Report:
-    """Run one vocabulary command as the interaction's user, answer with its events, then publish."""
+    """Run one vocabulary command as the interaction's user, answer with its events, then publish.
+
+    A rule set's command is refused in a channel whose game is of another rule set."""
     command = BY_PATH[path]
-    given = {name: value for name, value in options.items() if value is not None}
+    if command.ruleset is not None:
+        check_ruleset(command, await game_state(interaction))
+    given = given_options(**options)
     action = build_action(command, coerce_options(command, given))
-    text = "/" + " ".join([path, *(f"{k}:{v}" for k, v in given.items())])
-    return await run_action(interaction, action, text)
+    return await run_action(interaction, action, command_text(path, given))
 
 
 async def run_action(interaction: discord.Interaction, action: Any, text: str) -> Report:

@@ -13,8 +13,9 @@ from typing import Any
 
 import discord
 
-from cogs.render import error_embed
-from cogs.util import bot_of, channel_key, reply, run_action
+from cogs.render import error_embed, report_embeds
+from cogs.util import actor, bot_of, channel_key, has_gm_role, publish, reply, run_action
+from engine.clock import EndGame
 from engine.errors import RefereeError, RuleViolation
 from engine.nations import war
 from engine.nations.state import Battle, GameState
@@ -169,9 +170,6 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
                 raise RuleViolation("this button is not for you")
             if await bot_of(interaction).referee.store.live_game(channel_key(interaction)) != self.game_id:
                 raise RuleViolation("that game is already over")
-            from cogs.gm import confirmed_undo
-            from engine.clock import EndGame
-
             # The prompt is ephemeral: only this response can take its button off (a message edit cannot),
             # and it must go first, or a second click would confirm again (a second undo).
             await interaction.response.edit_message(view=None)
@@ -181,6 +179,14 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
                 await confirmed_undo(interaction)
 
         await guarded(interaction, work)
+
+
+async def confirmed_undo(interaction: discord.Interaction) -> None:
+    """Undo the game's last action (after the GM confirmed)."""
+    bot = bot_of(interaction)
+    report = await bot.referee.undo(channel_key(interaction), actor(interaction), gm_role=has_gm_role(interaction))
+    await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state))
+    await publish(interaction, report)
 
 
 def confirm_view(what: str, game_id: int, user_id: int) -> discord.ui.View:

@@ -19,7 +19,13 @@ if str(REPO) not in sys.path:  # the tests import the project's top-level module
 from data import nations_rules  # noqa: E402
 from data.store import Store  # noqa: E402
 from engine.events import event_from_dict, event_to_dict, replay  # noqa: E402
-from engine.nations.snapshot import state_to_dict  # noqa: E402
+from engine.rulesets import ruleset_of  # noqa: E402
+
+
+def state_to_dict(state: Any) -> dict[str, Any]:
+    """Any rule set's state as its export dict."""
+    return ruleset_of(state).state_to_dict(state)
+
 
 T0 = datetime(2030, 1, 1, tzinfo=UTC)
 RULES = nations_rules()

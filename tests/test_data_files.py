@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from data import DATA_DIR, nations_rules
+from engine.goddice.cards import rules_from_dict as goddice_rules_from_dict
+from engine.goddice.commands import CHARACTER_TYPES as GODDICE_CHARACTERS
 from engine.house import RulesError
 from engine.nations.rules import Rules, rules_from_dict
 
@@ -29,8 +31,14 @@ def parses_only(raw: dict[str, Any]) -> None:
     assert isinstance(raw, dict)
 
 
+def validate_goddice(raw: dict[str, Any]) -> None:
+    rules = goddice_rules_from_dict(raw)
+    assert set(rules.cards.characters) == set(GODDICE_CHARACTERS), "goddice.toml has the rulebook's six characters"
+
+
 VALIDATORS: dict[str, Callable[[dict[str, Any]], None]] = {
     "nations.toml": validate_nations,
+    "goddice.toml": validate_goddice,
 }
 """data file name (relative to data/) -> a function that raises if its parsed content is invalid."""
 

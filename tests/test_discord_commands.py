@@ -13,12 +13,14 @@ import sys
 from pathlib import Path
 
 import discord
+import pytest
 from discordkit import at, field, mention, start_war, table, texts
-from fakediscord import MANAGE_MESSAGES, FakeAttachment, FakeMember
+from fakediscord import MANAGE_MESSAGES, FakeAttachment, FakeMember, InvalidInteraction
 from storehelpers import check_export_contract, contract_view
 
 from engine.commands import COMMANDS
 from engine.nations.snapshot import state_to_dict
+from engine.rulesets import RULESETS
 
 REPO = Path(__file__).resolve().parent.parent
 NO_GAME = "⛔ there is no game in this channel: start one with /game start"
@@ -201,6 +203,40 @@ async def test_players_commands(tmp_path):
         assert (gracchan.economy, gracchan.military, gracchan.land, gracchan.bonus("workers")) == (11, 9, 20, 2)
         assert (bobland.military, bobland.stability, bobland.propaganda, bobland.land) == (8, 11, 9, 20)
         assert sorted(gracchan.units) == [1, 2, 3, 5] and 10 in bobland.units
+
+
+async def test_game_start_takes_a_rule_set(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        [start] = [o for o in t.fake.find_command(None, "game")["options"] if o["name"] == "start"]
+        [ruleset] = [o for o in start["options"] if o["name"] == "ruleset"]
+        assert not ruleset.get("required") and [c["value"] for c in ruleset["choices"]] == list(RULESETS)
+
+        started = await t.run(t.gm, "game start", ruleset="nations", turn_hours=12)
+        assert not started.ephemeral
+        assert texts(started) == (f"A Nations game begins, refereed by the bot; GM: {mention(t.gm)}. "
+                                  f"Turn 1 lasts 12 hours and ends {at(12)}.")
+        assert (await t.state(rb)).ruleset == "nations"
+        # The game's log records the options given, and only those.
+        referee = rb.bot.referee
+        [logged] = await referee.store.actions(await referee.game_id(t.key()))
+        assert logged.command == "/game start ruleset:nations turn_hours:12.0"
+        plain = t.fake.add_channel(t.guild, "plain")
+        await t.run(t.gm, "game start", channel=plain)
+        [logged] = await referee.store.actions(await referee.game_id(t.key(plain)))
+        assert logged.command == "/game start"
+        assert (await t.state(rb, plain)).ruleset == "nations"
+
+        # The Discord client offers only the rule sets registered...
+        elsewhere = t.fake.add_channel(t.guild, "elsewhere")
+        with pytest.raises(InvalidInteraction):
+            await t.fake.invoke(t.guild, elsewhere, t.gm, "game start", options={"ruleset": "chess"})
+        # ...but commands registered by another version of the bot may offer one it lacks: refused, ephemeral.
+        ruleset["choices"].append({"name": "chess", "value": "chess"})
+        refused = await t.run(t.gm, "game start", channel=elsewhere, ruleset="chess")
+        assert refused.ephemeral
+        assert texts(refused) == f"⛔ unknown rule set 'chess'; rule sets: {', '.join(RULESETS)}"
+        assert t.messages(elsewhere) == []
+        assert texts(await t.run(t.gm, "game status", channel=elsewhere)) == NO_GAME
 
 
 async def test_gm_commands(tmp_path):

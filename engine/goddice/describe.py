@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
-from engine.describe import When, Who
+from engine.describe import When, Who, plural
 from engine.events import Event, GameImported
 from engine.goddice import events as ev
-from engine.goddice.state import CHOOSE, DECLARE, DEFEND, DRAFT, FAVOR, OPENING, RESURRECT, RETARGET, ROLLING
+from engine.goddice.cards import FACE_NAMES, Cards
+from engine.goddice.play import LegalAttack, character_label, label, legal_attacks, rollable
+from engine.goddice.state import (
+    CHOOSE,
+    DECLARE,
+    DEFEND,
+    DRAFT,
+    FAVOR,
+    OPENING,
+    RESURRECT,
+    RETARGET,
+    ROLLING,
+    GoddiceState,
+)
 
 MOVES = {
     CHOOSE: "choose to attack first or select first (/goddice choose first:attack|select)",
@@ -65,8 +78,8 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
             return f"Attacks now go {direction}."
         case ev.FavorDecided(player=player, choice=choice):
             return f"{who(player)} says: {'keep the opening roll' if choice == 'keep' else 're-roll it'}."
-        case ev.AttackDiceSet(dice=dice):
-            return f"   dice: {' '.join(dice)}"
+        case ev.AttackDiceSet(dice=dice, legal=legal):
+            return f"   dice: {' '.join(dice)} — " + (f"legal: {', '.join(legal)}" if legal else "no legal attack")
         case ev.AttackMade(player=player, name=name, attack=attack, damage=damage, target_names=targets):
             hits = ", ".join(dict.fromkeys(targets)) if targets else "no one"
             return f"💥 {who(player)}'s {name}: {attack} for {damage} damage to {hits}."
@@ -96,3 +109,94 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
         case ev.PlayerReminded(player=player, phase=phase, waiting_hours=hours):
             return f"⏰ {who(player)}, the game has waited {hours:g} hours for you to {MOVES.get(phase, 'move')}."
     return None
+
+
+def life_bar(life: int, top: int, width: int = 10) -> str:
+    """`███████░░░ 30/55` (a dead character: `☠ 0/55`)."""
+    if life <= 0:
+        return f"☠ 0/{top}"
+    filled = max(1, round(width * life / top))
+    return "█" * filled + "░" * (width - filled) + f" {life}/{top}"
+
+
+def player_lines(state: GoddiceState, who: Who) -> list[str]:
+    """Each player, by seat, with every character's life."""
+    lines = []
+    for player in state.players:
+        chars = "; ".join(f"{label(player, c, state.cards)} {life_bar(c.life, c.max_life)}"
+                          for c in player.characters) or "no characters yet"
+        wins = f" ({plural(player.wins, 'game')} won)" if "campaign" in state.options else ""
+        out = "" if player.in_game or not player.characters else " — out"
+        lines.append(f"Seat {player.seat}: {who(player.name)}{wins}{out} — {chars}")
+    return lines
+
+
+def turn_lines(state: GoddiceState, who: Who) -> list[str]:
+    """The current turn: who attacks whom, the God dice, the attack dice, the types left, the legal attacks."""
+    turn = state.current
+    if turn is None or turn.attacker is None:
+        return []
+    attacker = character_label(state, turn.attacker)
+    lines = [f"{who(turn.player)}'s {attacker} attacks "
+             + (f"{who(turn.defender_player)}'s {character_label(state, turn.defender)}" if turn.defender
+                else who(turn.defender_player) if turn.defender_player else "…")]
+    if turn.god:
+        lines.append(f"God dice: {' '.join(turn.god)}" + (f"; the {turn.favor} is in favor" if turn.favor else ""))
+    if turn.dice:
+        rolled = [FACE_NAMES.get(r, r) for r in turn.rolled]
+        lines.append(f"Dice: {' '.join(turn.dice)} (rolled: {', '.join(rolled)})")
+    left = rollable(state)
+    if left:
+        lines.append(f"Types left to roll: {', '.join(FACE_NAMES[f] for f in left)}")
+    legal = legal_attacks(state)
+    if legal:
+        lines.append("Legal attacks: " + "; ".join(attack_text(option) for option in legal))
+    elif state.phase == ROLLING:
+        lines.append("No legal attack yet.")
+    return lines
+
+
+def attack_text(option: LegalAttack) -> str:
+    """`lacerate (Wild: +15): 25 damage`."""
+    attack = option.attack
+    kind = "Wild: " if attack.wild else ""
+    arrows = f" per arrow ×{attack.arrows}" if attack.arrows > 1 else " to each" if attack.target == "all" else ""
+    return f"{attack.id} ({kind}{attack.ability()}): {option.damage} damage{arrows}"
+
+
+def status_lines(state: GoddiceState, who: Who) -> list[str]:
+    """The whole game at a glance, for /game status and /goddice status."""
+    options = f"; options: {', '.join(o.replace('_', ' ') for o in state.options)}" if state.options else ""
+    head = f"God Dice — GM {who(state.gm)}{options}"
+    if state.winner:
+        head += f" — {who(state.winner)} won"
+    elif state.turn:
+        head += f" — turn {state.turn}, attacks go {state.direction}"
+    lines = [head]
+    if state.active and state.phase in MOVES:
+        lines.append(f"⏳ {who(state.active)}'s move: {MOVES[state.phase]}")
+    elif state.phase == "seating":
+        lines.append(f"Seating: {len(state.players)} seated; /goddice join, then the GM's /goddice begin")
+    if state.phase == "draft":
+        lines.append("Pool: " + ", ".join(f"{state.cards.characters[t].title} ×{n}" for t, n in state.pool.items()
+                                          if n))
+    if state.forced_dice:
+        lines.append(f"{plural(len(state.forced_dice), 'GM-entered die')} waiting: {' '.join(state.forced_dice)}")
+    return lines + player_lines(state, who) + turn_lines(state, who)
+
+
+def cards_lines(cards: Cards) -> list[str]:
+    """Every character of a card file with its attacks; house values marked with *."""
+    lines = []
+    for card in cards.characters.values():
+        attacks = []
+        for attack in card.attacks:
+            if attack.wild:
+                need = f"{cards.wild_os} O (Wild)"
+            else:
+                need = " ".join(f"{n}{face}" for face, n in attack.needs.items())
+            mark = "*" if attack.house else ""
+            attacks.append(f"{attack.title}{mark} [{need}] {attack.ability()}")
+        lines.append(f"{card.title} ({card.life} life, God die {card.god}): " + "; ".join(attacks))
+    lines.append("* has house values (what a printed card would add); the rest is the rulebook's.")
+    return lines

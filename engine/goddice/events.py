@@ -181,6 +181,7 @@ class AttackDiceSet(Event):
 
     rolled: str
     dice: list[str]
+    legal: list[str] = field(default_factory=list)  # the attacks these dice make legal: "basic 15"
 
     def apply(self, state: GoddiceState) -> GoddiceState:
         assert state.current is not None

@@ -318,10 +318,22 @@ def legal_attacks(state: GoddiceState) -> list[LegalAttack]:
     turn = state.current
     if turn is None or turn.attacker is None or state.phase != ROLLING:
         return []
-    cards, dice = state.cards, Counter(turn.dice)
-    card = card_of(state, turn.attacker)
-    return [LegalAttack(a, a.damage(dice["5"], cards.damage_per_five)) for a in card.attacks
-            if needs_met(a, dice, cards.wild_os)]
+    return qualifying(state.cards, card_of(state, turn.attacker), turn.dice)
+
+
+def qualifying(cards: Cards, card: CharacterCard, dice: list[str]) -> list[LegalAttack]:
+    """The attacks of `card` that these dice make legal, with their damage."""
+    counts = Counter(dice)
+    return [LegalAttack(a, a.damage(counts["5"], cards.damage_per_five)) for a in card.attacks
+            if needs_met(a, counts, cards.wild_os)]
+
+
+def _set_dice(tx: Tx, rolled: str, dice: list[str]) -> None:
+    state, turn = tx.state, turn_of(tx.state)
+    assert turn.attacker is not None
+    dice = sort_dice(dice)
+    legal = qualifying(state.cards, card_of(state, turn.attacker), dice)
+    tx.emit(AttackDiceSet(rolled, dice, [f"{option.attack.id} {option.damage}" for option in legal]))
 
 
 def _roll_attack_dice(tx: Tx, player: str, purpose: str, count: int) -> list[str]:
@@ -594,8 +606,7 @@ def roll(tx: Tx, action: Roll) -> None:
     state = tx.state
     if action.type is None or not str(action.type).strip():
         player = mover(tx, OPENING)
-        faces = _roll_attack_dice(tx, player.name, "opening", state.cards.attack_count)
-        tx.emit(AttackDiceSet("opening", sort_dice(faces)))
+        _set_dice(tx, "opening", _roll_attack_dice(tx, player.name, "opening", state.cards.attack_count))
         tx.emit(PhaseChanged(FAVOR if turn_of(tx.state).favor else ROLLING))
     else:
         face = TYPE_FACES.get(str(action.type).strip().lower(), str(action.type).strip().upper())
@@ -613,8 +624,7 @@ def roll(tx: Tx, action: Roll) -> None:
         if count == 0:
             raise RuleViolation(f"{player.name} has no {name} dice to roll")
         faces = _roll_attack_dice(tx, player.name, name, count)
-        kept = [d for d in turn.dice if d != face]
-        tx.emit(AttackDiceSet(face, sort_dice(kept + faces)))
+        _set_dice(tx, face, [d for d in turn.dice if d != face] + faces)
     if tx.state.phase == ROLLING and _missed(tx):
         return
     await_move(tx)
@@ -642,8 +652,7 @@ def favor(tx: Tx, action: Favor) -> None:
     tx.emit(FavorDecided(player.name, choice))
     turn = turn_of(tx.state)
     if choice == "reroll":
-        faces = _roll_attack_dice(tx, turn.player, "favor", tx.state.cards.attack_count)
-        tx.emit(AttackDiceSet("favor", sort_dice(faces)))
+        _set_dice(tx, "favor", _roll_attack_dice(tx, turn.player, "favor", tx.state.cards.attack_count))
     tx.emit(PhaseChanged(ROLLING))
     if not _missed(tx):
         await_move(tx)

@@ -1,0 +1,57 @@
+"""What the cogs use of the bot that loads them, as a small typed interface of their own.
+
+`bot.RefereeBot` is a `RefereeHost`; the cogs name only this protocol, never `bot`, so the entry point
+imports the cogs and nothing imports back (tests/test_layering.py keeps it so, and keeps this list
+exactly what the cogs use).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Protocol
+
+import discord
+from discord.ext import commands
+
+from data.store import Store
+from referee import Referee
+
+
+class HostSettings(Protocol):
+    """The settings the cogs read."""
+
+    @property
+    def gm_role(self) -> str:
+        """The name of the role whose members are GMs of every game in the server."""
+        ...
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        """Now (tests inject a fake clock)."""
+        ...
+
+
+class RefereeHost(Protocol):
+    """The bot as the cogs see it: one store and referee, the clock's shards, and a few `commands.Bot` methods."""
+
+    @property
+    def settings(self) -> HostSettings: ...
+
+    @property
+    def referee(self) -> Referee: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    def owns(self, guild_id: int | None) -> bool:
+        """Whether this process runs the clock of a game in that server."""
+        ...
+
+    # --- of commands.Bot ---
+
+    async def add_cog(self, cog: commands.Cog, /) -> None: ...
+
+    def get_cog(self, name: str, /) -> commands.Cog | None: ...
+
+    def get_partial_messageable(self, id: int, *, guild_id: int | None = None) -> discord.PartialMessageable: ...

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 from storehelpers import (
@@ -250,3 +251,16 @@ async def test_an_old_nations_database_migrates_and_plays_on(tmp_path, monkeypat
         await assert_snapshot_is_replay(migrated, await referee.game_id("console"))
     finally:
         await migrated.close()
+
+
+def test_the_readme_god_dice_example_runs_as_printed(tmp_path):
+    """The README's God Dice console block, line for line: no refusal, and the sample's result."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme[readme.index("## Playing God Dice"):]
+    block = [line[4:] for line in section.split("\n\n")[2].splitlines()]
+    assert block[0] == "gm /game start ruleset:goddice" and len(block) > 20
+    done = run_console(tmp_path / "readme.db", block)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert not [line for line in done.stdout.splitlines() if line.startswith("error:")]
+    assert "💥 alice's Hero: Lacerate for 25 damage to bob's Monk." in done.stdout
+    assert "Monk █████░░░░░ 30/55" in done.stdout

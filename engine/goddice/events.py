@@ -123,6 +123,7 @@ class AttackerDeclared(Event):
     def apply(self, state: GoddiceState) -> GoddiceState:
         assert state.current is not None
         state.current.attacker, state.current.defender_player = self.character, self.defender_player
+        state.current.defender = None  # (after a reversal, the new defending player declares anew)
         state.phase = "defend"
         return state
 

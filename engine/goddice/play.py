@@ -705,6 +705,8 @@ def _target(tx: Tx, defending: Player, text: str) -> Character:
     try:
         return find_character(state, defending, text)
     except RuleViolation:
+        if _owns(state, defending, text):
+            raise  # the defending player's own character, dead: say so
         for other in state.players:
             if other is defending:
                 continue
@@ -719,6 +721,17 @@ def _target(tx: Tx, defending: Player, text: str) -> Character:
         raise
 
 
+def _owns(state: GoddiceState, player: Player, text: str) -> bool:
+    """Whether `text` names one of `player`'s characters, living or dead."""
+    try:
+        find_character(state, player, text, living=None)
+    except BadInput:
+        return True  # more than one of that kind
+    except RuleViolation:
+        return False
+    return True
+
+
 def _heal_target(tx: Tx, attack: Attack, text: str | None) -> Character | None:
     """Heal Any: one of the attacker's own wounded characters (default: the one missing most life)."""
     state, turn = tx.state, turn_of(tx.state)
@@ -731,10 +744,9 @@ def _heal_target(tx: Tx, attack: Attack, text: str | None) -> Character | None:
         try:
             chosen = find_character(state, own, text)
         except RuleViolation:
-            for other in state.players:
-                if other is not own and any(text.strip().lower() in (str(c.id), label(other, c, state.cards).lower())
-                                            for c in other.characters):
-                    raise RuleViolation("you may not heal another player's character") from None
+            if not _owns(state, own, text) and any(_owns(state, other, text) for other in state.players
+                                                   if other is not own):
+                raise RuleViolation("you may not heal another player's character") from None
             raise
         if chosen.life >= chosen.max_life:
             raise RuleViolation(f"{label(own, chosen, state.cards)} is not wounded")
@@ -881,8 +893,8 @@ def set_life(tx: Tx, action: SetLife) -> None:
         tx.emit(CharacterDied(owner.name, character.id, character.type, name))
         if not owner.in_game:
             tx.emit(PlayerEliminated(owner.name))
-        if state.current is not None and state.phase not in (OVER,):
-            _winner(tx)
+        if state.current is not None and state.phase not in (OVER,) and _winner(tx) and not tx.state.ended:
+            await_move(tx)  # Campaign: the next game waits for its first attacker
 
 
 # --- the clock -----------------------------------------------------------------------------------

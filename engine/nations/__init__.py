@@ -10,12 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core import Context, Outcome
+from engine.errors import BadInput
 from engine.nations import clock, commands, describe, gm, peace, snapshot, war  # noqa: F401  (registers handlers)
 from engine.nations.common import RULESET
 from engine.rulesets import RuleSet, register
 
 
 def _start(ctx: Context, options: dict[str, Any]) -> Outcome:
+    if options.get("options"):
+        raise BadInput("Nations has no optional rules to agree at the start: options: is for God Dice")
     return clock.start_game(ctx, options.get("turn_hours"))
 
 

@@ -38,7 +38,7 @@ log = logging.getLogger("referee.bot")
 
 EXTENSIONS = (
     "cogs.game", "cogs.nation", "cogs.economy", "cogs.propaganda", "cogs.army", "cogs.attack", "cogs.log",
-    "cogs.gm", "cogs.clock",
+    "cogs.goddice", "cogs.gm", "cogs.clock",
 )
 
 

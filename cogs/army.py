@@ -8,7 +8,7 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.render import army_embed
-from cogs.util import actor, game_state, nation_autocomplete, own_unit_autocomplete, reply, run_command
+from cogs.util import actor, nation_autocomplete, own_unit_autocomplete, query_state, reply, run_command
 from engine.nations.common import viewed_nation
 
 
@@ -19,7 +19,7 @@ class Army(commands.GroupCog, group_name="army", group_description="Your units")
     @app_commands.command(name="show", description="A nation's units, their ranks and HP")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def show(self, interaction: discord.Interaction, nation: str | None = None) -> None:
-        state = await game_state(interaction)
+        state = await query_state(interaction, "army show")
         found = viewed_nation(state, actor(interaction), nation)
         await reply(interaction, embed=army_embed(found, self.bot.referee.rules))
 

@@ -8,7 +8,7 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.render import battles_embed
-from cogs.util import game_state, nation_autocomplete, own_unit_autocomplete, reply, run_command
+from cogs.util import nation_autocomplete, own_unit_autocomplete, query_state, reply, run_command
 
 UNITS_HELP = 'Your unit numbers, e.g. "1 2 3" (see /army show)'
 
@@ -47,7 +47,7 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
 
     @app_commands.command(name="status", description="The battles of this game and what each waits for")
     async def status(self, interaction: discord.Interaction, battle: int | None = None) -> None:
-        await reply(interaction, embed=battles_embed(await game_state(interaction), battle))
+        await reply(interaction, embed=battles_embed(await query_state(interaction, "attack status"), battle))
 
 
 async def setup(bot: RefereeHost) -> None:

@@ -1,9 +1,11 @@
 """The turn clock on Discord: APScheduler wakes each game at its next deadline; the database is the truth.
 
-One job per game, at the earliest of its deadlines (turn end, bonus expiry, battle choice) and its
-turn reminder. A wake runs the same catch-up as every command, announces what it applied once, sends
-the reminder, keeps the pinned status message current and schedules the next wake. On start, every
-game this process owns is woken once: whatever was missed while down is applied and announced then.
+One job per game, at the earliest of its deadlines (Nations: turn end, bonus expiry, battle choice, and
+its turn reminder; God Dice: the reminder of the player whose move it is). A wake runs the same catch-up
+as every command, announces what it applied once, sends the reminder, keeps the pinned status message
+current and schedules the next wake. On start, every game this process owns is woken once: whatever was
+missed while down is applied and announced then. Nations' turn reminder and battle choices are Nations
+only; a God Dice reminder is the engine's (an event), announced with the controls of the awaited move.
 """
 
 from __future__ import annotations
@@ -11,17 +13,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.render import message_batches, report_embeds, status_embed, when, who
+from cogs.render import event_lines, message_batches, move_prompt, report_embeds, status_embed, when, who
 from cogs.util import channel_id_of
-from cogs.views import choice_view
+from cogs.views import choice_view, move_view, swap_controls
 from data.store import GameRow
 from engine.clock import next_deadline
+from engine.goddice.events import PlayerReminded
 from engine.nations.common import actions_left
 from engine.nations.events import BattleAwaits, BattleEnded, DuelStarted, UnitsCommitted
 from engine.nations.state import GameState
@@ -64,8 +68,11 @@ class Clock(commands.Cog):
             report = await self.bot.referee.catch_up(game_id)
             if report.events:
                 channel = self.channel(await self.bot.store.game(game_id))
-                for batch in message_batches(report_embeds(report.events, report.state)):
-                    await channel.send(embeds=batch)
+                if report.state.ruleset == "goddice":
+                    await self.announce_reminder(channel, report)
+                else:
+                    for batch in message_batches(report_embeds(report.events, report.state)):
+                        await channel.send(embeds=batch)
             await self.after_change(report)
         except Exception:
             log.exception("the clock failed to wake game %s", game_id)
@@ -77,7 +84,7 @@ class Clock(commands.Cog):
         return self.bot.get_partial_messageable(channel_id, guild_id=row.guild_id)
 
     async def after_change(self, report: Report) -> None:
-        """After any command or wake: offer battle choices, remind, update the status, reschedule.
+        """After any command or wake: (Nations) offer battle choices and remind; update the status, reschedule.
 
         One game at a time, from the state as it is now (another command may have finished meanwhile).
         """
@@ -87,11 +94,31 @@ class Clock(commands.Cog):
                 return
             state = await self.bot.store.load(report.game_id)
             channel = self.channel(row)
-            await self.offer_choices(channel, report, state)
-            if not state.ended:
-                row = await self.remind_if_due(row, state, channel)
+            if state.ruleset == "nations":
+                await self.offer_choices(channel, report, state)
+                if not state.ended:
+                    row = await self.remind_if_due(row, state, channel)
+            elif state.ended:  # God Dice: a game ended by the GM keeps no move controls
+                await swap_controls(self.bot, channel, report.game_id, None)
             await self.update_status(row, state, channel)
             self.schedule(row, state)
+
+    async def announce_reminder(self, channel: discord.PartialMessageable, report: Report) -> None:
+        """God Dice: the caught-up events (the engine's reminders) as a message that mentions the player, with
+        the awaited move's controls (they replace the previous ones)."""
+        state = report.state
+        reminded = any(isinstance(e, PlayerReminded) for e in report.events)
+        view = move_view(report.game_id, state) if reminded else None
+        text: str | None = "\n".join(event_lines(report.events))
+        if text and len(text) > CONTENT_LIMIT:  # too long for a message's text: embeds, then the prompt
+            for batch in message_batches(report_embeds(report.events, state)):
+                await channel.send(embeds=batch)
+            text = move_prompt(state) if reminded else None
+        if not text:
+            return
+        message = await channel.send(text, view=view, allowed_mentions=discord.AllowedMentions(users=True))
+        if reminded:
+            await swap_controls(self.bot, channel, report.game_id, message.id if view else None)
 
     async def offer_choices(self, channel: discord.PartialMessageable, report: Report, state: GameState) -> None:
         """For each battle whose choice this report settled or opened: clear the old controls, offer the new."""
@@ -147,7 +174,7 @@ class Clock(commands.Cog):
         await self.bot.store.set_front_end(row.id, reminded_turn=state.turn)
         return await self.bot.store.game(row.id)
 
-    async def update_status(self, row: GameRow, state: GameState, channel: discord.PartialMessageable) -> None:
+    async def update_status(self, row: GameRow, state: Any, channel: discord.PartialMessageable) -> None:
         """Keep one pinned status message per game current (post and pin it the first time)."""
         embed = status_embed(state, self.bot.referee.rules)
         if row.status_message_id:
@@ -166,11 +193,12 @@ class Clock(commands.Cog):
             log.warning("could not pin the status message of game %s (Manage Messages?)", row.id)
         await self.bot.store.set_front_end(row.id, status_message_id=message.id)
 
-    def schedule(self, row: GameRow, state: GameState) -> None:
-        """One job for the game, at its next deadline or reminder; none for a game that is over."""
+    def schedule(self, row: GameRow, state: Any) -> None:
+        """One job for the game, at its next deadline or (Nations) turn reminder; none for a game that is over."""
         job_id = f"game-{row.id}"
         moments = [] if state.ended else [next_deadline(state)]
-        if not state.ended and not state.paused and row.reminded_turn < state.turn:
+        if (state.ruleset == "nations" and not state.ended and not state.paused
+                and row.reminded_turn < state.turn):
             moments.append(self.reminder_time(state))
         due = min((m for m in moments if m is not None), default=None)
         if due is None:

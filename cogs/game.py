@@ -39,7 +39,7 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
         await reply(interaction, embeds=report_embeds(report.events, report.state))
         await publish(interaction, report)
 
-    @app_commands.command(name="status", description="The turn, the clock and every nation")
+    @app_commands.command(name="status", description="Where this channel's game stands")
     async def status(self, interaction: discord.Interaction) -> None:
         await reply(interaction, embed=status_embed(await game_state(interaction), self.bot.referee.rules))
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import io
 import json
+import tomllib
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.goddice import any_character_autocomplete, player_autocomplete
 from cogs.host import RefereeHost
+from cogs.render import report_embeds
 from cogs.util import (
     actor,
     channel_key,
@@ -19,17 +22,24 @@ from cogs.util import (
     nation_autocomplete,
     own_unit_autocomplete,
     publish,
+    query_state,
     reply,
+    run_action,
     run_command,
+    state_or_none,
 )
-from cogs.views import confirm_view
+from cogs.views import answer_move, confirm_view
 from engine.errors import BadInput, NoGame
+from engine.goddice.cards import MAX_LIFE
+from engine.goddice.play import LoadCards
+from referee import Report
 
 STATS = choice_list("gm set", "stat")
 RANKS = choice_list("gm unit rank", "rank")
 KINDS = choice_list("gm action grant", "kind")
 TYPES = choice_list("gm unit add", "type")
 MAX_IMPORT_BYTES = 5_000_000
+MAX_CARD_BYTES = 200_000  # a God Dice card file (the shipped one is 5 kB)
 
 
 class GM(commands.GroupCog, group_name="gm", group_description="Game master powers"):
@@ -148,7 +158,9 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
 
     @house.autocomplete("key")
     async def house_keys(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        keys = self.bot.referee.rules.house.as_dict()
+        """The house settings of this channel's game's rule set (Nations' without a game)."""
+        state = await state_or_none(interaction)
+        keys = self.bot.referee.rules_for(state.ruleset if state else "nations").house.as_dict()
         return [app_commands.Choice(name=f"{k} (default {v})", value=k) for k, v in keys.items()
                 if current.lower() in k][:25]
 
@@ -166,8 +178,8 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         await interaction.response.defer(ephemeral=True, thinking=True)
         data = await self.bot.referee.export(channel_key(interaction))
         payload = io.BytesIO(json.dumps(data, indent=2).encode())
-        await interaction.followup.send("The game's export:", file=discord.File(payload, "nations-game.json"),
-                                        ephemeral=True)
+        name = f"{data['game'].get('ruleset', 'nations')}-game.json"
+        await interaction.followup.send("The game's export:", file=discord.File(payload, name), ephemeral=True)
 
     @app_commands.command(name="import", description="Start this channel's game from a JSON export")
     async def import_game(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
@@ -183,9 +195,45 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         report = await self.bot.referee.import_game(channel_key(interaction), actor(interaction), data,
                                                     guild_id=interaction.guild_id,
                                                     command=f"/gm import file:{file.filename}")
-        await reply(interaction, f"Game imported from {file.filename}: turn {report.state.turn}, "
-                                 f"{len(report.state.nations)} nations.")
+        state = report.state
+        if state.ruleset == "nations":
+            await reply(interaction, f"Game imported from {file.filename}: turn {state.turn}, "
+                                     f"{len(state.nations)} nations.")
+        else:
+            await reply(interaction, f"God Dice game imported from {file.filename}: {len(state.players)} players.")
         await publish(interaction, report)
+
+    # --- God Dice --------------------------------------------------------------------------------
+
+    @app_commands.command(name="life", description="Set a God Dice character's life (0 kills it)")
+    @app_commands.describe(player="The player", character="One of that player's characters, living or dead",
+                           life=f"The new life (0 to the character's full life, at most {MAX_LIFE})")
+    @app_commands.autocomplete(player=player_autocomplete, character=any_character_autocomplete)
+    async def life(self, interaction: discord.Interaction, player: str, character: str,
+                   life: app_commands.Range[int, 0, MAX_LIFE]) -> None:
+        await run_command(interaction, "gm life", answer=answer_move, player=player, character=character, life=life)
+
+    @app_commands.command(name="cards", description="Load another God Dice card file (TOML) for this game")
+    @app_commands.describe(file="A card file like the bot's data/goddice.toml")
+    async def cards(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
+        await query_state(interaction, "gm cards")  # a God Dice game's, or refused with the reason
+        if file.size > MAX_CARD_BYTES:
+            raise BadInput(f"that file is too large for a card file ({file.size} bytes; at most {MAX_CARD_BYTES})")
+        # Ephemeral, like /gm import: a refusal (not TOML, not a valid card file) reaches the GM alone; the
+        # change itself is announced to the channel.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            cards = tomllib.loads((await file.read()).decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError, discord.HTTPException) as err:
+            raise BadInput(f"cannot read {file.filename} as a card file (TOML): {err}") from None
+        await run_action(interaction, LoadCards(cards), f"/gm cards file:{file.filename}", self.cards_loaded)
+
+    @staticmethod
+    async def cards_loaded(interaction: discord.Interaction, report: Report) -> None:
+        """The GM's confirmation (ephemeral, in place of the deferral), then the change for the channel."""
+        characters = ", ".join(c.title for c in report.state.cards.characters.values())
+        await reply(interaction, f"Card file loaded: {characters}. /goddice cards shows them.", ephemeral=True)
+        await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state))
 
 
 async def setup(bot: RefereeHost) -> None:

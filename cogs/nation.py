@@ -8,7 +8,7 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.render import nation_embed, status_embed
-from cogs.util import actor, choice_list, game_state, nation_autocomplete, preset_autocomplete, reply, run_command
+from cogs.util import actor, choice_list, nation_autocomplete, preset_autocomplete, query_state, reply, run_command
 from engine.nations.common import viewed_nation
 
 UNIT_TYPES = choice_list("nation create", "strength")
@@ -41,13 +41,14 @@ class Nation(commands.GroupCog, group_name="nation", group_description="Nations:
     @app_commands.command(name="show", description="A nation's stats, bonuses and army")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def show(self, interaction: discord.Interaction, nation: str | None = None) -> None:
-        state = await game_state(interaction)
+        state = await query_state(interaction, "nation show")
         found = viewed_nation(state, actor(interaction), nation)
         await reply(interaction, embed=nation_embed(found, state, self.bot.referee.rules))
 
     @app_commands.command(name="list", description="Every nation of this game")
     async def list_nations(self, interaction: discord.Interaction) -> None:
-        await reply(interaction, embed=status_embed(await game_state(interaction), self.bot.referee.rules))
+        state = await query_state(interaction, "nation list")
+        await reply(interaction, embed=status_embed(state, self.bot.referee.rules))
 
 
 async def setup(bot: RefereeHost) -> None:

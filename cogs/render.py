@@ -1,18 +1,25 @@
 """The one place that renders the referee's answers for Discord: embeds, mentions and timestamps.
 
-Words come from `engine.describe` (shared with the console); this module only lays them out.
+Words come from `engine.describe` and `engine.goddice.describe` (shared with the console); this module only
+lays them out (God Dice's dice as coloured faces).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 import discord
 
-from engine.describe import event_line, plural, roll_line
-from engine.dice import RollRecord
+from engine.describe import event_line, faces_line, plural, roll_line
+from engine.dice import FacesRecord, RollRecord
 from engine.events import Event
+from engine.goddice.cards import FACE_NAMES, Cards
+from engine.goddice.describe import MOVES, attack_text, cards_lines, life_bar, turn_lines
+from engine.goddice.play import label, legal_attacks, rollable, waiting_for
+from engine.goddice.state import DRAFT, FAVOR, ROLLING, SEATING, GoddiceState
 from engine.nations.common import actions_left, army_mp
 from engine.nations.rules import Rules
 from engine.nations.state import Battle, GameState, Nation
@@ -70,7 +77,7 @@ def message_batches(embeds: list[discord.Embed]) -> list[list[discord.Embed]]:
     return batches
 
 
-def report_embeds(events: list[Event], state: GameState | None, actor: str | None = None,
+def report_embeds(events: list[Event], state: Any, actor: str | None = None,
                   title: str | None = None) -> list[discord.Embed]:
     """A command's or the clock's events; the acting nation's actions left as the footer."""
     embeds = text_embeds(event_lines(events), title)
@@ -86,8 +93,12 @@ def actions_footer(state: GameState, nation: Nation) -> str:
     return f"{actions_left(state, nation)} of {state.house.actions_per_turn} actions left, {ends}"
 
 
+USER_ID = re.compile(r"(?<![<@\d])\d{15,21}(?![>\d])")  # a bare Discord user id (players are their ids)
+
+
 def error_embed(message: str) -> discord.Embed:
-    return discord.Embed(description=f"⛔ {message}", colour=ERROR_COLOUR)
+    """A refusal; a player named by a bare user id in the engine's reason shows as a mention."""
+    return discord.Embed(description=f"⛔ {USER_ID.sub(lambda m: who(m.group()), message)}", colour=ERROR_COLOUR)
 
 
 def nation_embed(nation: Nation, state: GameState, rules: Rules) -> discord.Embed:
@@ -126,8 +137,14 @@ def army_embed(nation: Nation, rules: Rules) -> discord.Embed:
     return discord.Embed(title=f"Army of {nation.name}", description=army_lines(nation, rules), colour=COLOUR)
 
 
-def status_embed(state: GameState, rules: Rules) -> discord.Embed:
-    """The game at a glance; the pinned status message."""
+def status_embed(state: Any, rules: Rules) -> discord.Embed:
+    """The game at a glance, by its rule set; the pinned status message."""
+    if state.ruleset == "goddice":
+        return goddice_status_embed(state)
+    return nations_status_embed(state, rules)
+
+
+def nations_status_embed(state: GameState, rules: Rules) -> discord.Embed:
     clock = "⏸ paused" if state.paused else f"ends {when(state.turn_ends_at)}"
     embed = discord.Embed(title=f"Nations — turn {state.turn}" + (" — game over" if state.ended else ""),
                           description=f"Turn of {state.turn_hours:g} h, {clock}. GM: {who(state.gm)}",
@@ -180,6 +197,100 @@ def _ids(ids: list[int]) -> str:
     return ", ".join(f"#{i}" for i in ids) or "none"
 
 
-def rolls_embed(rolls: list[RollRecord], title: str) -> discord.Embed:
-    lines = [f"T{r.turn} {when(r.at) if r.at.year > 2000 else ''} {roll_line(r)}" for r in rolls] or ["No rolls yet."]
-    return text_embeds(lines, title)[0]
+def rolls_embed(rolls: list[RollRecord | FacesRecord], title: str, lead: str | None = None) -> discord.Embed:
+    """The roll ledger: numbered dice (Nations) and dice with named faces (God Dice); `lead` heads the list."""
+    lines = [f"T{r.turn} {when(r.at) if r.at.year > 2000 else ''} {ledger_line(r)}" for r in rolls] or ["No rolls yet."]
+    return text_embeds(([lead] if lead else []) + lines, title)[0]
+
+
+def ledger_line(roll: RollRecord | FacesRecord) -> str:
+    return faces_line(roll, who) if isinstance(roll, FacesRecord) else roll_line(roll)
+
+
+# --- God Dice --------------------------------------------------------------------------------------
+
+FACES = {"B": "🟦", "R": "🟥", "Y": "🟨", "O": "⭕", "5": "5️⃣"}  # the attack dice's faces
+
+
+def dice_faces(dice: list[str]) -> str:
+    """`🟦 🟦 🟥 ⭕ 5️⃣`: attack dice as coloured faces."""
+    return " ".join(FACES.get(face, face) for face in dice)
+
+
+def god_faces(faces: list[str], cards: Cards) -> str:
+    """`**S** Sage · **A** Assassin`: God dice as their letters and the characters they stand for."""
+    titles = {card.god: card.title for card in cards.characters.values()}
+    return " · ".join(f"**{face}** {titles.get(face, '')}".rstrip() for face in faces)
+
+
+def move_prompt(state: GoddiceState) -> str | None:
+    """Whose move it is (a mention) and what it is, with the dice on the table; None if the game waits on no one."""
+    player = waiting_for(state)
+    if state.ended or player is None or state.phase not in MOVES:
+        return None
+    lines = [f"⏳ {who(player)}, your move: {MOVES[state.phase]}."]
+    turn = state.current
+    if turn is not None and turn.dice and state.phase in (FAVOR, ROLLING):
+        lines.append(f"Dice: {dice_faces(turn.dice)}")
+    return "\n".join(lines)
+
+
+def goddice_status_embed(state: GoddiceState) -> discord.Embed:
+    """Whose move it is, every player's characters and life, and the turn: God dice, attack dice, types left
+    to roll and the legal attacks with their damage."""
+    title = "God Dice" + (f" — turn {state.turn}" if state.turn else "") + (" — game over" if state.ended else "")
+    options = f" Optional rules: {', '.join(o.replace('_', ' ') for o in state.options)}." if state.options else ""
+    lines = [f"GM: {who(state.gm)}.{options}"]
+    if state.winner:
+        lines.append(f"👑 {who(state.winner)} won.")
+    elif not state.ended and state.active and state.phase in MOVES:
+        lines.append(f"⏳ {who(state.active)}'s move: {MOVES[state.phase]}")
+    elif state.phase == SEATING and not state.ended:
+        lines.append(f"Seating: {plural(len(state.players), 'player')} seated; /goddice join, then the GM's "
+                     "/goddice begin.")
+    if state.phase == DRAFT:
+        lines.append("Pool: " + ", ".join(f"{state.cards.characters[t].title} ×{n}" for t, n in state.pool.items()
+                                          if n))
+    if state.forced_dice:
+        lines.append(f"{plural(len(state.forced_dice), 'GM-entered die')} waiting: {' '.join(state.forced_dice)}")
+    embed = discord.Embed(title=title, description="\n".join(lines), colour=COLOUR)
+    for player in state.players[:20]:
+        name = f"Seat {player.seat}" + (f" ({plural(player.wins, 'win')})" if "campaign" in state.options else "")
+        if player.characters and not player.in_game:
+            name += " — out"
+        characters = [f"{label(player, c, state.cards)} {life_bar(c.life, c.max_life)}" for c in player.characters]
+        embed.add_field(name=name, value="\n".join([who(player.name), *characters])[:1024])
+    turn = state.current
+    if turn is not None and turn.attacker is not None and not state.ended:
+        embed.add_field(name=f"Turn {state.turn}", value="\n".join(turn_field(state))[:1024], inline=False)
+    return embed
+
+
+def turn_field(state: GoddiceState) -> list[str]:
+    """The turn under way: who attacks whom, the God dice, the attack dice as faces, the types still to roll
+    and every legal attack with its damage."""
+    turn = state.current
+    assert turn is not None
+    lines = turn_lines(state, who)[:1]  # who attacks whom
+    if turn.god:
+        lines.append(f"God dice: {god_faces(turn.god, state.cards)}"
+                     + (f"; the {turn.favor} is in favor" if turn.favor else ""))
+    if turn.dice:
+        lines.append(f"Dice: {dice_faces(turn.dice)}")
+        rolled = [FACE_NAMES.get(r, r) for r in turn.rolled]
+        lines.append(f"Rolled: {', '.join(rolled)}")
+    left = rollable(state)
+    if left:
+        lines.append("Still to roll: " + ", ".join(f"{FACES[f]} {FACE_NAMES[f]} ×{turn.dice.count(f)}" for f in left))
+    legal = legal_attacks(state)
+    if legal:
+        lines += ["Legal attacks:", *(f"• {attack_text(option)}" for option in legal)]
+    elif state.phase == ROLLING:
+        lines.append("No legal attack yet.")
+    return lines
+
+
+def cards_embeds(cards: Cards) -> list[discord.Embed]:
+    """`/goddice cards`: every character with its life, God die and attacks."""
+    lines = [line.replace("*", "\\*") for line in cards_lines(cards)]  # the house mark, not Markdown
+    return text_embeds([f"• {line}" for line in lines[:-1]] + lines[-1:], "God Dice cards")

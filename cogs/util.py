@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 import discord
@@ -50,21 +51,28 @@ def has_gm_role(interaction: discord.Interaction) -> bool:
 
 async def reply(interaction: discord.Interaction, content: str | None = None, *, embeds: list[discord.Embed] = (),
                 embed: discord.Embed | None = None, ephemeral: bool = False, view: discord.ui.View | None = None,
-                file: discord.File | None = None) -> None:
-    """Answer an interaction once; what does not fit one message follows up."""
+                file: discord.File | None = None,
+                allowed_mentions: discord.AllowedMentions | None = None) -> int | None:
+    """Answer an interaction once; what does not fit one message follows up. Returns the id of the first
+    message (the one carrying the content and the view), when Discord says it."""
     batches = message_batches([embed] if embed is not None else list(embeds))
     extra: dict[str, Any] = {}
     if view is not None:
         extra["view"] = view
     if file is not None:
         extra["file"] = file
+    if allowed_mentions is not None:
+        extra["allowed_mentions"] = allowed_mentions
     first, rest = batches[0], batches[1:]
     if interaction.response.is_done():
-        await interaction.followup.send(content or "", embeds=first, ephemeral=ephemeral, **extra)
+        sent = await interaction.followup.send(content or "", embeds=first, ephemeral=ephemeral, wait=True, **extra)
+        message_id: int | None = sent.id
     else:
-        await interaction.response.send_message(content, embeds=first, ephemeral=ephemeral, **extra)
+        response = await interaction.response.send_message(content, embeds=first, ephemeral=ephemeral, **extra)
+        message_id = response.message_id
     for batch in rest:
         await interaction.followup.send(embeds=batch, ephemeral=ephemeral)
+    return message_id
 
 
 def given_options(**values: Any) -> dict[str, Any]:
@@ -77,7 +85,12 @@ def command_text(path: str, given: dict[str, Any]) -> str:
     return "/" + " ".join([path, *(f"{k}:{v}" for k, v in given.items())])
 
 
-async def run_command(interaction: discord.Interaction, path: str, **options: Any) -> Report:
+Answer = Callable[[discord.Interaction, Report], Awaitable[None]]
+"""How a command's result is answered when not as its events alone (God Dice: with the next move's controls)."""
+
+
+async def run_command(interaction: discord.Interaction, path: str, *, answer: Answer | None = None,
+                      **options: Any) -> Report:
     """Run one vocabulary command as the interaction's user, answer with its events, then publish.
 
     A rule set's command is refused in a channel whose game is of another rule set."""
@@ -86,16 +99,20 @@ async def run_command(interaction: discord.Interaction, path: str, **options: An
         check_ruleset(command, await game_state(interaction))
     given = given_options(**options)
     action = build_action(command, coerce_options(command, given))
-    return await run_action(interaction, action, command_text(path, given))
+    return await run_action(interaction, action, command_text(path, given), answer)
 
 
-async def run_action(interaction: discord.Interaction, action: Any, text: str) -> Report:
-    """Run one engine action as the interaction's user, answer with its events, then publish."""
+async def run_action(interaction: discord.Interaction, action: Any, text: str,
+                     answer: Answer | None = None) -> Report:
+    """Run one engine action as the interaction's user, answer with its events (or `answer`), then publish."""
     bot = bot_of(interaction)
     report = await bot.referee.act(channel_key(interaction), actor(interaction), action, text,
                                    gm_role=has_gm_role(interaction))
-    await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state,
-                                                  actor(interaction)))
+    if answer is not None:
+        await answer(interaction, report)
+    else:
+        await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state,
+                                                      actor(interaction)))
     await publish(interaction, report)
     return report
 
@@ -107,8 +124,17 @@ async def publish(interaction: discord.Interaction, report: Report) -> None:
         await clock.after_change(report)  # type: ignore[attr-defined]
 
 
-async def game_state(interaction: discord.Interaction) -> GameState:
+async def game_state(interaction: discord.Interaction) -> Any:
+    """The channel's game's state (a Nations `GameState`, a God Dice `GoddiceState`…)."""
     return await bot_of(interaction).referee.state(channel_key(interaction))
+
+
+async def query_state(interaction: discord.Interaction, path: str) -> Any:
+    """The state for a query of the vocabulary: a rule set's query is refused, with the reason, in a game
+    of another rule set."""
+    state = await game_state(interaction)
+    check_ruleset(BY_PATH[path], state)
+    return state
 
 
 # --- autocomplete --------------------------------------------------------------------------------
@@ -119,15 +145,17 @@ def choice_list(path: str, param: str) -> list[app_commands.Choice[str]]:
     return [app_commands.Choice(name=value, value=value) for value in choices(path, param)]
 
 
-async def _state_or_none(interaction: discord.Interaction) -> GameState | None:
+async def state_or_none(interaction: discord.Interaction, ruleset: str | None = None) -> Any:
+    """The channel's game's state for an autocomplete: None without a game (or with one of another rule set)."""
     try:
-        return await game_state(interaction)
+        state = await game_state(interaction)
     except NoGame:
         return None
+    return state if ruleset is None or state.ruleset == ruleset else None
 
 
 async def nation_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    state = await _state_or_none(interaction)
+    state: GameState | None = await state_or_none(interaction, "nations")
     if state is None:
         return []
     names = [n.name for n in state.nations.values() if current.lower() in n.name.lower()]
@@ -136,7 +164,7 @@ async def nation_autocomplete(interaction: discord.Interaction, current: str) ->
 
 async def own_unit_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
     """The user's own units (a GM sees every unit)."""
-    state = await _state_or_none(interaction)
+    state: GameState | None = await state_or_none(interaction, "nations")
     if state is None:
         return []
     me = actor(interaction)
@@ -154,7 +182,9 @@ async def own_unit_autocomplete(interaction: discord.Interaction, current: str) 
 
 async def preset_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
     rules = bot_of(interaction).referee.rules
-    state = await _state_or_none(interaction)
+    state = await state_or_none(interaction)
+    if state is not None and state.ruleset != "nations":
+        return []
     taken = {n.preset_slot for n in state.nations.values()} if state else set()
     choices = []
     for preset in rules.presets:

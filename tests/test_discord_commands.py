@@ -506,7 +506,7 @@ async def test_every_command_answers_in_time_even_with_a_tighter_deadline(tmp_pa
 def test_these_tests_run_every_command_of_the_vocabulary():
     """A guard for later commands: each path is invoked somewhere in the Discord tests (as a quoted string)."""
     sources = "".join((REPO / "tests" / f"test_discord_{name}.py").read_text()
-                      for name in ("commands", "battle", "clock"))
+                      for name in ("commands", "battle", "clock", "goddice"))
     missing = [c.path for c in COMMANDS if f'"{c.path}"' not in sources]
     assert missing == []
 

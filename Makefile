@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench goddice-sim clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ lint: $(VENV)/.dev-installed
 
 bench: $(VENV)/.dev-installed
 	$(BIN)/python -m bench
+
+## God Dice balance: duels between every two characters of a card file (ARGS="--games N --seed S --cards PATH").
+goddice-sim: $(VENV)/.run-installed
+	$(BIN)/python -m bench.goddice_sim $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -15,7 +15,7 @@ from typing import Any
 
 import engine  # noqa: F401  (registers every rule set)
 from data import rules_for
-from data.store import ChannelTaken, Store
+from data.store import ChannelTaken, Entry, Plan, Store
 from engine.clock import Tick
 from engine.core import Context, execute
 from engine.dice import RandomRoller, Roller, RollRecord
@@ -25,6 +25,7 @@ from engine.nations.rules import Rules
 from engine.rulesets import RULESETS, ruleset
 
 CLOCK_ACTOR = "clock"
+DUE_BATCH = 200  # games caught up in one transaction
 
 
 def utc_now() -> datetime:
@@ -66,10 +67,11 @@ class Referee:
     def rules_for(self, name: str) -> Any:
         return self.rules_by_set[name]
 
-    def context(self, state: Any, actor: str, gm_role: bool = False, ruleset_name: str = "nations") -> Context:
+    def context(self, state: Any, actor: str, gm_role: bool = False, ruleset_name: str = "nations",
+                now: datetime | None = None) -> Context:
         is_gm = gm_role or (state is not None and actor.lower() == state.gm.lower())
         rules = self.rules_for(state.ruleset if state is not None else ruleset_name)
-        return Context(now=self.clock(), actor=actor, rules=rules, is_gm=is_gm, roller=self.roller)
+        return Context(now=now or self.clock(), actor=actor, rules=rules, is_gm=is_gm, roller=self.roller)
 
     @staticmethod
     def is_gm(state: Any, actor: str, gm_role: bool = False) -> bool:
@@ -104,39 +106,80 @@ class Referee:
         return Report(game_id, outcome.state, outcome.events)
 
     async def act(self, channel: str, actor: str, action: Any, command: str, gm_role: bool = False) -> Report:
-        """Catch up, then run one engine action and commit it. A refusal raises and commits nothing."""
+        """Catch up, then run one engine action and commit both: one transaction, one round trip to the store.
+
+        A refusal raises and commits nothing but the catch-up."""
         game_id = await self.game_id(channel)
         async with self.lock(game_id):
-            caught_up = await self._catch_up(game_id)
-            state = await self.store.load(game_id)
-            outcome = execute(state, action, self.context(state, actor, gm_role))
-            await self.store.commit(game_id, outcome.state, outcome.events, actor, command, self.clock())
-            return Report(game_id, outcome.state, outcome.events, caught_up)
+            now = self.clock()
+            result = await self.store.run_game(game_id, lambda state: self._plan(state, now, actor, action,
+                                                                                   command, gm_role))
+            return self._report(game_id, result)
+
+    def _plan(self, state: Any, now: datetime, actor: str | None = None, action: Any = None, command: str = "",
+              gm_role: bool = False) -> Plan:
+        """What one call does to a freshly loaded state (run in the store's thread): catch up, then the action."""
+        plan = Plan(state)
+        if not state.ended:
+            caught = execute(state, Tick(), self.context(state, CLOCK_ACTOR, now=now), fresh=True)
+            if caught.events:
+                plan.entries.append(Entry(CLOCK_ACTOR, "clock", now, caught.events))
+                plan.state = caught.state
+        if action is None or actor is None:
+            return plan
+        try:
+            # the state is only copied when a catch-up must survive a refusal of the action
+            outcome = execute(plan.state, action, self.context(plan.state, actor, gm_role, now=now),
+                              fresh=not plan.entries)
+        except Exception as refusal:
+            if not plan.entries:
+                raise
+            plan.refusal = refusal
+            return plan
+        plan.entries.append(Entry(actor, command, now, outcome.events))
+        plan.state = outcome.state
+        return plan
+
+    @staticmethod
+    def _report(game_id: int, plan: Plan) -> Report:
+        entries = list(plan.entries)
+        caught_up = entries.pop(0).events if entries and entries[0].actor == CLOCK_ACTOR else []
+        return Report(game_id, plan.state, entries[-1].events if entries else [], caught_up)
 
     async def catch_up(self, game_id: int) -> Report:
         """Apply whatever fell due in one game (turn rollovers, bonus expiries), once."""
         async with self.lock(game_id):
-            events = await self._catch_up(game_id)
-            return Report(game_id, await self.store.load(game_id), events)
+            plan = await self.store.run_game(game_id, lambda state: self._plan(state, self.clock()))
+            return Report(game_id, plan.state, plan.entries[0].events if plan.entries else [])
 
     async def _catch_up(self, game_id: int) -> list[Event]:
-        state = await self.store.load(game_id)
-        if state.ended:
-            return []
-        outcome = execute(state, Tick(), self.context(state, CLOCK_ACTOR))
-        if outcome.events:
-            await self.store.commit(game_id, outcome.state, outcome.events, CLOCK_ACTOR, "clock", self.clock())
-        return outcome.events
+        plan = await self.store.run_game(game_id, lambda state: self._plan(state, self.clock()))
+        return plan.entries[0].events if plan.entries else []
+
+    async def catch_up_due(self, owns: Callable[[int | None], bool] = lambda guild: True,
+                           batch: int = DUE_BATCH) -> list[Report]:
+        """Catch up every live game this process owns that has something due now, read from the store's due
+        index, `batch` games to a transaction; the reports of those where something fell due."""
+        now = self.clock()
+        due = [game_id for game_id, guild_id in await self.store.due(now) if owns(guild_id)]
+        reports = []
+        for start in range(0, len(due), batch):
+            ids = due[start:start + batch]
+            locks = [self.lock(game_id) for game_id in ids]
+            for lock in locks:
+                await lock.acquire()
+            try:
+                plans = await self.store.run_games(ids, lambda state: self._plan(state, now))
+            finally:
+                for lock in locks:
+                    lock.release()
+            reports += [Report(game_id, plan.state, plan.entries[0].events)
+                        for game_id, plan in plans.items() if plan.entries]
+        return reports
 
     async def catch_up_all(self, owns: Callable[[int | None], bool] = lambda guild: True) -> list[Report]:
-        """Catch up every live game this process owns; the reports of those where something fell due."""
-        reports = []
-        for row in await self.store.games():
-            if owns(row.guild_id):
-                report = await self.catch_up(row.id)
-                if report.events:
-                    reports.append(report)
-        return reports
+        """Catch up every live game this process owns (see `catch_up_due`)."""
+        return await self.catch_up_due(owns)
 
     async def undo(self, channel: str, actor: str, gm_role: bool = False) -> Report:
         """GM: take back the game's last action, its rolls included, by replaying the log without it."""

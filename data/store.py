@@ -1,28 +1,35 @@
 """The store: the one module that speaks SQL. SQLite through aiosqlite, WAL, numbered migrations.
 
-A game lives as a snapshot and a log (actions, events, rolls). The snapshot of a Nations game is its
-own tables (games, nations, units, bonuses, battles); any other rule set's is one JSON document in
-`games.snapshot`; every game's deadlines are rows of `deadlines`. Each command is one transaction: its
-action row, its events, its rolls and the new snapshot commit together or not at all. The snapshot always
-equals the replay of the log's live events.
+A game lives as a snapshot and a log. The snapshot is one JSON document on the game's `games` row (its
+rule set's export format without the rolls) with the game's next due time beside it (`next_due`, the
+clock's index); the log is `actions`, `events` and `rolls`. The snapshot always equals the replay of the
+log's live events.
+
+Every write is one transaction and one round trip to the database thread: the work runs there as one
+plain function (`_transaction`), so a command's rolls, state change and log entry commit together or not
+at all. `run_game` goes further: it loads a game, runs the engine on it (the referee's `plan`) and commits
+what the plan returns, all in that one call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
+import logging
 import os
 import re
 import sqlite3
-from collections.abc import Iterable
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
-from engine.clock import deadlines
+from engine.clock import next_deadline
 from engine.dice import FacesRecord, RollRecord
 from engine.events import (
     DiceRolled,
@@ -34,14 +41,13 @@ from engine.events import (
     replay,
     to_jsonable,
 )
-from engine.nations.rules import HouseSettings
-from engine.nations.snapshot import battle_from_dict, battle_to_dict
-from engine.nations.state import Bonus, GameState, Nation, Unit
 from engine.rulesets import ruleset, ruleset_of
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Test hook: seconds to wait inside a transaction, just before COMMIT (the crash test kills us there).
 PAUSE_BEFORE_COMMIT = "REFEREE_TEST_PAUSE_BEFORE_COMMIT"
+T = TypeVar("T")
+log = logging.getLogger("referee.store")
 
 
 class ChannelTaken(Exception):
@@ -76,6 +82,26 @@ class GameRow:
     reminded_turn: int = 0
 
 
+@dataclass
+class Entry:
+    """One log entry a plan asks to commit: who did what, and the events it produced."""
+
+    actor: str
+    command: str
+    now: datetime
+    events: list[Event]
+
+
+@dataclass
+class Plan:
+    """What `run_game`'s plan returns: the entries to commit, the state after them, and a refusal to raise
+    once they are committed (a catch-up commits even when the command after it is refused)."""
+
+    state: Any
+    entries: list[Entry] = field(default_factory=list)
+    refusal: BaseException | None = None
+
+
 def _iso(value: datetime) -> str:
     return value.isoformat()
 
@@ -105,113 +131,147 @@ class Store:
     async def close(self) -> None:
         await self.db.close()
 
+    async def _in_thread(self, function: Callable[..., T], *args: Any) -> T:
+        """Run `function(connection, *args)` in the database thread: one round trip."""
+        return await self.db._execute(function, self.db._conn, *args)
+
     # --- schema --------------------------------------------------------------------------------
 
     async def migrate(self) -> int:
-        """Apply every numbered migration newer than the database; returns the schema version."""
+        """Apply every numbered migration newer than the database; returns the schema version.
+
+        A migration is an `NNN_name.sql` script or an `NNN_name.py` module whose `migrate(connection)`
+        runs; each runs in a transaction of its own with the new version number.
+        """
         async with self.db.execute("PRAGMA user_version") as cursor:
             row = await cursor.fetchone()
         version = int(row[0]) if row else 0
         for number, path in migration_files():
             if number <= version:
                 continue
-            script = path.read_text()
-            try:
-                await self.db.executescript(f"BEGIN;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
-            except sqlite3.Error:
-                if self.db.in_transaction:
-                    await self.db.execute("ROLLBACK")
-                raise
+            async with self._write_lock:
+                await self._in_thread(_apply_migration, number, path)
             version = number
         return version
 
     # --- transactions --------------------------------------------------------------------------
 
-    async def _transaction(self, work: Any) -> Any:
+    async def _transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work(connection)` in one transaction, in the database thread."""
         async with self._write_lock:
-            await self.db.execute("BEGIN IMMEDIATE")
-            try:
-                result = await work()
-                pause = float(os.environ.get(PAUSE_BEFORE_COMMIT, "0") or 0)
-                if pause:
-                    print("store: pausing before commit", flush=True)
-                    await asyncio.sleep(pause)
-                await self.db.execute("COMMIT")
-                return result
-            except BaseException:
-                await self.db.execute("ROLLBACK")
-                raise
+            return await self._in_thread(_transaction, work)
 
     async def create_game(
-        self, channel: str, guild_id: int | None, state: GameState, events: list[Event],
+        self, channel: str, guild_id: int | None, state: Any, events: list[Event],
         actor: str, command: str, now: datetime,
     ) -> tuple[int, int]:
         """A new game with its first action; returns (game id, action id)."""
 
-        async def work() -> tuple[int, int]:
-            game_id = await self._insert_game(channel, guild_id, state.gm, now)
-            action_id = await self._log(game_id, actor, command, now, events)
-            await self._write_snapshot(game_id, state)
+        def work(con: sqlite3.Connection) -> tuple[int, int]:
+            game_id = self._insert_game(con, channel, guild_id, state.gm, now)
+            action_id = self._log(con, game_id, actor, command, now, events)
+            self._write_snapshot(con, game_id, state)
             return game_id, action_id
 
         return await self._transaction(work)
 
     async def commit(
-        self, game_id: int, state: GameState, events: list[Event], actor: str, command: str, now: datetime,
+        self, game_id: int, state: Any, events: list[Event], actor: str, command: str, now: datetime,
         extra_rolls: Iterable[dict[str, Any]] = (),
     ) -> int:
         """One command: its log entry, events, rolls and the new snapshot, in one transaction."""
 
-        async def work() -> int:
-            action_id = await self._log(game_id, actor, command, now, events)
+        def work(con: sqlite3.Connection) -> int:
+            action_id = self._log(con, game_id, actor, command, now, events)
             for roll in extra_rolls:
-                await self._insert_roll(game_id, None, roll)
-            await self._write_snapshot(game_id, state)
+                self._insert_roll(con, game_id, None, roll)
+            self._write_snapshot(con, game_id, state)
             return action_id
 
         return await self._transaction(work)
 
-    async def undo(self, game_id: int, action_id: int, state: GameState, undo_event: Event,
+    async def run_game(self, game_id: int, plan: Callable[[Any], Plan]) -> Plan:
+        """Load a game, run `plan(state)` on it and commit its entries and state: one transaction, one round
+        trip. A plan that raises commits nothing; a plan's `refusal` is raised after its entries commit."""
+
+        def work(con: sqlite3.Connection) -> Plan:
+            result = plan(self._load(con, game_id))
+            for entry in result.entries:
+                self._log(con, game_id, entry.actor, entry.command, entry.now, entry.events)
+            if result.entries:
+                self._write_snapshot(con, game_id, result.state)
+            return result
+
+        result = await self._transaction(work)
+        if result.refusal is not None:
+            raise result.refusal
+        return result
+
+    async def run_games(self, game_ids: list[int], plan: Callable[[Any], Plan]) -> dict[int, Plan]:
+        """`run_game` for several games in one transaction (a batch of the clock's catch-up). Each game is
+        all-or-nothing on its own: one whose plan or write fails is left as it was, and the others go on."""
+
+        def work(con: sqlite3.Connection) -> dict[int, Plan]:
+            done = {}
+            for game_id in game_ids:
+                con.execute("SAVEPOINT game")
+                try:
+                    result = plan(self._load(con, game_id))
+                    for entry in result.entries:
+                        self._log(con, game_id, entry.actor, entry.command, entry.now, entry.events)
+                    if result.entries:
+                        self._write_snapshot(con, game_id, result.state)
+                except Exception:
+                    log.exception("catching up game %s failed; it is left as it was", game_id)
+                    con.execute("ROLLBACK TO game")
+                else:
+                    done[game_id] = result
+                con.execute("RELEASE game")
+            return done
+
+        return await self._transaction(work)
+
+    async def undo(self, game_id: int, action_id: int, state: Any, undo_event: Event,
                    actor: str, command: str, now: datetime) -> int:
         """Mark an action, its events and its rolls undone, log the undo and write the replayed state."""
 
-        async def work() -> int:
+        def work(con: sqlite3.Connection) -> int:
             for table in ("events", "rolls"):
-                await self.db.execute(f"UPDATE {table} SET undone = 1 WHERE action_id = ?", (action_id,))
-            await self.db.execute("UPDATE actions SET undone = 1 WHERE id = ?", (action_id,))
-            new_id = await self._log(game_id, actor, command, now, [undo_event])
-            await self._write_snapshot(game_id, state)
+                con.execute(f"UPDATE {table} SET undone = 1 WHERE action_id = ?", (action_id,))
+            con.execute("UPDATE actions SET undone = 1 WHERE id = ?", (action_id,))
+            new_id = self._log(con, game_id, actor, command, now, [undo_event])
+            self._write_snapshot(con, game_id, state)
             return new_id
 
         return await self._transaction(work)
 
-    async def _insert_game(self, channel: str, guild_id: int | None, gm: str, now: datetime) -> int:
+    # --- the pieces of a transaction (they run in the database thread) -----------------------------
+
+    def _insert_game(self, con: sqlite3.Connection, channel: str, guild_id: int | None, gm: str,
+                     now: datetime) -> int:
         try:
-            cursor = await self.db.execute(
-                "INSERT INTO games (channel, guild_id, gm, turn, turn_hours, turn_started_at, turn_ends_at,"
-                " house, created_at) VALUES (?, ?, ?, 0, 0, '', '', '{}', ?)",
-                (channel, guild_id, gm, _iso(now)),
-            )
+            cursor = con.execute("INSERT INTO games (channel, guild_id, gm, created_at) VALUES (?, ?, ?, ?)",
+                                 (channel, guild_id, gm, _iso(now)))
         except sqlite3.IntegrityError:
             raise ChannelTaken(channel) from None
         return int(cursor.lastrowid or 0)
 
-    async def _log(self, game_id: int, actor: str, command: str, now: datetime, events: list[Event]) -> int:
-        cursor = await self.db.execute(
-            "INSERT INTO actions (game_id, actor, command, at) VALUES (?, ?, ?, ?)",
-            (game_id, actor, command, _iso(now)),
-        )
+    def _log(self, con: sqlite3.Connection, game_id: int, actor: str, command: str, now: datetime,
+             events: list[Event]) -> int:
+        cursor = con.execute("INSERT INTO actions (game_id, actor, command, at) VALUES (?, ?, ?, ?)",
+                             (game_id, actor, command, _iso(now)))
         action_id = int(cursor.lastrowid or 0)
-        await self.db.executemany(
+        con.executemany(
             "INSERT INTO events (game_id, action_id, kind, data) VALUES (?, ?, ?, ?)",
             [(game_id, action_id, e.kind, json.dumps(event_to_dict(e))) for e in events],
         )
         for event in events:
             if isinstance(event, DieRolled | DiceRolled):
-                await self._insert_roll(game_id, action_id, to_jsonable(event.roll))
+                self._insert_roll(con, game_id, action_id, to_jsonable(event.roll))
         return action_id
 
-    async def _insert_roll(self, game_id: int, action_id: int | None, roll: dict[str, Any]) -> None:
+    def _insert_roll(self, con: sqlite3.Connection, game_id: int, action_id: int | None,
+                     roll: dict[str, Any]) -> None:
         """One ledger row: a numbered die with modifiers, or (with `faces`) dice with named faces."""
         if "faces" in roll:
             forced = roll.get("forced") or []
@@ -225,91 +285,27 @@ class Store:
                 None if roll.get("success") is None else int(bool(roll["success"])), int(bool(roll["forced"])),
                 roll.get("at") or "", roll.get("battle"), roll.get("unit"), None,
             )
-        await self.db.execute(
+        con.execute(
             "INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
             " comparison, success, forced, at, battle, unit, faces)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             row,
         )
 
-    async def _write_snapshot(self, game_id: int, state: Any) -> None:
-        """The game's row and snapshot: Nations in its own tables, any other rule set as one JSON document."""
-        if state.ruleset != "nations":
-            await self._write_document(game_id, state)
-            return
-        db = self.db
-        await db.execute(
-            "UPDATE games SET gm = ?, ruleset = ?, turn = ?, turn_hours = ?, turn_started_at = ?, turn_ends_at = ?,"
-            " paused = ?, paused_remaining = ?, ended = ?, next_unit_id = ?, forced_dice = ?, house = ?,"
-            " next_battle_id = ? WHERE id = ?",
-            (
-                state.gm, state.ruleset, state.turn, state.turn_hours, _iso(state.turn_started_at),
-                _iso(state.turn_ends_at), int(state.paused), state.paused_remaining, int(state.ended),
-                state.next_unit_id, json.dumps(state.forced_dice), json.dumps(state.house.as_dict()),
-                state.next_battle_id, game_id,
-            ),
-        )
-        for table in ("nations", "units", "bonuses", "battles"):
-            await db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
-        await self._write_deadlines(game_id, state)
-        await db.executemany(
-            "INSERT INTO nations (game_id, position, name, player, economy, stability, military, propaganda, land,"
-            " strength, weakness, foreign_patches, eliminated, preset_slot, actions_used, extra_actions)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    game_id, position, n.name, n.player, n.economy, n.stability, n.military, n.propaganda, n.land,
-                    n.strength, n.weakness, n.foreign_patches, int(n.eliminated), n.preset_slot,
-                    json.dumps(n.actions_used), n.extra_actions,
-                )
-                for position, n in enumerate(state.nations.values())
-            ],
-        )
-        await db.executemany(
-            "INSERT INTO units (game_id, id, nation, type, rank, hp, battle) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                (game_id, u.id, n.name, u.type, u.rank, u.hp, u.battle)
-                for n in state.nations.values() for u in n.units.values()
-            ],
-        )
-        await db.executemany(
-            "INSERT INTO bonuses (game_id, nation, kind, value, expires_at) VALUES (?, ?, ?, ?, ?)",
-            [
-                (game_id, n.name, b.kind, b.value, _iso(b.expires_at))
-                for n in state.nations.values() for b in n.bonuses.values()
-            ],
-        )
-        await db.executemany(
-            "INSERT INTO battles (game_id, id, attacker, defender, stage, result, deadline, data)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (game_id, b.id, b.attacker, b.defender, b.stage, b.result, _iso(b.deadline) if b.deadline else None,
-                 json.dumps(battle_to_dict(b)))
-                for b in state.battles.values()
-            ],
+    def _write_snapshot(self, con: sqlite3.Connection, game_id: int, state: Any) -> None:
+        """The game's row: its snapshot document and its next due time (the clock's index)."""
+        due = next_deadline(state)
+        con.execute(
+            "UPDATE games SET gm = ?, ruleset = ?, ended = ?, snapshot = ?, next_due = ? WHERE id = ?",
+            (state.gm, state.ruleset, int(state.ended), json.dumps(ruleset_of(state).state_to_dict(state)),
+             _iso(due) if due else None, game_id),
         )
 
-    async def _write_document(self, game_id: int, state: Any) -> None:
-        document = ruleset_of(state).state_to_dict(state)
-        started = getattr(state, "started_at", None)
-        await self.db.execute(
-            "UPDATE games SET gm = ?, ruleset = ?, turn = ?, turn_hours = 0, turn_started_at = ?, turn_ends_at = ?,"
-            " ended = ?, forced_dice = ?, house = ?, snapshot = ? WHERE id = ?",
-            (state.gm, state.ruleset, getattr(state, "turn", 0), _iso(started) if started else "",
-             _iso(started) if started else "", int(state.ended), json.dumps(state.forced_dice),
-             json.dumps(state.house.as_dict()), json.dumps(document), game_id),
-        )
-        await self._write_deadlines(game_id, state)
-
-    async def _write_deadlines(self, game_id: int, state: Any) -> None:
-        await self.db.execute("DELETE FROM deadlines WHERE game_id = ?", (game_id,))
-        await self.db.executemany(
-            "INSERT INTO deadlines (game_id, at, what, nation, ref) VALUES (?, ?, ?, ?, ?)",
-            [
-                (game_id, _iso(d.at), d.what, d.nation, d.bonus if d.battle is None else str(d.battle))
-                for d in deadlines(state)
-            ],
-        )
+    def _load(self, con: sqlite3.Connection, game_id: int) -> Any:
+        row = con.execute("SELECT ruleset, snapshot FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no game {game_id}")
+        return ruleset(row[0]).state_from_dict(json.loads(row[1]))
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -323,24 +319,32 @@ class Store:
         """Every game (live ones only by default; or the one game asked for) with its next deadline."""
         where, params = [], []
         if live_only:
-            where.append("g.ended = 0")
+            where.append("ended = 0")
         if game_id is not None:
-            where.append("g.id = ?")
+            where.append("id = ?")
             params.append(game_id)
-        query = (
-            "SELECT g.id, g.channel, g.guild_id, g.ended, g.status_message_id, g.reminded_turn,"
-            " MIN(d.at) AS next_at FROM games g LEFT JOIN deadlines d ON d.game_id = g.id"
-            + (" WHERE " + " AND ".join(where) if where else "")
-            + " GROUP BY g.id ORDER BY g.id"
-        )
+        query = ("SELECT id, channel, guild_id, ended, status_message_id, reminded_turn, next_due FROM games"
+                 + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id")
         async with self.db.execute(query, params) as cur:
             rows = await cur.fetchall()
         return [
             GameRow(int(r["id"]), r["channel"], r["guild_id"], bool(r["ended"]),
-                    datetime.fromisoformat(r["next_at"]) if r["next_at"] else None,
+                    datetime.fromisoformat(r["next_due"]) if r["next_due"] else None,
                     r["status_message_id"], int(r["reminded_turn"]))
             for r in rows
         ]
+
+    async def due(self, now: datetime) -> list[tuple[int, int | None]]:
+        """(game id, server) of the live games with something due by `now`, earliest first: the clock's index."""
+        query = "SELECT id, guild_id FROM games WHERE ended = 0 AND next_due <= ? ORDER BY next_due"
+        async with self.db.execute(query, (_iso(now),)) as cur:
+            return [(int(r["id"]), r["guild_id"]) for r in await cur.fetchall()]
+
+    async def next_due(self) -> datetime | None:
+        """When the earliest live game has something due (one timer is enough for the whole clock)."""
+        async with self.db.execute("SELECT MIN(next_due) FROM games WHERE ended = 0") as cur:
+            row = await cur.fetchone()
+        return datetime.fromisoformat(row[0]) if row and row[0] else None
 
     async def choice_message(self, game_id: int, battle: int, message_id: int | None = None) -> int | None:
         """The message that offers a battle's choice; with `message_id`, record a new one. Returns the old one."""
@@ -371,45 +375,12 @@ class Store:
                 await self.db.execute("UPDATE games SET reminded_turn = ? WHERE id = ?", (reminded_turn, game_id))
 
     async def load(self, game_id: int) -> Any:
-        """The game's current state, from its snapshot."""
-        db = self.db
-        async with db.execute("SELECT * FROM games WHERE id = ?", (game_id,)) as cur:
-            game = await cur.fetchone()
-        if game is None:
+        """The game's current state, from its snapshot (one row)."""
+        async with self.db.execute("SELECT ruleset, snapshot FROM games WHERE id = ?", (game_id,)) as cur:
+            row = await cur.fetchone()
+        if row is None:
             raise KeyError(f"no game {game_id}")
-        if game["ruleset"] != "nations":
-            return ruleset(game["ruleset"]).state_from_dict(json.loads(game["snapshot"]))
-        state = GameState(
-            gm=game["gm"], turn=game["turn"], turn_hours=game["turn_hours"],
-            turn_started_at=datetime.fromisoformat(game["turn_started_at"]),
-            turn_ends_at=datetime.fromisoformat(game["turn_ends_at"]),
-            house=HouseSettings(**json.loads(game["house"])), ruleset=game["ruleset"], paused=bool(game["paused"]),
-            paused_remaining=game["paused_remaining"], ended=bool(game["ended"]),
-            next_unit_id=game["next_unit_id"], forced_dice=json.loads(game["forced_dice"]),
-            next_battle_id=game["next_battle_id"],
-        )
-        async with db.execute("SELECT * FROM nations WHERE game_id = ? ORDER BY position", (game_id,)) as cur:
-            for r in await cur.fetchall():
-                state.nations[r["name"]] = Nation(
-                    name=r["name"], player=r["player"], economy=r["economy"], stability=r["stability"],
-                    military=r["military"], propaganda=r["propaganda"], land=r["land"], strength=r["strength"],
-                    weakness=r["weakness"], foreign_patches=r["foreign_patches"], eliminated=bool(r["eliminated"]),
-                    preset_slot=r["preset_slot"], actions_used=json.loads(r["actions_used"]),
-                    extra_actions=r["extra_actions"],
-                )
-        async with db.execute("SELECT * FROM units WHERE game_id = ? ORDER BY id", (game_id,)) as cur:
-            for r in await cur.fetchall():
-                state.nations[r["nation"]].units[r["id"]] = Unit(r["id"], r["type"], r["rank"], r["hp"], r["battle"])
-        async with db.execute("SELECT * FROM bonuses WHERE game_id = ? ORDER BY rowid", (game_id,)) as cur:
-            for r in await cur.fetchall():
-                state.nations[r["nation"]].bonuses[r["kind"]] = Bonus(
-                    r["kind"], r["value"], datetime.fromisoformat(r["expires_at"])
-                )
-        async with db.execute("SELECT data FROM battles WHERE game_id = ? ORDER BY id", (game_id,)) as cur:
-            for r in await cur.fetchall():
-                battle = battle_from_dict(json.loads(r["data"]))
-                state.battles[battle.id] = battle
-        return state
+        return ruleset(row["ruleset"]).state_from_dict(json.loads(row["snapshot"]))
 
     async def events(self, game_id: int, include_undone: bool = False) -> list[LoggedEvent]:
         query = "SELECT id, action_id, data, undone FROM events WHERE game_id = ?"
@@ -422,7 +393,7 @@ class Store:
             for r in rows
         ]
 
-    async def replayed(self, game_id: int) -> GameState:
+    async def replayed(self, game_id: int) -> Any:
         """The game's state rebuilt from its live events (what the snapshot must equal)."""
         return replay(e.event for e in await self.events(game_id))
 
@@ -470,15 +441,62 @@ class Store:
         """A new game from an export's state and rolls: one GameImported event, the rolls as they were."""
         snapshot = ruleset_of(state).state_to_dict(state)
 
-        async def work() -> int:
-            game_id = await self._insert_game(channel, guild_id, state.gm, now)
-            await self._log(game_id, actor, command, now, [GameImported(snapshot)])
+        def work(con: sqlite3.Connection) -> int:
+            game_id = self._insert_game(con, channel, guild_id, state.gm, now)
+            self._log(con, game_id, actor, command, now, [GameImported(snapshot)])
             for roll in rolls:
-                await self._insert_roll(game_id, None, roll)
-            await self._write_snapshot(game_id, state)
+                self._insert_roll(con, game_id, None, roll)
+            self._write_snapshot(con, game_id, state)
             return game_id
 
         return await self._transaction(work)
+
+
+def _transaction(con: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+    """BEGIN, the work, COMMIT — or ROLLBACK and the error. Runs in the database thread."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        result = work(con)
+        pause = float(os.environ.get(PAUSE_BEFORE_COMMIT, "0") or 0)
+        if pause:
+            print("store: pausing before commit", flush=True)
+            time.sleep(pause)
+        con.execute("COMMIT")
+        return result
+    except BaseException:
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+        raise
+
+
+def _apply_migration(con: sqlite3.Connection, number: int, path: Path) -> None:
+    def work(con: sqlite3.Connection) -> None:
+        if path.suffix == ".py":
+            spec = importlib.util.spec_from_file_location(f"migration_{number:03d}", path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            module.migrate(con)
+        else:
+            for statement in _statements(path.read_text()):
+                con.execute(statement)
+        con.execute(f"PRAGMA user_version = {number}")
+
+    _transaction(con, work)
+
+
+def _statements(script: str) -> list[str]:
+    """A migration script's statements (sqlite3 runs one at a time inside a transaction)."""
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            if current.strip():
+                statements.append(current.strip())
+            current = ""
+    if current.strip() and not all(part.strip().startswith("--") for part in current.strip().splitlines()):
+        statements.append(current.strip())
+    return statements
 
 
 def _roll_record(r: Any) -> RollRecord | FacesRecord:
@@ -496,9 +514,9 @@ def _roll_record(r: Any) -> RollRecord | FacesRecord:
 
 
 def migration_files() -> list[tuple[int, Path]]:
-    """The numbered migrations (`NNN_name.sql`), in order."""
+    """The numbered migrations (`NNN_name.sql` or `NNN_name.py`), in order."""
     found = []
-    for path in MIGRATIONS.glob("*.sql"):
+    for path in [*MIGRATIONS.glob("*.sql"), *MIGRATIONS.glob("*.py")]:
         match = re.match(r"(\d+)_", path.name)
         if match:
             found.append((int(match.group(1)), path))

@@ -41,10 +41,11 @@ class Outcome:
 
 
 class Tx:
-    """A working copy of the state; every event is applied to it the moment it is emitted."""
+    """A working copy of the state (or, with `fresh`, the state itself: one nobody else holds, such as one
+    just loaded); every event is applied to it the moment it is emitted."""
 
-    def __init__(self, state: Any, ctx: Context) -> None:
-        self.state = copy.deepcopy(state)
+    def __init__(self, state: Any, ctx: Context, fresh: bool = False) -> None:
+        self.state = state if fresh else copy.deepcopy(state)
         self.ctx = ctx
         self.events: list[Event] = []
 
@@ -131,8 +132,9 @@ def handles(action_type: type[A], ruleset_name: str | None = None,
     return register
 
 
-def execute(state: Any, action: Action, ctx: Context) -> Outcome:
-    """Apply one action: the new state and its events. A refusal raises and changes nothing."""
+def execute(state: Any, action: Action, ctx: Context, fresh: bool = False) -> Outcome:
+    """Apply one action: the new state and its events. A refusal raises and changes nothing — unless the
+    caller passed a `fresh` state it will throw away on a refusal (it is then changed in place)."""
     handler = HANDLERS.get(type(action))
     if handler is None:
         raise TypeError(f"no handler for {type(action).__name__}")
@@ -142,7 +144,7 @@ def execute(state: Any, action: Action, ctx: Context) -> Outcome:
                             f"{ruleset(state.ruleset).title}")
     if state.ended and not getattr(action, "allowed_after_end", False):
         raise NoGame("this game has ended")
-    tx = Tx(state, ctx)
+    tx = Tx(state, ctx, fresh)
     handler(tx, action)
     return Outcome(tx.state, tx.events)
 

@@ -23,12 +23,14 @@ ROLL_LINE = "🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 =
 
 
 def game_row(db) -> dict:
+    """What the game's snapshot row holds (turn, entered dice, nations and units), read with plain sqlite3."""
     with sqlite3.connect(str(db)) as con:
-        con.row_factory = sqlite3.Row
-        game = dict(con.execute("SELECT turn, forced_dice, next_unit_id FROM games").fetchone())
-        nations = {r["name"]: dict(r) for r in con.execute(
-            "SELECT name, economy, military, stability, propaganda, land, actions_used FROM nations")}
-        units = con.execute("SELECT COUNT(*) FROM units").fetchone()[0]
+        snapshot = json.loads(con.execute("SELECT snapshot FROM games").fetchone()[0])
+    game = {"turn": snapshot["game"]["turn"], "forced_dice": json.dumps(snapshot["game"]["forced_dice"]),
+            "next_unit_id": snapshot["game"]["next_unit_id"]}
+    nations = {n["name"]: {key: n[key] for key in ("name", "economy", "military", "stability", "propaganda", "land")}
+               | {"actions_used": json.dumps(n["actions_used"])} for n in snapshot["nations"]}
+    units = sum(len(n["units"]) for n in snapshot["nations"])
     return {"game": game, "nations": nations, "units": units}
 
 

@@ -3,6 +3,7 @@ transcript, undo, export and import, the rule-set check, and an old Nations data
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -207,6 +208,38 @@ async def test_a_command_of_another_rule_set_is_refused_with_the_reason(setup):
 # --- an old Nations database ------------------------------------------------------------------------
 
 
+def write_schema_4_game(con: sqlite3.Connection, new_db: Path, snapshot: dict) -> None:
+    """A Nations game as schema 4 kept it: its snapshot spread over games, nations, units, bonuses and
+    deadlines, its log (actions, events, rolls) copied from the database it was played in."""
+    game = snapshot["game"]
+    con.execute(
+        "INSERT INTO games (id, channel, gm, turn, turn_hours, turn_started_at, turn_ends_at, paused,"
+        " paused_remaining, ended, next_unit_id, forced_dice, house, created_at, next_battle_id)"
+        " VALUES (1, 'console', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (game["gm"], game["turn"], game["turn_hours"], game["turn_started_at"], game["turn_ends_at"],
+         int(game["paused"]), game["paused_remaining"], int(game["ended"]), game["next_unit_id"],
+         json.dumps(game["forced_dice"]), json.dumps(game["house"]), game["turn_started_at"],
+         game["next_battle_id"]))
+    for position, n in enumerate(snapshot["nations"]):
+        con.execute(
+            "INSERT INTO nations (game_id, position, name, player, economy, stability, military, propaganda, land,"
+            " strength, weakness, foreign_patches, eliminated, preset_slot, actions_used, extra_actions)"
+            " VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (position, n["name"], n["player"], n["economy"], n["stability"], n["military"], n["propaganda"],
+             n["land"], n["strength"], n["weakness"], n["foreign_patches"], int(n["eliminated"]), n["preset_slot"],
+             json.dumps(n["actions_used"]), n["extra_actions"]))
+        for u in n["units"]:
+            con.execute("INSERT INTO units (game_id, id, nation, type, rank, hp, battle) VALUES (1, ?, ?, ?, ?, ?, ?)",
+                        (u["id"], n["name"], u["type"], u["rank"], u["hp"], u["battle"]))
+        for b in n["bonuses"]:
+            con.execute("INSERT INTO bonuses (game_id, nation, kind, value, expires_at) VALUES (1, ?, ?, ?, ?)",
+                        (n["name"], b["kind"], b["value"], b["expires_at"]))
+    con.execute("ATTACH ? AS new", (str(new_db),))
+    for table in ("actions", "events", "rolls"):
+        columns = ", ".join(row[1] for row in con.execute(f"PRAGMA main.table_info({table})"))
+        con.execute(f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM new.{table}")
+
+
 async def test_an_old_nations_database_migrates_and_plays_on(tmp_path, monkeypatch):
     """A database written before rule sets (schema 4) opens, keeps its game and its rolls, and plays on."""
     new_db = tmp_path / "new.db"
@@ -229,11 +262,7 @@ async def test_an_old_nations_database_migrates_and_plays_on(tmp_path, monkeypat
     old = await Store.open(old_db)
     await old.close()
     con = sqlite3.connect(old_db, isolation_level=None)
-    con.execute("ATTACH ? AS new", (str(new_db),))
-    for table in ("games", "nations", "units", "bonuses", "deadlines", "actions", "events", "rolls", "battles"):
-        columns = [row[1] for row in con.execute(f"PRAGMA main.table_info({table})")]
-        names = ", ".join(columns)
-        con.execute(f"INSERT INTO main.{table} ({names}) SELECT {names} FROM new.{table}")
+    write_schema_4_game(con, new_db, before)
     assert con.execute("PRAGMA user_version").fetchone()[0] == 4
     con.close()
     monkeypatch.undo()

@@ -81,7 +81,10 @@ async def dice(ref: Referee, channel: str, *values: int, gm_name: str = "gm") ->
 async def test_migrations_create_schema_and_set_user_version(store):
     assert await scalar(store, "PRAGMA user_version") == LATEST
     tables = {r[0] for r in await store.db.execute_fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert {"games", "nations", "units", "bonuses", "deadlines", "actions", "events", "rolls"} <= tables
+    assert {"games", "actions", "events", "rolls", "choice_messages"} <= tables
+    assert not {"nations", "units", "bonuses", "battles", "deadlines"} & tables  # snapshots are one row (006)
+    columns = {r[1] for r in await store.db.execute_fetchall("PRAGMA table_info(games)")}
+    assert {"snapshot", "next_due", "ruleset", "ended"} <= columns
 
 
 async def test_wal_mode_is_on(store, tmp_path):
@@ -193,7 +196,7 @@ async def test_a_failed_snapshot_write_leaves_no_trace_of_the_action(ref, store,
     before_counts = await log_counts(store, game_id)
     before_state = state_to_dict(await store.load(game_id))
 
-    async def broken(self, game_id, state):
+    def broken(self, con, game_id, state):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(Store, "_write_snapshot", broken)
@@ -222,9 +225,10 @@ async def test_a_failure_after_the_log_inserts_rolls_back_rolls_events_and_actio
     real_log = Store._log
     seen = {}
 
-    async def log_then_fail(self, *args, **kwargs):
-        await real_log(self, *args, **kwargs)
-        seen["inside"] = await log_counts(self, game_id)
+    def log_then_fail(self, con, *args, **kwargs):
+        real_log(self, con, *args, **kwargs)
+        seen["inside"] = {table: con.execute(f"SELECT COUNT(*) FROM {table} WHERE game_id = ?", (game_id,)
+                                             ).fetchone()[0] for table in ("actions", "events", "rolls")}
         raise OSError("crash after the log")
 
     monkeypatch.setattr(Store, "_log", log_then_fail)
@@ -237,7 +241,7 @@ async def test_a_failure_after_the_log_inserts_rolls_back_rolls_events_and_actio
 
 
 async def test_a_failed_start_leaves_no_game(ref, store, monkeypatch):
-    async def broken(self, game_id, state):
+    def broken(self, con, game_id, state):
         raise RuntimeError("no")
 
     monkeypatch.setattr(Store, "_write_snapshot", broken)
@@ -337,7 +341,7 @@ async def test_a_failed_undo_leaves_the_action_in_place(ref, store, monkeypatch)
     before = state_to_dict(await store.load(game_id))
     counts = await log_counts(store, game_id)
 
-    async def broken(self, game_id, state):
+    def broken(self, con, game_id, state):
         raise RuntimeError("no")
 
     monkeypatch.setattr(Store, "_write_snapshot", broken)

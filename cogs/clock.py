@@ -1,17 +1,21 @@
-"""The turn clock on Discord: APScheduler wakes each game at its next deadline; the database is the truth.
+"""The clock on Discord: one timer for the whole bot, armed at the earliest moment any game needs it; the
+database is the truth.
 
-One job per game, at the earliest of its deadlines (Nations: turn end, bonus expiry, battle choice, and
-its turn reminder; God Dice: the reminder of the player whose move it is). A wake runs the same catch-up
-as every command, announces what it applied once, sends the reminder, keeps the pinned status message
-current and schedules the next wake. On start, every game this process owns is woken once: whatever was
-missed while down is applied and announced then. Nations' turn reminder and battle choices are Nations
-only; a God Dice reminder is the engine's (an event), announced with the controls of the awaited move.
+The store keeps each game's next due time (the engine's deadlines: Nations turn ends, bonus expiries and
+battle choices; the God Dice reminder) and, for Nations, the front-end's next turn reminder, both indexed.
+The timer (one APScheduler job) fires at the earliest of them: every game due then is caught up in batches,
+one transaction a batch (`Referee.catch_up_due`), before anything is said; the announcements, reminders,
+battle choices and status edits of those games then go out through the `Announcer`, in order, at a pace
+within Discord's global rate limit, without holding up the next rollover. A command's own follow-up
+(`after_change`) runs at once. On start only the games due are read, never every game.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -33,6 +37,39 @@ from referee import Report
 
 log = logging.getLogger("referee.clock")
 CONTENT_LIMIT = 2000  # Discord's limit on a message's text
+ANNOUNCEMENTS_PER_SECOND = 40  # under Discord's global limit of about 50 requests a second
+TIMER = "clock"
+
+
+class Announcer:
+    """Sends queued announcements one after another, at most `per_second` a second, in a task of its own
+    that runs while there is work (tests wait for it by name)."""
+
+    def __init__(self, per_second: float = ANNOUNCEMENTS_PER_SECOND) -> None:
+        self.interval = 1 / per_second
+        self.queue: deque[Callable[[], Awaitable[None]]] = deque()
+        self.task: asyncio.Task[None] | None = None
+
+    def put(self, send: Callable[[], Awaitable[None]]) -> None:
+        self.queue.append(send)
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._drain(), name="referee-announcer")
+
+    async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.queue:
+            send = self.queue.popleft()
+            started = loop.time()
+            try:
+                await send()
+            except Exception:
+                log.exception("an announcement failed")
+            await asyncio.sleep(max(0.0, self.interval - (loop.time() - started)))
+
+    def close(self) -> None:
+        self.queue.clear()
+        if self.task is not None:
+            self.task.cancel()
 
 
 class Clock(commands.Cog):
@@ -41,7 +78,10 @@ class Clock(commands.Cog):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
         self._locks: dict[int, asyncio.Lock] = {}
-        # coalesce: a game's missed wakes run once; no grace limit: a late wake still runs (it only catches up).
+        self._wakes: dict[int, datetime] = {}  # the next wake of each game seen since start (the bot's time)
+        self._armed: datetime | None = None  # when the timer fires (the bot's time)
+        self.announcer = Announcer()
+        # coalesce: missed firings run once; no grace limit: a late firing still runs (it only catches up).
         self.scheduler = AsyncIOScheduler(timezone=UTC, job_defaults={
             "coalesce": True, "misfire_grace_time": None, "max_instances": 1,
         })
@@ -52,30 +92,55 @@ class Clock(commands.Cog):
 
     async def cog_unload(self) -> None:
         self.scheduler.shutdown(wait=False)
+        self.announcer.close()
 
     def now(self) -> datetime:
         return self.bot.settings.clock()
 
+    def owns(self, guild_id: int | None) -> bool:
+        return self.bot.owns(guild_id)  # console games (no server) are not the bot's
+
     async def rebuild(self) -> None:
-        """Wake every live game this process owns: apply and announce what was missed, schedule the rest."""
-        for row in await self.bot.store.games():
-            if self.bot.owns(row.guild_id) and row.channel.startswith("discord:"):
-                await self.wake(row.id)
+        """On start: catch up and announce what fell due while down (only the games due), arm the timer."""
+        await self.tick()
+
+    async def tick(self) -> None:
+        """The timer: catch up every game due now, in batches, then queue what is to be said; re-arm."""
+        self._armed = None
+        try:
+            reports = await self.bot.referee.catch_up_due(owns=self.owns)
+            for report in reports:
+                self.announcer.put(lambda report=report: self.announce_and_follow(report))
+            caught = {report.game_id for report in reports}
+            for game_id, guild_id in await self.bot.store.take_reminders_due(self.now()):
+                if self.owns(guild_id) and game_id not in caught:
+                    self.announcer.put(lambda game_id=game_id: self.follow(game_id))
+        except Exception:
+            log.exception("the clock failed to catch up")
+        finally:
+            await self.arm()
 
     async def wake(self, game_id: int) -> None:
-        """The job: catch up one game, announce it once, then the rest of `after_change`."""
+        """Catch up one game now, announce it, then the rest of `after_change` (also what a test calls)."""
         try:
-            report = await self.bot.referee.catch_up(game_id)
-            if report.events:
-                channel = self.channel(await self.bot.store.game(game_id))
-                if report.state.ruleset == "goddice":
-                    await self.announce_reminder(channel, report)
-                else:
-                    for batch in message_batches(report_embeds(report.events, report.state)):
-                        await channel.send(embeds=batch)
-            await self.after_change(report)
+            await self.announce_and_follow(await self.bot.referee.catch_up(game_id))
         except Exception:
             log.exception("the clock failed to wake game %s", game_id)
+
+    async def follow(self, game_id: int) -> None:
+        """A game whose front-end reminder is due: remind, update, note its next wake."""
+        state = await self.bot.store.load(game_id)
+        await self.after_change(Report(game_id, state))
+
+    async def announce_and_follow(self, report: Report) -> None:
+        if report.events:
+            channel = self.channel(await self.bot.store.game(report.game_id))
+            if report.state.ruleset == "goddice":
+                await self.announce_reminder(channel, report)
+            else:
+                for batch in message_batches(report_embeds(report.events, report.state)):
+                    await channel.send(embeds=batch)
+        await self.after_change(report)
 
     def channel(self, row: GameRow) -> discord.PartialMessageable:
         channel_id = channel_id_of(row.channel)
@@ -101,7 +166,7 @@ class Clock(commands.Cog):
             elif state.ended:  # God Dice: a game ended by the GM keeps no move controls
                 await swap_controls(self.bot, channel, report.game_id, None)
             await self.update_status(row, state, channel)
-            self.schedule(row, state)
+            await self.note_wake(row, state)
 
     async def announce_reminder(self, channel: discord.PartialMessageable, report: Report) -> None:
         """God Dice: the caught-up events (the engine's reminders) as a message that mentions the player, with
@@ -193,25 +258,44 @@ class Clock(commands.Cog):
             log.warning("could not pin the status message of game %s (Manage Messages?)", row.id)
         await self.bot.store.set_front_end(row.id, status_message_id=message.id)
 
-    def schedule(self, row: GameRow, state: Any) -> None:
-        """One job for the game, at its next deadline or (Nations) turn reminder; none for a game that is over."""
-        job_id = f"game-{row.id}"
-        moments = [] if state.ended else [next_deadline(state)]
+    async def note_wake(self, row: GameRow, state: Any) -> None:
+        """Record the game's next front-end reminder (Nations) and arm the timer if the game needs it sooner."""
+        remind_at = None
         if (state.ruleset == "nations" and not state.ended and not state.paused
                 and row.reminded_turn < state.turn):
-            moments.append(self.reminder_time(state))
-        due = min((m for m in moments if m is not None), default=None)
-        if due is None:
-            if self.scheduler.get_job(job_id):
-                self.scheduler.remove_job(job_id)
+            remind_at = self.reminder_time(state)
+        if remind_at != row.remind_at:
+            await self.bot.store.set_front_end(row.id, remind_at=remind_at)
+        moments = [m for m in ([] if state.ended else [next_deadline(state), remind_at]) if m is not None]
+        if not moments:
+            self._wakes.pop(row.id, None)
             return
+        self._wakes[row.id] = min(moments)
+        if self._armed is None or min(moments) <= self._armed:  # (the same moment again: re-timed, for a
+            self.arm_at(min(moments))                          # bot clock that jumps, as in tests)
+
+    async def arm(self) -> None:
+        """Arm the one timer at the earliest moment any live game needs the clock (or disarm it)."""
+        moment = await self.bot.store.next_wake()
+        if moment is None:
+            self._armed = None
+            if self.scheduler.get_job(TIMER):
+                self.scheduler.remove_job(TIMER)
+            return
+        self.arm_at(moment)
+
+    def arm_at(self, moment: datetime) -> None:
+        self._armed = moment
         # The bot's clock may be injected (tests): wait the same span of real time.
-        run_at = datetime.now(UTC) + max(timedelta(0), due - self.now()) + timedelta(milliseconds=50)
-        self.scheduler.add_job(self.wake, "date", run_date=run_at, args=[row.id], id=job_id, replace_existing=True)
+        run_at = datetime.now(UTC) + max(timedelta(0), moment - self.now()) + timedelta(milliseconds=50)
+        self.scheduler.add_job(self.tick, "date", run_date=run_at, id=TIMER, replace_existing=True)
 
     def next_wake(self, game_id: int) -> datetime | None:
-        job = self.scheduler.get_job(f"game-{game_id}")
-        return job.next_run_time if job else None
+        """When (in real time) the timer will see to this game next, if it has anything pending."""
+        moment = self._wakes.get(game_id)
+        if moment is None:
+            return None
+        return datetime.now(UTC) + max(timedelta(0), moment - self.now())
 
 
 def _chunks(lines: list[str], limit: int) -> list[str]:

@@ -80,6 +80,7 @@ class GameRow:
     next_deadline: datetime | None
     status_message_id: int | None = None
     reminded_turn: int = 0
+    remind_at: datetime | None = None  # the front-end's next reminder
 
 
 @dataclass
@@ -323,14 +324,15 @@ class Store:
         if game_id is not None:
             where.append("id = ?")
             params.append(game_id)
-        query = ("SELECT id, channel, guild_id, ended, status_message_id, reminded_turn, next_due FROM games"
+        query = ("SELECT id, channel, guild_id, ended, status_message_id, reminded_turn, next_due, remind_at FROM games"
                  + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id")
         async with self.db.execute(query, params) as cur:
             rows = await cur.fetchall()
         return [
             GameRow(int(r["id"]), r["channel"], r["guild_id"], bool(r["ended"]),
                     datetime.fromisoformat(r["next_due"]) if r["next_due"] else None,
-                    r["status_message_id"], int(r["reminded_turn"]))
+                    r["status_message_id"], int(r["reminded_turn"]),
+                    datetime.fromisoformat(r["remind_at"]) if r["remind_at"] else None)
             for r in rows
         ]
 
@@ -340,11 +342,26 @@ class Store:
         async with self.db.execute(query, (_iso(now),)) as cur:
             return [(int(r["id"]), r["guild_id"]) for r in await cur.fetchall()]
 
-    async def next_due(self) -> datetime | None:
-        """When the earliest live game has something due (one timer is enough for the whole clock)."""
-        async with self.db.execute("SELECT MIN(next_due) FROM games WHERE ended = 0") as cur:
+    async def next_wake(self) -> datetime | None:
+        """The earliest moment any live game needs the clock: a due time or a front-end reminder (one timer
+        is enough for the whole clock). Two index lookups."""
+        async with self.db.execute("SELECT (SELECT MIN(next_due) FROM games WHERE ended = 0),"
+                                   " (SELECT MIN(remind_at) FROM games WHERE ended = 0)") as cur:
             row = await cur.fetchone()
-        return datetime.fromisoformat(row[0]) if row and row[0] else None
+        moments = [datetime.fromisoformat(value) for value in (row[0], row[1]) if value] if row else []
+        return min(moments, default=None)
+
+    async def take_reminders_due(self, now: datetime) -> list[tuple[int, int | None]]:
+        """(game id, server) of the live games whose front-end reminder is due by `now`; each is taken off the
+        index (the front-end records the next one when it has reminded)."""
+
+        def work(con: sqlite3.Connection) -> list[tuple[int, int | None]]:
+            rows = con.execute("SELECT id, guild_id FROM games WHERE ended = 0 AND remind_at <= ?",
+                               (_iso(now),)).fetchall()
+            con.executemany("UPDATE games SET remind_at = NULL WHERE id = ?", [(r[0],) for r in rows])
+            return [(int(r[0]), r[1]) for r in rows]
+
+        return await self._transaction(work)
 
     async def choice_message(self, game_id: int, battle: int, message_id: int | None = None) -> int | None:
         """The message that offers a battle's choice; with `message_id`, record a new one. Returns the old one."""
@@ -365,14 +382,24 @@ class Store:
         return rows[0]
 
     async def set_front_end(self, game_id: int, *, status_message_id: int | None = None,
-                            reminded_turn: int | None = None) -> None:
-        """Record the Discord front-end's bookkeeping (the pinned status message, the last turn reminded)."""
-        async with self._write_lock:
-            if status_message_id is not None:
-                await self.db.execute("UPDATE games SET status_message_id = ? WHERE id = ?",
-                                      (status_message_id, game_id))
-            if reminded_turn is not None:
-                await self.db.execute("UPDATE games SET reminded_turn = ? WHERE id = ?", (reminded_turn, game_id))
+                            reminded_turn: int | None = None, remind_at: datetime | None | bool = False) -> None:
+        """Record the Discord front-end's bookkeeping: the pinned status message, the last turn reminded, the
+        next reminder (`remind_at`; None: no reminder pending; left alone when not given)."""
+        changes: dict[str, Any] = {}
+        if status_message_id is not None:
+            changes["status_message_id"] = status_message_id
+        if reminded_turn is not None:
+            changes["reminded_turn"] = reminded_turn
+        if remind_at is not False:
+            changes["remind_at"] = _iso(remind_at) if isinstance(remind_at, datetime) else None
+        if not changes:
+            return
+
+        def work(con: sqlite3.Connection) -> None:
+            con.execute(f"UPDATE games SET {', '.join(f'{k} = ?' for k in changes)} WHERE id = ?",
+                        (*changes.values(), game_id))
+
+        await self._transaction(work)
 
     async def load(self, game_id: int) -> Any:
         """The game's current state, from its snapshot (one row)."""

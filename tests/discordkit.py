@@ -77,7 +77,8 @@ async def running(fake: FakeDiscord, config: Settings, **options: object) -> Asy
         await running_bot.close()
 
 
-BOT_WORK = ("CommandTree-invoker", "discord-ui-dynamic-item-")  # discord.py's task per interaction
+# discord.py's task per interaction, and the clock's announcer while it has announcements to send
+BOT_WORK = ("CommandTree-invoker", "discord-ui-dynamic-item-", "referee-announcer")
 
 
 def _bot_work(task: Any) -> bool:

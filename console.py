@@ -95,8 +95,8 @@ class Console:
 
     async def catch_up(self) -> None:
         """Apply and print everything that fell due in this database's console games (not its Discord ones)."""
-        for report in await self.referee.catch_up_all(owns=lambda guild_id: guild_id is None):
-            self.say_events(report.events)
+        for events in (await self.referee.catch_up_due(owns=lambda guild_id: guild_id is None)).values():
+            self.say_events(events)
 
     async def handle(self, line: str) -> None:
         """One input line; a refusal prints `error: …` and changes nothing."""

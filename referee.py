@@ -157,12 +157,13 @@ class Referee:
         return plan.entries[0].events if plan.entries else []
 
     async def catch_up_due(self, owns: Callable[[int | None], bool] = lambda guild: True,
-                           batch: int = DUE_BATCH) -> list[Report]:
+                           batch: int = DUE_BATCH) -> dict[int, list[Event]]:
         """Catch up every live game this process owns that has something due now, read from the store's due
-        index, `batch` games to a transaction; the reports of those where something fell due."""
+        index, `batch` games to a transaction. Returns the events of each game where something fell due (not
+        the states: a rollover of thousands of games holds one batch of states at a time)."""
         now = self.clock()
         due = [game_id for game_id, guild_id in await self.store.due(now) if owns(guild_id)]
-        reports = []
+        caught: dict[int, list[Event]] = {}
         for start in range(0, len(due), batch):
             ids = due[start:start + batch]
             locks = [self.lock(game_id) for game_id in ids]
@@ -173,13 +174,8 @@ class Referee:
             finally:
                 for lock in locks:
                     lock.release()
-            reports += [Report(game_id, plan.state, plan.entries[0].events)
-                        for game_id, plan in plans.items() if plan.entries]
-        return reports
-
-    async def catch_up_all(self, owns: Callable[[int | None], bool] = lambda guild: True) -> list[Report]:
-        """Catch up every live game this process owns (see `catch_up_due`)."""
-        return await self.catch_up_due(owns)
+            caught.update((game_id, plan.entries[0].events) for game_id, plan in plans.items() if plan.entries)
+        return caught
 
     async def undo(self, channel: str, actor: str, gm_role: bool = False) -> Report:
         """GM: take back the game's last action, its rolls included, by replaying the log without it."""

@@ -29,6 +29,7 @@ from cogs.util import channel_id_of
 from cogs.views import choice_view, move_view, swap_controls
 from data.store import GameRow
 from engine.clock import next_deadline
+from engine.events import Event
 from engine.goddice.events import PlayerReminded
 from engine.nations.common import actions_left
 from engine.nations.events import BattleAwaits, BattleEnded, DuelStarted, UnitsCommitted
@@ -108,10 +109,9 @@ class Clock(commands.Cog):
         """The timer: catch up every game due now, in batches, then queue what is to be said; re-arm."""
         self._armed = None
         try:
-            reports = await self.bot.referee.catch_up_due(owns=self.owns)
-            for report in reports:
-                self.announcer.put(lambda report=report: self.announce_and_follow(report))
-            caught = {report.game_id for report in reports}
+            caught = await self.bot.referee.catch_up_due(owns=self.owns)
+            for game_id, events in caught.items():
+                self.announcer.put(lambda game_id=game_id, events=events: self.follow(game_id, events))
             for game_id, guild_id in await self.bot.store.take_reminders_due(self.now()):
                 if self.owns(guild_id) and game_id not in caught:
                     self.announcer.put(lambda game_id=game_id: self.follow(game_id))
@@ -127,10 +127,10 @@ class Clock(commands.Cog):
         except Exception:
             log.exception("the clock failed to wake game %s", game_id)
 
-    async def follow(self, game_id: int) -> None:
-        """A game whose front-end reminder is due: remind, update, note its next wake."""
-        state = await self.bot.store.load(game_id)
-        await self.after_change(Report(game_id, state))
+    async def follow(self, game_id: int, events: list[Event] | None = None) -> None:
+        """A game the timer caught up (its `events`), or whose front-end reminder is due: announce, remind,
+        update, note its next wake — from its state as it is now."""
+        await self.announce_and_follow(Report(game_id, await self.bot.store.load(game_id), events or []))
 
     async def announce_and_follow(self, report: Report) -> None:
         if report.events:

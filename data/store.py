@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
+import orjson
 
 from engine.clock import next_deadline
 from engine.dice import FacesRecord, RollRecord
@@ -105,6 +106,11 @@ class Plan:
 
 def _iso(value: datetime) -> str:
     return value.isoformat()
+
+
+def _json(value: Any) -> str:
+    """JSON text of plain values (orjson: a snapshot is written on every command)."""
+    return orjson.dumps(value).decode()
 
 
 class Store:
@@ -264,7 +270,7 @@ class Store:
         action_id = int(cursor.lastrowid or 0)
         con.executemany(
             "INSERT INTO events (game_id, action_id, kind, data) VALUES (?, ?, ?, ?)",
-            [(game_id, action_id, e.kind, json.dumps(event_to_dict(e))) for e in events],
+            [(game_id, action_id, e.kind, _json(event_to_dict(e))) for e in events],
         )
         for event in events:
             if isinstance(event, DieRolled | DiceRolled):
@@ -298,7 +304,7 @@ class Store:
         due = next_deadline(state)
         con.execute(
             "UPDATE games SET gm = ?, ruleset = ?, ended = ?, snapshot = ?, next_due = ? WHERE id = ?",
-            (state.gm, state.ruleset, int(state.ended), json.dumps(ruleset_of(state).state_to_dict(state)),
+            (state.gm, state.ruleset, int(state.ended), _json(ruleset_of(state).state_to_dict(state)),
              _iso(due) if due else None, game_id),
         )
 
@@ -306,7 +312,7 @@ class Store:
         row = con.execute("SELECT ruleset, snapshot FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise KeyError(f"no game {game_id}")
-        return ruleset(row[0]).state_from_dict(json.loads(row[1]))
+        return ruleset(row[0]).state_from_dict(orjson.loads(row[1]))
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -407,7 +413,7 @@ class Store:
             row = await cur.fetchone()
         if row is None:
             raise KeyError(f"no game {game_id}")
-        return ruleset(row["ruleset"]).state_from_dict(json.loads(row["snapshot"]))
+        return ruleset(row["ruleset"]).state_from_dict(orjson.loads(row["snapshot"]))
 
     async def events(self, game_id: int, include_undone: bool = False) -> list[LoggedEvent]:
         query = "SELECT id, action_id, data, undone FROM events WHERE game_id = ?"
@@ -416,7 +422,7 @@ class Store:
         async with self.db.execute(query + " ORDER BY id", (game_id,)) as cur:
             rows = await cur.fetchall()
         return [
-            LoggedEvent(r["id"], r["action_id"], event_from_dict(json.loads(r["data"])), bool(r["undone"]))
+            LoggedEvent(r["id"], r["action_id"], event_from_dict(orjson.loads(r["data"])), bool(r["undone"]))
             for r in rows
         ]
 

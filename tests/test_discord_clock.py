@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from discord.ext import commands
-from discordkit import at, mention, settings, settle, start_war, table, texts
+from discordkit import START, at, mention, settings, settle, start_war, table, texts
 
 from bot import RefereeBot
 
@@ -352,3 +352,23 @@ def test_a_long_reminder_is_split_into_messages_within_discords_limit():
     chunks = _chunks(lines, CONTENT_LIMIT)
     assert len(chunks) > 1 and all(len(c) <= CONTENT_LIMIT for c in chunks)
     assert "\n".join(chunks) == "\n".join(lines)  # nothing lost, nothing cut
+
+
+async def test_a_restart_reads_only_the_games_due_and_arms_one_timer(tmp_path):
+    """Start-up catches up the game whose turn ended while down; the other game's status is left alone."""
+    async with table(tmp_path) as t:
+        front = t.fake.add_channel(t.guild, "eastern-front")
+        async with t.bot():
+            await start_war(t)
+            await t.run(t.bob, "game start", channel=front, turn_hours=48)
+            here, there = t.status_message(), t.status_message(front)
+            edits_here, edits_there = len(here.history), len(there.history)
+        t.clock.advance(hours=13)
+        async with t.bot() as rb:
+            await settle(t.fake)
+            clock = rb.bot.get_cog("Clock")
+            assert len(there.history) == edits_there  # not due: not read, not edited
+            assert len(here.history) == edits_here + 1 and here.embeds[0]["title"] == "Nations — turn 2"
+            assert len(clock.scheduler.get_jobs()) == 1  # one timer for every game
+            # the timer waits for the earliest need of any game: here, turn 2's reminder (11 h into 12-hour turns)
+            assert clock._armed == START + timedelta(hours=23)

@@ -404,8 +404,8 @@ async def test_two_games_in_two_channels_are_kept_apart(ref, store, clock):
     assert (await store.load(second)).nations["Gracchan Republic"].actions_used == ["economy"]
     assert (await store.load(first)).nations["Gracchan Republic"].actions_used == []
     clock.advance(hours=12)
-    reports = await ref.catch_up_all()
-    assert sorted(r.game_id for r in reports) == [first, second]
+    caught = await ref.catch_up_due()
+    assert sorted(caught) == [first, second]
     for game_id in (first, second):
         await assert_snapshot_is_replay(store, game_id)
         assert (await store.load(game_id)).turn == 2
@@ -597,13 +597,13 @@ def turn_end(event):
 async def test_catch_up_after_30_hours_announces_two_turn_ends_once(ref, store, clock):
     game_id = await two_nations(ref)
     clock.advance(hours=30)
-    reports = await ref.catch_up_all()
-    assert len(reports) == 1 and reports[0].game_id == game_id
-    assert [turn_end(e) for e in reports[0].events] == [
+    caught = await ref.catch_up_due()
+    assert list(caught) == [game_id]
+    assert [turn_end(e) for e in caught[game_id]] == [
         (1, T0 + timedelta(hours=12), T0 + timedelta(hours=24), "clock"),
         (2, T0 + timedelta(hours=24), T0 + timedelta(hours=36), "clock"),
     ]
-    assert await ref.catch_up_all() == []
+    assert await ref.catch_up_due() == {}
     assert (await ref.catch_up(game_id)).events == []
     state = await store.load(game_id)
     assert state.turn == 3 and state.turn_ends_at == T0 + timedelta(hours=36)
@@ -727,3 +727,60 @@ async def test_two_concurrent_starts_in_one_channel_one_is_refused(ref, store):
     assert len(errors) == 1
     assert isinstance(errors[0], RuleViolation), repr(errors[0])
     assert len(await store.games()) == 1
+
+
+# --- the clock's index ---------------------------------------------------------------------------
+
+
+async def test_the_due_index_holds_each_games_next_due_time_and_the_front_ends_reminder(ref, store, clock):
+    first = await two_nations(ref, "one")
+    clock.advance(hours=1)
+    second = await two_nations(ref, "two")
+    assert await store.due(T0 + timedelta(hours=11)) == []
+    assert await store.due(T0 + timedelta(hours=12)) == [(first, None)]
+    assert await store.due(T0 + timedelta(hours=13)) == [(first, None), (second, None)]  # earliest first
+    assert await store.next_wake() == T0 + timedelta(hours=12)
+    await store.set_front_end(second, remind_at=T0 + timedelta(hours=2))
+    assert await store.next_wake() == T0 + timedelta(hours=2)
+    assert (await store.game(second)).remind_at == T0 + timedelta(hours=2)
+    assert await store.take_reminders_due(T0 + timedelta(hours=1)) == []
+    assert await store.take_reminders_due(T0 + timedelta(hours=2)) == [(second, None)]
+    assert await store.take_reminders_due(T0 + timedelta(hours=2)) == []  # taken off the index
+    assert await store.next_wake() == T0 + timedelta(hours=12)
+    await ref.act("one", "gm", clk.EndGame(), "/game end")
+    assert await store.due(T0 + timedelta(hours=13)) == [(second, None)]  # an ended game is never due
+
+
+async def test_catch_up_due_goes_in_batches_and_a_failing_game_does_not_stop_the_others(ref, store, clock,
+                                                                                      monkeypatch):
+    games = [await two_nations(ref, f"chan{i}") for i in range(5)]
+    before = state_to_dict(await store.load(games[2]))
+    counts = await log_counts(store, games[2])
+    real_plan = Referee._plan
+
+    def plan(self, state, now, *args, **kwargs):
+        if state.nations["Charon"].player == "bob" and state.gm == "broken":
+            raise RuntimeError("a bug in one game")
+        return real_plan(self, state, now, *args, **kwargs)
+
+    # game 2's GM is renamed to mark it (the store keeps what the snapshot says)
+    await store._transaction(lambda con: con.execute(
+        "UPDATE games SET snapshot = json_set(snapshot, '$.game.gm', 'broken') WHERE id = ?", (games[2],)))
+    monkeypatch.setattr(Referee, "_plan", plan)
+    clock.advance(hours=12)
+    batches = []
+    real_run_games = Store.run_games
+
+    async def run_games(self, ids, work):
+        batches.append(list(ids))
+        return await real_run_games(self, ids, work)
+
+    monkeypatch.setattr(Store, "run_games", run_games)
+    caught = await ref.catch_up_due(batch=2)
+    assert batches == [games[0:2], games[2:4], games[4:5]]
+    assert sorted(caught) == [g for g in games if g != games[2]]
+    for game_id in caught:
+        assert (await store.load(game_id)).turn == 2
+        await assert_snapshot_is_replay(store, game_id)
+    assert state_to_dict(await store.load(games[2])) == {**before, "game": {**before["game"], "gm": "broken"}}
+    assert await log_counts(store, games[2]) == counts

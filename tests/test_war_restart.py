@@ -278,7 +278,7 @@ async def test_choice_deadline_passing_while_down_is_applied_once_by_catch_up(tm
         assert roller.used == 2 and not roller.queue
         # Applied once: a second catch-up (or a restart's catch-up of every game) finds nothing due.
         assert (await referee.catch_up(game_id)).events == []
-        assert await referee.catch_up_all() == []
+        assert await referee.catch_up_due() == {}
         state = await store.load(game_id)
         assert state_to_dict(state) == state_to_dict(await store.replayed(game_id))
         battle = state.battles[1]

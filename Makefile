@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine:  `make run`  and  `make test`.
 PYTHON ?= python3
 VENV   ?= .venv
+SCALE  ?= 1000
 BIN     = $(VENV)/bin
 
 .PHONY: run test lint bench goddice-sim clean
@@ -29,8 +30,10 @@ test: $(VENV)/.dev-installed
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
 
+## Benchmarks: engine, replay, store and memory figures, then issue 8's scale rows (SCALE games; 10000 for the large rows).
 bench: $(VENV)/.dev-installed
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.scale --scale $(SCALE)
 
 ## God Dice balance: duels between every two characters of a card file (ARGS="--games N --seed S --cards PATH").
 goddice-sim: $(VENV)/.run-installed

@@ -119,7 +119,7 @@ class Console:
         options = coerce_options(command, raw)
         referee, path = self.referee, command.path
         if command.ruleset is not None:
-            check_ruleset(command, await referee.state(CHANNEL))
+            check_ruleset(command, await referee.ruleset_name(CHANNEL))
         if path == "help":
             self.say("\n".join(f"/{c.path} {' '.join(_param(p) for p in c.params)} — {c.help}"
                                + (" (GM)" if c.gm_only else "") for c in COMMANDS))

@@ -83,6 +83,13 @@ class Referee:
             raise NoGame("there is no game in this channel: start one with /game start")
         return game_id
 
+    async def ruleset_name(self, channel: str) -> str:
+        """The rule set of the channel's game (one indexed lookup, no state loaded)."""
+        found = await self.store.live_ruleset(channel)
+        if found is None:
+            raise NoGame("there is no game in this channel: start one with /game start")
+        return found
+
     async def state(self, channel: str) -> Any:
         return await self.store.load(await self.game_id(channel))
 

@@ -96,7 +96,7 @@ async def run_command(interaction: discord.Interaction, path: str, *, answer: An
     A rule set's command is refused in a channel whose game is of another rule set."""
     command = BY_PATH[path]
     if command.ruleset is not None:
-        check_ruleset(command, await game_state(interaction))
+        check_ruleset(command, await bot_of(interaction).referee.ruleset_name(channel_key(interaction)))
     given = given_options(**options)
     action = build_action(command, coerce_options(command, given))
     return await run_action(interaction, action, command_text(path, given), answer)
@@ -133,7 +133,7 @@ async def query_state(interaction: discord.Interaction, path: str) -> Any:
     """The state for a query of the vocabulary: a rule set's query is refused, with the reason, in a game
     of another rule set."""
     state = await game_state(interaction)
-    check_ruleset(BY_PATH[path], state)
+    check_ruleset(BY_PATH[path], state.ruleset)
     return state
 
 

@@ -322,6 +322,12 @@ class Store:
             row = await cur.fetchone()
         return int(row["id"]) if row else None
 
+    async def live_ruleset(self, channel: str) -> str | None:
+        """The rule set of the channel's game that has not ended, if any."""
+        async with self.db.execute("SELECT ruleset FROM games WHERE channel = ? AND ended = 0", (channel,)) as cur:
+            row = await cur.fetchone()
+        return str(row["ruleset"]) if row else None
+
     async def games(self, live_only: bool = True, game_id: int | None = None) -> list[GameRow]:
         """Every game (live ones only by default; or the one game asked for) with its next deadline."""
         where, params = [], []

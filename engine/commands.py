@@ -76,8 +76,8 @@ def choices(path: str, param: str) -> tuple[str, ...]:
     return next(p.choices for p in BY_PATH[path].params if p.name == param)
 
 
-def check_ruleset(command: Command, state: Any) -> None:
-    """Refuse a rule set's command in a game of another rule set, with the reason."""
-    if command.ruleset is not None and command.ruleset != state.ruleset:
+def check_ruleset(command: Command, game_ruleset: str) -> None:
+    """Refuse a rule set's command in a game of another rule set (`game_ruleset`), with the reason."""
+    if command.ruleset is not None and command.ruleset != game_ruleset:
         raise RuleViolation(f"/{command.path} is a {ruleset(command.ruleset).title} command, and this channel's "
-                            f"game is {ruleset(state.ruleset).title}")
+                            f"game is {ruleset(game_ruleset).title}")

@@ -1,0 +1,48 @@
+"""The scale benchmarks (bench/scale.py) at a tiny size: a smoke test only. Every row prints its figure beside
+its reference and a verdict; no timing is asserted (this machine's speed is not the test's business)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.scale import run_worker
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ["--scale", "20", "--small", "10", "--commands", "20", "--actions", "40", "--active", "5",
+        "--lateness-games", "2", "--turns", "1", "--turn-seconds", "0.5"]
+FIGURE = r"\d[\d,.]*"
+VERDICT = r"— (met|missed)$"
+ROWS = {
+    "/economy grow": rf"^/economy grow through discord\.py, 20 commands: median {FIGURE} ms, p99 {FIGURE} ms .*"
+                     rf"a no-op slash command: median {FIGURE} ms.*{FIGURE}× the no-op .*{VERDICT}",
+    "persisted actions": rf"^persisted actions: {FIGURE}/s through the referee .*raw single-row sqlite3 commits "
+                         rf".*: {FIGURE}/s; {FIGURE}% .*{VERDICT}",
+    "rollover 10": rf"^rollover 10 games: {FIGURE} s, all committed ",
+    "rollover 20": rf"^rollover 20 games: {FIGURE} s, all committed; 10 games: {FIGURE} s, ×{FIGURE} the time",
+    "rollover RSS": rf"^peak RSS during the 20-game rollover: {FIGURE} MiB; 10 games: {FIGURE} MiB .*{VERDICT}",
+    "restart 10": rf"^restart to ready with 10 games pending: {FIGURE} s; empty store: {FIGURE} s, {FIGURE}× ",
+    "restart 20": rf"^restart to ready with 20 games pending: {FIGURE} s; empty store: {FIGURE} s, {FIGURE}× ",
+    "lateness": rf"^deadline lateness, 2 games × 1 turns of 0\.5 s: rollover committed median -?{FIGURE} ms, "
+                rf"max -?{FIGURE} ms; announced median -?{FIGURE} ms, max -?{FIGURE} ms .*{VERDICT}",
+    "memory": rf"^peak RSS, 20 games stored, 5 active \(10 commands\): {FIGURE} MiB; 5 stored, all active: "
+              rf"{FIGURE} MiB .*{VERDICT}",
+}
+
+
+def test_every_row_prints_a_figure_at_a_tiny_size():
+    done = subprocess.run([sys.executable, "-m", "bench.scale", *TINY, "--inline"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    for row, pattern in ROWS.items():
+        assert [line for line in lines if re.search(pattern, line)], f"no {row} row in:\n{done.stdout}"
+    assert "INCOMPLETE" not in done.stdout and "NOT armed" not in done.stdout and "never seen" not in done.stdout
+
+
+def test_a_measurement_runs_in_a_process_of_its_own():
+    result = run_worker("rollover", inline=False, timeout=60, games=5)
+    assert result["games"] == result["rolled"] == result["due_before"] == 5
+    assert result["left_due"] == 0 and result["seconds"] > 0 and result["peak_rss"] > 0

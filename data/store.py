@@ -21,7 +21,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -179,21 +179,6 @@ class Store:
             action_id = self._log(con, game_id, actor, command, now, events)
             self._write_snapshot(con, game_id, state)
             return game_id, action_id
-
-        return await self._transaction(work)
-
-    async def commit(
-        self, game_id: int, state: Any, events: list[Event], actor: str, command: str, now: datetime,
-        extra_rolls: Iterable[dict[str, Any]] = (),
-    ) -> int:
-        """One command: its log entry, events, rolls and the new snapshot, in one transaction."""
-
-        def work(con: sqlite3.Connection) -> int:
-            action_id = self._log(con, game_id, actor, command, now, events)
-            for roll in extra_rolls:
-                self._insert_roll(con, game_id, None, roll)
-            self._write_snapshot(con, game_id, state)
-            return action_id
 
         return await self._transaction(work)
 

@@ -186,15 +186,7 @@ class Store:
         """Load a game, run `plan(state)` on it and commit its entries and state: one transaction, one round
         trip. A plan that raises commits nothing; a plan's `refusal` is raised after its entries commit."""
 
-        def work(con: sqlite3.Connection) -> Plan:
-            result = plan(self._load(con, game_id))
-            for entry in result.entries:
-                self._log(con, game_id, entry.actor, entry.command, entry.now, entry.events)
-            if result.entries:
-                self._write_snapshot(con, game_id, result.state)
-            return result
-
-        result = await self._transaction(work)
+        result = await self._transaction(lambda con: self._run_plan(con, game_id, plan))
         if result.refusal is not None:
             raise result.refusal
         return result
@@ -208,11 +200,7 @@ class Store:
             for game_id in game_ids:
                 con.execute("SAVEPOINT game")
                 try:
-                    result = plan(self._load(con, game_id))
-                    for entry in result.entries:
-                        self._log(con, game_id, entry.actor, entry.command, entry.now, entry.events)
-                    if result.entries:
-                        self._write_snapshot(con, game_id, result.state)
+                    result = self._run_plan(con, game_id, plan)
                 except Exception:
                     log.exception("catching up game %s failed; it is left as it was", game_id)
                     con.execute("ROLLBACK TO game")
@@ -222,6 +210,15 @@ class Store:
             return done
 
         return await self._transaction(work)
+
+    def _run_plan(self, con: sqlite3.Connection, game_id: int, plan: Callable[[Any], Plan]) -> Plan:
+        """Load the game, run the plan, write its entries and (if any) the new snapshot."""
+        result = plan(self._load(con, game_id))
+        for entry in result.entries:
+            self._log(con, game_id, entry.actor, entry.command, entry.now, entry.events)
+        if result.entries:
+            self._write_snapshot(con, game_id, result.state)
+        return result
 
     async def undo(self, game_id: int, action_id: int, state: Any, undo_event: Event,
                    actor: str, command: str, now: datetime) -> int:
@@ -399,12 +396,8 @@ class Store:
         await self._transaction(work)
 
     async def load(self, game_id: int) -> Any:
-        """The game's current state, from its snapshot (one row)."""
-        async with self.db.execute("SELECT ruleset, snapshot FROM games WHERE id = ?", (game_id,)) as cur:
-            row = await cur.fetchone()
-        if row is None:
-            raise KeyError(f"no game {game_id}")
-        return ruleset(row["ruleset"]).state_from_dict(orjson.loads(row["snapshot"]))
+        """The game's current state, from its snapshot (one row, one round trip)."""
+        return await self._in_thread(self._load, game_id)
 
     async def events(self, game_id: int, include_undone: bool = False) -> list[LoggedEvent]:
         query = "SELECT id, action_id, data, undone FROM events WHERE game_id = ?"

@@ -32,6 +32,7 @@ import orjson
 
 from engine.clock import next_deadline
 from engine.dice import FacesRecord, RollRecord
+from engine.errors import RefereeError
 from engine.events import (
     DiceRolled,
     DieRolled,
@@ -49,6 +50,13 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 PAUSE_BEFORE_COMMIT = "REFEREE_TEST_PAUSE_BEFORE_COMMIT"
 T = TypeVar("T")
 log = logging.getLogger("referee.store")
+
+
+class StoreUnavailable(RefereeError):
+    """The database cannot be opened or written right now (not SQLite, locked, read-only, disk full).
+
+    Its message is one line for a user ("the referee cannot save right now ...; nothing changed"); a
+    write that raises it changed nothing."""
 
 
 class ChannelTaken(Exception):

@@ -15,7 +15,7 @@ from typing import Any
 
 import engine  # noqa: F401  (registers every rule set)
 from data import rules_for
-from data.store import ChannelTaken, Entry, Plan, Store
+from data.store import ActionRow, ChannelTaken, Entry, Plan, Store
 from engine.clock import Tick
 from engine.core import Context, execute
 from engine.dice import RandomRoller, Roller, RollRecord
@@ -184,23 +184,38 @@ class Referee:
             caught.update((game_id, plan.entries[0].events) for game_id, plan in plans.items() if plan.entries)
         return caught
 
-    async def undo(self, channel: str, actor: str, gm_role: bool = False) -> Report:
-        """GM: take back the game's last action, its rolls included, by replaying the log without it."""
+    async def undo_target(self, channel: str) -> ActionRow | None:
+        """The action `/gm undo` would take back now (the last one that is not the clock's or the game's
+        start), or None."""
+        return await self._undo_target(await self.game_id(channel))
+
+    async def _undo_target(self, game_id: int) -> ActionRow | None:
+        logged = await self.store.events(game_id)
+        foundational = {e.action_id for e in logged if e.event.starts_game or isinstance(e.event, ActionUndone)}
+        return next(
+            (a for a in await self.store.actions(game_id, limit=1000, include_undone=False)
+             if a.actor != CLOCK_ACTOR and a.id not in foundational),
+            None,
+        )
+
+    async def undo(self, channel: str, actor: str, gm_role: bool = False, expected: int | None = None) -> Report:
+        """GM: take back the game's last action, its rolls included, by replaying the log without it.
+
+        `expected`: the id of the action the GM confirmed undoing; when it is no longer the last one (it was
+        undone already, or something happened since) nothing is undone. A confirmation applies once."""
         game_id = await self.game_id(channel)
         async with self.lock(game_id):
             caught_up = await self._catch_up(game_id)
             state = await self.store.load(game_id)
             if not self.is_gm(state, actor, gm_role):
                 raise NotGM("only the GM may undo")
-            logged = await self.store.events(game_id)
-            foundational = {e.action_id for e in logged if e.event.starts_game or isinstance(e.event, ActionUndone)}
-            target = next(
-                (a for a in await self.store.actions(game_id, limit=1000, include_undone=False)
-                 if a.actor != CLOCK_ACTOR and a.id not in foundational),
-                None,
-            )
+            target = await self._undo_target(game_id)
             if target is None:
                 raise RuleViolation("there is nothing to undo")
+            if expected is not None and target.id != expected:
+                raise RuleViolation("that action was already undone, or the game has moved on since you asked: "
+                                    "/gm undo again to see what is last now")
+            logged = await self.store.events(game_id)
             try:
                 new_state = replay(e.event for e in logged if e.action_id != target.id)
             except (KeyError, ValueError, IndexError) as err:

@@ -377,7 +377,11 @@ async def worker_lateness(games: int, turns: int, turn_seconds: float) -> dict[s
     start does: the referee, then the clock's `after_change`); how late after each deadline the rollover is
     committed (seen by a reader of the store) and announced (the fake Discord's message time)."""
     from engine.nations.peace import ClaimPreset
+    from engine.nations.rules import HouseSettings
 
+    # Turns of seconds, far under a real game's least (HouseSettings.RANGES): this worker process only.
+    bounds = HouseSettings.RANGES["turn_hours"]
+    HouseSettings.RANGES["turn_hours"] = (min(bounds[0], turn_seconds / 3600), bounds[1])
     fakediscord, kit = _discord()
     folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     watcher = _CommitWatcher(folder / "referee.db")

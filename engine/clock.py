@@ -47,13 +47,20 @@ def next_deadline(state: Any) -> datetime | None:
 
 @handles(Tick)
 def tick(tx: Tx, action: Tick) -> None:
-    """Apply each due deadline in time order."""
+    """Apply each due deadline in time order.
+
+    Each rule set bounds its own catch-up (many missed turns end in one event), and every deadline applied
+    must move on: one that would fall due again unchanged is a bug, refused here rather than looped on."""
     rules = ruleset_of(tx.state)
+    last: Deadline | None = None
     while True:
         due = [d for d in rules.deadlines(tx.state) if d.at <= tx.ctx.now]
         if not due:
             return
-        rules.apply_deadline(tx, due[0])
+        if due[0] == last:
+            raise RuntimeError(f"the {last.what} deadline of {last.at.isoformat()} did not move when applied")
+        last = due[0]
+        rules.apply_deadline(tx, last)
 
 
 @handles(EndGame)

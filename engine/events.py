@@ -67,7 +67,7 @@ class HouseChanged(Event):
     value: Any
 
     def apply(self, state: Any) -> Any:
-        state.house = state.house.with_value(self.key, self.value)
+        state.house = state.house.with_logged_value(self.key, self.value)  # checked when it was set
         return state
 
 

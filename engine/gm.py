@@ -60,6 +60,7 @@ def set_house(tx: Tx, action: SetHouse) -> None:
             ": the turn length is changed with /gm clock length" if key == "turn_hours" else ""))
     try:
         changed = tx.state.house.with_value(key, action.value)
+        changed.check_rules(tx.rules)
     except RulesError as err:
         raise BadInput(str(err)) from None
     tx.emit(HouseChanged(key, getattr(changed, key)))

@@ -38,7 +38,7 @@ class Command:
 def parse_dice(text: str) -> list[int | str]:
     """Entered dice as typed: numbers ("7 3 10") or face names ("B R O 5", "H C"); each rule set checks them."""
     tokens = [t for t in re.split(r"[\s,]+", text.strip()) if t]
-    return [int(t) if t.isdigit() else t.upper() for t in tokens]
+    return [int(t) if t.isdecimal() else t.upper() for t in tokens]
 
 
 def coerce_options(command: Command, raw: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.house import House, RulesError
 
@@ -20,17 +20,25 @@ TARGETS = ("defender", "any", "any2", "any3", "all")
 ARROWS = {"defender": 1, "any": 1, "any2": 2, "any3": 3, "all": 0}
 OPTIONS = ("campaign", "resurrection", "free_for_all")
 MAX_LIFE = 1000
+MAX_TITLE = 40
+"""The longest title of a character or an attack in a card file."""
+
+
+MIN_REMINDER_HOURS = 0.1
+"""The shortest wait before the player whose move it is is reminded: six minutes ..."""
+MAX_REMINDER_HOURS = 24.0 * 14
+"""... and the longest: two weeks (0: never)."""
 
 
 @dataclass(frozen=True)
 class GoddiceHouse(House):
     """God Dice's house settings a GM may change per game."""
 
-    reminder_hours: float = 12.0
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {"reminder_hours": (MIN_REMINDER_HOURS, MAX_REMINDER_HOURS)}
+    OFF_AT_ZERO: ClassVar[dict[str, str]] = {"reminder_hours": "never"}
+    UNITS: ClassVar[dict[str, str]] = {"reminder_hours": "hours"}
 
-    def validate(self) -> None:
-        if not 0 <= self.reminder_hours <= 24 * 14:
-            raise RulesError(f"reminder_hours must be 0 (never) to 336, not {self.reminder_hours}")
+    reminder_hours: float = 12.0
 
 
 @dataclass(frozen=True)
@@ -131,6 +139,18 @@ def _count(value: Any, what: str, low: int = 0, high: int = 1000) -> int:
     return value
 
 
+def _flag(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise RulesError(f"{what} must be true or false, not {value!r}"[:200])
+    return value
+
+
+def _text(value: Any, what: str, limit: int = MAX_TITLE) -> str:
+    if not isinstance(value, str) or not 1 <= len(value.strip()) <= limit:
+        raise RulesError(f"{what} must be a text of 1 to {limit} characters, not {value!r}"[:200])
+    return value.strip()
+
+
 def _attack(raw: Any, where: str, wild: bool) -> Attack:
     if not isinstance(raw, dict):
         raise RulesError(f"{where}: an attack is a table")
@@ -148,18 +168,19 @@ def _attack(raw: Any, where: str, wild: bool) -> Attack:
     if target not in TARGETS:
         raise RulesError(f"{where}.target must be one of {', '.join(TARGETS)}, not {target!r}")
     ident = raw.get("id")
-    if not isinstance(ident, str) or not ident.replace("_", "").isalnum() or ident != ident.lower():
+    if (not isinstance(ident, str) or not ident.replace("_", "").isalnum() or ident != ident.lower()
+            or len(ident) > MAX_TITLE):
         raise RulesError(f"{where}.id must be a lower-case name, not {ident!r}")
     house = raw.get("house", [])
     if not isinstance(house, list) or not all(isinstance(h, str) and h in known for h in house):
         raise RulesError(f"{where}.house lists the fields that are house values")
     return Attack(
-        id=ident, title=str(raw.get("title", ident)), needs=needs,
+        id=ident, title=_text(raw.get("title", ident), f"{where}.title"), needs=needs,
         multiplier=_count(raw.get("multiplier", 1), f"{where}.multiplier", 1, 10),
         bonus=_count(raw.get("bonus", 0), f"{where}.bonus", 0, 100), target=target,
         heal_any=_count(raw.get("heal_any", 0), f"{where}.heal_any", 0, 100),
         heal_self=_count(raw.get("heal_self", 0), f"{where}.heal_self", 0, 100),
-        wild=wild, special=bool(raw.get("special", False)), house=tuple(house),
+        wild=wild, special=_flag(raw.get("special", False), f"{where}.special"), house=tuple(house),
     )
 
 
@@ -185,7 +206,8 @@ def cards_from_dict(raw: dict[str, Any]) -> Cards:
             if len(ids) != len(set(ids)):
                 raise RulesError(f"{where}: two attacks share an id")
             characters[str(key)] = CharacterCard(
-                type=str(key), title=str(c["title"]), god=str(c["god"]).upper(),
+                type=str(key), title=_text(c["title"], f"{where}.title"),
+                god=_text(c["god"], f"{where}.god", 1).upper(),
                 life=_count(c["life"], f"{where}.life", 1, MAX_LIFE), attacks=attacks,
             )
         cards = Cards(

@@ -70,9 +70,9 @@ from engine.goddice.state import (
     Player,
     Turn,
 )
+from engine.names import MAX_NAME, clean_name, name_key
 
 RULESET = "goddice"
-MAX_NAME = 40
 MAX_ROLLOFF_ROUNDS = 100
 ROLL_TYPES = ("B", "R", "Y", "O", "5")  # the five types a player may roll once each after the opening roll
 
@@ -270,7 +270,7 @@ def mover(tx: Tx, *phases: str) -> Player:
         raise RuleViolation(f"that is not a move now: {WAITING[state.phase](state)}")
     active = waiting_for(state)
     actor = tx.ctx.actor
-    if active is None or actor.lower() != active.lower():
+    if active is None or name_key(actor) != name_key(active):
         if not (tx.ctx.is_gm and state.player(actor) is None and active is not None):
             raise RuleViolation(f"it is not your move: {WAITING[state.phase](state)}")
     return find_player(state, active)
@@ -347,13 +347,18 @@ def _roll_attack_dice(tx: Tx, player: str, purpose: str, count: int) -> list[str
 def join(tx: Tx, action: Join) -> None:
     """Take the next seat (clockwise in join order)."""
     state = tx.state
-    name = (action.player or tx.ctx.actor).strip()
-    if action.player and action.player.strip().lower() != tx.ctx.actor.lower():
+    raw = action.player or tx.ctx.actor
+    if action.player and name_key(action.player) != name_key(tx.ctx.actor):
         require_gm(tx, "seat another player")
     if state.phase != SEATING:
         raise RuleViolation("seating is closed: the game has begun")
-    if not name or len(name) > MAX_NAME or any(ch in name for ch in "@#:`\n"):
-        raise BadInput(f"a player's name is 1 to {MAX_NAME} characters without @ # : or `")
+    rule = f"a player's name is 1 to {MAX_NAME} characters without @ # : or `"
+    try:
+        name = clean_name(raw, "a player's name", MAX_NAME)
+    except BadInput as err:
+        raise BadInput(f"{err} ({rule})") from None
+    if any(ch in name for ch in "@#:`"):
+        raise BadInput(rule)
     if state.player(name) is not None:
         raise RuleViolation(f"{name} already has a seat")
     if len(state.players) >= state.cards.max_players:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine.goddice.cards import Cards, GoddiceHouse
+from engine.names import name_key
 
 # Where the game stands, i.e. what it waits for (and from whom: `GoddiceState.active`).
 SEATING = "seating"  # players join; the GM begins
@@ -86,8 +87,9 @@ class GoddiceState:
     next_character_id: int = 1
 
     def player(self, name: str) -> Player | None:
-        key = name.strip().lower()
-        return next((p for p in self.players if p.name.lower() == key), None)
+        """A seated player by name: case, spacing and invisible characters aside (`engine.names.name_key`)."""
+        key = name_key(name)
+        return next((p for p in self.players if name_key(p.name) == key), None) if key else None
 
     def character(self, character_id: int) -> tuple[Player, Character]:
         for player in self.players:

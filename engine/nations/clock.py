@@ -4,11 +4,12 @@ deadline is applied; the GM's clock powers. The shared catch-up (`engine.clock.T
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from engine.clock import Deadline, EndGame, Tick, next_deadline  # noqa: F401  (shared; one import for Nations)
 from engine.core import Context, Outcome, Tx, require_gm
 from engine.errors import BadInput, RuleViolation
+from engine.house import RulesError
 from engine.nations.common import handles, turn_summary
 from engine.nations.events import (
     BonusExpired,
@@ -18,10 +19,13 @@ from engine.nations.events import (
     TurnEnded,
     TurnLengthChanged,
 )
+from engine.nations.rules import MAX_TURN_HOURS, MIN_TURN_HOURS, check_turn_hours  # noqa: F401
 from engine.nations.state import GameState
 from engine.nations.war import apply_default, chooser
 
-MAX_TURN_HOURS = 24 * 14
+MAX_SEPARATE_ROLLOVERS = 100
+"""A catch-up rolls over (and announces) at most this many missed turns one by one; when more ended before
+the next other deadline (or now), they end together in one TurnEnded of that many turns."""
 
 
 @dataclass
@@ -48,15 +52,20 @@ def start_game(ctx: Context, turn_hours: float | None = None) -> Outcome:
     """A new Nations game, run by `ctx.actor`, turn 1 starting now."""
     house = ctx.rules.house
     if turn_hours is not None:
-        house = house.with_value("turn_hours", _check_hours(turn_hours))
+        house = house.with_value("turn_hours", _check_hours(turn_hours, "turn_hours"))
     event = GameStarted(gm=ctx.actor, started_at=ctx.now, house=house.as_dict())
     return Outcome(event.apply(None), [event])
 
 
-def _check_hours(hours: float) -> float:
-    if not 0 < hours <= MAX_TURN_HOURS:
-        raise BadInput(f"a turn lasts more than 0 and at most {MAX_TURN_HOURS} hours, not {hours:g}")
-    return float(hours)
+def _check_hours(hours: float, what: str = "the turn length") -> float:
+    try:
+        return check_turn_hours(hours, what)
+    except RulesError as err:
+        raise BadInput(str(err)) from None
+
+
+ORDER = {"battle choice": 0, "turn end": 1, "bonus expiry": 2}
+"""Which of the deadlines due at the same moment is applied first."""
 
 
 def deadlines(state: GameState) -> list[Deadline]:
@@ -71,16 +80,20 @@ def deadlines(state: GameState) -> list[Deadline]:
         for battle in state.battles.values():
             if battle.deadline is not None and not battle.over:
                 due.append(Deadline(battle.deadline, "battle choice", chooser(battle), battle=battle.id))
-    order = {"battle choice": 0, "turn end": 1, "bonus expiry": 2}
-    return sorted(due, key=lambda d: (d.at, order[d.what]))
+    return sorted(due, key=lambda d: (d.at, ORDER[d.what]))
 
 
 def apply_deadline(tx: Tx, due: Deadline) -> None:
     """Apply one due deadline (a rollover starts the next turn at the old deadline)."""
     if due.what == "turn end":
         state = tx.state
-        tx.emit(TurnEnded(state.turn, state.turn_ends_at,
-                          state.turn_ends_at + timedelta(hours=state.turn_hours), "clock", turn_summary(state)))
+        length = _turn_length(state)
+        missed = _missed_turns(state, tx.ctx.now)
+        if missed <= MAX_SEPARATE_ROLLOVERS:
+            missed = 1
+        last_start = state.turn_ends_at + length * (missed - 1)
+        tx.emit(TurnEnded(state.turn + missed - 1, last_start, last_start + length, "clock", turn_summary(state),
+                          turns=missed))
     elif due.what == "battle choice":
         assert due.battle is not None
         apply_default(tx, tx.state.battles[due.battle])
@@ -88,6 +101,26 @@ def apply_deadline(tx: Tx, due: Deadline) -> None:
         assert due.nation is not None and due.bonus is not None
         held = tx.state.nations[due.nation].bonuses[due.bonus]
         tx.emit(BonusExpired(due.nation, due.bonus, held.value))
+
+
+def _turn_length(state: GameState) -> timedelta:
+    """The turn's length, never less than a millisecond (a database saved before the bounds may hold 1e-300
+    hours, which timedelta rounds to nothing)."""
+    return max(timedelta(hours=state.turn_hours), timedelta(milliseconds=1))
+
+
+def _missed_turns(state: GameState, now: datetime) -> int:
+    """How many turn ends are due by `now` before any other deadline falls due (at least 1): the turns a
+    catch-up may end at once, each as it would have ended on time."""
+    length = _turn_length(state)
+    missed = (now - state.turn_ends_at) // length + 1
+    others = [d for d in deadlines(state) if d.what != "turn end" and d.at <= now]
+    if others:
+        first = min(others, key=lambda d: (d.at, ORDER[d.what]))
+        # the turn ends before it: earlier, or at the same moment when it is a bonus expiry
+        since, rest = divmod(first.at - state.turn_ends_at, length)
+        missed = min(missed, since + (1 if rest or ORDER[first.what] > ORDER["turn end"] else 0))
+    return max(1, missed)
 
 
 @handles(EndTurn)

@@ -23,7 +23,7 @@ def parse_units(text: str) -> dict[str, int]:
     pending: int | None = None
     for token in tokens:
         match = re.fullmatch(r"([A-Za-z]+)[:=x*]?(\d+)?", token) or re.fullmatch(r"(\d+)[x*]?([A-Za-z]+)", token)
-        if token.isdigit():
+        if token.isdecimal():
             pending = int(token)
             continue
         if match is None:

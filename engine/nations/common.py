@@ -9,6 +9,7 @@ from engine import core
 from engine.core import Tx
 from engine.errors import NotYourNation, RuleViolation, UnknownNation
 from engine.events import Notice
+from engine.names import name_key
 from engine.nations.events import NationEliminated, StatChanged
 from engine.nations.rules import ACTION_KINDS, Rules
 from engine.nations.state import GameState, Nation
@@ -96,7 +97,7 @@ def acting_nation(tx: Tx, name: str | None) -> Nation:
     """The nation an action is for: the named one (its player or the GM only) or the actor's own."""
     if name:
         nation = find_nation(tx.state, name)
-        if not tx.ctx.is_gm and (nation.player or "").lower() != tx.ctx.actor.lower():
+        if not tx.ctx.is_gm and not (nation.player and name_key(nation.player) == name_key(tx.ctx.actor)):
             raise NotYourNation(f"{nation.name} is not your nation")
     else:
         found = tx.state.nation_of(tx.ctx.actor)

@@ -27,6 +27,13 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
                     f"{house['turn_hours']:g} hours and ends {when(datetime.fromtimestamp(ends, start.tzinfo))}.")
         case GameImported(snapshot=snap) if snap["game"].get("ruleset", "nations") == "nations":
             return f"Game imported at turn {snap['game']['turn']} with {len(snap['nations'])} nations."
+        case ev.TurnEnded(ended=n, ends_at=ends, reason=reason, turns=turns) if turns > 1:
+            first = n - turns + 1
+            done = "; ".join(f"{nation}: {', '.join(a.upper() for a in used) or 'nothing'}"
+                             for nation, used in event.actions.items())
+            return (f"⏰ {turns:,} turns passed while the referee was away (turns {first:,} to {n:,}). "
+                    f"Turn {n + 1:,} begins and ends {when(ends)}."
+                    + (f" Turn {first:,} — {done}." if done else ""))
         case ev.TurnEnded(ended=n, ends_at=ends, reason=reason):
             why = {"clock": "time is up", "gm": "ended by the GM", "all done": "every nation has acted"}[reason]
             done = "; ".join(f"{nation}: {', '.join(a.upper() for a in used) or 'nothing'}"

@@ -37,13 +37,17 @@ class GameStarted(Event):
 
 @dataclass
 class TurnEnded(Event):
-    """Turn `ended` is over; turn `ended + 1` runs from `started_at` to `ends_at`."""
+    """Turn `ended` is over; turn `ended + 1` runs from `started_at` to `ends_at`.
+
+    `turns` > 1: a catch-up after a long absence ended that many turns at once (turns `ended - turns + 1`
+    to `ended`, each on time; `actions` is what was done in the first of them, the others saw nothing)."""
 
     ended: int
     started_at: datetime
     ends_at: datetime
     reason: str  # "clock", "gm" or "all done"
     actions: dict[str, list[str]] = field(default_factory=dict)  # who did what in the turn that ended
+    turns: int = 1
 
     def apply(self, state: GameState) -> GameState:
         state.turn = self.ended + 1

@@ -8,6 +8,7 @@ from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation, UnknownUnit
 from engine.gm import ClearDice, QueueDice, SetHouse  # noqa: F401  (the shared GM powers, for one import)
 from engine.house import RulesError
+from engine.names import name_key
 from engine.nations.common import acting_nation, change_land, find_nation, handles, notice_if_over_cap
 from engine.nations.events import (
     ActionGranted,
@@ -19,7 +20,7 @@ from engine.nations.events import (
     UnitChanged,
     UnitRemoved,
 )
-from engine.nations.peace import add_unit
+from engine.nations.peace import add_unit, player_name
 from engine.nations.rules import ACTION_KINDS, STAT_CODES, STATS
 from engine.nations.state import Nation, Unit
 
@@ -207,12 +208,12 @@ def revoke_action(tx: Tx, action: RevokeAction) -> None:
 def assign_nation(tx: Tx, action: AssignNation) -> None:
     require_gm(tx, "assign nations")
     nation = find_nation(tx.state, action.nation)
-    player = action.player.strip() if action.player else None
+    player = player_name(action.player) if action.player and action.player.strip() else None
     if player:
         held = tx.state.nation_of(player)
         if held is not None and held is not nation and not held.eliminated:
             raise RuleViolation(f"{player} already plays {held.name}")
-    if (nation.player or None) == player:
+    if (name_key(nation.player) if nation.player else None) == (name_key(player) if player else None):
         raise RuleViolation(f"{nation.name} is already {'played by ' + player if player else 'unassigned'}")
     tx.emit(NationAssigned(nation.name, player, tx.ctx.actor))
 

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation, UnknownUnit
+from engine.names import MAX_NAME, clean_name, name_key
 from engine.nations.common import (
     acting_nation,
     actions_left,
@@ -25,9 +26,6 @@ from engine.nations.common import (
 from engine.nations.events import ActionUsed, BonusSet, NationAdded, TurnEnded, UnitAdded, UnitRemoved
 from engine.nations.rules import BONUS_KINDS, Rules
 from engine.nations.state import GameState, Nation
-
-MAX_NAME = 40
-
 
 # --- actions -------------------------------------------------------------------------------------
 
@@ -139,20 +137,26 @@ def quarter_rule_block(rules: Rules, nation: Nation, unit_type: str) -> str | No
 
 
 def validate_name(state: GameState, name: str) -> str:
-    name = " ".join(name.split())
-    if not name:
-        raise BadInput("a nation needs a name")
-    if len(name) > MAX_NAME:
-        raise BadInput(f"a nation's name has at most {MAX_NAME} characters")
-    if state.find_nation(name):
-        raise RuleViolation(f"there is already a nation called {name} in this game")
+    """A new nation's name in its stored form (`engine.names.clean_name`), unless another nation has it
+    (case, spacing and invisible characters aside)."""
+    if not isinstance(name, str) or not name_key(name):
+        raise BadInput("a nation needs a name (spaces and invisible characters do not count)")
+    name = clean_name(name, "a nation's name", MAX_NAME)
+    existing = state.find_nation(name)
+    if existing is not None:
+        raise RuleViolation(f"there is already a nation called {existing.name} in this game")
     return name
+
+
+def player_name(raw: str) -> str:
+    """A player's name as given (a Discord id, or a name typed in the console) in its stored form."""
+    return clean_name(raw, "a player's name", MAX_NAME)
 
 
 def resolve_player(tx: Tx, player: str | None) -> str:
     """Whom a new nation is for: the actor, or (GM only) another player who has no nation yet."""
-    who = (player or tx.ctx.actor).strip()
-    if who.lower() != tx.ctx.actor.lower():
+    who = player_name(player or tx.ctx.actor)
+    if name_key(who) != name_key(tx.ctx.actor):
         require_gm(tx, "claim or create a nation for another player")
     held = tx.state.nation_of(who)
     if held is not None and not held.eliminated:

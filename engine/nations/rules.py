@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.house import House, RulesError
 
@@ -18,9 +18,52 @@ ACTION_KINDS = ("attack", "economy", "propaganda")
 CHANGE_KEYS = ("rd", "mp", "combat", "attack", "defence", "hp")
 
 
+MIN_TURN_HOURS = 0.1
+"""The shortest turn: six minutes (the Discord option's floor too)."""
+MAX_TURN_HOURS = 24.0 * 14
+"""The longest turn: two weeks."""
+MIN_BONUS_HOURS = 0.1
+MAX_BONUS_HOURS = 24.0 * 30
+MIN_CHOICE_HOURS = 0.1
+"""A battle choice waits at least six minutes for its person ..."""
+MAX_CHOICE_HOURS = 24.0 * 14
+"""... and at most two weeks."""
+MIN_REMINDER_HOURS = 0.1
+MAX_REMINDER_HOURS = 24.0 * 14
+MAX_NEW_NATION_STAT = 1000
+"""The largest stat (and land) a new nation may start with."""
+
+
+def check_turn_hours(hours: Any, what: str = "turn_hours") -> float:
+    """`hours` as a turn length, or RulesError naming it `what`: a finite number from MIN_TURN_HOURS to
+    MAX_TURN_HOURS."""
+    try:
+        HouseSettings.check_value("turn_hours", 12.0, hours)
+    except RulesError as err:
+        raise RulesError(what + str(err).removeprefix("turn_hours")) from None
+    return float(hours)
+
+
 @dataclass(frozen=True)
 class HouseSettings(House):
     """The rulings' [house] values: a GM may change each one per game."""
+
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "turn_hours": (MIN_TURN_HOURS, MAX_TURN_HOURS),
+        "actions_per_turn": (1, len(ACTION_KINDS)),
+        "bonus_hours": (MIN_BONUS_HOURS, MAX_BONUS_HOURS),
+        "new_nation_total": (0, MAX_NEW_NATION_STAT),
+        "new_nation_stability": (0, MAX_NEW_NATION_STAT),
+        "new_nation_propaganda": (0, MAX_NEW_NATION_STAT),
+        "new_nation_land": (1, MAX_NEW_NATION_STAT),
+        "choice_deadline_hours": (MIN_CHOICE_HOURS, MAX_CHOICE_HOURS),
+        "reminder_hours": (MIN_REMINDER_HOURS, MAX_REMINDER_HOURS),
+    }
+    OFF_AT_ZERO: ClassVar[dict[str, str]] = {"reminder_hours": "no reminder"}
+    UNITS: ClassVar[dict[str, str]] = {
+        "turn_hours": "hours", "bonus_hours": "hours", "choice_deadline_hours": "hours", "reminder_hours": "hours",
+    }
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"land_cut_tie": ("economy", "military")}
 
     turn_hours: float = 12.0
     actions_per_turn: int = 2
@@ -39,20 +82,15 @@ class HouseSettings(House):
     end_turn_when_all_done: bool = False
 
     def validate(self) -> None:
-        if not 0 < self.turn_hours <= 24 * 14:
-            raise RulesError(f"turn_hours must be between 0 and 336, not {self.turn_hours}")
-        if not 1 <= self.actions_per_turn <= len(ACTION_KINDS):
-            raise RulesError(f"actions_per_turn must be 1..{len(ACTION_KINDS)}, not {self.actions_per_turn}")
-        for name in ("bonus_hours", "choice_deadline_hours", "reminder_hours"):
-            if getattr(self, name) < 0:
-                raise RulesError(f"{name} cannot be negative")
-        if self.land_cut_tie not in ("economy", "military"):
-            raise RulesError("land_cut_tie must be economy or military")
-        for name in ("new_nation_total", "new_nation_stability", "new_nation_propaganda", "new_nation_land"):
-            if getattr(self, name) < 0:
-                raise RulesError(f"{name} cannot be negative")
+        super().validate()
         if self.new_nation_total > self.new_nation_land:
             raise RulesError("new_nation_total cannot exceed new_nation_land (E + M <= L)")
+
+    def check_rules(self, rules: Any) -> None:
+        """The starting units' rank must be one of the rules' ranks."""
+        if self.preset_unit_rank not in rules.ranks:
+            raise RulesError(f"preset_unit_rank must be one of {', '.join(rules.ranks)}, "
+                             f"not {self.preset_unit_rank[:40]!r}")
 
 
 @dataclass(frozen=True)
@@ -277,8 +315,7 @@ def _check(rules: Rules) -> None:
         for ref in list(unit.wins) + list(unit.fails):
             if ref not in rules.units:
                 raise RulesError(f"units.{name}: {ref!r} is not a unit type")
-    if rules.house.preset_unit_rank not in rules.ranks:
-        raise RulesError(f"house.preset_unit_rank {rules.house.preset_unit_rank!r} is not a rank")
+    rules.house.check_rules(rules)
     slots = [p.slot for p in rules.presets]
     if len(slots) != len(set(slots)):
         raise RulesError("presets: two presets share a slot")

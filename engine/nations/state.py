@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine.dice import RollRecord  # noqa: F401  (the Nations roll record, re-exported)
+from engine.names import name_key
 from engine.nations.rules import HouseSettings
 
 
@@ -107,17 +108,21 @@ class GameState:
     next_battle_id: int = 1
 
     def find_nation(self, name: str) -> Nation | None:
-        """A nation by name, case-insensitive."""
-        key = name.strip().lower()
+        """A nation by name: case, spacing and invisible characters aside (`engine.names.name_key`)."""
+        key = name_key(name)
+        if not key:
+            return None
         for nation in self.nations.values():
-            if nation.name.lower() == key:
+            if name_key(nation.name) == key:
                 return nation
         return None
 
     def nation_of(self, player: str) -> Nation | None:
-        """The nation a player holds (the newest, if somehow several)."""
-        key = player.strip().lower()
-        held = [n for n in self.nations.values() if n.player and n.player.lower() == key]
+        """The nation a player holds (the newest, if somehow several); names compared by `name_key`."""
+        key = name_key(player)
+        if not key:
+            return None
+        held = [n for n in self.nations.values() if n.player and name_key(n.player) == key]
         return held[-1] if held else None
 
     def unit_owner(self, unit_id: int) -> Nation | None:

@@ -8,6 +8,7 @@ rolls, the state change and the log entry together.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,10 +27,52 @@ from engine.rulesets import RULESETS, ruleset
 
 CLOCK_ACTOR = "clock"
 DUE_BATCH = 200  # games caught up in one transaction
+MAX_ROLLS_SHOWN = 1000
+MAX_EXPORT_BYTES = 5_000_000  # the largest export file /gm import reads
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def read_export(raw: bytes | str) -> dict[str, Any]:
+    """An export file's bytes (or text) as its JSON object; BadInput, in one line, for anything else.
+
+    Refuses more than MAX_EXPORT_BYTES, bytes that are not UTF-8, text that is not JSON (a nesting too deep
+    for the parser included) and JSON whose top level is not an object. What the object holds is checked
+    by `Referee.import_game`."""
+    if isinstance(raw, str):
+        if len(raw) > MAX_EXPORT_BYTES:
+            raise BadInput(f"that export is too large: at most {MAX_EXPORT_BYTES:,} bytes")
+        try:
+            raw = raw.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadInput("that export is not valid UTF-8 text") from None
+    elif not isinstance(raw, bytes | bytearray | memoryview):
+        raise BadInput("that export is not a file's contents")
+    if len(raw) > MAX_EXPORT_BYTES:
+        raise BadInput(f"that export is too large: {len(raw):,} bytes, at most {MAX_EXPORT_BYTES:,}")
+    try:
+        text = bytes(raw).decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise BadInput(f"that export is not valid UTF-8 text (byte {err.start})") from None
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise BadInput("that export is not valid JSON: it is nested too deeply") from None
+    except ValueError as err:  # json.JSONDecodeError, and integers too long to read
+        reason = err.msg if isinstance(err, json.JSONDecodeError) else str(err).split(";")[0]
+        where = f" (line {err.lineno}, column {err.colno})" if isinstance(err, json.JSONDecodeError) else ""
+        raise BadInput(f"that export is not valid JSON: {reason}{where}") from None
+    if not isinstance(data, dict):
+        raise BadInput(f"that export is not a game export: its top level is a JSON {_json_kind(data)}, "
+                       "not an object")
+    return data
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(
+        type(value), "null")
 
 
 @dataclass
@@ -225,6 +268,9 @@ class Referee:
             return Report(game_id, new_state, [undone], caught_up)
 
     async def rolls(self, channel: str, nation: str | None = None, limit: int = 10) -> list[RollRecord]:
+        """The channel's latest `limit` rolls (1..MAX_ROLLS_SHOWN), of one nation or all."""
+        if not 1 <= limit <= MAX_ROLLS_SHOWN:
+            raise BadInput(f"limit is 1 to {MAX_ROLLS_SHOWN}, not {limit}")
         return await self.store.rolls(await self.game_id(channel), nation, limit)
 
     async def export(self, channel: str) -> dict[str, Any]:
@@ -235,16 +281,23 @@ class Referee:
         """A game from an export, in a channel with no live game; the importer becomes its GM."""
         if await self.store.live_game(channel) is not None:
             raise RuleViolation("this channel already has a game running: end it first with /game end")
+        titles = " or ".join(r.title for r in RULESETS.values())
+        if not isinstance(data, dict) or not isinstance(data.get("game"), dict):
+            raise BadInput(f"that is not a {titles} export: it has no game object")
         try:
-            rules = ruleset(data.get("game", {}).get("ruleset", "nations"))
-        except (AttributeError, BadInput):
-            titles = " or ".join(r.title for r in RULESETS.values())
+            rules = ruleset(data["game"].get("ruleset", "nations"))
+        except BadInput:
             raise BadInput(f"that is not a {titles} export: its game.ruleset names no rule set this referee "
                            "plays") from None
         try:
-            state = rules.state_from_dict({**data, "game": {**data.get("game", {}), "gm": actor}})
-            rolls = [dict(r) for r in data.get("rolls", [])]
-        except (AttributeError, KeyError, TypeError, ValueError) as err:
+            clean = rules.validate_export(data, self.clock())  # BadInput naming the field; nothing built yet
+        except RecursionError:
+            raise BadInput("that export is not valid: it is nested too deeply") from None
+        rolls = clean.pop("rolls")
+        clean["game"]["gm"] = actor
+        try:
+            state = rules.state_from_dict(clean)
+        except (AttributeError, KeyError, TypeError, ValueError) as err:  # a gap in the schema: still a refusal
             raise BadInput(f"that is not a {rules.title} export: {type(err).__name__} {err}") from None
         if state.ended:
             raise RuleViolation("that export is of a game that has ended")

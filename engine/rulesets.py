@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import BadInput
@@ -37,8 +38,22 @@ class RuleSet:
     commands: tuple[Any, ...] = ()  # its own commands (`engine.vocabulary.Command`)
     fixed_house_keys: tuple[str, ...] = ()  # house settings /gm house may not change (another command does)
 
+    def validate_export(self, data: dict[str, Any], now: datetime) -> dict[str, Any]:
+        """An import's export checked by this rule set's schema (`register_schema`) before any state is built:
+        the export with its names cleaned and its `rolls` checked, or BadInput naming the field."""
+        check = SCHEMAS.get(self.name)
+        if check is None:
+            raise BadInput(f"{self.title} games cannot be imported")
+        return check(data, now)
+
 
 RULESETS: dict[str, RuleSet] = {}
+SCHEMAS: dict[str, Callable[[dict[str, Any], datetime], dict[str, Any]]] = {}
+
+
+def register_schema(name: str, check: Callable[[dict[str, Any], datetime], dict[str, Any]]) -> None:
+    """The import check of rule set `name` (each rule set's snapshot module registers its `schema`)."""
+    SCHEMAS[name] = check
 
 
 def register(ruleset: RuleSet) -> RuleSet:

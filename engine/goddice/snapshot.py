@@ -5,8 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from engine.goddice import schema
 from engine.goddice.cards import OPTIONS, GoddiceHouse, cards_from_dict
 from engine.goddice.state import PHASES, Character, GoddiceState, Player, Turn
+from engine.rulesets import register_schema
+
+register_schema("goddice", schema.validate_export)  # imports are checked by it before `state_from_dict`
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -5,8 +5,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, STATS, HouseSettings, Rules
+from engine.house import RulesError
+from engine.nations import schema
+from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, STATS, HouseSettings, Rules, check_turn_hours
 from engine.nations.state import Battle, Bonus, GameState, Nation, Unit
+from engine.rulesets import register_schema
+
+register_schema("nations", schema.validate_export)  # imports are checked by it before `state_from_dict`
 
 
 def _iso(value: datetime) -> str:
@@ -146,8 +151,16 @@ def state_from_dict(data: dict[str, Any]) -> GameState:
 def check_state(state: GameState, rules: Rules) -> list[str]:
     """What in a state breaks the rules (an import must not bring it in); empty when all is well."""
     problems = []
-    if state.turn < 1 or not 0 < state.turn_hours <= 24 * 14:
-        problems.append(f"turn {state.turn} of {state.turn_hours} hours")
+    try:
+        state.house.check_rules(rules)
+    except RulesError as err:
+        problems.append(f"game.house.{err}")
+    if state.turn < 1:
+        problems.append(f"turn {state.turn} is before the first")
+    try:
+        check_turn_hours(state.turn_hours)
+    except RulesError as err:
+        problems.append(str(err))
     bad_dice = [d for d in state.forced_dice if not 1 <= d <= rules.die_sides]
     if bad_dice:
         problems.append(f"entered dice {bad_dice} are not d{rules.die_sides} faces")

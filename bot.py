@@ -29,12 +29,54 @@ from cogs.render import error_embed
 from cogs.util import reply
 from cogs.views import DYNAMIC_ITEMS
 from data import nations_rules
-from data.store import Store
+from data.store import SHUTTING_DOWN, Store, StoreUnavailable
 from engine.dice import Roller
 from engine.errors import RefereeError
 from referee import Referee, utc_now
 
 log = logging.getLogger("referee.bot")
+DRAIN_TIMEOUT = 10.0  # seconds closing waits for the interactions being handled
+# discord.py's task per interaction (a slash command, a persistent button, a view's item); the clock's wakes
+# run in APScheduler's `run_coroutine_job` tasks
+INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-dynamic-item-", "discord-ui-view-dispatch-")
+
+
+def redact(text: str, token: str | None) -> str:
+    """`text` with the token replaced by `[token]`."""
+    return text.replace(token, "[token]") if token else text
+
+
+class RedactToken(logging.Filter):
+    """A handler filter that replaces the token in every record's message and traceback with `[token]`."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self.token in message:
+            record.msg, record.args = redact(message, self.token), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text, self.token)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info, self.token)
+        return True
+
+
+def install_redaction(token: str | None) -> None:
+    """Redact the token from everything the root logger's handlers write."""
+    if not token:
+        return
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, RedactToken) and f.token == token for f in handler.filters):
+            handler.addFilter(RedactToken(token))
+
+
+class ShuttingDown(app_commands.CheckFailure):
+    """A command that arrives while the bot closes: refused, nothing changed."""
 
 EXTENSIONS = (
     "cogs.game", "cogs.nation", "cogs.economy", "cogs.propaganda", "cogs.army", "cogs.attack", "cogs.log",
@@ -73,6 +115,25 @@ class Settings:
         return f"Settings(db_path={self.db_path!r}, guild_id={self.guild_id}, gm_role={self.gm_role!r})"
 
 
+NOT_VALID_HERE = "that option's value is not valid here; nothing changed"
+
+
+def _numbers_are_numbers(options: list[Any]) -> bool:
+    """Whether every number option (type 10) of an interaction's payload, subcommands included, holds a number:
+    discord.py reads them with float() before any handler runs, so text there would end the interaction unanswered.
+    A Discord client never sends that; a hostile or broken payload may."""
+    for option in options:
+        if not isinstance(option, dict):
+            return False
+        if option.get("type") == 10 and not option.get("focused"):
+            value = option.get("value")
+            if isinstance(value, bool) or not isinstance(value, int | float | None) and value != "":
+                return False
+        if not _numbers_are_numbers(option.get("options") or []):
+            return False
+    return True
+
+
 class RefereeBot(commands.Bot):
     """The Discord front-end: one store and referee for every game this process owns.
 
@@ -86,15 +147,19 @@ class RefereeBot(commands.Bot):
         options.setdefault("intents", discord.Intents.default())
         options.setdefault("command_prefix", commands.when_mentioned)
         options.setdefault("help_command", None)
-        # Players name their nations: a name like "@everyone" must never ping the server. Users only.
-        options.setdefault("allowed_mentions", discord.AllowedMentions(everyone=False, roles=False, users=True))
+        # Players name their nations: no name may ping anyone. Messages that ping a game's players say so.
+        options.setdefault("allowed_mentions", discord.AllowedMentions(everyone=False, roles=False, users=False,
+                                                                       replied_user=False))
         super().__init__(**options)
         self.settings = settings
+        self._shutdown: asyncio.Future[None] | None = None
 
     async def setup_hook(self) -> None:
-        self.store = await Store.open(self.settings.db_path)
+        if getattr(self, "store", None) is None:  # `serve` opens it before connecting
+            self.store = await Store.open(self.settings.db_path)
         self.referee = Referee(self.store, nations_rules(), self.settings.roller, self.settings.clock)
         self.tree.on_error = self.on_app_command_error
+        self.tree.interaction_check = self.accepting
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
@@ -106,10 +171,48 @@ class RefereeBot(commands.Bot):
             else:
                 await self.tree.sync()
 
+    async def accepting(self, interaction: discord.Interaction) -> bool:
+        """The tree's check: while the bot closes, new commands are refused (cleanly, nothing changed); so is a
+        payload discord.py could not read."""
+        if self._shutdown is not None:
+            raise ShuttingDown(SHUTTING_DOWN)
+        data = interaction.data or {}
+        if interaction.type is discord.InteractionType.application_command and not _numbers_are_numbers(
+                data.get("options") or []):
+            raise app_commands.CheckFailure(NOT_VALID_HERE)
+        return True
+
     async def close(self) -> None:
-        await super().close()  # unloads the cogs first: the clock stops before the store closes
-        if hasattr(self, "store"):
-            await self.store.close()
+        """Close once, however many callers (discord.py closes the bot itself when the gateway ends): new commands
+        are refused, the interactions being handled finish (bounded), the store closes — all while Discord can
+        still be answered — and then the cogs unload and the connection to Discord closes."""
+        if self._shutdown is None:
+            self._shutdown = asyncio.ensure_future(self._close())
+        await asyncio.shield(self._shutdown)
+
+    async def _close(self) -> None:
+        await self._drain()
+        if "cogs.clock" in self.extensions:  # the timer stops, and a wake under way finishes, before the store
+            await self.unload_extension("cogs.clock")
+            await self._drain()
+        store: Store | None = getattr(self, "store", None)
+        if store is not None:
+            await store.close()
+        await super().close()
+
+    async def _drain(self, timeout: float = DRAIN_TIMEOUT) -> None:
+        """Wait (at most `timeout` seconds) for the interactions being handled; the store refuses what is late."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        me = asyncio.current_task()
+        while loop.time() < deadline:
+            busy = [t for t in asyncio.all_tasks() if t is not me and not t.done()
+                    and (t.get_name().startswith(INTERACTION_TASKS)
+                         or getattr(t.get_coro(), "__qualname__", "") == "run_coroutine_job")]
+            if not busy:
+                return
+            await asyncio.wait(busy, timeout=deadline - loop.time())
+        log.warning("closing with interactions still being handled")
 
     def owns(self, guild_id: int | None) -> bool:
         """Whether this process runs the clock of a game in that server (its shards' servers only)."""
@@ -132,6 +235,10 @@ class RefereeBot(commands.Bot):
             return
         if isinstance(error, app_commands.CheckFailure):
             await reply(interaction, embed=error_embed(str(error) or "you may not use this command"), ephemeral=True)
+            return
+        if isinstance(error, app_commands.TransformerError | app_commands.CommandSignatureMismatch):
+            # an option value Discord let through that the command cannot read (or a stale client's command)
+            await reply(interaction, embed=error_embed(NOT_VALID_HERE), ephemeral=True)
             return
         command = interaction.command.qualified_name if interaction.command else "?"
         log.error("command /%s failed (guild %s, channel %s, user %s)", command, interaction.guild_id,
@@ -169,35 +276,61 @@ def main(argv: list[str] | None = None) -> int:
         settings.db_path = args.db
     logging.basicConfig(level=getattr(logging, settings.log_level, logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    install_redaction(settings.token)
     if args.console or not settings.token:
         from console import run_console
 
         logging.getLogger().setLevel(logging.WARNING)
         try:
             return asyncio.run(run_console(settings.db_path, seed=args.seed))
+        except StoreUnavailable as err:  # the console says so itself; this is the safety net
+            return fail(str(err), settings.token)
         except KeyboardInterrupt:
             return 130
     return run_discord(settings)
 
 
-def run_discord(settings: Settings) -> int:
-    bot = create_bot(settings)
+def fail(message: str, token: str | None = None) -> int:
+    """Print one `error:` line (the token never in it); returns the exit status 1."""
+    print(f"error: {redact(message, token)}", file=sys.stderr)
+    return 1
+
+
+async def serve(settings: Settings) -> None:
+    """Open the store (a failure ends here, before Discord is contacted), then run the bot until it closes."""
+    store = await Store.open(settings.db_path)
     try:
-        bot.run(settings.token or "", log_handler=None)
+        bot = create_bot(settings)
+    except BaseException:
+        await store.close()
+        raise
+    bot.store = store
+    try:
+        await bot.start(settings.token or "")
+    finally:
+        await bot.close()
+
+
+def run_discord(settings: Settings) -> int:
+    """Run the Discord bot; returns the exit status. A failure prints one line, never a server's answer."""
+    token = settings.token
+    try:
+        asyncio.run(serve(settings))
+    except StoreUnavailable as err:
+        return fail(str(err), token)
     except discord.LoginFailure:
-        print("error: Discord refused the token in DISCORD_TOKEN (check it in the developer portal)", file=sys.stderr)
-        return 1
+        return fail("Discord refused the token in DISCORD_TOKEN (check it in the developer portal)")
     except discord.PrivilegedIntentsRequired:
-        print("error: the bot asks for an intent not enabled in the developer portal", file=sys.stderr)
-        return 1
-    except (OSError, discord.HTTPException) as err:
-        print(f"error: cannot reach Discord: {err}", file=sys.stderr)
-        return 1
-    except Exception as err:  # one clear line, not a traceback
-        print(f"error: the bot could not start: {type(err).__name__}: {err}", file=sys.stderr)
-        return 1
+        return fail("the bot asks for an intent not enabled in the developer portal")
+    except discord.HTTPException as err:  # its text is the server's: not printed (it could echo a header)
+        return fail(f"Discord answered HTTP {err.status} at start-up; check the token and the bot's settings "
+                    "in the developer portal, or try again later")
+    except OSError as err:
+        return fail(f"cannot reach Discord ({type(err).__name__}{': ' + err.strerror if err.strerror else ''})", token)
     except KeyboardInterrupt:
         return 130
+    except Exception as err:  # one clear line, not a traceback
+        return fail(f"the bot could not start: {type(err).__name__}: {err}", token)
     return 0
 
 

@@ -24,10 +24,21 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.render import event_lines, message_batches, move_prompt, report_embeds, status_embed, when, who
+from cogs.render import (
+    NO_PINGS,
+    event_lines,
+    message_batches,
+    move_prompt,
+    pings,
+    report_embeds,
+    safe,
+    status_embed,
+    when,
+    who,
+)
 from cogs.util import channel_id_of
 from cogs.views import choice_view, move_view, swap_controls
-from data.store import GameRow
+from data.store import GameRow, StoreUnavailable
 from engine.clock import next_deadline
 from engine.events import Event
 from engine.goddice.events import PlayerReminded
@@ -40,6 +51,7 @@ log = logging.getLogger("referee.clock")
 CONTENT_LIMIT = 2000  # Discord's limit on a message's text
 ANNOUNCEMENTS_PER_SECOND = 40  # under Discord's global limit of about 50 requests a second
 TIMER = "clock"
+RETRY_AFTER = timedelta(seconds=30)  # when a tick fails (the store cannot save, or a fault): try again, no spin
 
 
 class Announcer:
@@ -63,6 +75,8 @@ class Announcer:
             started = loop.time()
             try:
                 await send()
+            except StoreUnavailable as err:  # the store logged its cause once; the next tick tries again
+                log.warning("an announcement waits: %s", err)
             except Exception:
                 log.exception("an announcement failed")
             await asyncio.sleep(max(0.0, self.interval - (loop.time() - started)))
@@ -108,6 +122,7 @@ class Clock(commands.Cog):
     async def tick(self) -> None:
         """The timer: catch up every game due now, in batches, then queue what is to be said; re-arm."""
         self._armed = None
+        failed = True
         try:
             caught = await self.bot.referee.catch_up_due(owns=self.owns)
             for game_id, events in caught.items():
@@ -115,15 +130,27 @@ class Clock(commands.Cog):
             for game_id, guild_id in await self.bot.store.take_reminders_due(self.now()):
                 if self.owns(guild_id) and game_id not in caught:
                     self.announcer.put(lambda game_id=game_id: self.follow(game_id))
+            failed = False
+        except StoreUnavailable as err:  # the store logged its cause once
+            log.warning("the clock could not catch up (%s); trying again in %s", err, RETRY_AFTER)
         except Exception:
-            log.exception("the clock failed to catch up")
+            log.exception("the clock failed to catch up; trying again in %s", RETRY_AFTER)
         finally:
-            await self.arm()
+            # what is due stays due after a failure: wait before trying again rather than spin on it
+            if failed:
+                self.arm_at(self.now() + RETRY_AFTER)
+            else:
+                try:
+                    await self.arm()
+                except StoreUnavailable:
+                    self.arm_at(self.now() + RETRY_AFTER)
 
     async def wake(self, game_id: int) -> None:
         """Catch up one game now, announce it, then the rest of `after_change` (also what a test calls)."""
         try:
             await self.announce_and_follow(await self.bot.referee.catch_up(game_id))
+        except StoreUnavailable as err:
+            log.warning("the clock could not wake game %s (%s); the timer tries again", game_id, err)
         except Exception:
             log.exception("the clock failed to wake game %s", game_id)
 
@@ -139,7 +166,7 @@ class Clock(commands.Cog):
                 await self.announce_reminder(channel, report)
             else:
                 for batch in message_batches(report_embeds(report.events, report.state)):
-                    await channel.send(embeds=batch)
+                    await channel.send(embeds=batch, allowed_mentions=NO_PINGS)
         await self.after_change(report)
 
     def channel(self, row: GameRow) -> discord.PartialMessageable:
@@ -177,11 +204,12 @@ class Clock(commands.Cog):
         text: str | None = "\n".join(event_lines(report.events))
         if text and len(text) > CONTENT_LIMIT:  # too long for a message's text: embeds, then the prompt
             for batch in message_batches(report_embeds(report.events, state)):
-                await channel.send(embeds=batch)
+                await channel.send(embeds=batch, allowed_mentions=NO_PINGS)
             text = move_prompt(state) if reminded else None
         if not text:
             return
-        message = await channel.send(text, view=view, allowed_mentions=discord.AllowedMentions(users=True))
+        reminded_players = [e.player for e in report.events if isinstance(e, PlayerReminded)]
+        message = await channel.send(text, view=view, allowed_mentions=pings(*reminded_players))
         if reminded:
             await swap_controls(self.bot, channel, report.game_id, message.id if view else None)
 
@@ -205,9 +233,9 @@ class Clock(commands.Cog):
             player = state.nations[event.nation].player
             what = f"commit 1 to {most} units" if event.stage == "commit" else "pick the next pairing"
             message = await channel.send(
-                f"⚔ Battle #{battle.id}: {who(player) if player else event.nation}, {what} "
+                f"⚔ Battle #{battle.id}: {who(player) if player else safe(event.nation)}, {what} "
                 f"(default {when(event.deadline)}).", view=view,
-                allowed_mentions=discord.AllowedMentions(users=True),
+                allowed_mentions=pings(player),
             )
             await self.bot.store.choice_message(report.game_id, battle_id, message.id)
 
@@ -233,9 +261,9 @@ class Clock(commands.Cog):
                        if n.player and not n.eliminated and actions_left(state, n) > 0]
             if waiting:
                 lines = [f"⏰ Turn {state.turn} ends {when(state.turn_ends_at)}. Still to act:"]
-                lines += [f"{who(n.player or '')} ({n.name}, {actions_left(state, n)} left)" for n in waiting]
+                lines += [f"{who(n.player or '')} ({safe(n.name)}, {actions_left(state, n)} left)" for n in waiting]
                 for content in _chunks(lines, CONTENT_LIMIT):
-                    await channel.send(content, allowed_mentions=discord.AllowedMentions(users=True))
+                    await channel.send(content, allowed_mentions=pings(*(n.player for n in waiting)))
         await self.bot.store.set_front_end(row.id, reminded_turn=state.turn)
         return await self.bot.store.game(row.id)
 
@@ -251,7 +279,7 @@ class Clock(commands.Cog):
             except discord.HTTPException:
                 log.warning("could not update the status message of game %s", row.id)
                 return
-        message = await channel.send(embed=embed)
+        message = await channel.send(embed=embed, allowed_mentions=NO_PINGS)
         try:
             await message.pin(reason="the game's status")
         except discord.HTTPException:

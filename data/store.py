@@ -14,6 +14,7 @@ what the plan returns, all in that one call.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import json
 import logging
@@ -21,7 +22,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -48,6 +49,9 @@ from engine.rulesets import ruleset, ruleset_of
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Test hook: seconds to wait inside a transaction, just before COMMIT (the crash test kills us there).
 PAUSE_BEFORE_COMMIT = "REFEREE_TEST_PAUSE_BEFORE_COMMIT"
+BUSY_TIMEOUT = 5.0  # seconds a write waits for another program's lock before it is refused
+CLOSE_TIMEOUT = 10.0  # seconds closing waits for the operations in flight
+SHUTTING_DOWN = "the referee is shutting down; nothing changed — try again in a minute"
 T = TypeVar("T")
 log = logging.getLogger("referee.store")
 
@@ -122,33 +126,145 @@ def _json(value: Any) -> str:
 
 
 class Store:
-    """Open with `await Store.open(path)`; close with `await store.close()`."""
+    """Open with `await Store.open(path)`; close with `await store.close()` (idempotent, safe to call twice at
+    once: it waits, bounded, for the operations in flight and refuses new ones)."""
 
-    def __init__(self, db: aiosqlite.Connection) -> None:
+    def __init__(self, db: aiosqlite.Connection, path: str = "", busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.db = db
+        self.path = path
+        self.busy_timeout = busy_timeout
         self._write_lock = asyncio.Lock()
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._closing = False
+        self._close_task: asyncio.Future[None] | None = None
+        self._fault: str | None = None  # the cause of the current fault episode (logged once)
+        self._reopen = False  # a fault may have left the connection unusable: reconnect before the next write
+        self._opening = False  # while `open` runs, a fault is its caller's one line, not a log entry
 
     @classmethod
-    async def open(cls, path: str | os.PathLike[str]) -> Store:
-        db = await aiosqlite.connect(str(path), isolation_level=None)
-        db.row_factory = aiosqlite.Row
-        await db.execute("PRAGMA journal_mode = WAL")
-        await db.execute("PRAGMA foreign_keys = ON")
-        await db.execute("PRAGMA busy_timeout = 5000")
-        store = cls(db)
+    async def open(cls, path: str | os.PathLike[str], *, busy_timeout: float = BUSY_TIMEOUT) -> Store:
+        """Open (creating if need be) and migrate the database. Raises `StoreUnavailable` with a one-line reason
+        (not SQLite, locked by another program, a folder it cannot write in); nothing is left open then."""
+        db = aiosqlite.connect(str(path), isolation_level=None)
         try:
+            await db
+        except sqlite3.Error as err:
+            # aiosqlite has asked its thread to stop: let it, while the loop can still take its answer
+            await asyncio.to_thread(db._thread.join, CLOSE_TIMEOUT)
+            raise StoreUnavailable(open_failure(path, err)) from None
+        try:
+            db.row_factory = aiosqlite.Row
+            await db._execute(_configure, db._conn, busy_timeout)
+            store = cls(db, str(path), busy_timeout)
+            store._opening = True
             await store.migrate()
-        except BaseException:
-            await db.close()
+            store._opening = False
+        except BaseException as err:
+            with contextlib.suppress(Exception):
+                await db.close()
+            cause = err.__cause__ if isinstance(err, StoreUnavailable) else err
+            if isinstance(cause, sqlite3.Error) and _fault_cause(cause) is not None:
+                raise StoreUnavailable(open_failure(path, cause)) from None
             raise
         return store
 
-    async def close(self) -> None:
-        await self.db.close()
+    async def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
+        """Refuse new operations, let those in flight finish (at most `timeout` seconds), close the connection.
+        Idempotent; concurrent calls all wait for the one close."""
+        if self._close_task is None:
+            self._closing = True
+            self._close_task = asyncio.ensure_future(self._close(timeout))
+        await asyncio.shield(self._close_task)
+
+    async def _close(self, timeout: float) -> None:
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        except TimeoutError:
+            log.warning("closing the database with %d operation(s) still running", self._in_flight)
+        await self.db.close()  # queued after whatever is still running in the database thread
+
+    @property
+    def closed(self) -> bool:
+        return self._closing
+
+    @contextlib.asynccontextmanager
+    async def _operation(self) -> AsyncIterator[None]:
+        """One store operation: refused once closing has begun; counted so that closing waits for it."""
+        if self._closing:
+            raise StoreUnavailable(SHUTTING_DOWN)
+        self._in_flight += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._idle.set()
 
     async def _in_thread(self, function: Callable[..., T], *args: Any) -> T:
-        """Run `function(connection, *args)` in the database thread: one round trip."""
-        return await self.db._execute(function, self.db._conn, *args)
+        """Run `function(connection, *args)` in the database thread: one round trip. (The connection is looked
+        up there, so a reconnect queued before it is seen.)"""
+        return await self.db._execute(lambda: function(self.db._conn, *args))
+
+    async def _read(self, function: Callable[..., T], *args: Any) -> T:
+        """A read: `function(connection, *args)` in the database thread, as one operation."""
+        async with self._operation():
+            try:
+                return await self._in_thread(function, *args)
+            except sqlite3.Error as err:
+                raise self._failed(err, "read") from err
+
+    async def _fetchall(self, query: str, params: Any = ()) -> list[sqlite3.Row]:
+        return await self._read(lambda con: con.execute(query, params).fetchall())
+
+    async def _write(self, function: Callable[..., T], *args: Any) -> T:
+        """A write: `function(connection, *args)` in the database thread under the write lock, as one operation.
+        A database fault (read-only, locked, full, I/O) raises `StoreUnavailable`: nothing changed; the cause is
+        logged once per episode, and the next write reconnects first (a leftover read-only `-shm` or a failed
+        rollback can leave the connection unusable even once the fault is fixed)."""
+        async with self._operation(), self._write_lock:
+            try:
+                if self._reopen:
+                    await self._in_thread(self._reconnect)
+                    self._reopen = False
+                result = await self._in_thread(function, *args)
+            except sqlite3.Error as err:
+                raise self._failed(err, "save") from err
+        if self._fault is not None:
+            log.warning("the database %s can be written again", self.path)
+            self._fault = None
+        return result
+
+    def _failed(self, err: sqlite3.Error, what: str) -> Exception:
+        """The error to raise for a database error: a fault becomes `StoreUnavailable` (logged once per episode)."""
+        cause = _fault_cause(err)
+        if cause is None:
+            return err
+        self._reopen = True
+        if self._opening:
+            pass
+        elif self._fault is None:
+            log.error("cannot %s to the database %s: %s (%s); commands are refused until it clears",
+                      "write" if what == "save" else "read", self.path, err, cause)
+        else:
+            log.debug("the database %s is still unavailable: %s", self.path, err)
+        self._fault = cause
+        return StoreUnavailable(f"the referee cannot {what} right now ({cause}); nothing changed — try again later")
+
+    def _reconnect(self, old: sqlite3.Connection) -> None:
+        """A fresh sqlite connection in place of the old one (runs in the database thread)."""
+        new = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            _configure(new, self.busy_timeout)
+        except BaseException:
+            new.close()
+            raise
+        new.row_factory = old.row_factory
+        self.db._connection = new
+        with contextlib.suppress(sqlite3.Error):
+            old.close()
 
     # --- schema --------------------------------------------------------------------------------
 
@@ -158,14 +274,12 @@ class Store:
         A migration is an `NNN_name.sql` script or an `NNN_name.py` module whose `migrate(connection)`
         runs; each runs in a transaction of its own with the new version number.
         """
-        async with self.db.execute("PRAGMA user_version") as cursor:
-            row = await cursor.fetchone()
+        [row] = await self._fetchall("PRAGMA user_version")
         version = int(row[0]) if row else 0
         for number, path in migration_files():
             if number <= version:
                 continue
-            async with self._write_lock:
-                await self._in_thread(_apply_migration, number, path)
+            await self._write(_apply_migration, number, path)
             version = number
         return version
 
@@ -173,8 +287,7 @@ class Store:
 
     async def _transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """`work(connection)` in one transaction, in the database thread."""
-        async with self._write_lock:
-            return await self._in_thread(_transaction, work)
+        return await self._write(_transaction, work)
 
     async def create_game(
         self, channel: str, guild_id: int | None, state: Any, events: list[Event],
@@ -209,6 +322,11 @@ class Store:
                 con.execute("SAVEPOINT game")
                 try:
                     result = self._run_plan(con, game_id, plan)
+                except sqlite3.Error as err:
+                    if _fault_cause(err) is not None:
+                        raise  # the database itself failed: the whole batch is refused
+                    log.exception("catching up game %s failed; it is left as it was", game_id)
+                    con.execute("ROLLBACK TO game")
                 except Exception:
                     log.exception("catching up game %s failed; it is left as it was", game_id)
                     con.execute("ROLLBACK TO game")
@@ -308,15 +426,13 @@ class Store:
 
     async def live_game(self, channel: str) -> int | None:
         """The id of the channel's game that has not ended, if any."""
-        async with self.db.execute("SELECT id FROM games WHERE channel = ? AND ended = 0", (channel,)) as cur:
-            row = await cur.fetchone()
-        return int(row["id"]) if row else None
+        rows = await self._fetchall("SELECT id FROM games WHERE channel = ? AND ended = 0", (channel,))
+        return int(rows[0]["id"]) if rows else None
 
     async def live_ruleset(self, channel: str) -> str | None:
         """The rule set of the channel's game that has not ended, if any."""
-        async with self.db.execute("SELECT ruleset FROM games WHERE channel = ? AND ended = 0", (channel,)) as cur:
-            row = await cur.fetchone()
-        return str(row["ruleset"]) if row else None
+        rows = await self._fetchall("SELECT ruleset FROM games WHERE channel = ? AND ended = 0", (channel,))
+        return str(rows[0]["ruleset"]) if rows else None
 
     async def games(self, live_only: bool = True, game_id: int | None = None) -> list[GameRow]:
         """Every game (live ones only by default; or the one game asked for) with its next deadline."""
@@ -328,8 +444,7 @@ class Store:
             params.append(game_id)
         query = ("SELECT id, channel, guild_id, ended, status_message_id, reminded_turn, next_due, remind_at FROM games"
                  + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id")
-        async with self.db.execute(query, params) as cur:
-            rows = await cur.fetchall()
+        rows = await self._fetchall(query, params)
         return [
             GameRow(int(r["id"]), r["channel"], r["guild_id"], bool(r["ended"]),
                     datetime.fromisoformat(r["next_due"]) if r["next_due"] else None,
@@ -341,15 +456,13 @@ class Store:
     async def due(self, now: datetime) -> list[tuple[int, int | None]]:
         """(game id, server) of the live games with something due by `now`, earliest first: the clock's index."""
         query = "SELECT id, guild_id FROM games WHERE ended = 0 AND next_due <= ? ORDER BY next_due"
-        async with self.db.execute(query, (_iso(now),)) as cur:
-            return [(int(r["id"]), r["guild_id"]) for r in await cur.fetchall()]
+        return [(int(r["id"]), r["guild_id"]) for r in await self._fetchall(query, (_iso(now),))]
 
     async def next_wake(self) -> datetime | None:
         """The earliest moment any live game needs the clock: a due time or a front-end reminder (one timer
         is enough for the whole clock). Two index lookups."""
-        async with self.db.execute("SELECT (SELECT MIN(next_due) FROM games WHERE ended = 0),"
-                                   " (SELECT MIN(remind_at) FROM games WHERE ended = 0)") as cur:
-            row = await cur.fetchone()
+        [row] = await self._fetchall("SELECT (SELECT MIN(next_due) FROM games WHERE ended = 0),"
+                                     " (SELECT MIN(remind_at) FROM games WHERE ended = 0)")
         moments = [datetime.fromisoformat(value) for value in (row[0], row[1]) if value] if row else []
         return min(moments, default=None)
 
@@ -367,14 +480,13 @@ class Store:
 
     async def choice_message(self, game_id: int, battle: int, message_id: int | None = None) -> int | None:
         """The message that offers a battle's choice; with `message_id`, record a new one. Returns the old one."""
-        async with self.db.execute("SELECT message_id FROM choice_messages WHERE game_id = ? AND battle = ?",
-                                   (game_id, battle)) as cur:
-            row = await cur.fetchone()
+        rows = await self._fetchall("SELECT message_id FROM choice_messages WHERE game_id = ? AND battle = ?",
+                                    (game_id, battle))
         if message_id is not None:
-            async with self._write_lock:
-                await self.db.execute("INSERT OR REPLACE INTO choice_messages (game_id, battle, message_id)"
-                                      " VALUES (?, ?, ?)", (game_id, battle, message_id))
-        return int(row["message_id"]) if row else None
+            await self._transaction(lambda con: con.execute(
+                "INSERT OR REPLACE INTO choice_messages (game_id, battle, message_id) VALUES (?, ?, ?)",
+                (game_id, battle, message_id)))
+        return int(rows[0]["message_id"]) if rows else None
 
     async def game(self, game_id: int) -> GameRow:
         """One game's row (live or not)."""
@@ -405,14 +517,13 @@ class Store:
 
     async def load(self, game_id: int) -> Any:
         """The game's current state, from its snapshot (one row, one round trip)."""
-        return await self._in_thread(self._load, game_id)
+        return await self._read(self._load, game_id)
 
     async def events(self, game_id: int, include_undone: bool = False) -> list[LoggedEvent]:
         query = "SELECT id, action_id, data, undone FROM events WHERE game_id = ?"
         if not include_undone:
             query += " AND undone = 0"
-        async with self.db.execute(query + " ORDER BY id", (game_id,)) as cur:
-            rows = await cur.fetchall()
+        rows = await self._fetchall(query + " ORDER BY id", (game_id,))
         return [
             LoggedEvent(r["id"], r["action_id"], event_from_dict(orjson.loads(r["data"])), bool(r["undone"]))
             for r in rows
@@ -425,8 +536,7 @@ class Store:
     async def actions(self, game_id: int, limit: int = 20, include_undone: bool = True) -> list[ActionRow]:
         """The newest actions first."""
         query = "SELECT * FROM actions WHERE game_id = ?" + ("" if include_undone else " AND undone = 0")
-        async with self.db.execute(query + " ORDER BY id DESC LIMIT ?", (game_id, limit)) as cur:
-            rows = await cur.fetchall()
+        rows = await self._fetchall(query + " ORDER BY id DESC LIMIT ?", (game_id, limit))
         return [ActionRow(r["id"], r["actor"], r["command"], datetime.fromisoformat(r["at"]), bool(r["undone"]))
                 for r in rows]
 
@@ -442,8 +552,7 @@ class Store:
         query += " ORDER BY id DESC" + (" LIMIT ?" if limit else "")
         if limit:
             params.append(limit)
-        async with self.db.execute(query, params) as cur:
-            rows = await cur.fetchall()
+        rows = await self._fetchall(query, params)
         return [_roll_record(r) for r in reversed(rows)]
 
     # --- export and import ---------------------------------------------------------------------
@@ -488,10 +597,63 @@ def _transaction(con: sqlite3.Connection, work: Callable[[sqlite3.Connection], T
             time.sleep(pause)
         con.execute("COMMIT")
         return result
-    except BaseException:
+    except BaseException as err:
         if con.in_transaction:
-            con.execute("ROLLBACK")
+            try:
+                con.execute("ROLLBACK")
+            except sqlite3.Error as failed:  # e.g. "cannot rollback" after a disk I/O error: report the first error
+                err.add_note(f"(the rollback failed too: {failed})")
         raise
+
+
+def _configure(con: sqlite3.Connection, busy_timeout: float) -> None:
+    """Every connection's settings (the busy timeout first, so that a locked database is waited for)."""
+    con.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+    con.execute("PRAGMA journal_mode = WAL")
+    con.execute("PRAGMA foreign_keys = ON")
+
+
+# SQLite's primary result codes that mean the database, not the command, failed: what to tell the user.
+_FAULTS = {
+    5: "the database is locked by another program",  # SQLITE_BUSY
+    6: "the database is locked by another program",  # SQLITE_LOCKED
+    7: "out of memory",  # SQLITE_NOMEM
+    8: "the database is read-only",  # SQLITE_READONLY
+    10: "disk I/O error",  # SQLITE_IOERR
+    11: "the database file is damaged",  # SQLITE_CORRUPT
+    13: "the disk is full",  # SQLITE_FULL
+    14: "the database file cannot be opened",  # SQLITE_CANTOPEN
+    15: "the database is locked by another program",  # SQLITE_PROTOCOL
+    26: "the file is not a SQLite database",  # SQLITE_NOTADB
+}
+
+
+def _fault_cause(err: BaseException) -> str | None:
+    """A short cause when `err` is a fault of the database (read-only, locked, full, I/O…), else None."""
+    code = getattr(err, "sqlite_errorcode", None)
+    if not isinstance(err, sqlite3.Error) or code is None:
+        return None
+    return _FAULTS.get(code & 0xFF)
+
+
+def open_failure(path: str | os.PathLike[str], err: sqlite3.Error) -> str:
+    """Why a database could not be opened, in one line."""
+    file = Path(path)
+    folder = file.parent.resolve() if str(file.parent) else Path.cwd()
+    code = (getattr(err, "sqlite_errorcode", 0) or 0) & 0xFF
+    if code == 26 or code == 11:
+        return f"{file} is not a SQLite database"
+    if code in (5, 6, 15):
+        return f"{file} is locked by another program"
+    if code == 13:
+        return f"cannot open {file}: the disk is full"
+    if code in (8, 14, 10):
+        if not folder.is_dir():
+            return f"cannot open {file}: there is no folder {folder}"
+        if file.exists() and not os.access(file, os.W_OK):
+            return f"{file} is read-only"
+        return f"cannot write in folder {folder}"
+    return f"cannot open {file}: {err}"
 
 
 def _apply_migration(con: sqlite3.Connection, number: int, path: Path) -> None:

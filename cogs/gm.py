@@ -13,7 +13,7 @@ from discord.ext import commands
 
 from cogs.goddice import any_character_autocomplete, player_autocomplete
 from cogs.host import RefereeHost
-from cogs.render import report_embeds
+from cogs.render import report_embeds, safe
 from cogs.util import (
     actor,
     channel_key,
@@ -29,16 +29,16 @@ from cogs.util import (
     state_or_none,
 )
 from cogs.views import answer_move, confirm_view
-from engine.errors import BadInput, NoGame
+from engine.errors import BadInput, NoGame, RuleViolation
 from engine.goddice.cards import MAX_LIFE
 from engine.goddice.play import LoadCards
-from referee import Report
+from referee import MAX_EXPORT_BYTES, Report, read_export
 
 STATS = choice_list("gm set", "stat")
 RANKS = choice_list("gm unit rank", "rank")
 KINDS = choice_list("gm action grant", "kind")
 TYPES = choice_list("gm unit add", "type")
-MAX_IMPORT_BYTES = 5_000_000
+MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
 MAX_CARD_BYTES = 200_000  # a God Dice card file (the shipped one is 5 kB)
 
 
@@ -114,11 +114,14 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
     @app_commands.command(name="undo", description="Undo the game's last action, rolls included (asks to confirm)")
     async def undo(self, interaction: discord.Interaction) -> None:
         referee = self.bot.referee
-        game_id = await referee.game_id(channel_key(interaction))
-        last = [a for a in await referee.store.actions(game_id, limit=5, include_undone=False) if a.actor != "clock"]
-        what = f"“{last[0].command}”" if last else "the last action"
-        await reply(interaction, f"Undo {what}?", view=confirm_view("undo", game_id, interaction.user.id),
-                    ephemeral=True)
+        channel = channel_key(interaction)
+        game_id = await referee.game_id(channel)
+        target = await referee.undo_target(channel)
+        if target is None:
+            raise RuleViolation("there is nothing to undo")
+        # The button names the action: a confirmation undoes that one action, once, or nothing.
+        await reply(interaction, f"Undo “{safe(target.command)}”?",
+                    view=confirm_view("undo", game_id, interaction.user.id, target.id), ephemeral=True)
 
     @turn.command(name="end", description="End the turn now")
     async def turn_end(self, interaction: discord.Interaction) -> None:
@@ -189,18 +192,23 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         # sees the imported game in its pinned status message.
         await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            data = json.loads(await file.read())
-        except (ValueError, discord.HTTPException) as err:
-            raise BadInput(f"cannot read {file.filename} as JSON: {err}") from None
+            raw = await file.read()
+        except discord.HTTPException:
+            raise BadInput(f"cannot download {safe(file.filename)} from Discord right now; try again") from None
+        try:
+            data = read_export(raw)  # size, UTF-8, JSON and nesting; what it holds is checked by the import
+        except BadInput as err:
+            raise BadInput(f"cannot read {safe(file.filename)} as JSON: {err}") from None
         report = await self.bot.referee.import_game(channel_key(interaction), actor(interaction), data,
                                                     guild_id=interaction.guild_id,
                                                     command=f"/gm import file:{file.filename}")
         state = report.state
         if state.ruleset == "nations":
-            await reply(interaction, f"Game imported from {file.filename}: turn {state.turn}, "
+            await reply(interaction, f"Game imported from {safe(file.filename)}: turn {state.turn}, "
                                      f"{len(state.nations)} nations.")
         else:
-            await reply(interaction, f"God Dice game imported from {file.filename}: {len(state.players)} players.")
+            await reply(interaction, f"God Dice game imported from {safe(file.filename)}: "
+                                     f"{len(state.players)} players.")
         await publish(interaction, report)
 
     # --- God Dice --------------------------------------------------------------------------------
@@ -231,7 +239,7 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
     @staticmethod
     async def cards_loaded(interaction: discord.Interaction, report: Report) -> None:
         """The GM's confirmation (ephemeral, in place of the deferral), then the change for the channel."""
-        characters = ", ".join(c.title for c in report.state.cards.characters.values())
+        characters = ", ".join(safe(c.title) for c in report.state.cards.characters.values())
         await reply(interaction, f"Card file loaded: {characters}. /goddice cards shows them.", ephemeral=True)
         await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state))
 

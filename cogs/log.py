@@ -8,7 +8,7 @@ from discord.ext import commands
 
 from cogs.goddice import player_autocomplete
 from cogs.host import RefereeHost
-from cogs.render import rolls_embed, who
+from cogs.render import rolls_embed, safe, who
 from cogs.util import channel_key, game_state, nation_autocomplete, reply, state_or_none
 from engine.goddice.play import find_player
 from engine.nations.common import find_nation
@@ -36,7 +36,7 @@ class Log(commands.Cog):
             state = await game_state(interaction)
             if state.ruleset == "nations":
                 name = find_nation(state, nation).name
-                title = f"Rolls of {name}"
+                title = f"Rolls of {safe(name)}"[:256]
             else:
                 name = find_player(state, nation).name
                 lead = f"Rolls of {who(name)}:"

@@ -6,6 +6,7 @@ lays them out (God Dice's dice as coloured faces).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from datetime import datetime
@@ -17,8 +18,8 @@ from engine.describe import event_line, faces_line, plural, roll_line
 from engine.dice import FacesRecord, RollRecord
 from engine.events import Event
 from engine.goddice.cards import FACE_NAMES, Cards
-from engine.goddice.describe import MOVES, attack_text, cards_lines, life_bar, turn_lines
-from engine.goddice.play import label, legal_attacks, rollable, waiting_for
+from engine.goddice.describe import MOVES, attack_text, cards_lines, life_bar
+from engine.goddice.play import character_label, label, legal_attacks, rollable, waiting_for
 from engine.goddice.state import DRAFT, FAVOR, ROLLING, SEATING, GoddiceState
 from engine.nations.common import actions_left, army_mp
 from engine.nations.rules import Rules
@@ -38,12 +39,74 @@ def when(moment: datetime) -> str:
 
 
 def who(player: str) -> str:
-    """A player as a mention when it is a Discord user id."""
-    return f"<@{player}>" if player.isdigit() else player
+    """A player as a mention when it is a Discord user id (any other name shown as written, escaped)."""
+    return f"<@{player}>" if player.isdigit() and player.isascii() else safe(player)
+
+
+MENTION_START = re.compile(r"<(?=\S)")  # <@id>, <@&role>, <#channel>, <t:…>, <:emoji:id>, </command:id>
+BARE_MENTION = re.compile(r"@(?=everyone|here|[!&]?\d)", re.IGNORECASE)
+
+
+def safe(text: object) -> str:
+    """Player-given text (a nation, a player, a unit type, a character, a file name, a command as typed)
+    shown exactly as written: its Markdown escaped, and no mention, timestamp or emoji markup left live.
+
+    Every name a cog shows goes through here (or through `who`); messages that ping name their players in
+    `pings`, so even a name that slipped through would ping nobody."""
+    text = discord.utils.escape_markdown(str(text), ignore_links=False)
+    text = discord.utils.escape_mentions(text)
+    text = MENTION_START.sub("<\u200b", text)
+    return BARE_MENTION.sub("@\u200b", text)
+
+
+def pings(*players: str | None) -> discord.AllowedMentions:
+    """The mentions a message may notify: exactly these players (Discord user ids), no one else, no role,
+    not @everyone."""
+    users = [discord.Object(int(p)) for p in dict.fromkeys(players) if p and p.isdigit() and p.isascii()]
+    return discord.AllowedMentions(everyone=False, roles=False, replied_user=False, users=users)
+
+
+NO_PINGS = discord.AllowedMentions.none()
+
+# The event fields that carry player-given text (names, unit types, card titles, commands as typed, reasons
+# that quote them). Players and GMs (`player`, `by`, `gm`…) go through `who` instead.
+GIVEN_FIELDS = frozenset({
+    "name", "nation", "attacker", "defender", "winner", "loser", "type", "attacker_type", "defender_type",
+    "reason", "summary", "text", "attack", "legal", "target_names", "default", "actions", "outcome", "result",
+    "purpose", "strength", "weakness", "rank", "old_rank",
+})
+
+
+def _escaped(value: Any) -> Any:
+    if isinstance(value, str):
+        return safe(value)
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    if isinstance(value, dict):
+        return {(safe(k) if isinstance(k, str) else k): v for k, v in value.items()}
+    return value
+
+
+def shown(record: Any) -> Any:
+    """An event (or a roll record) with its player-given text escaped, for words that go to Discord."""
+    if not dataclasses.is_dataclass(record) or isinstance(record, type):
+        return record
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(record):
+        if not f.init:
+            continue
+        value = getattr(record, f.name)
+        if f.name in GIVEN_FIELDS:
+            escaped = _escaped(value)
+            if escaped != value:
+                changes[f.name] = escaped
+        elif f.name == "roll" and dataclasses.is_dataclass(value):
+            changes[f.name] = shown(value)
+    return dataclasses.replace(record, **changes) if changes else record
 
 
 def event_lines(events: Iterable[Event]) -> list[str]:
-    return [line for e in events if (line := event_line(e, when=when, who=who))]
+    return [line for e in events if (line := event_line(shown(e), when=when, who=who))]
 
 
 def text_embeds(lines: list[str], title: str | None = None, colour: discord.Colour = COLOUR) -> list[discord.Embed]:
@@ -97,13 +160,18 @@ USER_ID = re.compile(r"(?<![<@\d])\d{15,21}(?![>\d])")  # a bare Discord user id
 
 
 def error_embed(message: str) -> discord.Embed:
-    """A refusal; a player named by a bare user id in the engine's reason shows as a mention."""
-    return discord.Embed(description=f"⛔ {USER_ID.sub(lambda m: who(m.group()), message)}", colour=ERROR_COLOUR)
+    """A refusal; a player named by a bare user id in the engine's reason shows as a mention.
+
+    The reason may quote what was typed: Markdown that would render is escaped and no mention is live."""
+    text = discord.utils.escape_markdown(message, as_needed=True)
+    text = BARE_MENTION.sub("@\u200b", MENTION_START.sub("<\u200b", discord.utils.escape_mentions(text)))
+    return discord.Embed(description=f"⛔ {USER_ID.sub(lambda m: who(m.group()), text)}"[:DESCRIPTION_LIMIT],
+                         colour=ERROR_COLOUR)
 
 
 def nation_embed(nation: Nation, state: GameState, rules: Rules) -> discord.Embed:
     mod = rules.modifier
-    title = nation.name + (" — eliminated" if nation.eliminated else "")
+    title = (safe(nation.name) + (" — eliminated" if nation.eliminated else ""))[:256]
     embed = discord.Embed(title=title, colour=COLOUR,
                           description=f"Played by {who(nation.player) if nation.player else 'nobody'}")
     stability = f"{nation.effective_stability} ({mod(nation.effective_stability):+d})"
@@ -129,12 +197,13 @@ def army_lines(nation: Nation, rules: Rules) -> str:
     for unit in sorted(nation.units.values(), key=lambda u: u.id):
         top = rules.max_hp(unit.type, unit.rank, nation.strength, nation.weakness)
         where = f", battle #{unit.battle}" if unit.battle is not None else ""
-        lines.append(f"`#{unit.id}` {unit.type} {unit.rank.upper()} {unit.hp}/{top} HP{where}")
+        lines.append(f"`#{unit.id}` {safe(unit.type)} {safe(unit.rank.upper())} {unit.hp}/{top} HP{where}")
     return "\n".join(lines)[:1024]
 
 
 def army_embed(nation: Nation, rules: Rules) -> discord.Embed:
-    return discord.Embed(title=f"Army of {nation.name}", description=army_lines(nation, rules), colour=COLOUR)
+    return discord.Embed(title=f"Army of {safe(nation.name)}"[:256], description=army_lines(nation, rules),
+                         colour=COLOUR)
 
 
 def status_embed(state: Any, rules: Rules) -> discord.Embed:
@@ -156,7 +225,7 @@ def nations_status_embed(state: GameState, rules: Rules) -> discord.Embed:
             value = (f"E {nation.economy} S {nation.effective_stability} M {nation.military} P {nation.propaganda} "
                      f"L {nation.land}\n{who(nation.player) if nation.player else 'no player'} · "
                      f"{plural(actions_left(state, nation), 'action')} left")
-        embed.add_field(name=nation.name, value=value)
+        embed.add_field(name=safe(nation.name)[:256], value=value)
     live = [b for b in state.battles.values() if not b.over]
     if live:
         embed.add_field(name="Battles", value="\n".join(battle_line(b) for b in live)[:1024], inline=False)
@@ -167,15 +236,15 @@ def nations_status_embed(state: GameState, rules: Rules) -> discord.Embed:
 
 def battle_line(battle: Battle) -> str:
     if battle.over:
-        status = battle.result or "over"
+        status = safe(battle.result or "over")
     elif battle.stage == "commit":
-        status = f"waits for {battle.defender} to commit"
+        status = f"waits for {safe(battle.defender)} to commit"
     elif battle.stage == "pairing":
-        status = f"waits for {chooser(battle)} to pair"
+        status = f"waits for {safe(chooser(battle))} to pair"
     else:
         status = "being fought"
     due = f", default {when(battle.deadline)}" if battle.deadline and not battle.over else ""
-    return f"#{battle.id} {battle.attacker} → {battle.defender}: {status}{due}"
+    return f"#{battle.id} {safe(battle.attacker)} → {safe(battle.defender)}: {status}{due}"
 
 
 def battles_embed(state: GameState, battle_id: int | None = None) -> discord.Embed:
@@ -184,8 +253,8 @@ def battles_embed(state: GameState, battle_id: int | None = None) -> discord.Emb
                           description="\n".join(battle_line(b) for b in battles) or "No battles.")
     for battle in battles[-5:]:
         duels = [
-            f"{d['attacker_type']} #{d['attacker_unit']} vs {d['defender_type']} #{d['defender_unit']}: "
-            f"{sum(1 for r in d['rounds'] if r['kind'] == 'round')} rounds — {d['outcome'] or 'under way'}"
+            f"{safe(d['attacker_type'])} #{d['attacker_unit']} vs {safe(d['defender_type'])} #{d['defender_unit']}: "
+            f"{sum(1 for r in d['rounds'] if r['kind'] == 'round')} rounds — {safe(d['outcome'] or 'under way')}"
             for d in battle.duels
         ]
         fighting = (f"attacking {_ids(battle.in_fight_attacking)}; defending {_ids(battle.in_fight_defending)}")
@@ -204,7 +273,7 @@ def rolls_embed(rolls: list[RollRecord | FacesRecord], title: str, lead: str | N
 
 
 def ledger_line(roll: RollRecord | FacesRecord) -> str:
-    return faces_line(roll, who) if isinstance(roll, FacesRecord) else roll_line(roll)
+    return faces_line(shown(roll), who) if isinstance(roll, FacesRecord) else roll_line(shown(roll))
 
 
 # --- God Dice --------------------------------------------------------------------------------------
@@ -219,7 +288,7 @@ def dice_faces(dice: list[str]) -> str:
 
 def god_faces(faces: list[str], cards: Cards) -> str:
     """`**S** Sage · **A** Assassin`: God dice as their letters and the characters they stand for."""
-    titles = {card.god: card.title for card in cards.characters.values()}
+    titles = {card.god: safe(card.title) for card in cards.characters.values()}
     return " · ".join(f"**{face}** {titles.get(face, '')}".rstrip() for face in faces)
 
 
@@ -249,7 +318,8 @@ def goddice_status_embed(state: GoddiceState) -> discord.Embed:
         lines.append(f"Seating: {plural(len(state.players), 'player')} seated; /goddice join, then the GM's "
                      "/goddice begin.")
     if state.phase == DRAFT:
-        lines.append("Pool: " + ", ".join(f"{state.cards.characters[t].title} ×{n}" for t, n in state.pool.items()
+        lines.append("Pool: " + ", ".join(f"{safe(state.cards.characters[t].title)} ×{n}"
+                                          for t, n in state.pool.items()
                                           if n))
     if state.forced_dice:
         lines.append(f"{plural(len(state.forced_dice), 'GM-entered die')} waiting: {' '.join(state.forced_dice)}")
@@ -258,7 +328,8 @@ def goddice_status_embed(state: GoddiceState) -> discord.Embed:
         name = f"Seat {player.seat}" + (f" ({plural(player.wins, 'win')})" if "campaign" in state.options else "")
         if player.characters and not player.in_game:
             name += " — out"
-        characters = [f"{label(player, c, state.cards)} {life_bar(c.life, c.max_life)}" for c in player.characters]
+        characters = [f"{safe(label(player, c, state.cards))} {life_bar(c.life, c.max_life)}"
+                      for c in player.characters]
         embed.add_field(name=name, value="\n".join([who(player.name), *characters])[:1024])
     turn = state.current
     if turn is not None and turn.attacker is not None and not state.ended:
@@ -271,7 +342,7 @@ def turn_field(state: GoddiceState) -> list[str]:
     and every legal attack with its damage."""
     turn = state.current
     assert turn is not None
-    lines = turn_lines(state, who)[:1]  # who attacks whom
+    lines = [attack_line(state)]
     if turn.god:
         lines.append(f"God dice: {god_faces(turn.god, state.cards)}"
                      + (f"; the {turn.favor} is in favor" if turn.favor else ""))
@@ -284,13 +355,23 @@ def turn_field(state: GoddiceState) -> list[str]:
         lines.append("Still to roll: " + ", ".join(f"{FACES[f]} {FACE_NAMES[f]} ×{turn.dice.count(f)}" for f in left))
     legal = legal_attacks(state)
     if legal:
-        lines += ["Legal attacks:", *(f"• {attack_text(option)}" for option in legal)]
+        lines += ["Legal attacks:", *(f"• {safe(attack_text(option))}" for option in legal)]
     elif state.phase == ROLLING:
         lines.append("No legal attack yet.")
     return lines
 
 
+def attack_line(state: GoddiceState) -> str:
+    """Who attacks whom in the turn under way, the characters as their (escaped) card titles."""
+    turn = state.current
+    assert turn is not None and turn.attacker is not None
+    line = f"{who(turn.player)}'s {safe(character_label(state, turn.attacker))} attacks "
+    if turn.defender:
+        return line + f"{who(turn.defender_player or '')}'s {safe(character_label(state, turn.defender))}"
+    return line + (who(turn.defender_player) if turn.defender_player else "…")
+
+
 def cards_embeds(cards: Cards) -> list[discord.Embed]:
     """`/goddice cards`: every character with its life, God die and attacks."""
-    lines = [line.replace("*", "\\*") for line in cards_lines(cards)]  # the house mark, not Markdown
+    lines = [safe(line) for line in cards_lines(cards)]  # card titles, and the house mark * as written
     return text_embeds([f"• {line}" for line in lines[:-1]] + lines[-1:], "God Dice cards")

@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 
 from cogs.host import RefereeHost
-from cogs.render import message_batches, report_embeds
+from cogs.render import NO_PINGS, message_batches, report_embeds
 from engine.commands import BY_PATH, build_action, check_ruleset, choices, coerce_options
 from engine.errors import NoGame
 from engine.nations.state import GameState
@@ -54,15 +54,15 @@ async def reply(interaction: discord.Interaction, content: str | None = None, *,
                 file: discord.File | None = None,
                 allowed_mentions: discord.AllowedMentions | None = None) -> int | None:
     """Answer an interaction once; what does not fit one message follows up. Returns the id of the first
-    message (the one carrying the content and the view), when Discord says it."""
+    message (the one carrying the content and the view), when Discord says it.
+
+    It pings no one unless `allowed_mentions` names whom (`render.pings`)."""
     batches = message_batches([embed] if embed is not None else list(embeds))
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {"allowed_mentions": allowed_mentions or NO_PINGS}
     if view is not None:
         extra["view"] = view
     if file is not None:
         extra["file"] = file
-    if allowed_mentions is not None:
-        extra["allowed_mentions"] = allowed_mentions
     first, rest = batches[0], batches[1:]
     if interaction.response.is_done():
         sent = await interaction.followup.send(content or "", embeds=first, ephemeral=ephemeral, wait=True, **extra)
@@ -71,7 +71,7 @@ async def reply(interaction: discord.Interaction, content: str | None = None, *,
         response = await interaction.response.send_message(content, embeds=first, ephemeral=ephemeral, **extra)
         message_id = response.message_id
     for batch in rest:
-        await interaction.followup.send(embeds=batch, ephemeral=ephemeral)
+        await interaction.followup.send(embeds=batch, ephemeral=ephemeral, allowed_mentions=NO_PINGS)
     return message_id
 
 

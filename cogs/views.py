@@ -10,6 +10,7 @@ move's controls while the previous move's come off their message.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import discord
 
 from cogs.host import RefereeHost
-from cogs.render import FACES, error_embed, move_prompt, report_embeds
+from cogs.render import FACES, error_embed, move_prompt, pings, report_embeds
 from cogs.util import actor, bot_of, channel_key, has_gm_role, publish, reply, run_action, run_command
 from engine.clock import EndGame
 from engine.errors import RefereeError, RuleViolation
@@ -45,6 +46,15 @@ async def guarded(interaction: discord.Interaction, work: Callable[[], Awaitable
                       interaction.user.id)
         await reply(interaction, ephemeral=True,
                     embed=error_embed("Sorry, the referee hit a problem; it was logged. /game status shows the game."))
+
+
+_click_locks: dict[tuple[int, int], asyncio.Lock] = {}
+
+
+def click_lock(interaction: discord.Interaction, game_id: int) -> asyncio.Lock:
+    """Clicks on one game's controls run one at a time, from the check that the choice or move is still open
+    to its answer: a double click (or fifty clicks at once) applies once, and the others are told why not."""
+    return _click_locks.setdefault((id(bot_of(interaction)), game_id), asyncio.Lock())
 
 
 async def _battle(interaction: discord.Interaction, game_id: int, battle_id: int) -> tuple[GameState, Battle]:
@@ -84,10 +94,13 @@ class CommitSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
-            _, battle = await _battle(interaction, self.game_id, self.battle_id)
-            units = [int(v) for v in self.item.values]
-            await run_action(interaction, war.CommitUnits(units, battle=battle.id, nation=battle.defender),
-                             f"/attack commit battle:{battle.id} units:{' '.join(self.item.values)}")
+            async with click_lock(interaction, self.game_id):
+                _, battle = await _battle(interaction, self.game_id, self.battle_id)
+                if battle.stage != "commit":
+                    raise RuleViolation(f"the defender's units are already committed in battle #{battle.id}")
+                units = [int(v) for v in self.item.values]
+                await run_action(interaction, war.CommitUnits(units, battle=battle.id, nation=battle.defender),
+                                 f"/attack commit battle:{battle.id} units:{' '.join(self.item.values)}")
 
         await guarded(interaction, work)
 
@@ -117,10 +130,13 @@ class PairSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee:p
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
-            await _battle(interaction, self.game_id, self.battle_id)
-            attacker, defender = (int(v) for v in self.item.values[0].split(":"))
-            await run_action(interaction, war.PairUnits(attacker, defender, self.battle_id),
-                             f"/attack pair battle:{self.battle_id} attacker:{attacker} defender:{defender}")
+            async with click_lock(interaction, self.game_id):
+                _, battle = await _battle(interaction, self.game_id, self.battle_id)
+                attacker, defender = (int(v) for v in self.item.values[0].split(":"))
+                if attacker not in battle.in_fight_attacking or defender not in battle.in_fight_defending:
+                    raise RuleViolation(f"that pairing is no longer open in battle #{battle.id}")
+                await run_action(interaction, war.PairUnits(attacker, defender, self.battle_id),
+                                 f"/attack pair battle:{self.battle_id} attacker:{attacker} defender:{defender}")
 
         await guarded(interaction, work)
 
@@ -152,49 +168,60 @@ class RetreatSelect(discord.ui.DynamicItem[discord.ui.Select],
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
-            await _battle(interaction, self.game_id, self.battle_id)
-            unit = int(self.item.values[0])
-            await run_action(interaction, war.OrderRetreat(unit), f"/attack retreat unit:{unit}")
+            async with click_lock(interaction, self.game_id):
+                _, battle = await _battle(interaction, self.game_id, self.battle_id)
+                unit = int(self.item.values[0])
+                if unit in battle.retreat_orders and battle.retreat_orders[unit] is None:
+                    raise RuleViolation(f"unit #{unit} is already ordered to retreat")
+                await run_action(interaction, war.OrderRetreat(unit), f"/attack retreat unit:{unit}")
 
         await guarded(interaction, work)
 
 
 class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
-                    template=r"referee:confirm:(?P<what>end|undo):(?P<game>\d+):(?P<user>\d+)"):
-    """Confirm a GM's irreversible step (end the game, undo the last action); only the one who asked."""
+                    template=r"referee:confirm:(?P<what>end|undo):(?P<game>\d+):(?P<user>\d+)(?::(?P<action>\d+))?"):
+    """Confirm a GM's irreversible step (end the game, undo the action named in the prompt); only the one who
+    asked. An undo's custom id carries the action it undoes: however many clicks arrive at once, that action
+    is undone once and every other click is told so (the referee checks it is still the last one)."""
 
-    def __init__(self, what: str, game_id: int, user_id: int) -> None:
-        self.what, self.game_id, self.user_id = what, game_id, user_id
+    def __init__(self, what: str, game_id: int, user_id: int, action_id: int | None = None) -> None:
+        self.what, self.game_id, self.user_id, self.action_id = what, game_id, user_id, action_id
         label = {"end": "End the game", "undo": "Undo it"}[what]
-        super().__init__(discord.ui.Button(label=label, style=discord.ButtonStyle.danger,
-                                           custom_id=f"referee:confirm:{what}:{game_id}:{user_id}"))
+        custom_id = f"referee:confirm:{what}:{game_id}:{user_id}" + (f":{action_id}" if action_id else "")
+        super().__init__(discord.ui.Button(label=label, style=discord.ButtonStyle.danger, custom_id=custom_id))
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
                              match: Any) -> ConfirmButton:
-        return cls(match["what"], int(match["game"]), int(match["user"]))
+        return cls(match["what"], int(match["game"]), int(match["user"]),
+                   int(match["action"]) if match["action"] else None)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
             if interaction.user.id != self.user_id:
                 raise RuleViolation("this button is not for you")
+            if self.what == "undo" and self.action_id is None:  # a prompt posted before undo named its action
+                raise RuleViolation("this confirmation is too old to say what it undoes: /gm undo again")
             if await bot_of(interaction).referee.store.live_game(channel_key(interaction)) != self.game_id:
                 raise RuleViolation("that game is already over")
-            # The prompt is ephemeral: only this response can take its button off (a message edit cannot),
-            # and it must go first, or a second click would confirm again (a second undo).
+            # The prompt is ephemeral: only this response can take its button off (a message edit cannot).
+            # Clicks that arrived together all get here; the referee applies the step once and refuses the rest
+            # (an undo names its action; a game that has ended cannot end again).
             await interaction.response.edit_message(view=None)
             if self.what == "end":
                 await run_action(interaction, EndGame(), "/game end")
             else:
-                await confirmed_undo(interaction)
+                await confirmed_undo(interaction, self.action_id)
 
         await guarded(interaction, work)
 
 
-async def confirmed_undo(interaction: discord.Interaction) -> None:
-    """Undo the game's last action (after the GM confirmed); in God Dice, the move undone is offered again."""
+async def confirmed_undo(interaction: discord.Interaction, action_id: int | None = None) -> None:
+    """Undo the action the GM confirmed (if it is still the last one); in God Dice, the move undone is offered
+    again."""
     bot = bot_of(interaction)
-    report = await bot.referee.undo(channel_key(interaction), actor(interaction), gm_role=has_gm_role(interaction))
+    report = await bot.referee.undo(channel_key(interaction), actor(interaction), gm_role=has_gm_role(interaction),
+                                    expected=action_id)
     if report.state.ruleset == "goddice":
         await answer_move(interaction, report)
     else:
@@ -202,9 +229,10 @@ async def confirmed_undo(interaction: discord.Interaction) -> None:
     await publish(interaction, report)
 
 
-def confirm_view(what: str, game_id: int, user_id: int) -> discord.ui.View:
+def confirm_view(what: str, game_id: int, user_id: int, action_id: int | None = None) -> discord.ui.View:
+    """The one-button confirmation of a GM's step (an undo names the action it undoes)."""
     view = discord.ui.View(timeout=None)
-    view.add_item(ConfirmButton(what, game_id, user_id))
+    view.add_item(ConfirmButton(what, game_id, user_id, action_id))
     return view
 
 
@@ -274,9 +302,10 @@ class RollButton(discord.ui.DynamicItem[discord.ui.Button],
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
             opening = self.face == "opening"
-            await _current_move(interaction, self.game_id, self.move, OPENING if opening else ROLLING)
-            await run_command(interaction, "goddice roll", answer=answer_move,
-                              type=None if opening else FACE_NAMES[self.face])
+            async with click_lock(interaction, self.game_id):
+                await _current_move(interaction, self.game_id, self.move, OPENING if opening else ROLLING)
+                await run_command(interaction, "goddice roll", answer=answer_move,
+                                  type=None if opening else FACE_NAMES[self.face])
 
         await guarded(interaction, work)
 
@@ -299,8 +328,9 @@ class FavorButton(discord.ui.DynamicItem[discord.ui.Button],
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
-            await _current_move(interaction, self.game_id, self.move, FAVOR)
-            await run_command(interaction, "goddice favor", answer=answer_move, choice=self.choice)
+            async with click_lock(interaction, self.game_id):
+                await _current_move(interaction, self.game_id, self.move, FAVOR)
+                await run_command(interaction, "goddice favor", answer=answer_move, choice=self.choice)
 
         await guarded(interaction, work)
 
@@ -332,8 +362,9 @@ class AttackSelect(discord.ui.DynamicItem[discord.ui.Select], template=rf"refere
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
-            await _current_move(interaction, self.game_id, self.move, ROLLING)
-            await run_command(interaction, "goddice attack", answer=answer_move, name=self.item.values[0])
+            async with click_lock(interaction, self.game_id):
+                await _current_move(interaction, self.game_id, self.move, ROLLING)
+                await run_command(interaction, "goddice attack", answer=answer_move, name=self.item.values[0])
 
         await guarded(interaction, work)
 
@@ -365,11 +396,11 @@ async def answer_move(interaction: discord.Interaction, report: Report) -> None:
     state = report.state
     view = move_view(report.game_id, state)
     prompt = move_prompt(state)
-    ping = waiting_for(state) != actor(interaction)
+    waiting = waiting_for(state)
     # The prompt says whose move it is (and mentions them): the events' own "⏳ …'s move" line would repeat it.
     events = [e for e in report.caught_up + report.events if not (prompt and isinstance(e, MoveAwaited))]
     message_id = await reply(interaction, prompt, view=view, embeds=report_embeds(events, state, actor(interaction)),
-                             allowed_mentions=discord.AllowedMentions(users=ping))
+                             allowed_mentions=pings(waiting if waiting != actor(interaction) else None))
     channel = bot_of(interaction).get_partial_messageable(interaction.channel_id or 0, guild_id=interaction.guild_id)
     await swap_controls(bot_of(interaction), channel, report.game_id, message_id if view else None)
 

@@ -233,3 +233,29 @@ async def start_war(t: Table) -> None:
     await t.run(t.gm, "game start", turn_hours=12)
     await t.run(t.alice, "nation claim", preset="Gracchan Republic")
     await t.run(t.bob, "nation claim", preset="Charon")
+
+
+# --- hostile and simultaneous interactions (tests/test_discord_hardening.py) ------------------------
+
+
+async def invoke_raw(fake: FakeDiscord, guild: FakeGuild, channel: FakeChannel, member: FakeMember, command: str,
+                     options: list[dict[str, Any]]) -> InteractionResult:
+    """A slash command whose option payloads go as given, unchecked (wrong types, missing required options,
+    values no client would send): what a broken or hostile client could make Discord deliver."""
+    from fakediscord import InteractionType
+
+    cmd, path, _ = fake._resolve_command_path(guild, command)
+    resolved: dict[str, Any] = {}
+    for option in options:  # a user option that names a real user comes with its resolved data, as on Discord
+        user = fake.users.get(int(option["value"])) if option["type"] == 6 and str(option["value"]).isdigit() else None
+        if user is not None:
+            fake._resolve_user(guild, channel, member, user, resolved)
+    data = fake._command_data(cmd, path, options, resolved)
+    return await fake._send_interaction(InteractionType.APPLICATION_COMMAND, guild, channel, member, data,
+                                        label=f"{command} (raw)")
+
+
+async def at_once(*sends: Any) -> list[InteractionResult]:
+    """Interactions sent together (each an awaitable `fake.invoke/click/select`), their initial responses
+    awaited together; every one must be answered."""
+    return list(await asyncio.gather(*sends))

@@ -115,9 +115,11 @@ async def test_the_reminder_mentions_only_players_with_actions_left(tmp_path):
         await wake(rb, t)
         [reminder] = reminders(t)
         assert reminder.content == (f"⏰ Turn 1 ends {at(12)}. Still to act:\n{mention(t.bob)} (Charon, 2 left)\n"
-                                    f"{mention(carol)} (@everyone's Militia, 1 left)")
+                                    f"{mention(carol)} (@\u200beveryone's Militia, 1 left)")  # escaped: pings nobody
         assert reminder.mention_ids == [t.bob.id, carol.id]  # alice has nothing left to do
-        assert reminder.allowed_mentions["parse"] == ["users"]  # the nation's name pings nobody
+        # the nation's name pings nobody: only the players still to act may be pinged
+        assert reminder.allowed_mentions.get("parse") == []
+        assert sorted(map(int, reminder.allowed_mentions["users"])) == sorted([t.bob.id, carol.id])
         await wake(rb, t)
         await t.run(t.gm, "gm dice", values="5")  # a command after the reminder time does not remind again
         assert reminders(t) == [reminder]
@@ -372,3 +374,40 @@ async def test_a_restart_reads_only_the_games_due_and_arms_one_timer(tmp_path):
             assert len(clock.scheduler.get_jobs()) == 1  # one timer for every game
             # the timer waits for the earliest need of any game: here, turn 2's reminder (11 h into 12-hour turns)
             assert clock._armed == START + timedelta(hours=23)
+
+
+async def test_a_store_that_cannot_save_delays_the_clock_without_a_spin_or_a_traceback(tmp_path, monkeypatch, caplog):
+    """A tick while the database is read-only: nothing rolls over, a warning (no ERROR but the store's one),
+    the timer tries again in RETRY_AFTER rather than at once; a player's command is refused in one line; once
+    the database can be written again, the next tick rolls the turn over and announces it."""
+    import data.store as store_module
+    from cogs.clock import RETRY_AFTER
+
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        clock = rb.bot.get_cog("Clock")
+        configure = store_module._configure
+
+        def read_only(con, busy_timeout):
+            configure(con, busy_timeout)
+            con.execute("PRAGMA query_only = ON")
+
+        monkeypatch.setattr(store_module, "_configure", read_only)
+        await rb.bot.store._in_thread(lambda con: con.execute("PRAGMA query_only = ON"))
+        t.clock.advance(hours=12, minutes=1)
+        await clock.tick()
+        await settle(t.fake, check_errors=False)
+        assert [r.name for r in t.fake.take_errors()] == ["referee.store"]  # the cause, logged once by the store
+        assert clock._armed == t.clock() + RETRY_AFTER
+        assert (await t.state(rb)).turn == 1
+        refused = await t.run(t.alice, "economy grow")
+        assert refused.ephemeral and texts(refused) == (
+            "⛔ the referee cannot save right now (the database is read-only); nothing changed — try again later")
+        assert t.fake.take_errors() == []
+
+        monkeypatch.setattr(store_module, "_configure", configure)
+        await clock.tick()
+        await settle(t.fake)
+        assert (await t.state(rb)).turn == 2
+        assert announced(t, f"⏰ Turn 1 is over (time is up). Turn 2 begins and ends {at(24)}. "
+                            "Last turn — Gracchan Republic: nothing; Charon: nothing.") == 1

@@ -314,7 +314,8 @@ async def test_gm_commands(tmp_path):
         assert asked.message.button_labels() == ["Undo it"]
         [button] = asked.custom_ids
         game_id = await rb.bot.referee.game_id(t.key())
-        assert button == f"referee:confirm:undo:{game_id}:{t.gm.id}"
+        target = await rb.bot.referee.undo_target(t.key())
+        assert button == f"referee:confirm:undo:{game_id}:{t.gm.id}:{target.id}"  # the action it undoes
         assert (await t.state(rb)).turn == 2
         confirmed = await t.click(t.gm, asked.message, button)
         assert confirmed.message is asked.message and asked.custom_ids == []  # the button is gone
@@ -466,7 +467,7 @@ async def test_export_and_import_into_another_channel(tmp_path):
             assert refusal.ephemeral and texts(refusal).startswith("⛔ cannot read notes.json as JSON: ")
             alien = await t.run(t.gm, "gm import", channel=annex, file=FakeAttachment("x.json", b'{"game": {}}'))
             refusal = await alien.wait_for_final_message()
-            assert refusal.ephemeral and texts(refusal) == "⛔ that is not a Nations export: KeyError 'turn_hours'"
+            assert refusal.ephemeral and texts(refusal) == "⛔ that export is not valid: game.turn: is required"
             assert t.messages(annex) == []  # refusals are the importer's alone; no game there
 
             imported = await t.run(t.gm, "gm import", channel=annex,

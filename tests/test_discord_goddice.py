@@ -35,7 +35,8 @@ def lines(t, item) -> list[str]:
 def pinged(message) -> list[int]:
     """The users a message notifies: those it mentions, if its allowed mentions let users be pinged."""
     allowed = message.allowed_mentions or {}
-    return message.mention_ids if "users" in allowed.get("parse", []) else []
+    named = {int(user) for user in allowed.get("users", [])}
+    return [m for m in message.mention_ids if "users" in allowed.get("parse", []) or m in named]
 
 
 def snapshot(state) -> dict:

@@ -12,18 +12,22 @@ import logging
 import os
 import random
 import shlex
+import sqlite3
+import stat
 import sys
+import tempfile
 import tomllib
+import unicodedata
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
-from data.store import Store
+from data.store import Store, StoreUnavailable
 from engine.commands import COMMANDS, Command, build_action, check_ruleset, coerce_options, find_command
 from engine.describe import event_line, faces_line, plural, roll_line, same, utc_text
 from engine.dice import FacesRecord, RandomRoller, RollRecord
-from engine.errors import BadInput, RefereeError
+from engine.errors import BadInput, NotGM, RefereeError, RuleViolation
 from engine.events import Event
 from engine.goddice import describe as goddice_words
 from engine.goddice.play import LoadCards, find_player
@@ -31,11 +35,57 @@ from engine.nations.common import actions_left, army_mp, find_nation, viewed_nat
 from engine.nations.rules import Rules
 from engine.nations.state import GameState, Nation
 from engine.nations.war import chooser
-from referee import Referee, Report, utc_now
+from referee import MAX_EXPORT_BYTES, Referee, Report, read_export, utc_now
 
 CHANNEL = "console"
 MAX_CARD_FILE = 200_000
+MAX_LINE = 4_000
+"""The longest console line, in characters (a longer one is refused, not cut)."""
+MAX_LINE_BYTES = 4 * MAX_LINE  # what MAX_LINE characters of UTF-8 can take
+MAX_LOG_LIMIT = 100  # the most rolls /log shows at once
+EXPORT_DIR_ENV = "REFEREE_EXPORT_DIR"
+"""A folder `/gm export file:` may write under, besides the working folder."""
 log = logging.getLogger("referee.console")
+
+
+def read_line(stream: IO[Any]) -> bytes | str | None:
+    """The next line of `stream` (bytes or text, as it gives), None at its end.
+
+    At most MAX_LINE_BYTES + 1 of a line is kept, so a line without end cannot fill the memory: the rest
+    of a longer line is read and dropped, and `decode_line` refuses what was kept."""
+    line = stream.readline(MAX_LINE_BYTES + 1)
+    if not line:
+        return None
+    newline = b"\n" if isinstance(line, bytes) else "\n"
+    if len(line) > MAX_LINE_BYTES and not line.endswith(newline):
+        while True:
+            more = stream.readline(65_536)
+            if not more or more.endswith(newline):
+                break
+    return line
+
+
+def decode_line(raw: bytes | str) -> str:
+    """One input line as text: strict UTF-8, at most MAX_LINE characters, no control character but tab.
+
+    Raises BadInput (nothing changed) for anything else."""
+    if isinstance(raw, bytes):
+        raw = raw.removesuffix(b"\n").removesuffix(b"\r")
+        if len(raw) > MAX_LINE_BYTES:
+            raise BadInput(f"that line is too long: at most {MAX_LINE:,} characters; nothing changed")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput("that line is not UTF-8 text; nothing changed") from None
+    else:
+        text = raw.removesuffix("\n").removesuffix("\r")
+    if len(text) > MAX_LINE:
+        raise BadInput(f"that line is too long: at most {MAX_LINE:,} characters; nothing changed")
+    for column, ch in enumerate(text, 1):
+        if ch != "\t" and unicodedata.category(ch) in ("Cc", "Cs"):
+            what = "a surrogate" if unicodedata.category(ch) == "Cs" else "a control character"
+            raise BadInput(f"that line has {what} (U+{ord(ch):04X}, column {column}); nothing changed")
+    return text
 
 
 def parse_line(line: str) -> tuple[str, Command, dict[str, str]] | None:
@@ -98,22 +148,24 @@ class Console:
         for events in (await self.referee.catch_up_due(owns=lambda guild_id: guild_id is None)).values():
             self.say_events(events)
 
-    async def handle(self, line: str) -> None:
-        """One input line; a refusal prints `error: …` and changes nothing."""
+    async def handle(self, line: str | bytes) -> None:
+        """One input line (text, or bytes as read); a refusal prints one `error: …` line and changes nothing."""
+        text = ""
         try:
-            parsed = parse_line(line)
+            text = decode_line(line)
+            parsed = parse_line(text)
             if parsed is None:
                 return
             await self.catch_up()
-            await self.run(*parsed, command_text=line.strip().split(None, 1)[1])
+            await self.run(*parsed, command_text=text.strip().split(None, 1)[1])
         except RefereeError as err:
             self.say(f"error: {err}")
         except BrokenPipeError:
             raise  # the reader has gone: nothing to tell
-        except Exception as err:  # never a traceback to a player: say so, keep the details in the log
-            log.exception("console command failed: %s", line.strip())
-            self.say(f"error: the referee hit a problem with that line ({type(err).__name__}); /game status "
-                     "shows where the game stands")
+        except Exception as err:  # never a traceback to a player: one line to them, the details to the log once
+            log.exception("console command failed: %r", text.strip()[:200])
+            self.say(f"error: the referee hit a problem with that line ({type(err).__name__}) and nothing changed; "
+                     "the details are in the log. /game status shows where the game stands")
 
     async def run(self, actor: str, command: Command, raw: dict[str, str], command_text: str) -> None:
         options = coerce_options(command, raw)
@@ -135,6 +187,8 @@ class Console:
         elif path == "goddice cards":
             self.say("\n".join(goddice_words.cards_lines((await referee.state(CHANNEL)).cards)))
         elif path == "gm cards":
+            if not Referee.is_gm(await referee.state(CHANNEL), actor):  # before reading any file
+                raise NotGM("only the GM may load a card file")
             report = await referee.act(CHANNEL, actor, LoadCards(read_card_file(options["file"])), command_text)
             self.say_events(report.caught_up + report.events)
         elif path == "nation list":
@@ -153,14 +207,17 @@ class Console:
             if name:
                 state = await referee.state(CHANNEL)
                 name = find_nation(state, name).name if state.ruleset == "nations" else find_player(state, name).name
-            rolls = await referee.rolls(CHANNEL, name, options.get("limit") or 10)
+            limit = options.get("limit", 10)
+            if not 1 <= limit <= MAX_LOG_LIMIT:
+                raise BadInput(f"limit is how many rolls to show: 1 to {MAX_LOG_LIMIT}, not {limit}")
+            rolls = await referee.rolls(CHANNEL, name, limit)
             self.say("\n".join((f"turn {r.turn}: " if r.turn else "") + ledger_line(r) for r in rolls)
                      or "No rolls yet.")
         elif path == "gm undo":
             report = await referee.undo(CHANNEL, actor)
             self.say_events(report.caught_up + report.events)
         elif path == "gm export":
-            await self.export(actor, options.get("file"))
+            await self.export(actor, options.get("file"), _yes_no(options.get("overwrite"), "overwrite"))
         elif path == "gm import":
             await self.import_(actor, options["file"])
         else:
@@ -178,22 +235,27 @@ class Console:
             self.say(f"{nation.name}: {left} of {report.state.house.actions_per_turn} actions left; "
                      f"turn {report.state.turn} ends {utc_text(report.state.turn_ends_at)}.")
 
-    async def export(self, actor: str, file: str | None) -> None:
+    async def export(self, actor: str, file: str | None, overwrite: bool = False) -> None:
+        """GM: the game as JSON, printed, or written to `file` under an export folder (`export_path`)."""
         state = await self.referee.state(CHANNEL)
         if not Referee.is_gm(state, actor):
-            raise RefereeError("only the GM may export the game")
+            raise NotGM("only the GM may export the game")
         text = json.dumps(await self.referee.export(CHANNEL), indent=2)
         if file:
-            Path(file).write_text(text + "\n")
+            write_new_file(export_path(file), (text + "\n").encode("utf-8"), overwrite, file)
             self.say(f"Game exported to {file}.")
         else:
             self.say(text)
 
     async def import_(self, actor: str, file: str) -> None:
+        """A game from an export file, in the console's channel when no game is live there; `actor` is its GM."""
+        if await self.referee.store.live_game(CHANNEL) is not None:  # before reading any file
+            raise RuleViolation("this channel already has a game running: end it first with /game end")
+        raw = read_regular_file(file, MAX_EXPORT_BYTES, "an export")
         try:
-            data = json.loads(Path(file).read_text())
-        except (OSError, ValueError) as err:
-            raise BadInput(f"cannot read {file}: {err}") from None
+            data = read_export(raw)
+        except BadInput as err:
+            raise BadInput(f"cannot import {file}: {err}") from None
         report = await self.referee.import_game(CHANNEL, actor, data, command=f"/gm import {file}")
         state = report.state
         if state.ruleset == "nations":
@@ -203,14 +265,105 @@ class Console:
 
 
 def read_card_file(file: str) -> dict[str, Any]:
-    """A God Dice card file (TOML) for /gm cards, at most MAX_CARD_FILE bytes."""
+    """A God Dice card file (TOML) for /gm cards: a regular file of at most MAX_CARD_FILE bytes."""
+    raw = read_regular_file(file, MAX_CARD_FILE, "a card file")
     try:
-        raw = Path(file).read_bytes()
-        if len(raw) > MAX_CARD_FILE:
-            raise BadInput(f"{file} is over {MAX_CARD_FILE // 1000} kB: not a card file")
         return tomllib.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-        raise BadInput(f"cannot read {file} as a card file: {err}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as err:
+        reason = "it is nested too deeply" if isinstance(err, RecursionError) else str(err)
+        raise BadInput(f"cannot read {file} as a card file: {reason}") from None
+
+
+def read_regular_file(file: str, limit: int, what: str) -> bytes:
+    """The bytes of `file`, a regular file of at most `limit` bytes; BadInput for anything else.
+
+    Devices, FIFOs and folders are refused before they are opened (and a FIFO swapped in meanwhile
+    cannot block: it is opened non-blocking and checked again); at most `limit` + 1 bytes are read."""
+    try:
+        if not stat.S_ISREG(os.stat(file).st_mode):
+            raise BadInput(f"cannot read {file}: {what} must be a regular file")
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise BadInput(f"cannot read {file}: {what} must be a regular file")
+            raw = handle.read(limit + 1)
+    except (OSError, ValueError) as err:  # ValueError: a path with a NUL
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise BadInput(f"cannot read {file}: {reason}") from None
+    if len(raw) > limit:
+        raise BadInput(f"cannot read {file}: {what} has at most {limit:,} bytes")
+    return raw
+
+
+def export_folders() -> list[Path]:
+    """Where `/gm export file:` may write: the working folder, and $REFEREE_EXPORT_DIR when set."""
+    folders = [Path.cwd().resolve()]
+    extra = os.environ.get(EXPORT_DIR_ENV)
+    if extra:
+        folders.append(Path(extra).resolve())
+    return folders
+
+
+def export_path(file: str) -> Path:
+    """`file` (relative to the working folder) with symlinks and `..` resolved, if it lies under an export
+    folder; BadInput otherwise."""
+    try:
+        target = (Path.cwd() / file).resolve()
+        folders = export_folders()
+    except (OSError, RuntimeError, ValueError) as err:  # RuntimeError: a symlink loop
+        raise BadInput(f"cannot write {file}: {err}") from None
+    if not any(target != folder and target.is_relative_to(folder) for folder in folders):
+        where = " or ".join(str(f) for f in folders)
+        raise BadInput(f"cannot write {file}: exports are written only under {where} "
+                       f"(set {EXPORT_DIR_ENV} for another folder)")
+    return target
+
+
+def write_new_file(target: Path, content: bytes, overwrite: bool, shown: str) -> None:
+    """Write `content` to `target` atomically (a temporary file, then a rename), never over an existing file
+    unless `overwrite`, and only ever over a regular file."""
+    try:
+        if target.exists() or target.is_symlink():
+            if not target.is_file():
+                raise BadInput(f"cannot write {shown}: it exists and is not a regular file")
+            if not overwrite:
+                raise BadInput(f"{shown} exists already: add overwrite:true to replace it")
+        if not target.parent.is_dir():
+            raise BadInput(f"cannot write {shown}: there is no folder {target.parent}")
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".export-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if overwrite:
+                os.replace(temp, target)
+            else:
+                _link_new(temp, target, shown)
+        finally:
+            if os.path.lexists(temp):
+                os.unlink(temp)
+    except OSError as err:
+        raise BadInput(f"cannot write {shown}: {err.strerror or err}") from None
+
+
+def _link_new(temp: str, target: Path, shown: str) -> None:
+    """Give the written `temp` the name `target`, failing if that name exists (even if it appeared just now)."""
+    try:
+        os.link(temp, target)
+    except FileExistsError:
+        raise BadInput(f"{shown} exists already: add overwrite:true to replace it") from None
+    except OSError:  # a file system without hard links: the check above has to do
+        if os.path.lexists(target):
+            raise BadInput(f"{shown} exists already: add overwrite:true to replace it") from None
+        os.replace(temp, target)
+
+
+def _yes_no(value: str | None, name: str) -> bool:
+    text = (value or "false").strip().lower()
+    if text not in ("true", "false", "yes", "no"):
+        raise BadInput(f"{name} must be true or false, not {value!r}")
+    return text in ("true", "yes")
 
 
 def ledger_line(roll: RollRecord | FacesRecord) -> str:
@@ -313,9 +466,16 @@ def _unit_list(ids: list[int], in_fight: list[int], orders: dict[int, int | None
 
 
 async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
-                      clock: Callable[[], datetime] = utc_now, seed: int | None = None) -> int:
-    """Run the console until the end of input; returns the exit status (0)."""
-    store = await Store.open(db_path)
+                      clock: Callable[[], datetime] = utc_now, seed: int | None = None,
+                      stderr: TextIO | None = None) -> int:
+    """Run the console until the end of input; returns the exit status: 0, or 1 when the database cannot be
+    opened (one `error:` line on stderr, no traceback)."""
+    try:
+        store = await Store.open(db_path)
+    except StoreUnavailable as err:
+        return _startup_error(str(err), stderr)
+    except (OSError, sqlite3.Error) as err:
+        return _startup_error(f"cannot open the database {db_path}: {err}", stderr)
     try:
         roller = RandomRoller(random.Random(seed)) if seed is not None else RandomRoller()
         console = Console(Referee(store, None, roller, clock), stdout)
@@ -323,11 +483,12 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
         if interactive:
             console.say("Referee — console. Lines are `<your name> /command options`; /help lists them.")
         await console.catch_up()
+        source = getattr(stdin, "buffer", stdin)  # bytes when there are any: decode_line checks them
         while True:
             if interactive:
                 print("> ", end="", file=stdout, flush=True)
-            line = stdin.readline()
-            if not line:
+            line = read_line(source)
+            if line is None:
                 break
             await console.handle(line)
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly, as command-line tools do
@@ -335,3 +496,8 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
     finally:
         await store.close()
     return 0
+
+
+def _startup_error(reason: str, stderr: TextIO | None) -> int:
+    print(f"error: {' '.join(reason.split())}", file=stderr or sys.stderr, flush=True)
+    return 1

@@ -43,8 +43,12 @@ GM_LATE = (
     Command("gm undo", "undo the game's last action, rolls included", gm_only=True),
     Command("gm house", "change a house setting for this game", (P("key", required=True), P("value", required=True)),
             action=lambda o: gm.SetHouse(o["key"], str(o["value"])), gm_only=True),
-    Command("gm export", "write this game as JSON", (P("file"),), gm_only=True),
-    Command("gm import", "load a game from a JSON export", (P("file", required=True),)),
+    Command("gm export", "write this game as JSON",
+            (P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR"),
+             P("overwrite", help="console: true to replace an existing file", choices=("true", "false"))),
+            gm_only=True),
+    Command("gm import", "load a game from a JSON export; you become its GM",
+            (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)"),)),
     Command("help", "the commands"),
 )
 

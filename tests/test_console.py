@@ -4,22 +4,30 @@ from __future__ import annotations
 
 import io
 import json
+import logging
+import os
+import sqlite3
+import subprocess
 
 import pytest
 from storehelpers import (
+    REPO,
     RULES,
     FakeClock,
+    bot_command,
     check_export_contract,
+    console_env,
     normalize_times,
     run_console,
 )
 
-from console import Console, parse_line
-from data.store import Store
+from console import MAX_CARD_FILE, MAX_LINE, MAX_LINE_BYTES, Console, decode_line, parse_line, read_line
+from console import run_console as run_console_in_process
+from data.store import Store, StoreUnavailable
 from engine.commands import BY_PATH, coerce_options
 from engine.dice import ForcedRoller
 from engine.errors import BadInput
-from referee import Referee
+from referee import MAX_EXPORT_BYTES, Referee
 
 GAME_END = "Turn 1 lasts 12 hours and ends <T>."
 ALICE_LEFT_1 = "Gracchan Republic: 1 of 2 actions left; turn 1 ends <T>."
@@ -129,7 +137,7 @@ def test_console_transcript_and_a_second_run_on_the_same_database(tmp_path):
     db = tmp_path / "game.db"
     export_file = str(tmp_path / "export.json")
     script = transcript(export_file)
-    done = run_console(db, [line for line, _ in script])
+    done = run_console(db, [line for line, _ in script], env={"REFEREE_EXPORT_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert output_lines(done.stdout) == [out for _, lines in script for out in lines]
@@ -282,5 +290,254 @@ async def test_console_handle_refusal_changes_nothing(tmp_path):
         assert all(line.startswith("error: ") for line in out.getvalue().splitlines()), out.getvalue()
         assert len(out.getvalue().splitlines()) == 6
         assert (await store.load(game_id), len(await store.events(game_id))) == before
+    finally:
+        await store.close()
+
+
+# --- hostile input: bytes, control characters, long lines (issue 9, finding 11) ------------------
+
+
+def run_console_bytes(db, script: bytes, timeout: float = 60, cwd=None, env=None) -> subprocess.CompletedProcess:
+    """Feed raw bytes to `python bot.py --console`."""
+    return subprocess.run(bot_command(db, 1), input=script, capture_output=True, timeout=timeout,
+                          cwd=cwd or REPO, env=console_env(env))
+
+
+def test_console_refuses_lines_that_are_not_utf8_or_hold_control_characters(tmp_path):
+    script = b"".join([
+        b"gm /game start\n",
+        b"gm /nation claim 1 alice\n",
+        b"alice /nation rename name:\xff\xfeBad\n",             # not UTF-8
+        b"alice /nation rename name:\xed\xa0\x80x\n",           # an encoded surrogate: not UTF-8 either
+        b"alice /nation rename name:Bad\x00Land\n",             # NUL
+        b"alice /nation rename name:Bad\x1b[31mLand\n",         # an escape sequence
+        b"alice /nation show\r\n",                              # CRLF is fine
+        b"alice\t/game status\n",                               # so is a tab
+        b"gm /gm dice values:" + b"1 " * 10_000 + b"\n",        # too long
+        b"gm /game status",                                     # the last line without a newline
+    ])
+    done = run_console_bytes(tmp_path / "b.db", script)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b""
+    lines = output_lines(done.stdout.decode("utf-8"))
+    errors = [line for line in lines if line.startswith("error:")]
+    assert errors == [
+        "error: that line is not UTF-8 text; nothing changed",
+        "error: that line is not UTF-8 text; nothing changed",
+        "error: that line has a control character (U+0000, column 30); nothing changed",
+        "error: that line has a control character (U+001B, column 30); nothing changed",
+        "error: that line is too long: at most 4,000 characters; nothing changed",
+    ]
+    assert "Gracchan Republic — played by alice" in lines
+    assert lines.count("Nations — turn 1 (12 h), ends <T>; GM: gm") == 2
+    assert "Traceback" not in done.stdout.decode() + done.stderr.decode()
+
+
+async def test_console_line_reader_skips_the_rest_of_an_endless_line():
+    raw = io.BytesIO(b"a" * 1_000_000 + b"\ngm /game status\n")
+    first = read_line(raw)
+    assert first is not None and len(first) == MAX_LINE_BYTES + 1
+    with pytest.raises(BadInput, match="too long"):
+        decode_line(first)
+    assert read_line(raw) == b"gm /game status\n"
+    assert read_line(raw) is None
+    # a text stream works the same way
+    text = io.StringIO("é" * (MAX_LINE + 1) + "\nx /help\n")
+    with pytest.raises(BadInput, match="too long"):
+        decode_line(read_line(text))
+    assert decode_line(read_line(text)) == "x /help"
+
+
+# --- start-up failures and unexpected errors (finding 5) -----------------------------------------
+
+
+def test_console_start_up_on_a_file_that_is_not_sqlite_prints_one_line_and_exits_1(tmp_path):
+    bad = tmp_path / "not.db"
+    bad.write_bytes(b"this is not a database, only text that goes on " * 200)
+    done = run_console(bad, ["gm /game status"], timeout=30)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("error: "), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+async def test_run_console_reports_a_store_that_cannot_open_in_one_line(tmp_path, monkeypatch):
+    async def refuse(path):
+        raise StoreUnavailable("the referee cannot open its database: it is locked by another process")
+
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(Store, "open", refuse)
+    assert await run_console_in_process(str(tmp_path / "x.db"), io.StringIO("gm /game status\n"), out,
+                                        stderr=err) == 1
+    assert err.getvalue() == "error: the referee cannot open its database: it is locked by another process\n"
+    assert out.getvalue() == ""
+
+    async def broken(path):
+        raise sqlite3.DatabaseError("file is not a database")
+
+    monkeypatch.setattr(Store, "open", broken)
+    err = io.StringIO()
+    assert await run_console_in_process("x.db", io.StringIO(""), io.StringIO(), stderr=err) == 1
+    assert err.getvalue() == "error: cannot open the database x.db: file is not a database\n"
+
+
+async def test_console_unexpected_error_is_logged_once_answered_once_and_the_loop_goes_on(tmp_path, monkeypatch,
+                                                                                        caplog):
+    store = await Store.open(tmp_path / "u.db")
+    out = io.StringIO()
+    try:
+        console = Console(Referee(store, RULES, ForcedRoller(), FakeClock()), out)
+        await console.handle("gm /game start")
+        real_run = Console.run
+
+        async def run(self, actor, command, raw, command_text):
+            if command.path == "game status":
+                raise KeyError("boom")
+            await real_run(self, actor, command, raw, command_text)
+
+        monkeypatch.setattr(Console, "run", run)
+        out.truncate(0)
+        out.seek(0)
+        with caplog.at_level(logging.ERROR, logger="referee.console"):
+            await console.handle("gm /game status")
+            await console.handle("gm /help")
+        lines = out.getvalue().splitlines()
+        assert lines[0] == ("error: the referee hit a problem with that line (KeyError) and nothing changed; the "
+                            "details are in the log. /game status shows where the game stands")
+        assert lines[1].startswith("/game start ")
+        assert [r.levelno for r in caplog.records] == [logging.ERROR]
+    finally:
+        await store.close()
+
+
+# --- import, export and card files (finding 10) --------------------------------------------------
+
+
+async def _console(tmp_path) -> tuple[Console, Store, io.StringIO]:
+    store = await Store.open(tmp_path / "f.db")
+    out = io.StringIO()
+    return Console(Referee(store, RULES, ForcedRoller(), FakeClock()), out), store, out
+
+
+def _said(out: io.StringIO) -> list[str]:
+    lines = out.getvalue().splitlines()
+    out.truncate(0)
+    out.seek(0)
+    return lines
+
+
+async def test_console_export_writes_only_under_the_export_folders_and_never_over_a_file(tmp_path, monkeypatch):
+    work, exports, elsewhere = tmp_path / "work", tmp_path / "exports", tmp_path / "elsewhere"
+    for folder in (work, exports, elsewhere):
+        folder.mkdir()
+    (work / "out").symlink_to(elsewhere)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("REFEREE_EXPORT_DIR", str(exports))
+    console, store, out = await _console(tmp_path)
+    try:
+        for line in ("gm /game start", "gm /nation claim 1 alice"):
+            await console.handle(line)
+        _said(out)
+        await console.handle("alice /gm export file:mine.json")
+        assert _said(out) == ["error: only the GM may export the game"]
+        await console.handle("gm /gm export file:game.json")
+        await console.handle(f"gm /gm export file:{exports / 'game.json'}")
+        await console.handle(f"gm /gm export file:{exports}/sub/../again.json")
+        assert _said(out) == ["Game exported to game.json.", f"Game exported to {exports / 'game.json'}.",
+                              f"Game exported to {exports}/sub/../again.json."]
+        assert json.loads((work / "game.json").read_text())["game"]["gm"] == "gm"
+        assert (exports / "again.json").is_file()
+
+        refused = [f"file:{elsewhere / 'x.json'}", "file:../elsewhere/x.json", "file:out/x.json",
+                   f"file:{exports}/../elsewhere/x.json", "file:/etc/x.json", "file:.", f"file:{exports}"]
+        for option in refused:
+            await console.handle(f"gm /gm export {option}")
+        answers = _said(out)
+        assert len(answers) == len(refused)
+        assert all(a.startswith("error: cannot write ") and "exports are written only under" in a
+                   for a in answers), answers
+        assert list(elsewhere.iterdir()) == []
+
+        before = (work / "game.json").read_text()
+        await console.handle("gm /nation claim 7 bob")
+        _said(out)
+        await console.handle("gm /gm export file:game.json")
+        await console.handle("gm /gm export game.json overwrite:maybe")
+        assert _said(out) == ["error: game.json exists already: add overwrite:true to replace it",
+                              "error: overwrite must be true or false, not 'maybe'"]
+        assert (work / "game.json").read_text() == before
+        (work / "folder.json").mkdir()
+        await console.handle("gm /gm export file:folder.json overwrite:true")
+        assert _said(out) == ["error: cannot write folder.json: it exists and is not a regular file"]
+        await console.handle("gm /gm export file:game.json overwrite:true")
+        assert _said(out) == ["Game exported to game.json."]
+        assert len(json.loads((work / "game.json").read_text())["nations"]) == 2
+        await console.handle("gm /gm export file:nofolder/game.json")
+        assert _said(out)[0].startswith("error: cannot write nofolder/game.json: there is no folder")
+        # no temporary file is left behind
+        assert sorted(p.name for p in work.iterdir()) == ["folder.json", "game.json", "out"]
+        assert sorted(p.name for p in exports.iterdir()) == ["again.json", "game.json"]
+    finally:
+        await store.close()
+
+
+async def test_console_import_reads_only_small_regular_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    console, store, out = await _console(tmp_path)
+    try:
+        for line in ("gm /game start", "gm /nation claim 1 alice"):
+            await console.handle(line)
+        export = await store.export(await store.live_game("console"))
+        (tmp_path / "game.json").write_text(json.dumps(export))
+        await console.handle("gm /game end")
+        fifo = tmp_path / "pipe"
+        os.mkfifo(fifo)
+        big = tmp_path / "big.json"
+        with big.open("wb") as handle:
+            handle.truncate(MAX_EXPORT_BYTES + 1)
+        (tmp_path / "list.json").write_text("[1, 2]")
+        (tmp_path / "deep.json").write_text("[" * 100_000)
+        (tmp_path / "latin1.json").write_bytes(b'{"game": "\xe9"}')
+        _said(out)
+        for file in ("/dev/zero", "/dev/null", str(fifo), str(tmp_path), "big.json", "list.json", "deep.json",
+                     "latin1.json", "missing.json"):
+            await console.handle(f"carol /gm import file:{file}")
+        answers = _said(out)
+        assert answers[:4] == [f"error: cannot read {f}: an export must be a regular file"
+                               for f in ("/dev/zero", "/dev/null", str(fifo), str(tmp_path))]
+        assert answers[4] == f"error: cannot read big.json: an export has at most {MAX_EXPORT_BYTES:,} bytes"
+        assert answers[5].startswith("error: cannot import list.json: that export is not a game export")
+        assert answers[6].startswith("error: cannot import deep.json: that export is not valid JSON")
+        assert answers[7].startswith("error: cannot import latin1.json: that export is not valid UTF-8")
+        assert answers[8] == "error: cannot read missing.json: No such file or directory"
+        assert await store.live_game("console") is None
+
+        await console.handle("carol /gm import file:game.json")
+        assert _said(out) == ["Game imported from game.json: turn 1, 1 nations; GM: carol."]
+        # with a game live, no file is even opened
+        await console.handle("dave /gm import file:/dev/zero")
+        assert _said(out) == ["error: this channel already has a game running: end it first with /game end"]
+    finally:
+        await store.close()
+
+
+async def test_console_card_files_follow_the_same_read_rules_and_only_the_gm_may_load_them(tmp_path):
+    console, store, out = await _console(tmp_path)
+    try:
+        for line in ("gm /game start ruleset:goddice", "alice /goddice join"):
+            await console.handle(line)
+        big = tmp_path / "big.toml"
+        big.write_text("# " + "x" * MAX_CARD_FILE)
+        _said(out)
+        await console.handle("alice /gm cards file:/dev/zero")
+        await console.handle("gm /gm cards file:/dev/zero")
+        await console.handle(f"gm /gm cards file:{big}")
+        await console.handle(f"gm /gm cards file:{tmp_path}")
+        assert _said(out) == [
+            "error: only the GM may load a card file",
+            "error: cannot read /dev/zero: a card file must be a regular file",
+            f"error: cannot read {big}: a card file has at most {MAX_CARD_FILE:,} bytes",
+            f"error: cannot read {tmp_path}: a card file must be a regular file",
+        ]
     finally:
         await store.close()

@@ -47,5 +47,6 @@ COMMANDS: tuple[Command, ...] = (
             (P("player", required=True), P("character", required=True), P("life", int, True)),
             action=lambda o: play.SetLife(o["player"], o["character"], o["life"]), gm_only=True),
     Command("gm cards", "load another God Dice card file for this game (before the draft)",
-            (P("file", required=True),), gm_only=True),
+            (P("file", required=True, help="console: a TOML card file (a regular file of at most 200 kB)"),),
+            gm_only=True),
 )

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from typing import Any
 
 from discordkit import at_once, invoke_raw, settle, start_war, table, texts
@@ -308,16 +307,14 @@ FUZZ_SEEDS = (9, 2026, 31337)  # kept as regression tests
 async def test_discord_fuzz_hostile_option_values(tmp_path):
     """Hostile values of each option's type (what Discord lets through) for every registered command, 450
     interactions: every one answered, no error logged, and a refusal changes nothing."""
-    started = time.monotonic()
     totals = {"interactions": 0, "refused": 0, "unchanged": 0}
     for seed in FUZZ_SEEDS:
         (tmp_path / str(seed)).mkdir()
         figures = await fuzz(tmp_path / str(seed), seed, 150)
         totals = {k: totals[k] + figures[k] for k in totals}
-    elapsed = time.monotonic() - started
+    # a hang fails at once: the fake Discord requires each interaction to be answered within 3 s
     assert totals["interactions"] == 150 * len(FUZZ_SEEDS)
     assert totals["refused"] == totals["unchanged"] and totals["refused"] > 100
-    assert elapsed < 60, elapsed  # a hang fails sooner: each interaction must be answered within 3 s
 
 
 async def test_discord_fuzz_wrong_types_and_missing_options(tmp_path):

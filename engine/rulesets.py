@@ -37,6 +37,8 @@ class RuleSet:
     event_line: Callable[[Event, When, Who], str | None]  # words for this rule set's events
     commands: tuple[Any, ...] = ()  # its own commands (`engine.vocabulary.Command`)
     fixed_house_keys: tuple[str, ...] = ()  # house settings /gm house may not change (another command does)
+    # the common catch-up applied to a snapshot document in place: (events, next due) or None (then Tick runs)
+    quick_catch_up: Callable[[dict[str, Any], datetime], tuple[list[Event], datetime] | None] | None = None
 
     def validate_export(self, data: dict[str, Any], now: datetime) -> dict[str, Any]:
         """An import's export checked by this rule set's schema (`register_schema`) before any state is built:

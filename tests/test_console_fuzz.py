@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import logging
 import random
 import shlex
@@ -319,3 +320,24 @@ async def test_console_refuses_a_hostile_line_in_one_line_and_changes_nothing(tm
         assert await store._in_thread(fingerprint) == before
     finally:
         await store.close()
+
+
+async def test_every_event_is_logged_as_its_dict_would_be(tmp_path):
+    """The store writes events with orjson straight from the dataclass (`event_json`): for every event a
+    hostile seed of each rule set logs, the text is exactly `_json(event_to_dict(event))`."""
+    from data.store import _json, event_json
+    from engine.events import event_from_dict, event_to_dict
+
+    checked = 0
+    for seed, game in ((2, "nations"), (4, "goddice")):
+        await fuzz(tmp_path, seed, 300, game)
+        store = await open_store(tmp_path / f"fuzz{seed}.db")
+        try:
+            rows = await store._fetchall("SELECT data FROM events")
+        finally:
+            await store.close()
+        for (data,) in rows:
+            event = event_from_dict(json.loads(data))
+            assert event_json(event) == _json(event_to_dict(event)) == data
+            checked += 1
+    assert checked > 100

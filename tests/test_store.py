@@ -766,14 +766,22 @@ async def test_catch_up_due_goes_in_batches_and_a_failing_game_does_not_stop_the
     # game 2's GM is renamed to mark it (the store keeps what the snapshot says)
     await store._transaction(lambda con: con.execute(
         "UPDATE games SET snapshot = json_set(snapshot, '$.game.gm', 'broken') WHERE id = ?", (games[2],)))
+    real_quick = Referee._quick
+
+    def quick(name, document, now):  # the quick catch-up fails too: the full plan is tried, and fails
+        if document["game"]["gm"] == "broken":
+            raise RuntimeError("a bug in one game")
+        return real_quick(name, document, now)
+
     monkeypatch.setattr(Referee, "_plan", plan)
+    monkeypatch.setattr(Referee, "_quick", staticmethod(quick))
     clock.advance(hours=12)
     batches = []
     real_run_games = Store.run_games
 
-    async def run_games(self, ids, work):
+    async def run_games(self, ids, work, quick=None):
         batches.append(list(ids))
-        return await real_run_games(self, ids, work)
+        return await real_run_games(self, ids, work, quick)
 
     monkeypatch.setattr(Store, "run_games", run_games)
     caught = await ref.catch_up_due(batch=2)

@@ -35,4 +35,5 @@ RULES = register(RuleSet(
     event_line=describe.event_line,
     commands=commands.COMMANDS,
     fixed_house_keys=("turn_hours",),
+    quick_catch_up=clock.quick_catch_up,
 ))

@@ -10,6 +10,8 @@ from typing import Any
 
 from engine.goddice.cards import GoddiceRules
 from engine.goddice.cards import rules_from_dict as goddice_rules_from_dict
+from engine.godsfire.rules import GodsfireRules
+from engine.godsfire.rules import rules_from_dict as godsfire_rules_from_dict
 from engine.house import RulesError
 from engine.nations.rules import Rules, rules_from_dict
 
@@ -34,7 +36,14 @@ def goddice_rules() -> GoddiceRules:
     return goddice_rules_from_dict(read_toml("goddice.toml"))
 
 
-RULE_LOADERS: dict[str, Callable[[], Any]] = {"nations": nations_rules, "goddice": goddice_rules}
+@cache
+def godsfire_rules() -> GodsfireRules:
+    """The Godsfire chart sheet `godsfire.toml` and its house settings, validated (read once)."""
+    return godsfire_rules_from_dict(read_toml("godsfire.toml"))
+
+
+RULE_LOADERS: dict[str, Callable[[], Any]] = {"nations": nations_rules, "goddice": goddice_rules,
+                                              "godsfire": godsfire_rules}
 
 
 def rules_for(ruleset: str) -> Any:

@@ -1,0 +1,254 @@
+"""The Godsfire events. Most steps of the sheet change a few fields of a region, a system or a player: the
+generic `RegionChanged`, `SystemChanged` and `PlayerChanged` carry the new values (and the old ones, for
+the words) with the reason, so the log says what changed and why, and replays to the same state."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from typing import Any, ClassVar
+
+from engine.core import Tx
+from engine.events import Event
+from engine.godsfire.rules import GodsfireHouse
+from engine.godsfire.state import GodsfireState, Loan, Player, Region, System
+
+
+@dataclass
+class GodsfireStarted(Event):
+    starts_game: ClassVar[bool] = True
+    gm: str
+    started_at: datetime
+    house: dict[str, Any]
+
+    def apply(self, state: Any) -> GodsfireState:
+        return GodsfireState(gm=self.gm, house=GodsfireHouse(**self.house), started_at=self.started_at)
+
+
+@dataclass
+class PlayerAdded(Event):
+    name: str
+    national_allegiance: dict[str, int]
+    government: str | None = None
+
+    def apply(self, state: GodsfireState) -> GodsfireState:
+        state.players.append(Player(self.name, self.government, dict(self.national_allegiance)))
+        state.done.setdefault(self.name, [])
+        return state
+
+
+@dataclass
+class SystemAdded(Event):
+    """A system with its regions (as `system_to_dict` writes it), set up by the GM or from the tables."""
+
+    system: dict[str, Any]
+
+    def apply(self, state: GodsfireState) -> GodsfireState:
+        state.systems.append(system_from_dict(self.system))
+        return state
+
+
+def _set(target: Any, changes: dict[str, Any]) -> None:
+    for key, value in changes.items():
+        if key == "loans":
+            value = [Loan(**loan) for loan in value]
+        setattr(target, key, copy.deepcopy(value))
+
+
+@dataclass
+class RegionChanged(Event):
+    system: str
+    region: int
+    changes: dict[str, Any]  # field -> new value
+    before: dict[str, Any]  # field -> old value
+    reason: str
+
+    def apply(self, state: GodsfireState) -> GodsfireState:
+        _set(state.system(self.system).region(self.region), self.changes)
+        return state
+
+
+@dataclass
+class SystemChanged(Event):
+    system: str
+    changes: dict[str, Any]
+    before: dict[str, Any]
+    reason: str
+
+    def apply(self, state: GodsfireState) -> GodsfireState:
+        _set(state.system(self.system), self.changes)
+        return state
+
+
+@dataclass
+class PlayerChanged(Event):
+    player: str
+    changes: dict[str, Any]
+    before: dict[str, Any]
+    reason: str
+
+    def apply(self, state: GodsfireState) -> GodsfireState:
+        _set(state.player(self.player), self.changes)
+        return state
+
+
+@dataclass
+class GameChanged(Event):
+    """Fields of the game itself (wars, the interphase's order)."""
+
+    changes: dict[str, Any]
+    before: dict[str, Any]
+    reason: str
+
+    def apply(self, state: GodsfireState) -> GodsfireState:
+        _set(state, self.changes)
+        return state
+
+
+@dataclass
+class GodsfirePhaseChanged(Event):
+    turn: int
+    phase: str
+
+    def apply(self, state: GodsfireState) -> GodsfireState:
+        state.turn, state.phase = self.turn, self.phase
+        return state
+
+
+@dataclass
+class StepDone(Event):
+    player: str
+    step: str
+
+    def apply(self, state: GodsfireState) -> GodsfireState:
+        done = state.done.setdefault(self.player, [])
+        if self.step not in done:
+            done.append(self.step)
+        return state
+
+
+@dataclass
+class InterphaseReset(Event):
+    """The interphase's per-turn marks cleared (what was bought, raised, spent; steps done; a failed
+    repayment), at the start of a Social Interphase."""
+
+    turn: int
+
+    def apply(self, state: GodsfireState) -> GodsfireState:
+        for system in state.systems:
+            for region in system.regions:
+                region.bought, region.raised, region.spent, region.revolt_tried = 0, False, 0, False
+                region.desubversion = 0
+        for player in state.players:
+            player.failed_repayment = False
+        state.done = {p.name: [] for p in state.players}
+        return state
+
+
+@dataclass
+class ChartRead(Event):
+    """A chart looked up: its column, the die (in the ledger), the result and its words. Changes nothing."""
+
+    chart: str
+    column: str
+    die: int
+    result: str
+    words: str
+    detail: str = ""
+
+    def apply(self, state: GodsfireState) -> GodsfireState:
+        return state
+
+
+# --- emitting changes ----------------------------------------------------------------------------
+
+
+def _diff(target: Any, new: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    changes, before = {}, {}
+    for key, value in new.items():
+        old = getattr(target, key)
+        plain_old = [dict(amount=o.amount, box=o.box) for o in old] if key == "loans" else old
+        if plain_old != value:
+            changes[key], before[key] = copy.deepcopy(value), copy.deepcopy(plain_old)
+    return changes, before
+
+
+def change_region(tx: Tx, system: str, region: int, reason: str, **new: Any) -> RegionChanged | None:
+    """Emit a RegionChanged setting these fields (those that change); returns it, or None if none did."""
+    target = tx.state.system(system).region(region)
+    _check_fields(Region, new)
+    changes, before = _diff(target, new)
+    if not changes:
+        return None
+    event = RegionChanged(tx.state.system(system).name, region, changes, before, reason)
+    tx.emit(event)
+    return event
+
+
+def change_system(tx: Tx, system: str, reason: str, **new: Any) -> SystemChanged | None:
+    """Emit a SystemChanged (loans as a list of {"amount", "box"} dicts)."""
+    target = tx.state.system(system)
+    _check_fields(System, new)
+    changes, before = _diff(target, new)
+    if not changes:
+        return None
+    event = SystemChanged(target.name, changes, before, reason)
+    tx.emit(event)
+    return event
+
+
+def change_player(tx: Tx, player: str, reason: str, **new: Any) -> PlayerChanged | None:
+    target = tx.state.player(player)
+    _check_fields(Player, new)
+    changes, before = _diff(target, new)
+    if not changes:
+        return None
+    event = PlayerChanged(target.name, changes, before, reason)
+    tx.emit(event)
+    return event
+
+
+def change_game(tx: Tx, reason: str, **new: Any) -> GameChanged | None:
+    _check_fields(GodsfireState, new)
+    changes, before = _diff(tx.state, new)
+    if not changes:
+        return None
+    event = GameChanged(changes, before, reason)
+    tx.emit(event)
+    return event
+
+
+def _check_fields(cls: type, new: dict[str, Any]) -> None:
+    known = {f.name for f in fields(cls)}
+    unknown = set(new) - known
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
+
+
+# --- the export form of a system (also SystemAdded's) ----------------------------------------------
+
+
+def system_to_dict(system: System) -> dict[str, Any]:
+    return {
+        "name": system.name, "owner": system.owner, "planets": system.planets, "bank": system.bank,
+        "units": dict(system.units), "enemy_units": system.enemy_units,
+        "regions": [region_to_dict(r) for r in system.regions],
+        "loans": [{"amount": loan.amount, "box": loan.box} for loan in system.loans],
+    }
+
+
+def region_to_dict(region: Region) -> dict[str, Any]:
+    return {f.name: copy.deepcopy(getattr(region, f.name)) for f in fields(Region)}
+
+
+def system_from_dict(raw: dict[str, Any]) -> System:
+    return System(
+        name=raw["name"], owner=raw.get("owner"), planets=int(raw.get("planets", 1)), bank=int(raw.get("bank", 0)),
+        units=dict(raw.get("units", {})), enemy_units=int(raw.get("enemy_units", 0)),
+        regions=[Region(**copy.deepcopy(r)) for r in raw.get("regions", [])],
+        loans=[Loan(**loan) for loan in raw.get("loans", [])],
+    )
+
+
+__all__ = ["field"]  # (re-exported for modules that define their own events)

@@ -1,0 +1,147 @@
+"""The Godsfire chart sheet as typed values (`data/godsfire.toml`), validated at load.
+
+The tables keep the sheet's numbers exactly; what the sheet leaves open is a house value (see the data
+file's `house = [...]` notes, and `GodsfireHouse` for what a GM may change per game).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from engine.house import House, RulesError
+
+PARTIES = ("R", "M", "E")
+PARTY_NAMES = {"R": "Reactionary", "M": "Moderate", "E": "Extremist"}
+ECONOMY = ("S", "A-1", "A-2", "I-1", "I-2")
+ECONOMY_NAMES = {"S": "Subsistence", "A-1": "Agriculture-1", "A-2": "Agriculture-2", "I-1": "Industrial-1",
+                 "I-2": "Industrial-2"}
+UNIT_TYPES = ("SQD", "AG", "PDF")
+MOVERS = ("SQD", "AG", "PDF", "NG", "GB")
+
+
+@dataclass(frozen=True)
+class GodsfireHouse(House):
+    """Godsfire's house settings a GM may change per game."""
+
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "national_allegiance_start": (1, 5), "reminder_hours": (0.1, 24.0 * 14),
+    }
+    OFF_AT_ZERO: ClassVar[dict[str, str]] = {"reminder_hours": "never"}
+    UNITS: ClassVar[dict[str, str]] = {"reminder_hours": "hours"}
+
+    national_allegiance_start: int = 5
+    reminder_hours: float = 0.0
+
+
+@dataclass(frozen=True)
+class Band:
+    """One row of a die table: `low`..`high` reads `value` (and `moderate` for a Moderate, if given)."""
+
+    low: int
+    high: int
+    value: Any
+    moderate: Any = None
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A results table: columns left to right, one row per die face (row 0 = die 1)."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def read(self, column: str, die: int) -> str:
+        return self.rows[die - 1][self.columns.index(column)]
+
+
+@dataclass(frozen=True)
+class GodsfireRules:
+    """Every table of the sheet (and the house values where it is silent)."""
+
+    house: GodsfireHouse
+    party: tuple[Band, ...]
+    allegiance: tuple[Band, ...]
+    economy: tuple[Band, ...]
+    neutral_units: dict[str, int]
+    gone_neutral_units: dict[str, int]
+    conquered_party: str
+    allegiance_lowest: int
+    allegiance_highest: int
+    highest_by_party: dict[str, int]
+    combat: Chart
+    nebula_divisor: int
+    transit: Chart
+    result_words: dict[str, str]
+    movement: dict[str, int]
+    stacking: dict[str, int]
+    money: dict[str, int]
+    tables: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The interphase's tables as in the data file: tax, loans, purchase, raise, party_change, revolts,
+    subversion (each module that uses one reads it through `table`)."""
+    die_sides: int = 6
+
+    def table(self, name: str) -> dict[str, Any]:
+        """One of the interphase tables (`tax`, `loans`, …) as written in the data file."""
+        try:
+            return self.tables[name]
+        except KeyError:
+            raise RulesError(f"data/godsfire.toml has no [{name}] table") from None
+
+
+INTERPHASE_TABLES = ("tax", "loans", "purchase", "raise", "party_change", "revolts", "subversion")
+
+
+def _bands(rows: list[dict[str, Any]], key: str, where: str) -> tuple[Band, ...]:
+    bands = tuple(Band(int(r["from"]), int(r["to"]), r[key], r.get("moderate")) for r in rows)
+    for band in bands:
+        if band.low > band.high:
+            raise RulesError(f"{where}: {band.low}-{band.high} is not a range")
+    return bands
+
+
+def _chart(raw: dict[str, Any], where: str) -> Chart:
+    columns = tuple(str(c) for c in raw["columns"])
+    rows = tuple(tuple(str(cell) for cell in row) for row in raw["rows"])
+    if len(rows) != 6 or any(len(row) != len(columns) for row in rows):
+        raise RulesError(f"{where}: a chart has 6 rows (one per die face) of {len(columns)} results")
+    return Chart(columns, rows)
+
+
+def rules_from_dict(data: dict[str, Any]) -> GodsfireRules:
+    """The sheet's tables from the data file's dict; RulesError naming what is wrong."""
+    try:
+        setup = data["setup"]
+        allegiance = data["allegiance"]
+        rules = GodsfireRules(
+            house=GodsfireHouse.from_data(data.get("house", {})),
+            party=_bands(setup["party"], "party", "setup.party"),
+            allegiance=_bands(setup["allegiance"], "level", "setup.allegiance"),
+            economy=_bands(setup["economy"], "level", "setup.economy"),
+            neutral_units=dict(setup["neutral_units"]),
+            gone_neutral_units=dict(setup["gone_neutral_units"]),
+            conquered_party=setup["conquered_party"],
+            allegiance_lowest=int(allegiance["lowest"]),
+            allegiance_highest=int(allegiance["highest"]),
+            highest_by_party=dict(allegiance["highest_by_party"]),
+            combat=_chart(data["combat"], "combat"),
+            nebula_divisor=int(data["combat"]["nebula_divisor"]),
+            transit=_chart(data["transit"], "transit"),
+            result_words=dict(data["results"]),
+            movement={k: int(v) for k, v in data["movement"].items()},
+            stacking={k: int(v) for k, v in data["stacking"].items()},
+            money={k: int(v) for k, v in data["money"].items()},
+            tables={name: dict(data[name]) for name in INTERPHASE_TABLES},
+        )
+    except (KeyError, TypeError, ValueError) as err:
+        raise RulesError(f"data/godsfire.toml: {type(err).__name__} {err}") from None
+    if {b.value for b in rules.party} != set(PARTIES) or rules.conquered_party not in PARTIES:
+        raise RulesError("setup.party must name the parties R, M and E")
+    if any(b.value not in ECONOMY for b in rules.economy):
+        raise RulesError(f"setup.economy levels must be among {', '.join(ECONOMY)}")
+    if set(rules.highest_by_party) != set(PARTIES):
+        raise RulesError("allegiance.highest_by_party must give R, M and E")
+    for units in (rules.neutral_units, rules.gone_neutral_units):
+        if set(units) - set(UNIT_TYPES):
+            raise RulesError(f"unit types are {', '.join(UNIT_TYPES)}")
+    return rules

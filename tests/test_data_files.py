@@ -17,6 +17,7 @@ import pytest
 from data import DATA_DIR, nations_rules
 from engine.goddice.cards import rules_from_dict as goddice_rules_from_dict
 from engine.goddice.commands import CHARACTER_TYPES as GODDICE_CHARACTERS
+from engine.godsfire.rules import rules_from_dict as godsfire_rules_from_dict
 from engine.house import RulesError
 from engine.nations.rules import Rules, rules_from_dict
 
@@ -36,9 +37,15 @@ def validate_goddice(raw: dict[str, Any]) -> None:
     assert set(rules.cards.characters) == set(GODDICE_CHARACTERS), "goddice.toml has the rulebook's six characters"
 
 
+def validate_godsfire(raw: dict[str, Any]) -> None:
+    rules = godsfire_rules_from_dict(raw)
+    assert rules.combat.columns == ("1-3", "1-2", "1-1", "2-1", "3-1", "4-1"), "the sheet's CRT columns"
+
+
 VALIDATORS: dict[str, Callable[[dict[str, Any]], None]] = {
     "nations.toml": validate_nations,
     "goddice.toml": validate_goddice,
+    "godsfire.toml": validate_godsfire,
 }
 """data file name (relative to data/) -> a function that raises if its parsed content is invalid."""
 

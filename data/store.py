@@ -454,18 +454,18 @@ class Store:
             forced = roll.get("forced") or []
             row = (game_id, action_id, roll.get("turn", 0), roll.get("player"), roll["purpose"], None, None, None,
                    None, None, None, sum(map(bool, forced)) if isinstance(forced, list) else int(bool(forced)),
-                   roll.get("at") or "", None, None, json.dumps([str(f) for f in roll["faces"]]))
+                   roll.get("at") or "", None, None, json.dumps([str(f) for f in roll["faces"]]), None)
         else:
             row = (
                 game_id, action_id, roll.get("turn", 0), roll.get("nation"), roll["purpose"], roll["die"],
                 json.dumps(roll.get("modifiers", {})), roll["total"], roll.get("target"), roll.get("comparison"),
                 None if roll.get("success") is None else int(bool(roll["success"])), int(bool(roll["forced"])),
-                roll.get("at") or "", roll.get("battle"), roll.get("unit"), None,
+                roll.get("at") or "", roll.get("battle"), roll.get("unit"), None, roll.get("sides", 10),
             )
         con.execute(
             "INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
-            " comparison, success, forced, at, battle, unit, faces)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " comparison, success, forced, at, battle, unit, faces, sides)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             row,
         )
 
@@ -763,7 +763,7 @@ def _roll_record(r: Any) -> RollRecord | FacesRecord:
         nation=r["nation"], purpose=r["purpose"], die=r["die"], modifiers=json.loads(r["modifiers"]),
         total=r["total"], target=r["target"], comparison=r["comparison"],
         success=None if r["success"] is None else bool(r["success"]), forced=bool(r["forced"]),
-        turn=r["turn"], at=at, battle=r["battle"], unit=r["unit"],
+        turn=r["turn"], at=at, battle=r["battle"], unit=r["unit"], sides=r["sides"] or 10,
     )
 
 

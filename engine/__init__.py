@@ -6,14 +6,17 @@ The shared core — what every game uses:
 - `dice`: the one injectable roller and the roll ledger's records;
 - `clock`: deadlines and the catch-up (`Tick`); `gm`: entered dice and house settings;
 - `rulesets`: the registry the referee, store and clock dispatch on; `house`: house settings;
-- `vocabulary` and `commands`: commands → actions; `describe`: words; `errors`: refusals.
+- `vocabulary` and `commands`: commands → actions; `describe`: words; `errors`: refusals;
+- `names`: one normal form for player-given names; `schema`: what every import is checked against.
 
-One package per rule set, none importing another: `nations`, `goddice`. Importing this package
+One package per rule set, none importing another: `nations`, `goddice`, `godsfire`. Importing this package
 registers every rule set and every action's handler.
 """
 
-from engine import (  # noqa: F401  (registers the shared actions' handlers)
+from engine import (  # noqa: F401  (registers the shared actions' handlers and every rule set)
     clock,
     gm,
+    goddice,
+    godsfire,
     nations,
 )

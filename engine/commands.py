@@ -15,7 +15,7 @@ from engine.rulesets import RULESETS, ruleset
 from engine.vocabulary import Command, Param, build_action, coerce_options, parse_dice
 
 __all__ = ["BY_PATH", "COMMANDS", "Command", "Param", "build_action", "check_ruleset", "choices", "coerce_options",
-           "find_command", "parse_dice"]
+           "find_command", "help_groups", "help_lines", "parse_dice"]
 
 P = Param
 
@@ -49,7 +49,8 @@ GM_LATE = (
             gm_only=True),
     Command("gm import", "load a game from a JSON export; you become its GM",
             (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)"),)),
-    Command("help", "the commands"),
+    Command("help", "the commands of one group with their options, or the groups",
+            (P("topic", help="a command group, e.g. nation, gm or godsfire (none: the list of groups)"),)),
 )
 
 
@@ -64,6 +65,36 @@ COMMANDS: tuple[Command, ...] = _assemble()
 BY_PATH = {c.path: c for c in COMMANDS}
 if len(BY_PATH) != len(COMMANDS):
     raise RuntimeError("two commands share a path")
+
+
+def help_groups() -> dict[str, list[Command]]:
+    """The commands by their first word (`/economy …`, `/gm …`, `/godsfire …`), in the vocabulary's order."""
+    groups: dict[str, list[Command]] = {}
+    for command in COMMANDS:
+        groups.setdefault(command.path.split()[0], []).append(command)
+    return groups
+
+
+def help_lines(topic: str | None = None) -> tuple[str, list[str]]:
+    """`/help`'s title and lines: every group with its commands' names, or one group's commands with their
+    options (`topic`). Refuses an unknown topic with the groups there are."""
+    groups = help_groups()
+    if not topic:
+        lines = []
+        for word, commands in groups.items():
+            names = ", ".join(c.path.split(" ", 1)[1] if " " in c.path else c.path for c in commands)
+            lines.append(f"/{word}: {names}")
+        return "Referee commands (/help topic:<group> for one group's options)", lines
+    words = str(topic).strip().lstrip("/").split()
+    key = words[0].lower() if words else ""
+    if key not in groups:
+        raise BadInput(f"no command group {topic!r}; groups: {', '.join(groups)}")
+    lines = []
+    for command in groups[key]:
+        options = " ".join(f"{p.name}:" if p.required else f"[{p.name}:]" for p in command.params)
+        lines.append(f"/{command.path}{' ' + options if options else ''} — {command.help}"
+                     + (" (GM)" if command.gm_only and "(GM)" not in command.help else ""))
+    return f"/{key} commands", lines
 
 
 def find_command(words: list[str]) -> tuple[Command, list[str]]:

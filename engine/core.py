@@ -78,7 +78,7 @@ class Tx:
         record = RollRecord(
             nation=nation, purpose=purpose, die=die, modifiers=mods, total=total, target=target,
             comparison=comparison if target is not None else None, success=success, forced=forced,
-            turn=self.state.turn, at=self.ctx.now, **where,
+            turn=self.state.turn, at=self.ctx.now, sides=sides, **where,
         )
         self.emit(DieRolled(record))
         return record

@@ -36,7 +36,7 @@ def same(name: str) -> str:
 
 def roll_line(roll: RollRecord) -> str:
     """`Gracchan Republic, grow economy: d10 7 + mod(E) +1 = 8 > 12? no`"""
-    parts = [f"d10 {roll.die}" + (" (GM die)" if roll.forced else "")]
+    parts = [f"d{roll.sides} {roll.die}" + (" (GM die)" if roll.forced else "")]
     parts += [f"{name} {signed(value)}" for name, value in roll.modifiers.items()]
     text = " + ".join(parts)
     if roll.modifiers:

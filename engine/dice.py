@@ -63,6 +63,7 @@ class RollRecord:
     at: datetime
     battle: int | None = None
     unit: int | None = None
+    sides: int = 10  # the die: a d10 in Nations, a d6 in Godsfire
 
 
 @dataclass

@@ -103,6 +103,7 @@ class NumberedRoll(Strict):
     at: TimeText | None = None
     battle: Id | None = None
     unit: Id | None = None
+    sides: Annotated[int, Field(ge=2, le=1000)] = 10
 
 
 class FacesRoll(Strict):

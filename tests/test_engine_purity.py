@@ -35,7 +35,7 @@ def engine_files() -> list[Path]:
 SHARED_CORE = {"__init__.py", "core.py", "events.py", "dice.py", "clock.py", "errors.py", "rulesets.py", "gm.py",
                "house.py", "vocabulary.py", "commands.py", "describe.py", "names.py",
                "schema.py"}
-RULE_SETS = {"nations", "goddice"}
+RULE_SETS = {"nations", "goddice", "godsfire"}
 
 
 def test_the_engine_is_the_shared_core_and_one_package_per_rule_set():

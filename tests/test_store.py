@@ -553,7 +553,7 @@ async def test_import_refuses_a_channel_with_a_live_game_and_a_non_nations_expor
     with pytest.raises(RuleViolation, match="already has a game"):
         await ref.import_game("chan", "gm", export)
     with pytest.raises(BadInput, match="not a Nations"):
-        await ref.import_game("other", "gm", {**export, "game": {**export["game"], "ruleset": "godsfire"}})
+        await ref.import_game("other", "gm", {**export, "game": {**export["game"], "ruleset": "starfleet"}})
     with pytest.raises(BadInput, match="not a Nations"):
         await ref.import_game("other", "gm", {"nations": []})
     assert await store.live_game("other") is None

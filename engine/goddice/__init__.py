@@ -22,4 +22,5 @@ RULES = register(RuleSet(
     forced_dice=play.forced_dice,
     event_line=describe.event_line,
     commands=commands.COMMANDS,
+    rank=1,
 ))

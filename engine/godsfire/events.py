@@ -230,12 +230,11 @@ def _check_fields(cls: type, new: dict[str, Any]) -> None:
 
 
 def system_to_dict(system: System) -> dict[str, Any]:
-    return {
-        "name": system.name, "owner": system.owner, "planets": system.planets, "bank": system.bank,
-        "units": dict(system.units), "enemy_units": system.enemy_units,
-        "regions": [region_to_dict(r) for r in system.regions],
-        "loans": [{"amount": loan.amount, "box": loan.box} for loan in system.loans],
-    }
+    """A system as plain JSON values: every field (new fields included), regions and loans as dicts."""
+    raw = {f.name: copy.deepcopy(getattr(system, f.name)) for f in fields(System)}
+    raw["regions"] = [region_to_dict(r) for r in system.regions]
+    raw["loans"] = [{"amount": loan.amount, "box": loan.box} for loan in system.loans]
+    return raw
 
 
 def region_to_dict(region: Region) -> dict[str, Any]:
@@ -243,12 +242,12 @@ def region_to_dict(region: Region) -> dict[str, Any]:
 
 
 def system_from_dict(raw: dict[str, Any]) -> System:
-    return System(
-        name=raw["name"], owner=raw.get("owner"), planets=int(raw.get("planets", 1)), bank=int(raw.get("bank", 0)),
-        units=dict(raw.get("units", {})), enemy_units=int(raw.get("enemy_units", 0)),
-        regions=[Region(**copy.deepcopy(r)) for r in raw.get("regions", [])],
-        loans=[Loan(**loan) for loan in raw.get("loans", [])],
-    )
+    """The inverse of `system_to_dict` (fields it lacks take their defaults)."""
+    known = {f.name for f in fields(System)} - {"regions", "loans"}
+    system = System(**{k: copy.deepcopy(v) for k, v in raw.items() if k in known})
+    system.regions = [Region(**copy.deepcopy(r)) for r in raw.get("regions", [])]
+    system.loans = [Loan(**loan) for loan in raw.get("loans", [])]
+    return system
 
 
 __all__ = ["field"]  # (re-exported for modules that define their own events)

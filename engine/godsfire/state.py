@@ -36,6 +36,7 @@ class Region:
     raised: bool = False  # allegiance raised this interphase (at most +1 a turn)
     spent: int = 0  # money spent for the region this interphase (regional jealousy)
     revolt_tried: bool = False  # one way of dealing with its revolt tried this interphase
+    to_place: dict[str, int] = field(default_factory=dict)  # bought units not yet placed (D.14), by type
 
 
 @dataclass
@@ -54,6 +55,8 @@ class System:
     enemy_units: int = 0  # enemy units on the system cell ("under siege"; no squadrons bought)
     regions: list[Region] = field(default_factory=list)
     loans: list[Loan] = field(default_factory=list)
+    taxed_turn: int = 0  # the turn whose tax (D.1) the system paid (once per interphase)
+    repaid_turn: int = 0  # the turn whose loan repayments (D.1) the system made
 
     def region(self, number: int) -> Region:
         found = next((r for r in self.regions if r.number == number), None)

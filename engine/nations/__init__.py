@@ -36,4 +36,5 @@ RULES = register(RuleSet(
     commands=commands.COMMANDS,
     fixed_house_keys=("turn_hours",),
     quick_catch_up=clock.quick_catch_up,
+    rank=0,
 ))

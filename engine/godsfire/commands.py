@@ -1,0 +1,85 @@
+"""The Godsfire commands: `/godsfire …` → Godsfire actions (see `engine.vocabulary`), the foundation's own
+followed by the economy's and the politics' (`economy.COMMANDS`, `politics.COMMANDS`).
+
+`godsfire phase show`, `godsfire status` and `godsfire system show` are queries the front-ends answer (with
+`engine.godsfire.describe`). The GM's hand edits are `/godsfire set` (the shared `/gm set` is Nations').
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.godsfire import charts, economy, phases, politics, setup
+from engine.godsfire.rules import MOVERS
+from engine.vocabulary import Command, Param
+
+P = Param
+TRUE = ("true", "false")
+
+
+def _flag(o: dict[str, Any], name: str) -> bool:
+    return str(o.get(name, "false")).strip().lower() in ("true", "yes", "1")
+
+
+def _opt_int(o: dict[str, Any], name: str) -> int | None:
+    value = o.get(name)
+    return None if value is None else int(value)
+
+
+OWN: tuple[Command, ...] = (
+    Command("godsfire player add", "add a player, or move a player's National Government (GM)",
+            (P("name", required=True, help="the player"),
+             P("government", help="the system its National Government is on (one of its own)")),
+            action=lambda o: setup.AddPlayer(o["name"], o.get("government")), gm_only=True),
+    Command("godsfire system add", "add a system, its regions rolled from the starting tables (GM)",
+            (P("name", required=True, help="the system"),
+             P("owner", help="its player (joins the game if new); none for a neutral system"),
+             P("planets", int, help="planets (default 1)"), P("regions", int, help="regions (default 1)"),
+             P("neutral", choices=TRUE, help="true: a neutral system with 3 SQD, 3 AG, 3 PDF")),
+            action=lambda o: setup.AddSystem(o["name"], o.get("owner"), int(o.get("planets") or 1),
+                                             int(o.get("regions") or 1), _flag(o, "neutral")),
+            gm_only=True),
+    Command("godsfire system conquer", "a neutral system conquered: re-rolled, every party R (GM)",
+            (P("name", required=True, help="the neutral system"), P("player", required=True, help="its conqueror")),
+            action=lambda o: setup.ConquerSystem(o["name"], o["player"]), gm_only=True),
+    Command("godsfire system show", "a system's sheet: owner, planets, bank, loans, units and regions",
+            (P("name", required=True, help="the system"),)),
+    Command("godsfire set", "set any field of a system, region or player by hand (GM)",
+            (P("field", required=True, help="e.g. allegiance, economy, party, revolt, bank, units, owner"),
+             P("value", required=True, help='e.g. 3, A-2, M, true, "AG=2 PDF=1"'),
+             P("system", help="the system (and region:) whose field is set"),
+             P("region", int, help="the region's number in its system"),
+             P("player", help="the player whose field is set")),
+            action=lambda o: setup.SetField(o["field"], str(o["value"]), o.get("system"),
+                                            _opt_int(o, "region"), o.get("player")),
+            gm_only=True),
+    Command("godsfire combat", "the Combat Results Table: the odds' column, a d6 and the result",
+            (P("attack", int, True, help="attack strength"), P("defence", int, True, help="defence strength"),
+             P("nebula", choices=TRUE, help="true: in a nebula (both halved)")),
+            action=lambda o: charts.Combat(o["attack"], o["defence"], _flag(o, "nebula"))),
+    Command("godsfire transit", "Transit Attacks: a d6 on the referee's column",
+            (P("column", required=True, choices=("-2", "-1", "0"), help="-2, -1 or 0"),),
+            action=lambda o: charts.Transit(str(o["column"]))),
+    Command("godsfire money", "a money die: black = its face in GB, red = face + 6",
+            (P("die", required=True, choices=("black", "red"), help="black or red"),),
+            action=lambda o: charts.MoneyDie(o["die"])),
+    Command("godsfire move check", "may this unit move so far? (the allowances, the nebula, the ground)",
+            (P("unit", required=True, choices=MOVERS, help="SQD, AG, PDF, NG or GB"),
+             P("cells", int, True, help="space cells moved"),
+             P("nebula", int, help="how many of them are in a nebula"),
+             P("ground", int, help="ground areas moved")),
+            action=lambda o: charts.MoveCheck(o["unit"], o["cells"], int(o.get("nebula") or 0),
+                                              int(o.get("ground") or 0))),
+    Command("godsfire stack check", "is this stack within the limits? (space, ground, ground combat)",
+            (P("space", int, help="units in a space cell"), P("ground", int, help="units in a ground area"),
+             P("combat", int, help="units in one stack of a ground combat"),
+             P("total", int, help="ground combat: units in the whole combat")),
+            action=lambda o: charts.StackCheck(_opt_int(o, "space"), _opt_int(o, "ground"),
+                                               _opt_int(o, "combat"), _opt_int(o, "total"))),
+    Command("godsfire phase show", "where the turn is: its phase and the next"),
+    Command("godsfire phase next", "step to the next phase (GM)", action=lambda o: phases.NextPhase(), gm_only=True),
+    Command("godsfire status", "the game: turn and phase, players, their systems and money"),
+)
+
+
+COMMANDS: tuple[Command, ...] = (*OWN, *economy.COMMANDS, *politics.COMMANDS)

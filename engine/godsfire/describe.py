@@ -1,0 +1,172 @@
+"""Words for the Godsfire events and its queries (the console's text and Discord's embeds share them).
+The economy's and the politics' own events are worded by their modules' `event_line`, asked in turn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.describe import When, Who, plural
+from engine.events import Event, GameImported
+from engine.godsfire import economy, politics
+from engine.godsfire import events as ev
+from engine.godsfire.phases import phase_line
+from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
+from engine.godsfire.state import PHASE_NAMES, GodsfireState, Region, System
+
+FIELD_WORDS = {
+    "enemy_units": "enemy units", "subversion_step": "subversion circle", "counter_subversion":
+    "counter-subversion", "revolt_tried": "revolt dealt with", "ng_money": "NG money",
+    "in_transit": "money in transit", "national_allegiance": "national allegiance",
+    "ministers_changed": "Change Ministers! used", "failed_repayment": "failed repayment",
+    "loans_barred": "barred from loans", "out": "out of the game", "desubversion": "de-subversion",
+}
+
+
+def show(value: Any) -> str:
+    """A field's value in words: `AG 2, PDF 1`, `none`, `yes`."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items()) or "none"
+    if isinstance(value, list):
+        if value and isinstance(value[0], dict) and "amount" in value[0]:
+            return ", ".join(f"{loan['amount']} GB at box {loan['box']}" for loan in value)
+        return ", ".join(map(str, value)) or "none"
+    return str(value)
+
+
+BOOKKEEPING = frozenset({"taxed_turn", "repaid_turn", "revolt_tried", "raised", "done"})
+"""Fields that only mark what was done this turn: the reason says it in words, so they are not listed."""
+
+
+def changes_text(changes: dict[str, Any], before: dict[str, Any]) -> str:
+    """`allegiance 3 → 2, revolt no → yes` (bookkeeping marks left out, unless nothing else changed)."""
+    shown = {k: v for k, v in changes.items() if k not in BOOKKEEPING} or changes
+    return ", ".join(f"{FIELD_WORDS.get(k, k)} {show(before.get(k))} → {show(v)}" for k, v in shown.items())
+
+
+def region_text(region: Region | dict[str, Any]) -> str:
+    """`1: M 4 A-1` (and `in revolt`, enemy units, when so)."""
+    raw = region if isinstance(region, dict) else ev.region_to_dict(region)
+    text = f"{raw['number']}: {raw['party']} {raw['allegiance']} {raw['economy']}"
+    if raw.get("revolt"):
+        text += " in revolt"
+    if raw.get("enemy_units"):
+        text += f" ({raw['enemy_units']} enemy)"
+    return text
+
+
+def _sister_lines() -> list[Callable[[Event, When, Who], str | None]]:
+    """The economy's and the politics' own `event_line`, where they define one."""
+    lines = (getattr(module, "event_line", None) for module in (economy, politics))
+    return [line for line in lines if line is not None]
+
+
+def event_line(event: Event, when: When, who: Who) -> str | None:
+    """One line for one Godsfire event, or None (other rule sets' events, events without words)."""
+    match event:
+        case ev.GodsfireStarted(gm=gm):
+            return (f"A Godsfire game begins, refereed by the bot; GM: {who(gm)}. The GM adds systems with "
+                    "/godsfire system add (their owners join as players); turn 1's Movement Phase.")
+        case GameImported(snapshot=snap) if snap.get("game", {}).get("ruleset") == "godsfire":
+            return (f"Godsfire game imported with {plural(len(snap.get('players', [])), 'player')} and "
+                    f"{plural(len(snap.get('systems', [])), 'system')}.")
+        case ev.PlayerAdded(name=name, national_allegiance=levels, government=government):
+            where = f", National Government on {government}" if government else ""
+            return f"🪐 {who(name)} joins the game (national allegiances {show(levels)}{where})."
+        case ev.SystemAdded(system=system):
+            owner = f"{who(system['owner'])}'s" if system.get("owner") else "neutral"
+            units = f"; units {show(system.get('units', {}))}" if system.get("units") else ""
+            regions = "; ".join(region_text(r) for r in system.get("regions", []))
+            return (f"✨ {system['name']} ({owner}, {plural(system.get('planets', 1), 'planet')}): regions "
+                    f"{regions}{units}.")
+        case ev.RegionChanged(system=system, region=region, changes=changes, before=before, reason=reason):
+            return f"{system} region {region}: {changes_text(changes, before)} ({reason})."
+        case ev.SystemChanged(system=system, changes=changes, before=before, reason=reason):
+            return f"{system}: {changes_text(changes, before)} ({reason})."
+        case ev.PlayerChanged(player=player, changes=changes, before=before, reason=reason):
+            return f"{who(player)}: {changes_text(changes, before)} ({reason})."
+        case ev.GameChanged(changes=changes, before=before, reason=reason):
+            if set(changes) == {"done"}:
+                return None  # the interphase's marks cleared: the phase line says so
+            if set(changes) == {"order"}:
+                return f"The interphase's order: {', '.join(who(n) for n in changes['order']) or 'nobody'}."
+            return f"The game: {changes_text(changes, before)} ({reason})."
+        case ev.GodsfirePhaseChanged(turn=turn, phase=phase):
+            return f"⏭ Turn {turn}: the {PHASE_NAMES.get(phase, phase)} begins."
+        case ev.InterphaseReset():
+            return None
+        case ev.StepDone(player=player, step=step):
+            return f"✔ {who(player)} is done with the interphase's {step} step."
+        case ev.ChartRead(chart=chart, column=column, die=die, words=words, detail=detail):
+            return chart_line(chart, column, die, words, detail)
+    for line in _sister_lines():
+        found = line(event, when, who)
+        if found is not None:
+            return found
+    return None
+
+
+def chart_line(chart: str, column: str, die: int, words: str, detail: str) -> str:
+    """`⚔ Combat, 5 against 2: odds 3-1; die 4: D1: the defender loses 1 unit, the attacker chooses`."""
+    if chart == "combat":
+        return f"⚔ Combat, {detail}; die {die}: {words}."
+    if chart == "transit":
+        return f"☄ Transit attack, {detail}; die {die}: {words}."
+    if chart == "money":
+        return f"💰 Money, {detail}: {words}."
+    if chart == "movement":
+        return f"🧭 Move check ({column}, {detail}): {words}."
+    if chart == "stacking":
+        return f"📦 Stack check ({column}, {detail}): {words}."
+    return f"{chart} {column}: die {die}: {words} ({detail})."
+
+
+# --- queries ---------------------------------------------------------------------------------------
+
+
+def system_lines(system: System) -> list[str]:
+    """A system's sheet, line by line."""
+    owner = system.owner or "neutral"
+    lines = [f"{system.name} — {owner}; {plural(system.planets, 'planet')}; bank {system.bank} GB"]
+    if system.loans:
+        lines.append("loans: " + ", ".join(f"{loan.amount} GB at box {loan.box}" for loan in system.loans))
+    lines.append(f"system cell: units {show(system.units)}" + (
+        f"; {system.enemy_units} enemy units (under siege)" if system.enemy_units else ""))
+    for region in system.regions:
+        text = (f"region {region.number}: {PARTY_NAMES[region.party]} ({region.party}), allegiance "
+                f"{region.allegiance}, {ECONOMY_NAMES.get(region.economy, region.economy)} ({region.economy})")
+        extras = []
+        if region.revolt:
+            extras.append("in revolt")
+        if region.units:
+            extras.append(f"units {show(region.units)}")
+        if region.enemy_units:
+            extras.append(f"{region.enemy_units} enemy units")
+        if region.subversion:
+            extras.append(f"subversion {show(region.subversion)}")
+        if region.counter_subversion:
+            extras.append(f"counter-subversion {region.counter_subversion}")
+        lines.append(text + (f"; {'; '.join(extras)}" if extras else ""))
+    return lines
+
+
+def status_lines(state: GodsfireState) -> list[str]:
+    """The game: turn and phase, each player with its government, money and systems, and the neutrals."""
+    lines = [phase_line(state)]
+    for player in state.players:
+        systems = ", ".join(s.name for s in state.systems_of(player.name)) or "no systems"
+        flags = [f for f, on in (("out of the game", player.out), ("Change Ministers! used",
+                                 player.ministers_changed), ("barred from loans", player.loans_barred)) if on]
+        lines.append(f"{player.name}: NG on {player.government or 'no system'}, NG money {player.ng_money} GB, "
+                     f"in transit {player.in_transit} GB, national allegiance {show(player.national_allegiance)}; "
+                     f"systems: {systems}" + (f" ({', '.join(flags)})" if flags else ""))
+    neutrals = [s.name for s in state.systems if s.owner is None]
+    if neutrals:
+        lines.append(f"neutral: {', '.join(neutrals)}")
+    if state.wars:
+        lines.append("at war: " + "; ".join(" and ".join(pair) for pair in state.wars))
+    return lines

@@ -1,0 +1,676 @@
+"""The Social Interphase's money steps (the sheet's D.1-D.5 and D.14) and "Change Ministers!": tax and
+extortion, loan repayment and default, borrowing, transfers, purchases, loyalty and economy raises, and the
+placing of new units. Every number comes from `data/godsfire.toml` (`rules.table(...)`); every change is a
+`RegionChanged` / `SystemChanged` / `PlayerChanged` with its reason. Rulings where the sheet is silent are
+in docs/godsfire.md (and noted at the function that applies them).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from engine.core import Tx, handles
+from engine.errors import BadInput, NotYourNation, RuleViolation
+from engine.godsfire.events import change_player, change_region, change_system
+from engine.godsfire.rules import ECONOMY, UNIT_TYPES
+from engine.godsfire.state import PHASE_NAMES, GodsfireState, Loan, Player, Region, System
+from engine.names import name_key
+from engine.vocabulary import Command, Param
+
+RULESET = "godsfire"
+INDUSTRIAL = ("I-1", "I-2")
+PLACES = ("ng", "transit")  # transfer ends other than a system: the NG's money, the Money in Transit box
+
+
+# --- actions -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tax:
+    """D.1: collect the system's revenue; `extort` lists regions taxed once more (allegiance -1 each)."""
+
+    system: str
+    extort: str | None = None
+
+
+@dataclass
+class Repay:
+    """D.1: pay the marked box of every loan of the system; a shortfall is a default. `lower` (a default
+    of more than 4): the regions whose economy drops, "<system> <region>, …", one entry per level."""
+
+    system: str
+    lower: str | None = None
+
+
+@dataclass
+class Borrow:
+    """D.2: borrow money onto the system (a new loan, its marker on the bottom box)."""
+
+    system: str
+    amount: int
+
+
+@dataclass
+class Transfer:
+    """D.3: move money between a system's bank, the NG's money and the Money in Transit box."""
+
+    source: str
+    target: str
+    amount: int
+    player: str | None = None  # whose NG / transit box, when neither end is a system (GM: anyone's)
+
+
+@dataclass
+class Buy:
+    """D.4: buy units of the type the region's party wants (placed at D.14)."""
+
+    system: str
+    region: int
+    type: str
+    count: int
+
+
+@dataclass
+class Loyalty:
+    """D.5: spend on the region's Loyalty box: +1 allegiance (at most once a turn); more for jealousy."""
+
+    system: str
+    region: int
+    amount: int | None = None
+
+
+@dataclass
+class Develop:
+    """D.5: raise a Moderate region's economy one level, paying the house cost between the levels."""
+
+    system: str
+    region: int
+
+
+@dataclass
+class Place:
+    """D.14: place units bought this interphase (SQD in the system cell, AG and PDF in the region)."""
+
+    system: str
+    region: int
+    type: str
+    count: int
+
+
+@dataclass
+class ChangeMinisters:
+    """"Change Ministers!" (once a game): every regional allegiance not in revolt up one step."""
+
+    player: str | None = None  # GM: for whom
+
+
+# --- shared checks -------------------------------------------------------------------------------
+
+
+def _interphase(tx: Tx, step: str) -> None:
+    state: GodsfireState = tx.state
+    if state.phase != "interphase":
+        raise RuleViolation(f"the sheet: {step} is part of the Social Interphase (D); the game is in turn "
+                            f"{state.turn}'s {PHASE_NAMES.get(state.phase, state.phase)}")
+
+
+def _active(player: Player) -> None:
+    if player.out:
+        raise RuleViolation(f"{player.name} has lost the National Government and is out of the game")
+
+
+def _own_system(tx: Tx, name: str, what: str) -> tuple[System, Player]:
+    """The system (by name) and its owner, if the actor is its owner or the GM; refusals otherwise."""
+    system = tx.state.system(name)
+    if system.owner is None:
+        raise RuleViolation(f"{system.name} is neutral: nobody may {what} there")
+    if not tx.ctx.is_gm and name_key(system.owner) != name_key(tx.ctx.actor):
+        raise NotYourNation(f"{system.name} belongs to {system.owner}: only its owner or the GM may {what} there")
+    owner = tx.state.player(system.owner)
+    _active(owner)
+    return system, owner
+
+
+def _acting_player(tx: Tx, named: str | None, what: str) -> Player:
+    """The player acting (the actor; the GM must name one)."""
+    if named is not None:
+        player = tx.state.player(named)
+        if not tx.ctx.is_gm and name_key(player.name) != name_key(tx.ctx.actor):
+            raise NotYourNation(f"only {player.name} or the GM may {what} for {player.name}")
+    else:
+        found = tx.state.find_player(tx.ctx.actor)
+        if found is None:
+            raise BadInput(f"you are not a player in this game: GM, say for whom (player:) to {what}")
+        player = found
+    _active(player)
+    return player
+
+
+def _positive(value: int, what: str) -> None:
+    if value < 1:
+        raise BadInput(f"{what} must be at least 1, not {value}")
+
+
+def _pay(tx: Tx, system: System, cost: int, what: str) -> None:
+    if cost > system.bank:
+        raise RuleViolation(f"{what} costs {cost} GB and {system.name}'s bank holds {system.bank} GB")
+
+
+def _lower_allegiance(tx: Tx, system: System, region: Region, by: int, reason: str) -> None:
+    """The region's allegiance `by` levels lower; below the lowest level it revolts (allegiance 0)."""
+    if region.revolt:
+        return
+    allegiance, revolt = region.allegiance - by, False
+    if allegiance < tx.rules.allegiance_lowest:
+        allegiance, revolt = 0, True
+        reason += f"; below level {tx.rules.allegiance_lowest} the region revolts"
+    change_region(tx, system.name, region.number, reason, allegiance=allegiance, revolt=revolt)
+
+
+def _highest(rules: Any, party: str) -> int:
+    return int(rules.highest_by_party.get(party, rules.allegiance_highest))
+
+
+def _region_numbers(raw: str, system: System) -> list[int]:
+    numbers: list[int] = []
+    for token in (t for t in re.split(r"[\s,;]+", raw.strip()) if t):
+        if not token.isdecimal():
+            raise BadInput(f"regions are numbers, e.g. \"1 3\", not {token!r}")
+        number = int(token)
+        system.region(number)  # refuses an unknown region
+        if number in numbers:
+            raise BadInput(f"region {number} is listed twice: the sheet allows one extra tax per region")
+        numbers.append(number)
+    return numbers
+
+
+def _spend(tx: Tx, system: System, region: Region, cost: int, reason: str) -> None:
+    """Take `cost` from the bank and count it as spent on the region (regional jealousy, D.9b)."""
+    change_system(tx, system.name, reason, bank=tx.state.system(system.name).bank - cost)
+    change_region(tx, system.name, region.number, reason, spent=region.spent + cost)
+
+
+# --- D.1 tax -------------------------------------------------------------------------------------
+
+
+def taxable(region: Region) -> bool:
+    """Regions in revolt or with enemy units produce no revenue (D.1.1)."""
+    return not region.revolt and region.enemy_units == 0
+
+
+def revenue(rules: Any, system: System) -> tuple[int, list[str]]:
+    """The system's tax (D.1.1-2) and its items in words. Ruling: a system whose every region is in revolt
+    or occupied is not taxable (no planet revenue either); a system without regions pays for its planets."""
+    table = rules.table("tax")
+    if system.regions and not any(taxable(r) for r in system.regions):
+        return 0, ["no region can be taxed"]
+    total = int(table["per_planet"]) * system.planets
+    items = [f"{system.planets} planet{'s' if system.planets != 1 else ''} +{total}"]
+    for region in system.regions:
+        if not taxable(region):
+            why = "in revolt" if region.revolt else "enemy units"
+            items.append(f"region {region.number} {why} +0")
+            continue
+        gain = int(table["by_economy"].get(region.economy, 0))
+        total += gain
+        if gain:
+            items.append(f"region {region.number} {region.economy} +{gain}")
+    return total, items
+
+
+@handles(Tax, RULESET)
+def tax(tx: Tx, action: Tax) -> None:
+    _interphase(tx, "the tax (D.1)")
+    system, _ = _own_system(tx, action.system, "tax")
+    if system.taxed_turn == tx.state.turn:
+        raise RuleViolation(f"{system.name} has already paid its tax this turn (D.1: once per interphase)")
+    table = tx.rules.table("tax")
+    extorted = _region_numbers(action.extort, system) if action.extort else []
+    for number in extorted:
+        region = system.region(number)
+        if not taxable(region):
+            why = "is in revolt" if region.revolt else "holds enemy units"
+            raise RuleViolation(f"the sheet: regions in revolt or with enemy units produce no revenue: region "
+                                f"{number} of {system.name} {why} and cannot be extorted")
+    total, items = revenue(tx.rules, system)
+    extra = int(table["extortion"])
+    for number in extorted:
+        total += extra
+        items.append(f"extortion in region {number} +{extra}")
+    reason = f"tax of turn {tx.state.turn}: " + ", ".join(items) + f" = {total} GB"
+    change_system(tx, system.name, reason, bank=system.bank + total, taxed_turn=tx.state.turn)
+    drop = int(table["extortion_allegiance"])
+    for number in extorted:
+        _lower_allegiance(tx, system, system.region(number), -drop, f"extortion (D.1.3): allegiance {drop:+d}")
+
+
+# --- D.1 loan repayment and default --------------------------------------------------------------
+
+
+def box_payment(rules: Any, loan: Loan) -> int:
+    """The amount on each box of a loan's track (house: ceil(amount × (1 + interest) / payments))."""
+    table = rules.table("loans")
+    owed = loan.amount * (1 + Fraction(str(table["interest"])))
+    return math.ceil(owed / int(table["payments"]))
+
+
+def _parse_lower(raw: str, state: GodsfireState) -> list[tuple[System, int]]:
+    entries: list[tuple[System, int]] = []
+    for part in (p.strip() for p in re.split(r"[,;]", raw) if p.strip()):
+        name, _, number = part.rpartition(" ")
+        if not name or not number.isdecimal():
+            raise BadInput(f"lower: each entry is \"<system> <region>\", e.g. \"Sol 2\", not {part!r}")
+        system = state.system(name.strip())
+        system.region(int(number))
+        entries.append((system, int(number)))
+    return entries
+
+
+def _levels_to_deduct(tx: Tx, player: Player, count: int, chosen: str | None) -> list[tuple[str, int]]:
+    """Which regions lose the default's economic levels, one entry per level (D.1.5). Ruling: the
+    player (or GM) may list them with `lower:`; otherwise the highest levels go first (ties: systems in
+    the game's order, regions by number). A region at S has no level to lose; if the player's regions
+    have fewer levels than the default, all of them go."""
+    systems = tx.state.systems_of(player.name)
+    available = sum(ECONOMY.index(r.economy) for s in systems for r in s.regions)
+    due = min(count, available)
+    if chosen is not None:
+        entries = _parse_lower(chosen, tx.state)
+        left: dict[tuple[str, int], int] = {}
+        for system, number in entries:
+            if system.owner is None or name_key(system.owner) != name_key(player.name):
+                raise RuleViolation(f"the sheet: the levels are deducted from regions in {player.name}'s "
+                                    f"systems, and {system.name} is not one")
+            key = (system.name, number)
+            left.setdefault(key, ECONOMY.index(system.region(number).economy))
+            left[key] -= 1
+            if left[key] < 0:
+                raise RuleViolation(f"region {number} of {system.name} has no economic level left to lose "
+                                    f"(S is the lowest)")
+        if len(entries) != due:
+            raise BadInput(f"the default costs {due} economic level{'s' if due != 1 else ''}: list {due} "
+                           f"regions in lower: (one entry per level), not {len(entries)}")
+        return [(s.name, n) for s, n in entries]
+    levels = {(s.name, r.number): ECONOMY.index(r.economy) for s in systems for r in s.regions}
+    order = list(levels)
+    picked: list[tuple[str, int]] = []
+    for _ in range(due):
+        best = max(order, key=lambda k: (levels[k], -order.index(k)))
+        levels[best] -= 1
+        picked.append(best)
+    return picked
+
+
+def _default(tx: Tx, player: Player, shortfall: int, lower: str | None) -> None:
+    """D.1.5: a repayment short by `shortfall`."""
+    state: GodsfireState = tx.state
+    table = tx.rules.table("loans")
+    over = int(table["default_levels_over"])
+    deducted = _levels_to_deduct(tx, player, shortfall, lower) if shortfall > over else []
+    reason = f"loan default of {shortfall} GB (D.1.5): every allegiance falls by 1"
+    for system in state.systems_of(player.name):
+        for region in system.regions:
+            _lower_allegiance(tx, system, region, 1, reason)
+    national = {party: max(0, level - 1) for party, level in player.national_allegiance.items()}
+    change_player(tx, player.name, reason, national_allegiance=national)
+    for name, number in deducted:
+        region = tx.state.system(name).region(number)
+        lowered = ECONOMY[ECONOMY.index(region.economy) - 1]
+        change_region(tx, name, number, f"loan default of {shortfall} GB, more than {over} (D.1.5): "
+                      f"{len(deducted)} economic level{'s' if len(deducted) != 1 else ''} deducted", economy=lowered)
+    change_player(tx, player.name, f"loan default (D.1.5): no further loans until every regional and "
+                  f"national allegiance is {table['barred_until']} or better; no borrowing this turn",
+                  failed_repayment=True, loans_barred=True)
+
+
+@handles(Repay, RULESET)
+def repay(tx: Tx, action: Repay) -> None:
+    _interphase(tx, "loan repayment (D.1)")
+    system, player = _own_system(tx, action.system, "repay loans")
+    if not system.loans:
+        raise RuleViolation(f"{system.name} has no loans to repay")
+    if system.repaid_turn == tx.state.turn:
+        raise RuleViolation(f"{system.name}'s loan repayments of this turn are done (D.1.4: one box a turn)")
+    payments = int(tx.rules.table("loans")["payments"])
+    due = sum(box_payment(tx.rules, loan) for loan in system.loans)
+    paid = min(due, system.bank)
+    shortfall = due - paid
+    # Ruling: the bank pays what it can and every marker moves up; the shortfall is the default.
+    loans = [{"amount": loan.amount, "box": loan.box + 1} for loan in system.loans]
+    kept = [loan for loan in loans if loan["box"] < payments]
+    cleared = len(loans) - len(kept)
+    reason = (f"loan repayment of turn {tx.state.turn}: {due} GB due, {paid} GB paid"
+              + (f", {shortfall} GB short" if shortfall else "")
+              + (f"; {cleared} loan{'s' if cleared != 1 else ''} fully paid" if cleared else ""))
+    if action.lower is not None and shortfall <= int(tx.rules.table("loans")["default_levels_over"]):
+        raise BadInput(f"lower: is for a default of more than "
+                       f"{tx.rules.table('loans')['default_levels_over']} GB; this repayment is "
+                       + (f"{shortfall} GB short" if shortfall else "paid in full"))
+    change_system(tx, system.name, reason, bank=system.bank - paid, loans=kept, repaid_turn=tx.state.turn)
+    if shortfall:
+        _default(tx, tx.state.player(player.name), shortfall, action.lower)
+
+
+# --- D.2 borrowing -------------------------------------------------------------------------------
+
+
+def allegiances_at_least(state: GodsfireState, player: Player, level: int) -> bool:
+    """Every regional (of the player's systems) and national allegiance is `level` or better."""
+    regional = [r.allegiance if not r.revolt else 0 for s in state.systems_of(player.name) for r in s.regions]
+    return all(a >= level for a in regional + list(player.national_allegiance.values()))
+
+
+@handles(Borrow, RULESET)
+def borrow(tx: Tx, action: Borrow) -> None:
+    _interphase(tx, "borrowing (D.2)")
+    system, player = _own_system(tx, action.system, "borrow")
+    _positive(action.amount, "amount")
+    table = tx.rules.table("loans")
+    if player.failed_repayment:
+        raise RuleViolation("the sheet: you may not borrow money if you failed a loan repayment this turn")
+    lift = False
+    if player.loans_barred:
+        if not allegiances_at_least(tx.state, player, int(table["barred_until"])):
+            raise RuleViolation(f"the sheet: after a default you cannot get further loans until all regional "
+                                f"and national allegiances are at {table['barred_until']} or better")
+        lift = True
+    unpaid = [s.name for s in tx.state.systems_of(player.name) if s.loans and s.repaid_turn != tx.state.turn]
+    if unpaid:
+        raise RuleViolation(f"the sheet's order: make this turn's loan repayments (D.1) before borrowing "
+                            f"(D.2): /godsfire repay system:{unpaid[0]} first")
+    most = int(table["most"])
+    if action.amount > most:
+        raise RuleViolation(f"a loan is at most {most} GB (house rule), not {action.amount}")
+    if lift:
+        change_player(tx, player.name, f"every allegiance is {table['barred_until']} or better: loans allowed "
+                      f"again (D.1.5)", loans_barred=False)
+    loan = Loan(action.amount)
+    loans = [{"amount": x.amount, "box": x.box} for x in system.loans] + [{"amount": loan.amount, "box": 0}]
+    change_system(tx, system.name, f"borrowed {action.amount} GB (D.2): {int(table['payments'])} boxes of "
+                  f"{box_payment(tx.rules, loan)} GB, the first due next turn",
+                  bank=system.bank + action.amount, loans=loans, repaid_turn=tx.state.turn)
+
+
+# --- D.3 transfers -------------------------------------------------------------------------------
+
+
+def _end(tx: Tx, raw: str, what: str) -> tuple[str, System | None]:
+    key = raw.strip().casefold()
+    if key in PLACES:
+        return key, None
+    system = tx.state.find_system(raw)
+    if system is None:
+        raise BadInput(f"{what}: is a system, ng (the National Government's money) or transit (the Money in "
+                       f"Transit box), not {raw!r}")
+    return "system", system
+
+
+def _ng_reaches(player: Player, system: System) -> None:
+    if player.government is not None and name_key(player.government) != name_key(system.name):
+        raise RuleViolation(f"the sheet: other than for subversion, money must move through space to reach "
+                            f"another planet: {player.name}'s National Government is on {player.government}, "
+                            f"not {system.name} (use the Money in Transit box)")
+
+
+@handles(Transfer, RULESET)
+def transfer(tx: Tx, action: Transfer) -> None:
+    """Ruling: money goes system ↔ transit, transit ↔ NG, and system ↔ NG only on the NG's own system
+    (anywhere if its system is not recorded); never straight from one system to another: the sheet has it
+    moved through space, so it goes system → transit, is moved on the map, then transit → system."""
+    _interphase(tx, "a transfer (D.3)")
+    _positive(action.amount, "amount")
+    source_kind, source = _end(tx, action.source, "from")
+    target_kind, target = _end(tx, action.target, "to")
+    if source_kind == target_kind and (source is None or source is target):
+        raise BadInput("a transfer needs two different places")
+    if source is not None and target is not None:
+        raise RuleViolation("the sheet: other than for subversion, money must move through space to reach "
+                            "another planet: transfer it to transit, move it, then from transit to "
+                            f"{target.name}")
+    if source is not None or target is not None:
+        system, player = _own_system(tx, (source or target).name, "move money")  # type: ignore[union-attr]
+        if action.player is not None and name_key(action.player) != name_key(player.name):
+            raise BadInput(f"{system.name} is {player.name}'s: its money moves only to {player.name}'s NG "
+                           f"or transit box")
+    else:
+        system, player = None, _acting_player(tx, action.player, "move money")
+    if system is not None and "ng" in (source_kind, target_kind):
+        _ng_reaches(player, system)
+    held = {"ng": player.ng_money, "transit": player.in_transit,
+            "system": source.bank if source is not None else 0}[source_kind]
+    if action.amount > held:
+        where = {"ng": f"{player.name}'s National Government holds", "transit": "the Money in Transit box holds",
+                 "system": f"{source.name}'s bank holds" if source else ""}[source_kind]
+        raise RuleViolation(f"{where} {held} GB, less than {action.amount}")
+    names = {"ng": "the National Government", "transit": "the Money in Transit box"}
+    reason = (f"transfer of {action.amount} GB (D.3) from {source.name if source else names[source_kind]} "
+              f"to {target.name if target else names[target_kind]}")
+    player_fields = {"ng": "ng_money", "transit": "in_transit"}
+    money = {"ng_money": player.ng_money, "in_transit": player.in_transit}
+    if source is not None:
+        change_system(tx, source.name, reason, bank=source.bank - action.amount)
+    else:
+        money[player_fields[source_kind]] -= action.amount
+    if target is not None:
+        change_system(tx, target.name, reason, bank=target.bank + action.amount)
+    else:
+        money[player_fields[target_kind]] += action.amount
+    change_player(tx, player.name, reason, **money)
+
+
+# --- D.4 purchases -------------------------------------------------------------------------------
+
+
+def _unit_type(raw: str) -> str:
+    kind = raw.strip().upper()
+    if kind not in UNIT_TYPES:
+        raise BadInput(f"type: is one of {', '.join(UNIT_TYPES)}, not {raw!r}")
+    return kind
+
+
+@handles(Buy, RULESET)
+def buy(tx: Tx, action: Buy) -> None:
+    _interphase(tx, "purchasing (D.4)")
+    system, _ = _own_system(tx, action.system, "buy units")
+    region = system.region(action.region)
+    kind = _unit_type(action.type)
+    _positive(action.count, "count")
+    table = tx.rules.table("purchase")
+    wanted = table["wanted"][region.party]
+    if kind != wanted:
+        raise RuleViolation(f"the sheet: each region can only purchase units of the type wanted by the party "
+                            f"in power: region {region.number}'s party {region.party} wants {wanted}, not {kind}")
+    most = {level: int(n) for level, n in table["most"].items()}
+    if region.economy not in most:
+        limits = " and ".join(f"{level} up to {n}" for level, n in most.items())
+        raise RuleViolation(f"the sheet: only industrial regions produce units ({limits}); region "
+                            f"{region.number} of {system.name} is {region.economy}")
+    if region.enemy_units:
+        raise RuleViolation(f"the sheet: you may not purchase units in regions containing enemy units "
+                            f"(region {region.number} of {system.name} holds {region.enemy_units})")
+    if kind == "SQD" and system.enemy_units:
+        raise RuleViolation(f"the sheet: you may not purchase squadrons if enemy units are on the system cell "
+                            f"({system.name}'s holds {system.enemy_units})")
+    if region.bought + action.count > most[region.economy]:
+        raise RuleViolation(f"the sheet: {region.economy} regions may produce up to {most[region.economy]} units "
+                            f"a turn; region {region.number} of {system.name} has bought {region.bought}")
+    cost = int(table["cost"]) * action.count
+    _pay(tx, system, cost, f"{action.count} {kind}")
+    reason = f"bought {action.count} {kind} in region {region.number} for {cost} GB (D.4), placed at D.14"
+    _spend(tx, system, region, cost, reason)
+    to_place = dict(region.to_place)
+    to_place[kind] = to_place.get(kind, 0) + action.count
+    change_region(tx, system.name, region.number, reason, bought=region.bought + action.count, to_place=to_place)
+
+
+# --- D.5 loyalty and economy ---------------------------------------------------------------------
+
+
+@handles(Loyalty, RULESET)
+def loyalty(tx: Tx, action: Loyalty) -> None:
+    """Ruling: without `amount` the point is the raise, so a region that cannot rise (raised this turn,
+    or at its party's highest level) is refused; with `amount` the money is spent even then, for
+    regional jealousy (D.5.2), and the region rises by 1 if it can."""
+    _interphase(tx, "the Loyalty box (D.5)")
+    system, _ = _own_system(tx, action.system, "spend on loyalty")
+    region = system.region(action.region)
+    cost = int(tx.rules.table("raise")["loyalty_cost"])
+    amount = cost if action.amount is None else action.amount
+    if amount < cost:
+        raise RuleViolation(f"the sheet: raising allegiance costs {cost} GB, not {amount}")
+    if region.revolt:
+        raise RuleViolation(f"region {region.number} of {system.name} is in revolt: deal with it at D.7 "
+                            f"(negotiate, bribery or police action), not with the Loyalty box")
+    top = _highest(tx.rules, region.party)
+    blocked = ("the sheet: maximum increase is 1 per turn" if region.raised
+               else f"allegiance {region.allegiance} is party {region.party}'s highest level ({top})"
+               if region.allegiance >= top else None)
+    if blocked and action.amount is None:
+        raise RuleViolation(f"{blocked}: region {region.number} of {system.name} cannot rise (give amount: to "
+                            f"spend money on it for regional jealousy anyway)")
+    _pay(tx, system, amount, "the Loyalty box")
+    if blocked:
+        reason = f"{amount} GB on region {region.number}'s Loyalty box (D.5.2: regional jealousy; {blocked})"
+        _spend(tx, system, region, amount, reason)
+        return
+    reason = f"{amount} GB on region {region.number}'s Loyalty box (D.5.1): allegiance +1"
+    _spend(tx, system, region, amount, reason)
+    change_region(tx, system.name, region.number, reason, allegiance=region.allegiance + 1, raised=True)
+
+
+@handles(Develop, RULESET)
+def develop(tx: Tx, action: Develop) -> None:
+    """Ruling: the sheet sets no limit of levels a turn: each raise pays its own cost."""
+    _interphase(tx, "the Econ box (D.5)")
+    system, _ = _own_system(tx, action.system, "raise economic levels")
+    region = system.region(action.region)
+    if region.party != "M" or region.revolt:
+        raise RuleViolation(f"the sheet: only Moderate (M) governments not in revolt can raise economic levels "
+                            f"(region {region.number} of {system.name}: party {region.party}"
+                            f"{', in revolt' if region.revolt else ''})")
+    if system.enemy_units:
+        raise RuleViolation(f"the sheet: cannot raise economic level if the system is under siege ("
+                            f"{system.enemy_units} enemy units on {system.name}'s cell)")
+    if region.enemy_units:
+        raise RuleViolation(f"the sheet: cannot raise economic level if enemy units are in the region "
+                            f"(region {region.number} of {system.name} holds {region.enemy_units})")
+    costs = tx.rules.table("raise")["economy_cost"]
+    index = ECONOMY.index(region.economy)
+    if index + 1 >= len(ECONOMY) or region.economy not in costs:
+        raise RuleViolation(f"region {region.number} of {system.name} is {region.economy}, the highest level")
+    cost, raised = int(costs[region.economy]), ECONOMY[index + 1]
+    _pay(tx, system, cost, f"raising {region.economy} to {raised}")
+    reason = f"{cost} GB on region {region.number}'s Econ box (D.5.4): {region.economy} → {raised}"
+    _spend(tx, system, region, cost, reason)
+    change_region(tx, system.name, region.number, reason, economy=raised)
+
+
+# --- D.14 new units ------------------------------------------------------------------------------
+
+
+@handles(Place, RULESET)
+def place(tx: Tx, action: Place) -> None:
+    """Ruling: a unit's type is fixed when bought (party changes do not affect builds); bought units not
+    placed stay in the region's box for a later D.14; an industrial region that fell from I-2 to I-1
+    still places them all (it has not lost its industrial capacity)."""
+    _interphase(tx, "placing new units (D.14)")
+    system, _ = _own_system(tx, action.system, "place units")
+    region = system.region(action.region)
+    kind = _unit_type(action.type)
+    _positive(action.count, "count")
+    waiting = region.to_place.get(kind, 0)
+    if action.count > waiting:
+        raise RuleViolation(f"region {region.number} of {system.name} has {waiting} {kind} bought and not yet "
+                            f"placed, not {action.count}")
+    if region.revolt:
+        raise RuleViolation(f"the sheet: cannot place new units if the region is in revolt (region "
+                            f"{region.number} of {system.name})")
+    if region.economy not in INDUSTRIAL:
+        raise RuleViolation(f"the sheet: cannot place new units if the region has lost its industrial capacity "
+                            f"(region {region.number} of {system.name} is now {region.economy})")
+    to_place = dict(region.to_place)
+    to_place[kind] -= action.count
+    if not to_place[kind]:
+        del to_place[kind]
+    where = f"{system.name}'s system cell" if kind == "SQD" else f"region {region.number}"
+    reason = f"{action.count} new {kind} placed in {where} (D.14)"
+    change_region(tx, system.name, region.number, reason, to_place=to_place)
+    if kind == "SQD":  # squadrons never go on the ground
+        units = dict(system.units)
+        units[kind] = units.get(kind, 0) + action.count
+        change_system(tx, system.name, reason, units=units)
+    else:
+        units = dict(region.units)
+        units[kind] = units.get(kind, 0) + action.count
+        change_region(tx, system.name, region.number, reason, units=units)
+
+
+# --- "Change Ministers!" -------------------------------------------------------------------------
+
+
+@handles(ChangeMinisters, RULESET)
+def change_ministers(tx: Tx, action: ChangeMinisters) -> None:
+    """Ruling: it may be announced at any time (the sheet puts it under the National Government, not in
+    the interphase); a region already at its party's highest level stays there."""
+    player = _acting_player(tx, action.player, "announce \"Change Ministers!\"")
+    if player.ministers_changed:
+        raise RuleViolation(f"the sheet: \"Change Ministers!\" is once per game, and {player.name} has "
+                            f"announced it already")
+    reason = f"{player.name} announced \"Change Ministers!\": every regional allegiance up one step"
+    for system in tx.state.systems_of(player.name):
+        for region in system.regions:
+            if region.revolt:
+                continue
+            top = _highest(tx.rules, region.party)
+            change_region(tx, system.name, region.number, reason,
+                          allegiance=max(region.allegiance, min(top, region.allegiance + 1)))
+    change_player(tx, player.name, reason, ministers_changed=True)
+
+
+# --- commands ------------------------------------------------------------------------------------
+
+P = Param
+_SYSTEM = P("system", required=True, help="your system")
+_REGION = P("region", int, True, help="the region's number in the system")
+
+
+def _command(path: str, help: str, params: tuple[Param, ...], action: Any) -> Command:
+    return Command(path, help, params, action=action, ruleset=RULESET)
+
+
+COMMANDS: tuple[Command, ...] = (
+    _command("godsfire tax", "D.1: collect the system's tax (once a turn); extort: regions taxed once more",
+             (_SYSTEM, P("extort", help="regions to extort, e.g. \"1 3\" (allegiance -1 each)")),
+             lambda o: Tax(o["system"], o.get("extort"))),
+    _command("godsfire repay", "D.1: pay the marked box of each loan of the system (a shortfall defaults)",
+             (_SYSTEM, P("lower", help="a default over 4: regions losing a level, \"<system> <region>, …\"")),
+             lambda o: Repay(o["system"], o.get("lower"))),
+    _command("godsfire borrow", "D.2: borrow money onto the system",
+             (_SYSTEM, P("amount", int, True, help="GB borrowed")),
+             lambda o: Borrow(o["system"], o["amount"])),
+    _command("godsfire transfer", "D.3: move money between a system's bank, the NG and the transit box",
+             (P("from", required=True, help="a system, ng or transit"),
+              P("to", required=True, help="a system, ng or transit"),
+              P("amount", int, True, help="GB moved"),
+              P("player", help="GM: whose NG / transit box (when neither end is a system)")),
+             lambda o: Transfer(o["from"], o["to"], o["amount"], o.get("player"))),
+    _command("godsfire buy", "D.4: buy units of the type the region's party wants, placed at D.14",
+             (_SYSTEM, _REGION, P("type", required=True, choices=UNIT_TYPES, help="SQD, AG or PDF"),
+              P("count", int, True, help="how many")),
+             lambda o: Buy(o["system"], o["region"], o["type"], o["count"])),
+    _command("godsfire loyalty", "D.5: spend on the region's Loyalty box (+1 allegiance, once a turn)",
+             (_SYSTEM, _REGION, P("amount", int, help="GB spent (more than 1: regional jealousy)")),
+             lambda o: Loyalty(o["system"], o["region"], o.get("amount"))),
+    _command("godsfire develop", "D.5: raise a Moderate region's economy one level",
+             (_SYSTEM, _REGION), lambda o: Develop(o["system"], o["region"])),
+    _command("godsfire place", "D.14: place units bought this interphase",
+             (_SYSTEM, _REGION, P("type", required=True, choices=UNIT_TYPES, help="SQD, AG or PDF"),
+              P("count", int, True, help="how many")),
+             lambda o: Place(o["system"], o["region"], o["type"], o["count"])),
+    _command("godsfire ministers", "\"Change Ministers!\" (once a game): every regional allegiance up one step",
+             (P("player", help="GM: for whom"),), lambda o: ChangeMinisters(o.get("player"))),
+)

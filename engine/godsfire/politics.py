@@ -1,0 +1,678 @@
+"""Godsfire's Social Interphase, its politics: party changes (D.6), revolts (D.7), subversion (D.8, D.11-13),
+allegiance and economy drops (D.9, D.10), and the interphase's bookkeeping (steps done, what is left, its end).
+
+Every number comes from `data/godsfire.toml` (`rules.table(...)`); every change is a generic
+`RegionChanged`/`SystemChanged`/`PlayerChanged`/`GameChanged` with its reason. Rulings where the sheet is
+silent are marked "ruling" here and listed in docs/godsfire.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from engine import core
+from engine.core import Tx, require_gm
+from engine.errors import BadInput, NotYourNation, RuleViolation
+from engine.godsfire import phases
+from engine.godsfire.events import (
+    StepDone,
+    change_player,
+    change_region,
+    change_system,
+)
+from engine.godsfire.rules import ECONOMY, PARTY_NAMES
+from engine.godsfire.state import PHASE_NAMES, STEPS, GodsfireState, Region, System
+from engine.names import name_key
+from engine.vocabulary import Command, Param
+
+RULESET = "godsfire"
+WAYS = ("negotiate", "bribe", "police")
+PAYMENTS = ("ng", "loyalty")
+CHECKED = {"subversion": "subversion resolve", "allegiance": "allegiance check", "economy": "economy check"}
+"""The steps a check applies to every system of a player at once: done by running it, not by saying so."""
+ADJACENT_PARTY = {"R": "M", "E": "M"}  # ruling: R and E each have one neighbour, M
+STEP_NAMES = {
+    "tax": "D.1 tax and loan repayment", "loans": "D.1 loan repayment", "borrow": "D.2 borrowing",
+    "transfer": "D.3 transfers", "purchase": "D.4 purchases", "raise": "D.5 loyalty and economy raises",
+    "party": "D.6 party changes", "revolts": "D.7 revolts", "subversion": "D.8 subversion",
+    "allegiance": "D.9 allegiance drops", "economy": "D.10 economy drops", "subvert": "D.11 subversion placing",
+    "desubvert": "D.12 de-subversion", "counter": "D.13 counter-subversion", "units": "D.14 new units",
+}
+
+
+def handles(action_type: type) -> Any:
+    """Register the function that applies one kind of Godsfire politics action."""
+    return core.handles(action_type, RULESET)
+
+
+# --- actions -------------------------------------------------------------------------------------
+
+
+@dataclass
+class ChangeParty:
+    """D.6: attempt to change a region's party (allegiance 2 only); paid from the NG or national loyalty."""
+
+    system: str
+    region: int
+    pay: str = "ng"
+
+
+@dataclass
+class DealWithRevolt:
+    """D.7: one way of dealing with a region's revolt this turn: negotiate, bribe or police."""
+
+    system: str
+    region: int
+    way: str
+
+
+@dataclass
+class ResolveSubversion:
+    """D.8 for one player's systems (the GM: every player not yet resolved, or the one named)."""
+
+    player: str | None = None
+
+
+@dataclass
+class CheckAllegiance:
+    """D.9: allegiance drops next to revolts and for regional jealousy."""
+
+    player: str | None = None
+
+
+@dataclass
+class CheckEconomy:
+    """D.10: economy drops (revolt, unfed industry, occupation) and the voluntary ones listed."""
+
+    lower: str | None = None
+    player: str | None = None
+
+
+@dataclass
+class Subvert:
+    """D.11: place subversion money in a region of another player's system (paid from the payer's NG)."""
+
+    system: str
+    region: int
+    amount: int
+    player: str | None = None  # the GM names the payer
+
+
+@dataclass
+class Desubvert:
+    """D.12: place de-subversion money (from the system bank); it and the subversion it meets are removed."""
+
+    system: str
+    region: int
+    amount: int
+
+
+@dataclass
+class Counter:
+    """D.13: place counter-subversion money (from the system bank)."""
+
+    system: str
+    region: int
+    amount: int
+
+
+@dataclass
+class MarkDone:
+    """A player marks an interphase step done (the GM may for anyone)."""
+
+    step: str
+    player: str | None = None
+
+
+@dataclass
+class EndInterphase:
+    """The GM ends the Social Interphase: the next turn's Movement Phase begins."""
+
+
+# --- shared checks -------------------------------------------------------------------------------
+
+
+def _in_interphase(tx: Tx, what: str) -> GodsfireState:
+    state: GodsfireState = tx.state
+    if state.phase != "interphase":
+        raise RuleViolation(f"the sheet: {what} belongs to the Social Interphase (D); the game is in the "
+                            f"{PHASE_NAMES.get(state.phase, state.phase)} of turn {state.turn}")
+    return state
+
+
+def _owned(tx: Tx, system_name: str, what: str) -> System:
+    """A system the actor may act for: its owner's, or anyone's for the GM; neutral systems are refused."""
+    system = tx.state.system(system_name)
+    if system.owner is None:
+        raise RuleViolation(f"{system.name} is neutral: no player's government can {what} there")
+    if not tx.ctx.is_gm and name_key(system.owner) != name_key(tx.ctx.actor):
+        raise NotYourNation(f"{system.name} is {system.owner}'s: only its owner or the GM may {what} there")
+    if tx.state.player(system.owner).out:
+        raise RuleViolation(f"{system.owner} has lost the National Government and is out of the game")
+    return system
+
+
+def _players_for(tx: Tx, named: str | None, step: str) -> list[str]:
+    """Whose systems a whole-step check covers: the actor's; the GM's named player, or every player with
+    systems who has not done the step yet."""
+    state: GodsfireState = tx.state
+    if named is not None:
+        player = state.player(named).name
+        if not tx.ctx.is_gm and name_key(player) != name_key(tx.ctx.actor):
+            raise NotYourNation(f"only the GM may run {STEP_NAMES[step]} for {player}")
+    elif tx.ctx.is_gm:
+        waiting = [p.name for p in state.players
+                   if not p.out and step not in state.done.get(p.name, []) and state.systems_of(p.name)]
+        if not waiting:
+            raise RuleViolation(f"{STEP_NAMES[step]} is done for every player this interphase")
+        return waiting
+    else:
+        player = state.player(tx.ctx.actor).name
+    if state.player(player).out:
+        raise RuleViolation(f"{player} has lost the National Government and is out of the game")
+    if step in state.done.get(player, []):
+        raise RuleViolation(f"{STEP_NAMES[step]} is already done for {player} this interphase (once a turn)")
+    return [player]
+
+
+def _lowered(rules: Any, region: Region, by: int) -> dict[str, Any]:
+    """The fields of a region whose allegiance falls `by` levels: below the lowest level it is in revolt."""
+    if by <= 0 or region.revolt:
+        return {}
+    level = region.allegiance - by
+    if level < rules.allegiance_lowest:
+        return {"allegiance": 0, "revolt": True}
+    return {"allegiance": level}
+
+
+def _economy_down(level: str) -> str:
+    return ECONOMY[max(ECONOMY.index(level) - 1, 0)]
+
+
+def _pdfs(system: System) -> int:
+    return system.units.get("PDF", 0) + sum(r.units.get("PDF", 0) for r in system.regions)
+
+
+def _band(pair: list[int], die: int) -> bool:
+    return int(pair[0]) <= die <= int(pair[1])
+
+
+def _where(system: System, region: Region) -> str:
+    return f"{system.name} region {region.number}"
+
+
+# --- D.6 party change ----------------------------------------------------------------------------
+
+
+@handles(ChangeParty)
+def change_party(tx: Tx, action: ChangeParty) -> None:
+    _in_interphase(tx, "D.6 changing a party")
+    system = _owned(tx, action.system, "attempt a party change")
+    region = system.region(action.region)
+    table = tx.rules.table("party_change")
+    where = _where(system, region)
+    if region.revolt:
+        raise RuleViolation(f"the sheet (D.6): {where} is in revolt; a party change needs allegiance "
+                            f"{table['allegiance']}")
+    if region.allegiance != int(table["allegiance"]):
+        raise RuleViolation(f"the sheet (D.6.1): a party change is only allowed at regional allegiance "
+                            f"{table['allegiance']}; {where} is at {region.allegiance}")
+    if action.pay not in PAYMENTS:
+        raise BadInput(f"pay: must be ng (pay {table['ng_cost']} from the National Government) or loyalty "
+                       f"(lower your national allegiance for the region's party by 1)")
+    owner = tx.state.player(system.owner)
+    party = region.party
+    if action.pay == "ng":
+        cost = int(table["ng_cost"])
+        if owner.ng_money < cost:
+            raise RuleViolation(f"the sheet (D.6.2): a party change costs {cost} from the National "
+                                f"Government; {owner.name}'s NG has {owner.ng_money}")
+        change_player(tx, owner.name, f"D.6: paid {cost} for a party change in {where}",
+                      ng_money=owner.ng_money - cost)
+        change_region(tx, system.name, region.number, f"D.6: {cost} spent on a party change",
+                      spent=region.spent + cost)
+    else:
+        level = owner.national_allegiance.get(party, 0)
+        if level <= 0:  # ruling: as a loan default, national allegiance goes no lower than 0
+            raise RuleViolation(f"the sheet (D.6.2): {owner.name}'s national allegiance for the "
+                                f"{PARTY_NAMES[party]}s is {level}: nothing left to lower; pay from the NG instead")
+        national = dict(owner.national_allegiance)
+        national[party] = level - 1
+        change_player(tx, owner.name, f"D.6: national {PARTY_NAMES[party]} allegiance lowered for a party "
+                      f"change in {where}", national_allegiance=national)
+    die = tx.roll(f"party change ({where})", owner.name).die
+    low = _band(table["revolt"], die)
+    if party == "M":
+        new = table["moderate_low"] if low else table["moderate_high"]
+    elif low:
+        change_region(tx, system.name, region.number, f"D.6: party change die {die}: the region revolts",
+                      allegiance=0, revolt=True)
+        return
+    else:
+        new = ADJACENT_PARTY[party]
+    change_region(tx, system.name, region.number, f"D.6: party change die {die}: {PARTY_NAMES[party]} "
+                  f"becomes {PARTY_NAMES[new]}", party=new)
+
+
+# --- D.7 revolts ---------------------------------------------------------------------------------
+
+
+@handles(DealWithRevolt)
+def deal_with_revolt(tx: Tx, action: DealWithRevolt) -> None:
+    _in_interphase(tx, "D.7 dealing with revolts")
+    system = _owned(tx, action.system, "deal with a revolt")
+    region = system.region(action.region)
+    table = tx.rules.table("revolts")
+    where = _where(system, region)
+    if action.way not in WAYS:
+        raise BadInput(f"way: must be one of {', '.join(WAYS)}")
+    if not region.revolt:
+        raise RuleViolation(f"the sheet (D.7): {where} is not in revolt")
+    if region.revolt_tried:
+        raise RuleViolation(f"the sheet (D.7): ONE option per region per turn; {where}'s revolt was already "
+                            f"dealt with this turn")
+    owner = system.owner
+    if action.way == "negotiate":
+        die = tx.roll(f"revolt: negotiate ({where})", owner).die
+        success, level = _band(table["negotiate"], die), int(table["negotiate_to"])
+    elif action.way == "bribe":
+        cost = int(table["bribe_cost"])
+        if region.party != "R":
+            raise RuleViolation(f"the sheet (D.7.2): bribery only works for Reactionary (R) revolts; {where} "
+                                f"is {PARTY_NAMES[region.party]} ({region.party})")
+        if system.bank < cost:
+            raise RuleViolation(f"the sheet (D.7.2): bribery costs {cost} from the system bank; {system.name}'s "
+                                f"bank has {system.bank}")
+        # bribes are not "spent" for regional jealousy (the sheet, D.9.2)
+        change_system(tx, system.name, f"D.7: bribe of {cost} in {where}", bank=system.bank - cost)
+        die = tx.roll(f"revolt: bribery ({where})", owner).die
+        success, level = _band(table["bribe"], die), int(table["bribe_to"])
+    else:
+        pdfs = _pdfs(system)
+        if pdfs <= 0:
+            raise RuleViolation(f"the sheet (D.7.3): police action needs a die at most the number of PDFs in "
+                                f"the system; {system.name} has none")
+        die = tx.roll(f"revolt: police action, {pdfs} PDF ({where})", owner).die
+        success, level = die <= pdfs, int(table["police_to"])
+    words = {"negotiate": "negotiation", "bribe": "bribery", "police": "police action"}[action.way]
+    if success:
+        change_region(tx, system.name, region.number, f"D.7: {words} die {die}: the revolt ends, allegiance "
+                      f"{level}", allegiance=level, revolt=False, revolt_tried=True)
+    else:
+        change_region(tx, system.name, region.number, f"D.7: {words} die {die}: the revolt goes on",
+                      revolt_tried=True)
+
+
+def _whole_system_revolts(tx: Tx, player: str) -> None:
+    """D.7.4 for one player's systems: a system with every region in revolt goes neutral, unless exactly one
+    player has subversion money in it: then on a d6 of 4-6 (the sheet's 50%) it becomes his."""
+    rules = tx.rules
+    for system in list(tx.state.systems_of(player)):
+        if not system.regions or not all(r.revolt for r in system.regions):
+            continue
+        subverters = sorted({p for r in system.regions for p, money in r.subversion.items() if money > 0})
+        if len(subverters) == 1:
+            chance = int(tx.rules.table("revolts")["sole_subverter_chance"])
+            need = rules.die_sides - rules.die_sides * chance // 100 + 1  # 50% on a d6: 4-6
+            die = tx.roll(f"revolt: whole system to its sole subverter ({system.name})", subverters[0]).die
+            if die >= need:
+                _to_subverter(tx, system, subverters[0], die)
+                continue
+            reason = f"D.7.4: every region in revolt, die {die} (not {need}+): {system.name} goes neutral"
+        else:
+            reason = f"D.7.4: every region of {system.name} in revolt: it goes neutral"
+        _goes_neutral(tx, system, reason)
+
+
+def _to_subverter(tx: Tx, system: System, subverter: str, die: int) -> None:
+    # ruling: the subverter takes it over with its revolts ended at allegiance 2 (the level bribery and
+    # police action restore) and the subversion money in it spent.
+    level = int(tx.rules.table("revolts")["police_to"])
+    previous = system.owner
+    change_system(tx, system.name, f"D.7.4: every region in revolt, die {die}: {system.name} goes to its "
+                  f"sole subverter {subverter}", owner=subverter)
+    for region in system.regions:
+        change_region(tx, system.name, region.number, f"D.7.4: {subverter} takes over: the revolt ends",
+                      allegiance=level, revolt=False, subversion={}, subversion_step={})
+    _government_lost(tx, system, previous)
+
+
+def _goes_neutral(tx: Tx, system: System, reason: str) -> None:
+    owner = system.owner
+    change_system(tx, system.name, reason, owner=None, units=dict(tx.rules.gone_neutral_units))
+    for region in system.regions:
+        if region.units:
+            change_region(tx, system.name, region.number, f"{system.name} went neutral: its units are gone",
+                          units={})
+    _government_lost(tx, system, owner)
+
+
+def _government_lost(tx: Tx, system: System, owner: str | None) -> None:
+    """The sheet: a player whose National Government was on a system he lost is out of the game."""
+    player = tx.state.find_player(owner) if owner else None
+    if player is not None and player.government is not None and \
+            name_key(player.government) == name_key(system.name):
+        change_player(tx, player.name, f"the sheet: {player.name}'s National Government was on {system.name}, "
+                      f"which is lost: {player.name} is out of the game", out=True, government=None)
+
+
+# --- D.8 subversion ------------------------------------------------------------------------------
+
+
+@handles(ResolveSubversion)
+def resolve_subversion(tx: Tx, action: ResolveSubversion) -> None:
+    _in_interphase(tx, "D.8 resolving subversion")
+    track = int(tx.rules.table("subversion")["track"])
+    for player in _players_for(tx, action.player, "subversion"):
+        for system in list(tx.state.systems_of(player)):
+            for region in system.regions:
+                money = {p: m for p, m in region.subversion.items() if m > 0}
+                fields: dict[str, Any] = {}
+                notes = []
+                if money and region.counter_subversion <= 0:
+                    fields.update(_lowered(tx.rules, region, 1))
+                    notes.append("undefended subversion lowers allegiance by 1")
+                if region.counter_subversion:
+                    fields["counter_subversion"] = 0
+                    notes.append("counter-subversion money removed")
+                if money:
+                    steps = {p: region.subversion_step.get(p, 0) + 1 for p in money}
+                    fields["subversion"] = {p: m for p, m in money.items() if steps[p] < track}
+                    fields["subversion_step"] = {p: s for p, s in steps.items() if s < track}
+                    gone = sorted(p for p in money if steps[p] >= track)
+                    notes.append("subversion money moves down 1" + (f" ({', '.join(gone)}'s off the track)"
+                                                                     if gone else ""))
+                if fields:
+                    change_region(tx, system.name, region.number, "D.8: " + "; ".join(notes), **fields)
+        tx.emit(StepDone(player, "subversion"))
+
+
+# --- D.9 allegiance ------------------------------------------------------------------------------
+
+
+@handles(CheckAllegiance)
+def check_allegiance(tx: Tx, action: CheckAllegiance) -> None:
+    _in_interphase(tx, "D.9 lowering allegiance")
+    for player in _players_for(tx, action.player, "allegiance"):
+        for system in list(tx.state.systems_of(player)):
+            # ruling: adjacency and money as they stand when the check starts; regions of one system whose
+            # numbers differ by 1 are adjacent (the maps are not in the seed)
+            in_revolt = {r.number for r in system.regions if r.revolt}
+            most = max((r.spent for r in system.regions), default=0)
+            for region in system.regions:
+                next_to = sorted(n for n in (region.number - 1, region.number + 1) if n in in_revolt)
+                short = most - region.spent
+                drop = (1 if next_to else 0) + short
+                fields = _lowered(tx.rules, region, drop)
+                if not fields:
+                    continue
+                notes = []
+                if next_to:
+                    notes.append(f"next to region {next_to[0]} in revolt")
+                if short:
+                    notes.append(f"regional jealousy: {short} less spent than in the system's best-served region")
+                change_region(tx, system.name, region.number, f"D.9: {', '.join(notes)}", **fields)
+        tx.emit(StepDone(player, "allegiance"))
+
+
+# --- D.10 economy --------------------------------------------------------------------------------
+
+
+def parse_regions(state: GodsfireState, text: str) -> list[tuple[str, int]]:
+    """`"Sol 2, Alpha Centauri 1"` (or `Sol:2`) → [("Sol", 2), ("Alpha Centauri", 1)]; BadInput if unclear."""
+    found: list[tuple[str, int]] = []
+    for part in (p.strip() for p in re.split(r"[,;]", text)):
+        if not part:
+            continue
+        match = re.fullmatch(r"(.+?)\s*[:#\s]\s*(\d+)", part)
+        if match is None:
+            raise BadInput(f"{part!r}: name a region as \"<system> <number>\", e.g. \"Sol 2\"")
+        system = state.system(match.group(1))
+        system.region(int(match.group(2)))
+        found.append((system.name, int(match.group(2))))
+    return found
+
+
+def feeders(system: System) -> dict[int, int | None]:
+    """Which A region feeds each I region (D.10.3, each A region feeds one I region). Ruling: I-2 regions
+    first, in number order, each taking the lowest-numbered free A-2; then I-1 regions, each taking the
+    lowest-numbered free A-1, else A-2. None: unfed."""
+    free = {level: [r.number for r in system.regions if r.economy == level] for level in ("A-1", "A-2")}
+    fed: dict[int, int | None] = {}
+    for level, sources in (("I-2", ("A-2",)), ("I-1", ("A-1", "A-2"))):
+        for region in (r for r in system.regions if r.economy == level):
+            source = next((s for s in sources if free[s]), None)
+            fed[region.number] = free[source].pop(0) if source else None
+    return fed
+
+
+@handles(CheckEconomy)
+def check_economy(tx: Tx, action: CheckEconomy) -> None:
+    _in_interphase(tx, "D.10 lowering economic levels")
+    players = _players_for(tx, action.player, "economy")
+    wished = parse_regions(tx.state, action.lower) if action.lower else []
+    keys = {name_key(p) for p in players}
+    for system_name, number in wished:
+        system = tx.state.system(system_name)
+        if system.owner is None or name_key(system.owner) not in keys:
+            raise NotYourNation(f"{system.name} is not among the systems of this check "
+                                f"({', '.join(players)}): only its owner may lower its economy")
+        if system.region(number).economy == ECONOMY[0]:
+            raise RuleViolation(f"the sheet (D.10): {system.name} region {number} is at Subsistence (S), the "
+                                f"lowest economic level")
+    wanted = set(wished)
+    for player in players:
+        for system in list(tx.state.systems_of(player)):
+            fed = feeders(system)
+            for region in system.regions:
+                why = []
+                if region.revolt:
+                    why.append("in revolt")
+                if region.economy == "I-2" and fed.get(region.number) is None:
+                    why.append("I-2 with no A-2 to feed it")
+                if region.economy == "I-1" and fed.get(region.number) is None:
+                    why.append("I-1 with no A-1 or A-2 to feed it")
+                if region.enemy_units > 0:
+                    why.append("occupied by enemy units")
+                if (system.name, region.number) in wanted:
+                    why.append("lowered by its owner")
+                new = _economy_down(region.economy)
+                if why and new != region.economy:
+                    change_region(tx, system.name, region.number, f"D.10: {', '.join(why)}", economy=new)
+        tx.emit(StepDone(player, "economy"))
+
+
+# --- D.11-13 subversion, de-subversion, counter-subversion ---------------------------------------
+
+
+def _amount(amount: int) -> int:
+    if amount < 1:
+        raise BadInput("amount: must be 1 or more")
+    return amount
+
+
+@handles(Subvert)
+def subvert(tx: Tx, action: Subvert) -> None:
+    state = _in_interphase(tx, "D.11 placing subversion money")
+    amount = _amount(action.amount)
+    if action.player is not None:
+        payer = state.player(action.player)
+        if not tx.ctx.is_gm and name_key(payer.name) != name_key(tx.ctx.actor):
+            raise NotYourNation(f"only the GM may place subversion money for {payer.name}")
+    else:
+        payer = state.find_player(tx.ctx.actor)
+        if payer is None:
+            raise BadInput("player: name the player whose National Government pays for the subversion")
+    system = state.system(action.system)
+    region = system.region(action.region)
+    where = _where(system, region)
+    if system.owner is not None and name_key(system.owner) == name_key(payer.name):
+        raise RuleViolation(f"{system.name} is {payer.name}'s own system: subversion is placed in other "
+                            f"players' systems")
+    per = int(tx.rules.table("subversion")["cost"][region.economy])
+    cost = per * amount
+    if payer.ng_money < cost:
+        raise RuleViolation(f"the sheet (D.11.2): subversion in a {region.economy} region costs {per} a "
+                            f"placement, {cost} for {amount}; {payer.name}'s NG has {payer.ng_money}")
+    war = ""
+    if system.owner is not None and state.at_war(payer.name, system.owner):
+        war = " (at war: the money must have been carried to a cell next to the system, the sheet C and D.11.1)"
+    change_player(tx, payer.name, f"D.11: {cost} paid for subversion in {where}{war}",
+                  ng_money=payer.ng_money - cost)
+    money = dict(region.subversion)
+    money[payer.name] = money.get(payer.name, 0) + amount
+    steps = dict(region.subversion_step)
+    steps[payer.name] = 0  # ruling: added money takes the whole stack back to the top circle
+    change_region(tx, system.name, region.number, f"D.11: {payer.name} places {amount} subversion money at "
+                  f"the top circle{war}", subversion=money, subversion_step=steps)
+
+
+@handles(Desubvert)
+def desubvert(tx: Tx, action: Desubvert) -> None:
+    _in_interphase(tx, "D.12 placing de-subversion money")
+    amount = _amount(action.amount)
+    system = _owned(tx, action.system, "place de-subversion money")
+    region = system.region(action.region)
+    where = _where(system, region)
+    present = sum(m for m in region.subversion.values() if m > 0)
+    if present <= 0:
+        raise RuleViolation(f"the sheet (D.12): there is no subversion money in {where} to remove")
+    if amount > present:
+        raise RuleViolation(f"{where} holds {present} subversion money: place at most {present} de-subversion")
+    per = int(tx.rules.table("subversion")["desubversion_cost"][region.economy])
+    cost = per * amount
+    if system.bank < cost:
+        raise RuleViolation(f"the sheet (D.12.1): de-subversion in a {region.economy} region costs {per} each, "
+                            f"{cost} for {amount}; {system.name}'s bank has {system.bank}")
+    change_system(tx, system.name, f"D.12: {cost} paid for de-subversion in {where}", bank=system.bank - cost)
+    # ruling: each de-subversion money removes one subversion money, the largest stack first (then by name)
+    money = {p: m for p, m in region.subversion.items() if m > 0}
+    left = amount
+    for player in sorted(money, key=lambda p: (-money[p], p)):
+        taken = min(left, money[player])
+        money[player] -= taken
+        left -= taken
+    steps = {p: s for p, s in region.subversion_step.items() if money.get(p, 0) > 0}
+    change_region(tx, system.name, region.number, f"D.12: {amount} de-subversion money placed; it and "
+                  f"{amount} subversion money are removed",
+                  subversion={p: m for p, m in money.items() if m > 0}, subversion_step=steps,
+                  desubversion=region.desubversion + amount)
+
+
+@handles(Counter)
+def counter(tx: Tx, action: Counter) -> None:
+    _in_interphase(tx, "D.13 placing counter-subversion money")
+    amount = _amount(action.amount)
+    system = _owned(tx, action.system, "place counter-subversion money")
+    region = system.region(action.region)
+    where = _where(system, region)
+    per = int(tx.rules.table("subversion")["counter_cost"][region.economy])
+    cost = per * amount
+    if system.bank < cost:
+        raise RuleViolation(f"the sheet (D.13): counter-subversion in a {region.economy} region costs {per} "
+                            f"each, {cost} for {amount}; {system.name}'s bank has {system.bank}")
+    change_system(tx, system.name, f"D.13: {cost} paid for counter-subversion in {where}",
+                  bank=system.bank - cost)
+    change_region(tx, system.name, region.number, f"D.13: {amount} counter-subversion money placed",
+                  counter_subversion=region.counter_subversion + amount)
+
+
+# --- the interphase's bookkeeping ----------------------------------------------------------------
+
+
+def interphase_left(state: GodsfireState) -> dict[str, list[str]]:
+    """What each player still in the game has left to do this interphase, in the sheet's order (players in
+    the interphase's order, then the rest as they joined). Empty lists outside the interphase."""
+    named = [state.player(p).name for p in state.order if state.find_player(p)]
+    players = named + [p.name for p in state.players if p.name not in named]
+    left: dict[str, list[str]] = {}
+    for name in players:
+        if state.player(name).out:
+            continue
+        done = state.done.get(name, [])
+        left[name] = [s for s in STEPS if s not in done] if state.phase == "interphase" else []
+    return left
+
+
+@handles(MarkDone)
+def mark_done(tx: Tx, action: MarkDone) -> None:
+    state = _in_interphase(tx, "marking a step done")
+    step = action.step.strip().lower()
+    if step not in STEPS:
+        raise BadInput(f"step: must be one of {', '.join(STEPS)}")
+    if step in CHECKED:
+        raise RuleViolation(f"{STEP_NAMES[step]} is not skipped: /godsfire {CHECKED[step]} applies it and marks it "
+                            f"done")
+    if action.player is not None:
+        player = state.player(action.player)
+        if not tx.ctx.is_gm and name_key(player.name) != name_key(tx.ctx.actor):
+            raise NotYourNation(f"only the GM may mark steps done for {player.name}")
+    else:
+        found = state.find_player(tx.ctx.actor)
+        if found is None:
+            raise BadInput("player: name the player whose step is done")
+        player = found
+    if step in state.done.get(player.name, []):
+        raise RuleViolation(f"{STEP_NAMES[step]} is already done for {player.name} this interphase")
+    if step == "revolts":
+        _whole_system_revolts(tx, player.name)
+    tx.emit(StepDone(player.name, step))
+
+
+@handles(EndInterphase)
+def end_interphase(tx: Tx, action: EndInterphase) -> None:
+    require_gm(tx, "end the Social Interphase")
+    _in_interphase(tx, "ending the interphase")
+    revolts_left_over(tx)
+    phases.leave_interphase(tx)
+
+
+def revolts_left_over(tx: Tx) -> None:
+    """D.7.4 for every player who never marked the revolts step done, so that ending the interphase does
+    not skip it (call it before leaving the interphase)."""
+    for player in [p.name for p in tx.state.players if not p.out]:
+        if "revolts" not in tx.state.done.get(player, []):
+            _whole_system_revolts(tx, player)
+
+
+# --- commands ------------------------------------------------------------------------------------
+
+P = Param
+_SYSTEM = P("system", required=True, help="the system")
+_REGION = P("region", int, True, help="the region's number")
+_AMOUNT = P("amount", int, True, help="how much money to place")
+_PLAYER = P("player", help="GM: the player it is for")
+
+COMMANDS: tuple[Command, ...] = (
+    Command("godsfire party", "D.6: try to change a region's party (allegiance 2 only; a d6)",
+            (_SYSTEM, _REGION, P("pay", choices=PAYMENTS, help="ng: 1 from the NG; loyalty: national -1")),
+            action=lambda o: ChangeParty(o["system"], o["region"], o.get("pay") or "ng"), ruleset=RULESET),
+    Command("godsfire revolt", "D.7: deal with a revolt: negotiate, bribe or police (one a region a turn)",
+            (_SYSTEM, _REGION, P("way", required=True, choices=WAYS, help="negotiate, bribe or police")),
+            action=lambda o: DealWithRevolt(o["system"], o["region"], o["way"]), ruleset=RULESET),
+    Command("godsfire subversion resolve", "D.8: undefended subversion lowers allegiance; the money moves down",
+            (_PLAYER,), action=lambda o: ResolveSubversion(o.get("player")), ruleset=RULESET),
+    Command("godsfire allegiance check", "D.9: allegiance drops next to revolts and for regional jealousy",
+            (_PLAYER,), action=lambda o: CheckAllegiance(o.get("player")), ruleset=RULESET),
+    Command("godsfire economy check", "D.10: economy drops (revolt, unfed industry, occupation, your wish)",
+            (P("lower", help="regions you lower by choice, e.g. \"Sol 2, Vega 1\""), _PLAYER),
+            action=lambda o: CheckEconomy(o.get("lower"), o.get("player")), ruleset=RULESET),
+    Command("godsfire subversion subvert", "D.11: place subversion money in another player's region (from your NG)",
+            (_SYSTEM, _REGION, _AMOUNT, P("player", help="GM: the player who pays")),
+            action=lambda o: Subvert(o["system"], o["region"], o["amount"], o.get("player")), ruleset=RULESET),
+    Command("godsfire subversion desubvert", "D.12: place de-subversion money (from the system bank)",
+            (_SYSTEM, _REGION, _AMOUNT),
+            action=lambda o: Desubvert(o["system"], o["region"], o["amount"]), ruleset=RULESET),
+    Command("godsfire subversion counter", "D.13: place counter-subversion money (from the system bank)",
+            (_SYSTEM, _REGION, _AMOUNT),
+            action=lambda o: Counter(o["system"], o["region"], o["amount"]), ruleset=RULESET),
+    Command("godsfire interphase done", "mark a Social Interphase step done",
+            (P("step", required=True, choices=STEPS, help="the step"), _PLAYER),
+            action=lambda o: MarkDone(o["step"], o.get("player")), ruleset=RULESET),
+    Command("godsfire interphase show", "what each player has left to do in the Social Interphase",
+            ruleset=RULESET),
+    Command("godsfire interphase end", "end the Social Interphase: the next turn's Movement Phase (GM)",
+            action=lambda o: EndInterphase(), gm_only=True, ruleset=RULESET),
+)

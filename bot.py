@@ -80,7 +80,7 @@ class ShuttingDown(app_commands.CheckFailure):
 
 EXTENSIONS = (
     "cogs.game", "cogs.nation", "cogs.economy", "cogs.propaganda", "cogs.army", "cogs.attack", "cogs.log",
-    "cogs.goddice", "cogs.gm", "cogs.clock",
+    "cogs.goddice", "cogs.godsfire", "cogs.gm", "cogs.clock",
 )
 
 
@@ -119,15 +119,19 @@ NOT_VALID_HERE = "that option's value is not valid here; nothing changed"
 
 
 def _numbers_are_numbers(options: list[Any]) -> bool:
-    """Whether every number option (type 10) of an interaction's payload, subcommands included, holds a number:
-    discord.py reads them with float() before any handler runs, so text there would end the interaction unanswered.
-    A Discord client never sends that; a hostile or broken payload may."""
+    """Whether every number option (type 10) of an interaction's payload, subcommands included, holds a number,
+    and every user, channel, role or mentionable option an id: discord.py reads them (float(), int()) before any
+    handler runs, so text there would end the interaction unanswered. A Discord client never sends that; a
+    hostile or broken payload may."""
     for option in options:
         if not isinstance(option, dict):
             return False
+        value = option.get("value")
         if option.get("type") == 10 and not option.get("focused"):
-            value = option.get("value")
             if isinstance(value, bool) or not isinstance(value, int | float | None) and value != "":
+                return False
+        if option.get("type") in (6, 7, 8, 9) and not option.get("focused"):  # user, channel, role, mentionable
+            if isinstance(value, bool) or not (isinstance(value, int) or isinstance(value, str) and value.isdecimal()):
                 return False
         if not _numbers_are_numbers(option.get("options") or []):
             return False

@@ -24,13 +24,17 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from data.store import Store, StoreUnavailable
-from engine.commands import COMMANDS, Command, build_action, check_ruleset, coerce_options, find_command
+from engine.commands import COMMANDS, Command, build_action, check_ruleset, coerce_options, find_command, help_lines
 from engine.describe import event_line, faces_line, plural, roll_line, same, utc_text
 from engine.dice import FacesRecord, RandomRoller, RollRecord
 from engine.errors import BadInput, NotGM, RefereeError, RuleViolation
 from engine.events import Event
 from engine.goddice import describe as goddice_words
 from engine.goddice.play import LoadCards, find_player
+from engine.godsfire.phases import phase_line
+from engine.godsfire.politics import STEP_NAMES, interphase_left
+from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
+from engine.godsfire.state import PHASE_NAMES, GodsfireState, System
 from engine.nations.common import actions_left, army_mp, find_nation, viewed_nation
 from engine.nations.rules import Rules
 from engine.nations.state import GameState, Nation
@@ -173,17 +177,27 @@ class Console:
         if command.ruleset is not None:
             check_ruleset(command, await referee.ruleset_name(CHANNEL))
         if path == "help":
-            self.say("\n".join(f"/{c.path} {' '.join(_param(p) for p in c.params)} — {c.help}"
-                               + (" (GM)" if c.gm_only else "") for c in COMMANDS))
+            title, lines = help_lines(options.get("topic"))
+            self.say("\n".join([f"{title}:", *lines]))
         elif path == "game start":
             report = await referee.start_game(CHANNEL, actor, options.get("turn_hours"), command=command_text,
                                               ruleset_name=options.get("ruleset") or "nations",
                                               options=options.get("options"))
             self.say_events(report.events)
-        elif path in ("game status", "goddice status"):
+        elif path in ("game status", "goddice status", "godsfire status"):
             state = await referee.state(CHANNEL)
-            self.say(status_text(state, self.rules) if state.ruleset == "nations"
-                     else "\n".join(goddice_words.status_lines(state, same)))
+            if state.ruleset == "godsfire":
+                self.say(godsfire_status_text(state))
+            else:
+                self.say(status_text(state, self.rules) if state.ruleset == "nations"
+                         else "\n".join(goddice_words.status_lines(state, same)))
+        elif path == "godsfire system show":
+            state = await referee.state(CHANNEL)
+            self.say(system_text(state.system(options["name"])))
+        elif path == "godsfire phase show":
+            self.say(phase_text(await referee.state(CHANNEL)))
+        elif path == "godsfire interphase show":
+            self.say(interphase_text(await referee.state(CHANNEL)))
         elif path == "goddice cards":
             self.say("\n".join(goddice_words.cards_lines((await referee.state(CHANNEL)).cards)))
         elif path == "gm cards":
@@ -206,7 +220,11 @@ class Console:
             name = options.get("nation")
             if name:
                 state = await referee.state(CHANNEL)
-                name = find_nation(state, name).name if state.ruleset == "nations" else find_player(state, name).name
+                if state.ruleset == "godsfire":
+                    name = state.player(name).name
+                else:
+                    name = find_nation(state, name).name if state.ruleset == "nations" \
+                        else find_player(state, name).name
             limit = options.get("limit", 10)
             if not 1 <= limit <= MAX_LOG_LIMIT:
                 raise BadInput(f"limit is how many rolls to show: 1 to {MAX_LOG_LIMIT}, not {limit}")
@@ -260,6 +278,9 @@ class Console:
         state = report.state
         if state.ruleset == "nations":
             self.say(f"Game imported from {file}: turn {state.turn}, {len(state.nations)} nations; GM: {actor}.")
+        elif state.ruleset == "godsfire":
+            self.say(f"Godsfire game imported from {file}: turn {state.turn}, {len(state.players)} players, "
+                     f"{len(state.systems)} systems; GM: {actor}.")
         else:
             self.say(f"God Dice game imported from {file}: {len(state.players)} players; GM: {actor}.")
 
@@ -370,9 +391,6 @@ def ledger_line(roll: RollRecord | FacesRecord) -> str:
     return faces_line(roll) if isinstance(roll, FacesRecord) else roll_line(roll)
 
 
-def _param(p) -> str:
-    return f"{p.name}:<{p.name}>" if p.required else f"[{p.name}]"
-
 
 # --- views ---------------------------------------------------------------------------------------
 
@@ -460,6 +478,83 @@ def _unit_list(ids: list[int], in_fight: list[int], orders: dict[int, int | None
         return f"#{unit}" + ("" if unit in in_fight else " (out)") + order
 
     return "; ".join(one(u) for u in ids)
+
+
+# --- Godsfire ------------------------------------------------------------------------------------
+
+
+def _units(units: dict[str, int]) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in units.items() if n) or "none"
+
+
+def godsfire_status_text(state: GodsfireState) -> str:
+    """`/godsfire status`: the turn and phase, each player (NG, money, allegiances) and each system."""
+    lines = [f"Godsfire — turn {state.turn}, {PHASE_NAMES[state.phase]}; GM: {state.gm}"
+             + (" — GAME OVER" if state.ended else "")]
+    if state.forced_dice:
+        count = len(state.forced_dice)
+        lines.append(f"{count} GM-entered {'die' if count == 1 else 'dice'} waiting.")
+    for p in state.players:
+        systems = ", ".join(s.name for s in state.systems_of(p.name)) or "none"
+        allegiance = " ".join(f"{party} {n}" for party, n in p.national_allegiance.items())
+        marks = [m for m, on in (("Change Ministers! used", p.ministers_changed),
+                                 ("failed a repayment this turn", p.failed_repayment),
+                                 ("no new loans until every allegiance is 3+", p.loans_barred),
+                                 ("OUT OF THE GAME", p.out)) if on]
+        lines.append(f"{p.name}: NG on {p.government or 'no system yet'}, {p.ng_money} GB, in transit "
+                     f"{p.in_transit} GB; national allegiance {allegiance or 'none'}; systems: {systems}"
+                     + "".join(f"; {m}" for m in marks))
+    if not state.players:
+        lines.append("No players yet: the GM adds systems with /godsfire system add.")
+    lines += [system_line(s) for s in state.systems]
+    return "\n".join(lines)
+
+
+def system_line(system: System) -> str:
+    revolts = sum(1 for r in system.regions if r.revolt)
+    return (f"{system.name} ({system.owner or 'neutral'}): {plural(len(system.regions), 'region')}"
+            + (f", {revolts} in revolt" if revolts else "")
+            + f", bank {system.bank} GB, space {_units(system.units)}")
+
+
+def system_text(system: System) -> str:
+    """`/godsfire system show`: the system sheet, one line a region."""
+    owner = f"{system.owner}'s system" if system.owner else "a neutral system"
+    loans = "; ".join(f"{loan.amount} GB (marker on box {loan.box + 1})" for loan in system.loans) or "none"
+    lines = [f"{system.name} — {owner}, {plural(system.planets, 'planet')}; bank {system.bank} GB; "
+             f"space {_units(system.units)}; loans {loans}"
+             + (f"; UNDER SIEGE ({plural(system.enemy_units, 'enemy unit')})" if system.enemy_units else "")]
+    for r in system.regions:
+        extra = [f"ground {_units(r.units)}"]
+        if r.revolt:
+            extra.insert(0, "IN REVOLT")
+        if r.enemy_units:
+            extra.append(f"enemy units {r.enemy_units}")
+        money = [f"{p} {n} (circle {r.subversion_step.get(p, 0) + 1})" for p, n in r.subversion.items() if n]
+        if money:
+            extra.append("subversion " + ", ".join(money))
+        if r.desubversion:
+            extra.append(f"de-subversion {r.desubversion}")
+        if r.counter_subversion:
+            extra.append(f"counter-subversion {r.counter_subversion}")
+        lines.append(f"  Region {r.number}: {PARTY_NAMES[r.party]} ({r.party}), allegiance {r.allegiance}, "
+                     f"{ECONOMY_NAMES[r.economy]} ({r.economy}); " + "; ".join(extra))
+    return "\n".join(lines)
+
+
+def phase_text(state: GodsfireState) -> str:
+    """`/godsfire phase show`: where the turn is, and the next phase."""
+    return phase_line(state) + "."
+
+
+def interphase_text(state: GodsfireState) -> str:
+    """`/godsfire interphase show`: each player's interphase steps not yet marked done."""
+    if state.phase != "interphase":
+        return f"Not in the Social Interphase: turn {state.turn} is in the {PHASE_NAMES[state.phase]}."
+    lines = [f"Social Interphase, turn {state.turn} (a step skipped: /godsfire interphase done step:<step>):"]
+    for player, left in interphase_left(state).items():
+        lines.append(f"{player}: " + ("; ".join(f"{STEP_NAMES[s]} ({s})" for s in left) if left else "all done"))
+    return "\n".join(lines)
 
 
 # --- entry ---------------------------------------------------------------------------------------

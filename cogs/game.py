@@ -8,11 +8,21 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.render import COLOUR, report_embeds, status_embed
-from cogs.util import actor, channel_key, choice_list, command_text, game_state, given_options, publish, reply
+from cogs.util import (
+    actor,
+    channel_key,
+    choice_list,
+    command_text,
+    game_state,
+    given_options,
+    publish,
+    reply,
+)
 from cogs.views import confirm_view
-from engine.commands import COMMANDS
+from engine.commands import help_groups, help_lines
 
 RULESETS = choice_list("game start", "ruleset")
+HELP_TOPICS = [app_commands.Choice(name=word, value=word) for word in help_groups()][:25]
 
 
 class Game(commands.GroupCog, group_name="game", group_description="Start, follow and end this channel's game"):
@@ -21,7 +31,7 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
 
     @app_commands.command(name="start", description="Start a game in this channel; you are its GM")
     @app_commands.describe(
-        ruleset="The rule set: nations (default) or goddice",
+        ruleset="The rule set: nations (default), goddice or godsfire",
         turn_hours="How long a turn lasts, in hours (default 12)",
         options='God Dice optional rules agreed now, e.g. "campaign resurrection free_for_all"',
     )
@@ -54,11 +64,24 @@ class Help(commands.Cog):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
-    @app_commands.command(name="help", description="The referee's commands")
-    async def help(self, interaction: discord.Interaction) -> None:
-        lines = [f"`/{c.path}` — {c.help}" + (" (GM)" if c.gm_only else "") for c in COMMANDS if c.path != "help"]
-        embed = discord.Embed(title="Referee commands", description="\n".join(lines)[:4000], colour=COLOUR)
+    @app_commands.command(name="help", description="The referee's command groups, or one group's commands")
+    @app_commands.describe(topic="A command group (none: the list of groups)")
+    @app_commands.choices(topic=HELP_TOPICS)
+    async def help(self, interaction: discord.Interaction, topic: str | None = None) -> None:
+        title, lines = help_lines(topic)
+        shown = [_code(line) for line in lines]
+        guide = "How to play each game, and every ruling: the README and docs/ of the referee's repository."
+        embed = discord.Embed(title=title, description="\n".join([*shown, "", guide])[:4000], colour=COLOUR)
         await reply(interaction, embed=embed, ephemeral=True)
+
+
+def _code(line: str) -> str:
+    """`/economy grow` — …: the command part as code."""
+    command, sep, rest = line.partition(" — ")
+    head, colon, names = command.partition(": ")
+    if colon and not sep:  # a group: "/economy: grow, military"
+        return f"`/{head.lstrip('/')}` — {names}"
+    return f"`{command}`{sep}{rest}"
 
 
 async def setup(bot: RefereeHost) -> None:

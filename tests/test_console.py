@@ -24,7 +24,7 @@ from storehelpers import (
 from console import MAX_CARD_FILE, MAX_LINE, MAX_LINE_BYTES, Console, decode_line, parse_line, read_line
 from console import run_console as run_console_in_process
 from data.store import Store, StoreUnavailable
-from engine.commands import BY_PATH, coerce_options
+from engine.commands import BY_PATH, COMMANDS, coerce_options
 from engine.dice import ForcedRoller
 from engine.errors import BadInput
 from referee import MAX_EXPORT_BYTES, Referee
@@ -404,7 +404,8 @@ async def test_console_unexpected_error_is_logged_once_answered_once_and_the_loo
         lines = out.getvalue().splitlines()
         assert lines[0] == ("error: the referee hit a problem with that line (KeyError) and nothing changed; the "
                             "details are in the log. /game status shows where the game stands")
-        assert lines[1].startswith("/game start ")
+        assert lines[1:3] == ["Referee commands (/help topic:<group> for one group's options):",
+                              "/game: start, status, end"]
         assert [r.levelno for r in caplog.records] == [logging.ERROR]
     finally:
         await store.close()
@@ -539,5 +540,22 @@ async def test_console_card_files_follow_the_same_read_rules_and_only_the_gm_may
             f"error: cannot read {big}: a card file has at most {MAX_CARD_FILE:,} bytes",
             f"error: cannot read {tmp_path}: a card file must be a regular file",
         ]
+    finally:
+        await store.close()
+
+
+async def test_console_help_lists_the_groups_then_one_group_with_its_options(tmp_path):
+    store = await Store.open(tmp_path / "referee.db")
+    try:
+        out = io.StringIO()
+        console = Console(Referee(store, None), out)
+        await console.handle("alice /help")
+        await console.handle("alice /help topic:gm")
+        await console.handle("alice /help topic:chess")
+        lines = out.getvalue().splitlines()
+        assert "/godsfire: " + ", ".join(c.path.split(" ", 1)[1] for c in COMMANDS
+                                         if c.path.startswith("godsfire ")) in lines
+        assert "/gm dice values: — enter the next dice by hand (\"clear\" empties the queue) (GM)" in lines
+        assert lines[-1].startswith("error: no command group 'chess'; groups: game, nation, economy")
     finally:
         await store.close()

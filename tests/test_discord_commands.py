@@ -58,11 +58,17 @@ async def test_the_registered_commands_are_the_vocabulary(tmp_path):
         assert slash_commands(t.fake.global_commands) == {c.path for c in COMMANDS}
         result = await t.run(t.alice, "help")
         assert result.ephemeral
-        assert result.embed["title"] == "Referee commands"
+        assert result.embed["title"] == "Referee commands (/help topic:<group> for one group's options)"
         lines = result.embed["description"].splitlines()
-        assert len(lines) == len(COMMANDS) - 1  # every command but /help itself
-        assert "`/economy grow` — ECONOMY check to raise ECONOMY" in lines
-        assert "`/gm undo` — undo the game's last action, rolls included (GM)" in lines
+        groups = {c.path.split()[0] for c in COMMANDS}
+        assert len([line for line in lines if line.startswith("`/")]) == len(groups)  # one line a group
+        assert "`/economy` — grow, military, recruit" in lines
+        economy = await t.run(t.alice, "help", topic="economy")
+        assert economy.embed["title"] == "/economy commands"
+        assert "`/economy recruit unit: [nation:]` — ECONOMY check to recruit a unit" in (
+            economy.embed["description"].splitlines())
+        gm_help = (await t.run(t.alice, "help", topic="gm")).embed["description"].splitlines()
+        assert "`/gm undo` — undo the game's last action, rolls included (GM)" in gm_help
 
 
 async def test_a_channel_without_a_game_says_how_to_start_one(tmp_path):
@@ -507,7 +513,7 @@ async def test_every_command_answers_in_time_even_with_a_tighter_deadline(tmp_pa
 def test_these_tests_run_every_command_of_the_vocabulary():
     """A guard for later commands: each path is invoked somewhere in the Discord tests (as a quoted string)."""
     sources = "".join((REPO / "tests" / f"test_discord_{name}.py").read_text()
-                      for name in ("commands", "battle", "clock", "goddice"))
+                      for name in ("commands", "battle", "clock", "goddice", "godsfire"))
     missing = [c.path for c in COMMANDS if f'"{c.path}"' not in sources]
     assert missing == []
 

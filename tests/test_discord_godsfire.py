@@ -1,0 +1,165 @@
+"""Godsfire on Discord: the real bot (discord.py) against the fake Discord.
+
+The console transcript's key points through `/godsfire`: systems set up with entered dice (the sheet
+embed after each), autocomplete of systems and of the chosen system's regions, a chart result as an embed
+(column, die, result in words), a refusal shown to its author alone that changes nothing, the phases
+stepped to the Social Interphase, a tax, and the status, phase and interphase embeds. Players are their
+Discord ids: the bot writes them as mentions, read back here as @names.
+"""
+
+from __future__ import annotations
+
+from discordkit import field, table, texts
+
+from cogs.godsfire import DISCORD_PATHS
+from engine.commands import COMMANDS
+from engine.rulesets import ruleset_of
+
+
+def named(t, *items) -> str:
+    """`texts` with each member's mention as @name."""
+    text = texts(*items)
+    for member in (t.gm, t.alice, t.bob):
+        text = text.replace(f"<@{member.id}>", f"@{member.user.name}")
+    return text
+
+
+def snapshot(state) -> dict:
+    return ruleset_of(state).state_to_dict(state)
+
+
+def test_every_godsfire_command_has_its_discord_command():
+    paths = {c.path for c in COMMANDS if c.ruleset == "godsfire"}
+    assert set(DISCORD_PATHS.values()) == paths
+    top = {name.split()[0] for name in DISCORD_PATHS}
+    assert len(top) <= 25  # Discord's limit on one group's commands and subgroups
+
+
+async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        started = await t.run(t.gm, "game start", ruleset="godsfire")
+        assert named(t, started).startswith("A Godsfire game begins, refereed by the bot; GM: @gm.")
+
+        # Sol: region 1 party 3+4 (M), allegiance 5 (5: a Moderate), economy 3 (A-1); region 2 party 1+1 (R),
+        # allegiance 6 (4), economy 6 (A-2). The answer: the rolls, then Sol's sheet.
+        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6")
+        added = await t.run(t.gm, "godsfire system add", name="Sol", owner=t.alice, planets=2, regions=2)
+        assert not added.ephemeral
+        sheet = added.embeds[-1]
+        assert sheet["title"] == "Sol"
+        assert named(t, type("M", (), {"embeds": [sheet]})()).splitlines()[1:5] == [
+            "@alice's system; 2 planets.", "Bank: 0 GB.", "Space: none.", "Loans: none."]
+        assert field(sheet, "Region 1") == "Moderate (M) · allegiance 5\nAgriculture-1 (A-1)\nground: none"
+        assert field(sheet, "Region 2") == "Reactionary (R) · allegiance 4\nAgriculture-2 (A-2)\nground: none"
+        assert "✨ Sol (@alice's, 2 planets): regions 1: M 5 A-1; 2: R 4 A-2." in named(t, added)
+        await t.run(t.gm, "gm dice", values="6 6 1 1")
+        await t.run(t.gm, "godsfire system add", name="Vega", owner=t.bob)
+
+        # Autocomplete: the systems (alice's own first), then the chosen system's regions.
+        systems = await t.fake.autocomplete(t.guild, t.channel, t.bob, "godsfire tax", focused="system")
+        assert [c["value"] for c in systems] == ["Vega", "Sol"]
+        assert systems[0]["name"] == "Vega (bob (you), 1 region, bank 0 GB)"
+        regions = await t.fake.autocomplete(t.guild, t.channel, t.alice, "godsfire buy", focused="region",
+                                            options={"system": "sol"})
+        assert [(c["name"], c["value"]) for c in regions] == [
+            ("Region 1: M, allegiance 5, A-1", 1), ("Region 2: R, allegiance 4, A-2", 2)]
+
+        # A chart: 7 against 3 reads the 3-1 column; die 4: D1.
+        await t.run(t.gm, "gm dice", values="4")
+        fought = await t.run(t.alice, "godsfire combat", attack=7, defence=3)
+        chart = fought.embeds[-1]
+        assert chart["title"] == "Combat Results Table"
+        assert field(chart, "Column") == "3-1"
+        assert field(chart, "Die") == "4"
+        assert field(chart, "Result") == "**D1** — the defender loses 1 unit, the attacker chooses"
+
+        # A refusal: to its author alone, and nothing changes.
+        before = snapshot(await t.state(rb))
+        refused = await t.run(t.bob, "godsfire phase next")
+        assert refused.ephemeral and texts(refused) == "⛔ only the GM may step the phases"
+        assert snapshot(await t.state(rb)) == before
+
+        shown = await t.run(t.bob, "godsfire system show", name="vega")
+        assert shown.embed["title"] == "Vega"
+        assert field(shown.embed, "Region 1") == "Extremist (E) · allegiance 2\nSubsistence (S)\nground: none"
+
+        phase = await t.run(t.alice, "godsfire phase show")
+        assert phase.embed["title"] == "Godsfire — Turn 1: Movement Phase (next: Combat Phase)"
+        for _ in range(3):
+            await t.run(t.gm, "godsfire phase next")
+        left = await t.run(t.alice, "godsfire interphase show")
+        assert left.embed["title"] == "Social Interphase — turn 1"
+        assert named(t, left).count("• D.1 tax and loan repayment (`tax`)") == 2
+
+        # Tax: 2 planets +2, region 2 (A-2) +1, extortion in region 2 +1 (its allegiance 4 → 3).
+        taxed = await t.run(t.alice, "godsfire tax", system="Sol", extort="2")
+        assert "Sol: bank 0 → 4" in named(t, taxed)
+        sol = (await t.state(rb)).system("Sol")
+        assert sol.bank == 4 and sol.region(2).allegiance == 3
+
+        status = await t.run(t.bob, "godsfire status")
+        assert status.embed["title"] == "Godsfire — turn 1, Social Interphase"
+        assert "**Sol** (@alice): 2 regions, bank 4 GB, space none" in named(t, status)
+        game_status = await t.run(t.bob, "game status")
+        assert game_status.embed["title"] == status.embed["title"]
+        assert t.dice.all_used()
+
+
+async def test_godsfire_commands_are_refused_in_a_god_dice_game(tmp_path):
+    async with table(tmp_path) as t, t.bot():
+        await t.run(t.gm, "game start", ruleset="goddice")
+        refused = await t.run(t.alice, "godsfire status")
+        assert refused.ephemeral
+        assert texts(refused) == "⛔ /godsfire status is a Godsfire command, and this channel's game is God Dice"
+        assert await t.fake.autocomplete(t.guild, t.channel, t.alice, "godsfire tax", focused="system") == []
+
+
+async def test_every_godsfire_command_answers_on_discord(tmp_path):
+    """Each /godsfire command once, in the Social Interphase: each reaches the engine (or its query) and is
+    answered — its result or a one-line refusal — with nothing logged as an error."""
+    async with table(tmp_path) as t, t.bot():
+        await t.run(t.gm, "game start", ruleset="godsfire")
+        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6 6 6 1 1 2 2 2 2")
+        runs = [
+            (t.gm, "godsfire system add", {"name": "Sol", "owner": t.alice, "planets": 2, "regions": 2}),
+            (t.gm, "godsfire system add", {"name": "Vega", "owner": t.bob}),
+            (t.gm, "godsfire system add", {"name": "Rigel", "neutral": True}),
+            (t.gm, "godsfire player add", {"name": t.alice, "government": "Sol"}),
+            (t.gm, "godsfire system conquer", {"name": "Vega", "player": str(t.alice.id)}),
+            (t.gm, "godsfire set", {"field": "bank", "value": "20", "system": "Sol"}),
+            (t.alice, "godsfire system show", {"name": "Sol"}),
+            (t.alice, "godsfire combat", {"attack": 3, "defence": 1, "nebula": True}),
+            (t.alice, "godsfire transit", {"column": "0"}),
+            (t.alice, "godsfire money", {"die": "black"}),
+            (t.alice, "godsfire move check", {"unit": "NG", "cells": 3, "ground": 1}),
+            (t.alice, "godsfire stack check", {"space": 4, "combat": 7, "total": 13}),
+            (t.alice, "godsfire phase show", {}),
+            (t.gm, "godsfire phase next", {}),
+            (t.gm, "godsfire phase next", {}),
+            (t.gm, "godsfire phase next", {}),
+            (t.alice, "godsfire status", {}),
+            (t.alice, "godsfire tax", {"system": "Sol", "extort": "1"}),
+            (t.alice, "godsfire repay", {"system": "Sol"}),
+            (t.alice, "godsfire borrow", {"system": "Sol", "amount": 4}),
+            (t.alice, "godsfire transfer", {"from": "Sol", "to": "transit", "amount": 1}),
+            (t.alice, "godsfire buy", {"system": "Sol", "region": 1, "type": "AG", "count": 1}),
+            (t.alice, "godsfire loyalty", {"system": "Sol", "region": 2, "amount": 1}),
+            (t.alice, "godsfire develop", {"system": "Sol", "region": 1}),
+            (t.alice, "godsfire place", {"system": "Sol", "region": 1, "type": "AG", "count": 1}),
+            (t.alice, "godsfire ministers", {}),
+            (t.alice, "godsfire party", {"system": "Sol", "region": 2, "pay": "ng"}),
+            (t.alice, "godsfire revolt", {"system": "Sol", "region": 1, "way": "negotiate"}),
+            (t.alice, "godsfire subversion resolve", {}),
+            (t.bob, "godsfire subversion subvert", {"system": "Sol", "region": 1, "amount": 1}),
+            (t.alice, "godsfire subversion desubvert", {"system": "Sol", "region": 1, "amount": 1}),
+            (t.alice, "godsfire subversion counter", {"system": "Sol", "region": 1, "amount": 1}),
+            (t.alice, "godsfire allegiance check", {}),
+            (t.alice, "godsfire economy check", {"lower": "Sol 2"}),
+            (t.alice, "godsfire interphase show", {}),
+            (t.alice, "godsfire interphase done", {"step": "borrow"}),
+            (t.gm, "godsfire interphase end", {}),
+        ]
+        for user, command, options in runs:
+            result = await t.run(user, command, **options)
+            assert result.acknowledged and texts(result), command
+        assert {f"godsfire {name}" for name in DISCORD_PATHS} == {command for _, command, _ in runs}

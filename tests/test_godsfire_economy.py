@@ -17,6 +17,7 @@ from data import godsfire_rules
 from engine.core import Context
 from engine.errors import BadInput, NotYourNation, RefereeError, RuleViolation
 from engine.events import replay
+from engine.gm import SetHouse
 from engine.godsfire import economy
 from engine.godsfire.economy import (
     Borrow,
@@ -353,6 +354,15 @@ def test_loyalty_raises_by_one_a_turn_and_extra_money_counts_for_jealousy() -> N
     game.do(Loyalty("Sol", 1))
     assert game.reg("Sol", 1).allegiance == 5  # a Moderate's highest
     game.refuse(Loyalty("Sol", 1), RuleViolation, "maximum increase is 1 per turn")
+
+
+def test_a_gm_changes_the_cost_between_economic_levels_for_one_game() -> None:
+    game = Game(altair())
+    game.do(SetHouse("economy_cost_a1", "5"), gm=True)  # A-1 → A-2 costs 5 GB in this game (the house default is 3)
+    game.do(Develop("Altair", 1))
+    assert (game.reg("Altair", 1).economy, game.sys("Altair").bank) == ("A-2", 15)
+    game.refuse(SetHouse("economy_cost_a1", "-1"), BadInput, "economy_cost_a1 must be between 0 and 100 GB",
+                gm=True)
 
 
 def test_develop_pays_the_house_cost_between_levels() -> None:

@@ -558,11 +558,11 @@ def develop(tx: Tx, action: Develop) -> None:
     if region.enemy_units:
         raise RuleViolation(f"the sheet: cannot raise economic level if enemy units are in the region "
                             f"(region {region.number} of {system.name} holds {region.enemy_units})")
-    costs = tx.rules.table("raise")["economy_cost"]
+    cost = tx.state.house.economy_cost(region.economy)  # house: the sheet's Economic Scale is not included
     index = ECONOMY.index(region.economy)
-    if index + 1 >= len(ECONOMY) or region.economy not in costs:
+    if index + 1 >= len(ECONOMY) or cost is None:
         raise RuleViolation(f"region {region.number} of {system.name} is {region.economy}, the highest level")
-    cost, raised = int(costs[region.economy]), ECONOMY[index + 1]
+    raised = ECONOMY[index + 1]
     _pay(tx, system, cost, f"raising {region.economy} to {raised}")
     reason = f"{cost} GB on region {region.number}'s Econ box (D.5.4): {region.economy} → {raised}"
     _spend(tx, system, region, cost, reason)

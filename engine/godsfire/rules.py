@@ -25,13 +25,23 @@ class GodsfireHouse(House):
     """Godsfire's house settings a GM may change per game."""
 
     RANGES: ClassVar[dict[str, tuple[float, float]]] = {
-        "national_allegiance_start": (1, 5), "reminder_hours": (0.1, 24.0 * 14),
+        "national_allegiance_start": (1, 5),
+        "economy_cost_s": (0, 100), "economy_cost_a1": (0, 100), "economy_cost_a2": (0, 100),
+        "economy_cost_i1": (0, 100),
     }
-    OFF_AT_ZERO: ClassVar[dict[str, str]] = {"reminder_hours": "never"}
-    UNITS: ClassVar[dict[str, str]] = {"reminder_hours": "hours"}
+    UNITS: ClassVar[dict[str, str]] = {f"economy_cost_{level}": "GB" for level in ("s", "a1", "a2", "i1")}
 
     national_allegiance_start: int = 5
-    reminder_hours: float = 0.0
+    # The costs between economic levels (D.5.4): the sheet's Economic Scale is not included.
+    economy_cost_s: int = 2  # S -> A-1
+    economy_cost_a1: int = 3  # A-1 -> A-2
+    economy_cost_a2: int = 4  # A-2 -> I-1
+    economy_cost_i1: int = 6  # I-1 -> I-2
+
+    def economy_cost(self, level: str) -> int | None:
+        """What raising a region from `level` to the next costs (None: `level` is the highest)."""
+        return {"S": self.economy_cost_s, "A-1": self.economy_cost_a1, "A-2": self.economy_cost_a2,
+                "I-1": self.economy_cost_i1}.get(level)
 
 
 @dataclass(frozen=True)

@@ -449,8 +449,8 @@ class Store:
 
     def _insert_roll(self, con: sqlite3.Connection, game_id: int, action_id: int | None,
                      roll: dict[str, Any]) -> None:
-        """One ledger row: a numbered die with modifiers, or (with `faces`) dice with named faces."""
-        if "faces" in roll:
+        """One ledger row: a numbered die with modifiers, or (with `faces` and no `die`) dice with named faces."""
+        if "faces" in roll and "die" not in roll:
             forced = roll.get("forced") or []
             row = (game_id, action_id, roll.get("turn", 0), roll.get("player"), roll["purpose"], None, None, None,
                    None, None, None, sum(map(bool, forced)) if isinstance(forced, list) else int(bool(forced)),
@@ -627,13 +627,14 @@ class Store:
     async def export(self, game_id: int) -> dict[str, Any]:
         """One game as the export format's JSON-ready dict."""
         state = await self.load(game_id)
-        data = ruleset_of(state).state_to_dict(state)
+        rules = ruleset_of(state)
+        data = rules.state_to_dict(state)
         rolls = []
         for roll in await self.rolls(game_id):
             item = to_jsonable(roll)
             if roll.at == datetime.min:
                 item["at"] = None
-            rolls.append(item)
+            rolls.append(rules.roll_to_dict(item) if rules.roll_to_dict else item)
         data["rolls"] = rolls
         return data
 

@@ -37,6 +37,7 @@ class RuleSet:
     event_line: Callable[[Event, When, Who], str | None]  # words for this rule set's events
     commands: tuple[Any, ...] = ()  # its own commands (`engine.vocabulary.Command`)
     fixed_house_keys: tuple[str, ...] = ()  # house settings /gm house may not change (another command does)
+    roll_to_dict: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # a ledger row as the export writes it
     rank: int = 100  # where it is listed among the rule sets (the main game first), whatever the import order
     # the common catch-up applied to a snapshot document in place: (events, next due) or None (then Tick runs)
     quick_catch_up: Callable[[dict[str, Any], datetime], tuple[list[Event], datetime] | None] | None = None

@@ -104,6 +104,7 @@ class NumberedRoll(Strict):
     battle: Id | None = None
     unit: Id | None = None
     sides: Annotated[int, Field(ge=2, le=1000)] = 10
+    faces: Annotated[list[Short], Field(max_length=1)] | None = None  # a numbered die's face, as Godsfire exports it
 
 
 class FacesRoll(Strict):
@@ -245,7 +246,7 @@ def rolls_from(data: dict[str, Any], now: datetime) -> list[dict[str, Any]]:
     for index, roll in enumerate(ledger.rolls):
         if not isinstance(roll, dict):
             raise refuse(f"rolls[{index}]", f"must be an object, not {_TYPES.get(type(roll), type(roll).__name__)}")
-        model: type[Strict] = FacesRoll if "faces" in roll else NumberedRoll
+        model: type[Strict] = FacesRoll if "faces" in roll and "die" not in roll else NumberedRoll
         rolls.append(validate(model, roll, now, ("rolls", index)).model_dump())
     return rolls
 

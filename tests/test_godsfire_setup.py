@@ -366,6 +366,9 @@ async def test_export_and_import_round_trip_a_godsfire_game(referee):
     assert (nix["owner"], nix["units"]) == (None, {"SQD": 3, "AG": 3, "PDF": 3})
     assert [r["purpose"] for r in export["rolls"]][-1] == "combat"
     assert len(export["rolls"]) == 13
+    # the contract: each roll's purpose, faces and whether the GM entered it
+    assert {k: export["rolls"][-1][k] for k in ("purpose", "faces", "forced")} == {
+        "purpose": "combat", "faces": ["2"], "forced": True}
     await assert_snapshot_is_replay(store, await referee.game_id("chan"))
 
     report = await referee.import_game("other", "carol", export)

@@ -35,5 +35,6 @@ RULES = register(RuleSet(
     forced_dice=setup.forced_dice,
     event_line=describe.event_line,
     commands=commands.COMMANDS,
+    roll_to_dict=snapshot.roll_to_dict,
     rank=2,
 ))

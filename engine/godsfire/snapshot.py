@@ -34,6 +34,12 @@ def state_to_dict(state: GodsfireState) -> dict[str, Any]:
     }
 
 
+def roll_to_dict(roll: dict[str, Any]) -> dict[str, Any]:
+    """A ledger row as the export writes it: a d6 also gives its `faces` (the export's contract: each roll's
+    purpose, faces and whether it was entered by the GM)."""
+    return {**roll, "faces": [str(roll["die"])]} if "die" in roll else roll
+
+
 def state_from_dict(data: dict[str, Any]) -> GodsfireState:
     """The inverse of `state_to_dict` (malformed data raises KeyError, TypeError or ValueError)."""
     game = data["game"]

@@ -293,7 +293,7 @@ def test_transfers_go_through_the_transit_box_and_the_ng() -> None:
     game.refuse(Transfer("Sol", "transit", 1), NotYourNation, "only its owner", "bob")
     game.refuse(Transfer("ng", "ng", 1), BadInput, "two different places")
     game.refuse(Transfer("Sol", "moon", 1), BadInput, "to: is a system, ng (the National")
-    game.refuse(Transfer("ng", "transit", 1), BadInput, "say for whom", "gm")
+    game.refuse(Transfer("ng", "transit", 1), BadInput, "name the player (player:) for whom to move money", "gm")
 
 
 # --- D.4 purchases -------------------------------------------------------------------------------
@@ -431,7 +431,8 @@ def test_change_ministers_once_a_game() -> None:
     assert game.player_of("alice").ministers_changed
     game.refuse(ChangeMinisters(), RuleViolation, "once per game")
     game.refuse(ChangeMinisters("alice"), RuleViolation, "once per game", "gm")
-    game.refuse(ChangeMinisters("alice"), NotYourNation, "only alice or the GM", "bob")
+    game.refuse(ChangeMinisters("alice"), NotYourNation, 'only the GM may announce "Change Ministers!" for alice',
+                "bob")
     game.do(ChangeMinisters("bob"), "gm")  # bob has no systems: only the mark
     assert game.player_of("bob").ministers_changed
 

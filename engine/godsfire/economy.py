@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.core import Tx, handles
 from engine.errors import BadInput, NotYourNation, RuleViolation
+from engine.godsfire.common import acting_player
 from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY, UNIT_TYPES
 from engine.godsfire.state import PHASE_NAMES, GodsfireState, Loan, Player, Region, System
@@ -136,16 +137,8 @@ def _own_system(tx: Tx, name: str, what: str) -> tuple[System, Player]:
 
 
 def _acting_player(tx: Tx, named: str | None, what: str) -> Player:
-    """The player acting (the actor; the GM must name one)."""
-    if named is not None:
-        player = tx.state.player(named)
-        if not tx.ctx.is_gm and name_key(player.name) != name_key(tx.ctx.actor):
-            raise NotYourNation(f"only {player.name} or the GM may {what} for {player.name}")
-    else:
-        found = tx.state.find_player(tx.ctx.actor)
-        if found is None:
-            raise BadInput(f"you are not a player in this game: GM, say for whom (player:) to {what}")
-        player = found
+    """The player acting (the actor; the GM must name one), still in the game."""
+    player = acting_player(tx, named, what)
     _active(player)
     return player
 

@@ -16,6 +16,7 @@ from engine import core
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire import phases
+from engine.godsfire.common import acting_player
 from engine.godsfire.events import (
     StepDone,
     change_player,
@@ -497,14 +498,7 @@ def _amount(amount: int) -> int:
 def subvert(tx: Tx, action: Subvert) -> None:
     state = _in_interphase(tx, "D.11 placing subversion money")
     amount = _amount(action.amount)
-    if action.player is not None:
-        payer = state.player(action.player)
-        if not tx.ctx.is_gm and name_key(payer.name) != name_key(tx.ctx.actor):
-            raise NotYourNation(f"only the GM may place subversion money for {payer.name}")
-    else:
-        payer = state.find_player(tx.ctx.actor)
-        if payer is None:
-            raise BadInput("player: name the player whose National Government pays for the subversion")
+    payer = acting_player(tx, action.player, "place subversion money")
     system = state.system(action.system)
     region = system.region(action.region)
     where = _where(system, region)
@@ -605,15 +599,7 @@ def mark_done(tx: Tx, action: MarkDone) -> None:
     if step in CHECKED:
         raise RuleViolation(f"{STEP_NAMES[step]} is not skipped: /godsfire {CHECKED[step]} applies it and marks it "
                             f"done")
-    if action.player is not None:
-        player = state.player(action.player)
-        if not tx.ctx.is_gm and name_key(player.name) != name_key(tx.ctx.actor):
-            raise NotYourNation(f"only the GM may mark steps done for {player.name}")
-    else:
-        found = state.find_player(tx.ctx.actor)
-        if found is None:
-            raise BadInput("player: name the player whose step is done")
-        player = found
+    player = acting_player(tx, action.player, "mark steps done")
     if step in state.done.get(player.name, []):
         raise RuleViolation(f"{STEP_NAMES[step]} is already done for {player.name} this interphase")
     if step == "revolts":

@@ -658,8 +658,11 @@ def test_conquest_of_a_nation_at_5_land_or_less_eliminates_it(game, economy, mil
     out = game.do(DeclareAttack("Brigid", [1]), actor="alice")
     n = game.nation("Brigid")
     assert (n.economy, n.military, n.land, n.eliminated) == (0, 0, 0, True)
-    # Ruling: a conquered province adds 5 land to the winner, however little the loser had left.
-    assert game.nation("Avalon").land == land_before + 5
+    # Ruling (changed in issue 11): the winner gains exactly what the loser lost, at most 5: land is never
+    # created (it was +5 however little the loser had left).
+    assert game.nation("Avalon").land == land_before + land
+    assert ("Avalon", "land", land) in stat_changes(out) and ("Brigid", "land", -land) in stat_changes(out)
+    assert stats(game, "Avalon")["patches"] == 1
     assert [e.nation for e in of(out, NationEliminated)] == ["Brigid"]
     game.refuse(DeclareAttack("Brigid", [1]), RuleViolation, "eliminated", actor="alice")
     game.assert_replays()

@@ -58,7 +58,9 @@ P = Param
 NATION = P("nation", help="a nation (default: yours)")
 COMMANDS: tuple[Command, ...] = (
     Command("nation claim", "claim one of the seed's nations",
-            (P("preset", required=True, help="name or slot"), P("player"), P("name", help="for an unnamed preset")),
+            (P("preset", required=True, help="name, unambiguous start of a name, or slot"),
+             P("player", help="for another player (GM)"),
+             P("name", help="the name of slot 11, the seed's unnamed nation: required to claim it")),
             action=lambda o: peace.ClaimPreset(str(o["preset"]), o.get("player"), o.get("name"))),
     Command("nation create", "create a custom nation",
             (P("name", required=True), P("economy", int, True), P("military", int, True),

@@ -10,9 +10,9 @@ from engine.core import Tx
 from engine.errors import NotYourNation, RuleViolation, UnknownNation
 from engine.events import Notice
 from engine.names import name_key
-from engine.nations.events import NationEliminated, StatChanged
+from engine.nations.events import BattleEnded, NationEliminated, StatChanged, UnitChanged
 from engine.nations.rules import ACTION_KINDS, Rules
-from engine.nations.state import GameState, Nation
+from engine.nations.state import Battle, GameState, Nation
 
 RULESET = "nations"
 
@@ -37,7 +37,29 @@ def change_land(tx: Tx, nation: Nation, delta: int, reason: str, by: str | None 
     if cut_to_land(tx, nation, reason):
         notice_if_over_cap(tx, nation)
     if nation.land == 0 and not nation.eliminated:
-        tx.emit(NationEliminated(nation.name, f"no land left ({reason})"))
+        eliminate_nation(tx, nation, f"no land left ({reason})")
+
+
+def eliminate_nation(tx: Tx, nation: Nation, reason: str, by: str | None = None) -> None:
+    """Eliminate a nation; every battle it is still in is cancelled at once (ruling: its units go home and
+    heal, and no land or PROPAGANDA changes hands)."""
+    tx.emit(NationEliminated(nation.name, reason, by))
+    for battle in list(tx.state.battles.values()):
+        if not battle.over and battle.side_of(nation.name) is not None:
+            close_battle(tx, battle, "cancelled", None, None, f"{nation.name} was eliminated")
+
+
+def close_battle(tx: Tx, battle: Battle, result: str, winner: str | None, loser: str | None,
+                 reason: str = "") -> None:
+    """End the battle, freeing its units; survivors return to full HP (house setting)."""
+    survivors = [(n, u) for n in tx.state.nations.values() for u in n.units.values() if u.battle == battle.id]
+    tx.emit(BattleEnded(battle.id, result, winner, loser, reason))
+    if tx.state.house.full_hp_after_battle:
+        for owner, unit in survivors:
+            top = tx.rules.max_hp(unit.type, unit.rank, owner.strength, owner.weakness)
+            if unit.hp < top:
+                tx.emit(UnitChanged(owner.name, unit.id, unit.rank, top, "back to full HP after the battle",
+                                    unit.rank, unit.hp))
 
 
 def cut_to_land(tx: Tx, nation: Nation, reason: str) -> bool:
@@ -70,6 +92,28 @@ def notice_if_over_cap(tx: Tx, nation: Nation) -> None:
             "units but cannot recruit until it fits; its player may disband units.",
             nation=nation.name,
         ))
+
+
+def broken_rules(rules: Rules, nation: Nation) -> list[str]:
+    """What a nation's stats and army break of the rules a GM may override (an army over its MP cap has a
+    notice of its own, `notice_if_over_cap`)."""
+    broken = []
+    if nation.economy + nation.military > nation.land:
+        broken.append(f"E+M = {nation.economy + nation.military} is over its land {nation.land}")
+    quarter = nation.military // 4
+    for role, kind in (("STRENGTH", nation.strength), ("WEAKNESS", nation.weakness)):
+        held = type_mp(rules, nation, kind)
+        if held < quarter:
+            broken.append(f"its {role} units ({kind}) cost {held} MP, under a quarter of M {nation.military} "
+                          f"({quarter} MP)")
+    return broken
+
+
+def notice_gm_override(tx: Tx, nation: Nation, before: list[str]) -> None:
+    """After a GM's change (which always applies), warn of each rule the nation now breaks that it did not."""
+    new = [b for b in broken_rules(tx.rules, nation) if b not in before]
+    if new and not nation.eliminated:
+        tx.emit(Notice(f"⚠ GM override: {nation.name} now breaks the rules: {'; '.join(new)}.", nation=nation.name))
 
 
 # --- lookups -------------------------------------------------------------------------------------

@@ -84,6 +84,8 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
             return f"🛡 {_ids(units)} defend in battle #{b} (committed by {who(by)})."
         case ev.InitiativeDecided(battle=b, winner=winner):
             return f"The {winner} wins the initiative in battle #{b} and picks the pairings."
+        case ev.ChoiceDefaulted(battle=b, choice=choice, nation=nation, default=default, by=by) if by != "default":
+            return f"⚖ GM {who(by)} decided {nation}'s {choice} in battle #{b}: {default}."
         case ev.ChoiceDefaulted(battle=b, choice=choice, nation=nation, default=default):
             return f"⌛ Time is up for {nation}'s {choice} in battle #{b}: {default}."
         case ev.RetreatOrdered(battle=b, unit=unit, at_hp=at):
@@ -91,7 +93,9 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
             return f"Unit #{unit} {what} (battle #{b})."
         case ev.DuelStarted() as d:
             return (f"Duel in battle #{d.battle}: {d.attacker_type} #{d.attacker_unit} against {d.defender_type} "
-                    f"#{d.defender_unit} (paired by {who(d.chosen_by)}).")
+                    f"#{d.defender_unit} ("
+                    + ("the only pairing" if d.chosen_by == "only pairing" else f"paired by {who(d.chosen_by)}")
+                    + ").")
         case ev.RoundFought(round=r) if r["kind"] == "round":
             return (f"Round: attacker {r['attacker_total']} against defender {r['defender_total']}; "
                     f"#{r['loser']} loses 1 HP.")
@@ -99,6 +103,9 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
             return f"{nation}'s unit #{unit} retreats from battle #{b}."
         case ev.DuelEnded(outcome=outcome):
             return f"The duel is over: {outcome}."
+        case ev.BattleEnded(battle=b, result=result, winner=winner, reason=reason) if reason:
+            return (f"🏁 Battle #{b} is over: {result}, {reason}. Its units go home and heal; no land or "
+                    "PROPAGANDA changes hands.")
         case ev.BattleEnded(battle=b, result=result, winner=winner):
             return f"🏁 Battle #{b} is over: {result}" + (f"; {winner} wins." if winner else ".")
     return None

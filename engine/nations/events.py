@@ -357,6 +357,7 @@ class ChoiceDefaulted(Event):
     choice: str
     nation: str
     default: str
+    by: str = "default"  # "default": the deadline passed; else the GM who decided (/gm decide)
 
 
 @dataclass
@@ -438,6 +439,7 @@ class BattleEnded(Event):
     result: str  # "attacker won", "defender won" or "cancelled"
     winner: str | None
     loser: str | None
+    reason: str = ""  # why a battle was cancelled ("Brigid was eliminated"); empty: by the GM, or a result
 
     def apply(self, state: GameState) -> GameState:
         battle = state.battles[self.battle]

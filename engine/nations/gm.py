@@ -9,12 +9,20 @@ from engine.errors import BadInput, RuleViolation, UnknownUnit
 from engine.gm import ClearDice, QueueDice, SetHouse  # noqa: F401  (the shared GM powers, for one import)
 from engine.house import RulesError
 from engine.names import name_key
-from engine.nations.common import acting_nation, change_land, find_nation, handles, notice_if_over_cap
+from engine.nations.common import (
+    acting_nation,
+    broken_rules,
+    change_land,
+    eliminate_nation,
+    find_nation,
+    handles,
+    notice_gm_override,
+    notice_if_over_cap,
+)
 from engine.nations.events import (
     ActionGranted,
     ActionRevoked,
     NationAssigned,
-    NationEliminated,
     NationRestored,
     StatChanged,
     UnitChanged,
@@ -92,7 +100,9 @@ def stat_name(text: str) -> str:
 
 @handles(SetStat)
 def set_stat(tx: Tx, action: SetStat) -> None:
-    """Set or adjust a stat. Land below E + M cuts them to fit; E or M above the land is refused."""
+    """Set or adjust a stat. A GM fixes anything: the change applies, and what the nation now breaks of the
+    rules (E + M over its land, a type under its quarter, an army over its MP cap) is shown as a warning.
+    Land below E + M still cuts them to fit (the land rule), and no stat goes below 0."""
     require_gm(tx, "set stats")
     nation = find_nation(tx.state, action.nation)
     stat = stat_name(action.stat)
@@ -100,20 +110,16 @@ def set_stat(tx: Tx, action: SetStat) -> None:
     value = current + action.value if action.relative else action.value
     if value < 0:
         raise RuleViolation(f"{stat.upper()} cannot go below 0 (it would be {value})")
-    if stat in ("economy", "military"):
-        other = nation.military if stat == "economy" else nation.economy
-        if value + other > nation.land:
-            raise RuleViolation(
-                f"E+M would be {value + other}, over {nation.name}'s land {nation.land}: raise its land first"
-            )
     if value == current:
         raise RuleViolation(f"{nation.name}'s {stat.upper()} is already {value}")
+    before = broken_rules(tx.rules, nation)
     if stat == "land":
         change_land(tx, nation, value - current, "set by GM", by=tx.ctx.actor)  # tells of an army over its cap
     else:
         tx.emit(StatChanged(nation.name, stat, value - current, "set by GM", tx.ctx.actor))
         if stat == "military":
             notice_if_over_cap(tx, nation)
+    notice_gm_override(tx, nation, before)
 
 
 def _rank(tx: Tx, text: str) -> str:
@@ -222,7 +228,7 @@ def assign_nation(tx: Tx, action: AssignNation) -> None:
 def eliminate(tx: Tx, action: Eliminate) -> None:
     require_gm(tx, "eliminate nations")
     nation = acting_nation(tx, action.nation)  # refuses an already eliminated one
-    tx.emit(NationEliminated(nation.name, "eliminated by GM", tx.ctx.actor))
+    eliminate_nation(tx, nation, "eliminated by GM", tx.ctx.actor)
 
 
 @handles(Restore)

@@ -187,7 +187,8 @@ def add_unit(tx: Tx, nation: Nation, unit_type: str, rank: str, reason: str, by:
 
 @handles(ClaimPreset)
 def claim_preset(tx: Tx, action: ClaimPreset) -> None:
-    """Claim one of the seed's nations (ruling: presets as listed, land and the unnamed slot from data)."""
+    """Claim one of the seed's nations (ruling: presets as listed; the unnamed slot is named by whoever claims
+    it, in the same command)."""
     try:
         preset = tx.rules.preset(action.preset)
     except ValueError as err:
@@ -195,12 +196,15 @@ def claim_preset(tx: Tx, action: ClaimPreset) -> None:
     taken = [n for n in tx.state.nations.values() if n.preset_slot == preset.slot]
     if taken:
         raise RuleViolation(f"preset {preset.slot} is already claimed: {taken[0].name}")
+    given = action.name if action.name and action.name.strip() else None
     name = preset.name
-    if not name:
-        require_gm(tx, f"name preset slot {preset.slot} (the seed does not give its name)")
-        if not action.name:
-            raise BadInput(f"preset slot {preset.slot} has no name in the seed: give it one with name:")
-        name = action.name
+    if not name:  # ruling: whoever claims the unnamed slot, player or GM, names it in the same command
+        if given is None:
+            raise BadInput(f"preset slot {preset.slot} has no name in the seed: name it in the same command "
+                           f"with name: (/nation claim preset:{preset.slot} name:<its name>)")
+        name = given
+    elif given is not None and name_key(given) != name_key(name):
+        raise BadInput(f"{name} (slot {preset.slot}) keeps the seed's name: leave out name:")
     name = validate_name(tx.state, name)
     player = resolve_player(tx, action.player)
     house = tx.state.house
@@ -325,7 +329,7 @@ def recruit(tx: Tx, action: Recruit) -> None:
 
 @handles(Disband)
 def disband(tx: Tx, action: Disband) -> None:
-    """Disband one of your units (no roll, no action)."""
+    """Disband one of your units (no roll, no action); the quarter rule holds unless the army is over its cap."""
     nation = acting_nation(tx, action.nation)
     unit = nation.units.get(action.unit)
     if unit is None:
@@ -335,7 +339,28 @@ def disband(tx: Tx, action: Disband) -> None:
         raise RuleViolation(f"unit #{action.unit} belongs to {owner.name}, not {nation.name}")
     if unit.battle is not None:
         raise RuleViolation(f"unit #{unit.id} is fighting in battle #{unit.battle}")
+    blocked = quarter_rule_disband_block(tx.rules, nation, unit.type)
+    if blocked:
+        raise RuleViolation(blocked)
     tx.emit(UnitRemoved(nation.name, unit.id, unit.type, "disbanded"))
+
+
+def quarter_rule_disband_block(rules: Rules, nation: Nation, unit_type: str) -> str | None:
+    """Why disbanding one `unit_type` unit would break the quarter rule, or None (ruling: a STRENGTH or
+    WEAKNESS type may not go below a quarter of M by disbanding, unless the army is over its MP cap)."""
+    if army_mp(rules, nation) > nation.military:
+        return None
+    quarter = nation.military // 4
+    for role, kind in (("STRENGTH", nation.strength), ("WEAKNESS", nation.weakness)):
+        if unit_type != kind:
+            continue
+        left = type_mp(rules, nation, kind) - rules.profile(kind, nation.strength, nation.weakness).mp
+        if left < quarter:
+            return (
+                f"your {role} units ({kind}) would cost {left} MP, under a quarter of M {nation.military} "
+                f"({quarter} MP): disband another type (only an army over its MP cap may go below)"
+            )
+    return None
 
 
 # --- stability -----------------------------------------------------------------------------------
@@ -363,14 +388,14 @@ def raise_stability(tx: Tx, action: RaiseStability) -> None:
 
 @handles(PropagandaAttack)
 def propaganda_attack(tx: Tx, action: PropagandaAttack) -> None:
-    """d10 + mod(P) > target's effective S + Patriotism: P + 1 and d10 x 3 land; failure P - 1."""
+    """d10 + mod(P) > target's effective S + Patriotism: P + 1 and d10 x 3 land (house); failure P - 1."""
     nation = acting_nation(tx, action.nation)
     target = rival(tx, nation, action.target, "make a propaganda attack on")
     spend_action(tx, nation, "propaganda")
     defence = target.effective_stability + target.bonus("patriotism")
     roll = tx.roll(
-        f"propaganda attack on {target.name}", nation.name, {"mod(P)": tx.rules.modifier(nation.propaganda)},
-        defence, ">",
+        f"propaganda attack on {target.name}{_defence_parts(target)}", nation.name,
+        {"mod(P)": tx.rules.modifier(nation.propaganda)}, defence, ">",
     )
     if not roll.success:
         change_stat(tx, nation, "propaganda", tx.rules.propaganda_failure_change, "failed propaganda attack")
@@ -378,12 +403,27 @@ def propaganda_attack(tx: Tx, action: PropagandaAttack) -> None:
         return
     change_stat(tx, nation, "propaganda", tx.rules.propaganda_success_change, "successful propaganda attack")
     spoils = tx.roll(f"propaganda spoils from {target.name}", nation.name, target=None, comparison=None)
-    taken = min(spoils.die * tx.rules.spoils_multiplier, target.land)
+    taken = min(spoils.die * tx.state.house.spoils_multiplier, target.land)
     reason = f"propaganda by {nation.name}"
     change_land(tx, target, -taken, reason)
     change_land(tx, nation, taken, f"propaganda against {target.name}")
     change_stat(tx, nation, "foreign_patches", 1, f"land taken from {target.name}")
     after_action(tx)
+
+
+def _defence_parts(target: Nation) -> str:
+    """What a propaganda attack's target is made of, as every roll shows its modifiers: " (S 9 + Patriotism
+    2 = 11)"; nothing when it is the plain STABILITY (a part worth 0 is not listed)."""
+    parts = [f"S {target.stability}"]
+    patches = target.stability - target.effective_stability
+    if patches:
+        parts.append(f"− {patches} for foreign land" if target.foreign_patches else f"− {patches}")
+    patriotism = target.bonus("patriotism")
+    if patriotism:
+        parts.append(f"{'+' if patriotism > 0 else '−'} Patriotism {abs(patriotism)}")
+    if len(parts) == 1:
+        return ""
+    return f" ({' '.join(parts)} = {target.effective_stability + patriotism})"
 
 
 @handles(Encourage)

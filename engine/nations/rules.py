@@ -32,6 +32,8 @@ MIN_REMINDER_HOURS = 0.1
 MAX_REMINDER_HOURS = 24.0 * 14
 MAX_NEW_NATION_STAT = 1000
 """The largest stat (and land) a new nation may start with."""
+MAX_SPOILS_MULTIPLIER = 100
+"""The largest multiplier of a propaganda attack's spoils die."""
 
 
 def check_turn_hours(hours: Any, what: str = "turn_hours") -> float:
@@ -58,6 +60,7 @@ class HouseSettings(House):
         "new_nation_land": (1, MAX_NEW_NATION_STAT),
         "choice_deadline_hours": (MIN_CHOICE_HOURS, MAX_CHOICE_HOURS),
         "reminder_hours": (MIN_REMINDER_HOURS, MAX_REMINDER_HOURS),
+        "spoils_multiplier": (1, MAX_SPOILS_MULTIPLIER),
     }
     OFF_AT_ZERO: ClassVar[dict[str, str]] = {"reminder_hours": "no reminder"}
     UNITS: ClassVar[dict[str, str]] = {
@@ -80,6 +83,7 @@ class HouseSettings(House):
     full_hp_after_battle: bool = True
     reminder_hours: float = 1.0
     end_turn_when_all_done: bool = False
+    spoils_multiplier: int = 3
 
     def validate(self) -> None:
         super().validate()
@@ -140,7 +144,6 @@ class Rules:
     die_sides: int
     stat_modifiers: dict[int, int]
     propaganda_bonus: dict[int, int]
-    spoils_multiplier: int
     propaganda_success_change: int
     propaganda_failure_change: int
     province_land: int
@@ -210,12 +213,22 @@ class Rules:
         return key
 
     def preset(self, text: str) -> Preset:
-        key = text.strip().lower()
-        for preset in self.presets:
-            if key in (str(preset.slot), preset.name.lower()) and key:
-                return preset
+        """The preset named by its slot, its name, or an unambiguous start of its name (any case and spacing:
+        "gracchan", "7"); RulesError naming the matches when several presets start so."""
+        key = " ".join(str(text).split()).lower()
+        if key:
+            for preset in self.presets:
+                if key in (str(preset.slot), preset.name.lower()):
+                    return preset
+            matches = [p for p in self.presets if p.name and p.name.lower().startswith(key)]
+            if len(matches) == 1:
+                return matches[0]
+            if matches:
+                found = ", ".join(f"{p.name} ({p.slot})" for p in matches)
+                raise RulesError(f"{str(text)[:40]!r} matches more than one preset: {found}; "
+                                 "give more of the name, or the slot")
         names = ", ".join(f"{p.slot}: {p.name or '(unnamed)'}" for p in self.presets)
-        raise RulesError(f"no preset {text!r}; presets: {names}")
+        raise RulesError(f"no preset {str(text)[:40]!r}; presets: {names}")
 
 
 # --- validation ----------------------------------------------------------------------------------
@@ -252,7 +265,6 @@ def rules_from_dict(raw: dict[str, Any]) -> Rules:
             die_sides=int(raw["dice"]["sides"]),
             stat_modifiers=_int_table(raw["stat_modifiers"], "stat_modifiers"),
             propaganda_bonus=_int_table(raw["propaganda_bonus"], "propaganda_bonus"),
-            spoils_multiplier=int(raw["propaganda"]["spoils_multiplier"]),
             propaganda_success_change=int(raw["propaganda"]["success_change"]),
             propaganda_failure_change=int(raw["propaganda"]["failure_change"]),
             province_land=int(raw["land"]["province"]),

@@ -169,8 +169,8 @@ def check_state(state: GameState, rules: Rules) -> list[str]:
         for stat in (*STATS, "foreign_patches"):
             if nation.stat(stat) < 0:
                 problems.append(f"{name}: {stat} {nation.stat(stat)} is below 0")
-        if nation.economy + nation.military > nation.land:
-            problems.append(f"{name}: E+M = {nation.economy + nation.military} is over its land {nation.land}")
+        # E + M over the land is not refused: a GM may set it so (a warning is shown), and an export of that
+        # game must import again, as an army over its MP cap does.
         if nation.strength not in rules.units or nation.weakness not in rules.units:
             problems.append(f"{name}: unknown STRENGTH or WEAKNESS ({nation.strength}, {nation.weakness})")
             continue

@@ -16,13 +16,13 @@ from engine.nations.common import (
     acting_nation,
     change_land,
     change_stat,
+    close_battle,
     handles,
     rival,
 )
 from engine.nations.events import (
     BattleAwaits,
     BattleDeclared,
-    BattleEnded,
     ChoiceDefaulted,
     DuelEnded,
     DuelStarted,
@@ -382,7 +382,8 @@ def _promotions(tx: Tx, battle: Battle, fighters: list[Fighter], retreated: set[
 
 
 def _end_battle(tx: Tx, battle: Battle, result: str) -> None:
-    """Conquest for a winning attacker (+5 land, −5 with E/M cut, a foreign patch), P ± 1, full HP."""
+    """Conquest for a winning attacker (the loser's land, at most 5, moves to the winner; E/M cut; a foreign
+    patch), P ± 1, full HP."""
     rules, state = tx.rules, tx.state
     attacker, defender = state.nations[battle.attacker], state.nations[battle.defender]
     winner, loser = (attacker, defender) if result == "attacker won" else (defender, attacker)
@@ -390,22 +391,18 @@ def _end_battle(tx: Tx, battle: Battle, result: str) -> None:
     change_stat(tx, winner, "propaganda", rules.propaganda_success_change, f"won battle #{battle.id}")
     change_stat(tx, loser, "propaganda", rules.propaganda_failure_change, f"lost battle #{battle.id}")
     if result == "attacker won":
-        # Ruling: a province adds 5 land to the winner and removes 5 from the loser (never below 0).
-        change_land(tx, defender, -rules.province_land, f"province lost to {attacker.name}")
-        change_land(tx, attacker, rules.province_land, f"province conquered from {defender.name}")
-        change_stat(tx, attacker, "foreign_patches", 1, f"province of {defender.name}")
+        # Ruling: a province removes 5 land from the loser (at most what it has) and adds to the winner exactly
+        # what the loser lost: land is never created.
+        lost = min(rules.province_land, defender.land)
+        if lost:
+            change_land(tx, defender, -lost, f"province lost to {attacker.name}")
+            change_land(tx, attacker, lost, f"province conquered from {defender.name}")
+            change_stat(tx, attacker, "foreign_patches", 1, f"province of {defender.name}")
 
 
 def _close(tx: Tx, battle: Battle, result: str, winner: str | None, loser: str | None) -> None:
     """End the battle, freeing its units; survivors return to full HP (house setting)."""
-    survivors = [(n, u) for n in tx.state.nations.values() for u in n.units.values() if u.battle == battle.id]
-    tx.emit(BattleEnded(battle.id, result, winner, loser))
-    if tx.state.house.full_hp_after_battle:
-        for nation, unit in survivors:
-            top = tx.rules.max_hp(unit.type, unit.rank, nation.strength, nation.weakness)
-            if unit.hp < top:
-                tx.emit(UnitChanged(nation.name, unit.id, unit.rank, top, "back to full HP after the battle",
-                                    unit.rank, unit.hp))
+    close_battle(tx, battle, result, winner, loser)
 
 
 # --- orders, GM decisions, deadlines -------------------------------------------------------------
@@ -457,18 +454,18 @@ def apply_default(tx: Tx, battle: Battle, by: str = "default") -> None:
         free = [u for u in defender.units.values() if u.battle is None]
         chosen = _strongest(tx, defender, free, "defender")[:tx.rules.max_battle_units]
         if not chosen:
-            tx.emit(ChoiceDefaulted(battle.id, "commit", defender.name, "no free units: the attacker wins"))
+            tx.emit(ChoiceDefaulted(battle.id, "commit", defender.name, "no free units: the attacker wins", by=by))
             _end_battle(tx, battle, "attacker won")
             return
         tx.emit(ChoiceDefaulted(battle.id, "commit", defender.name,
-                                f"its strongest free units {_ids([u.id for u in chosen])}"))
+                                f"its strongest free units {_ids([u.id for u in chosen])}", by=by))
         _commit(tx, battle, [u.id for u in chosen], None, by)
     elif battle.stage == "pairing":
         attacker, defender = state.nations[battle.attacker], state.nations[battle.defender]
         a = _strongest(tx, attacker, [attacker.units[i] for i in battle.in_fight_attacking], "attacker")[0]
         d = _strongest(tx, defender, [defender.units[i] for i in battle.in_fight_defending], "defender")[0]
         tx.emit(ChoiceDefaulted(battle.id, "pairing", chooser(battle) or "",
-                                f"strongest against strongest: #{a.id} against #{d.id}"))
+                                f"strongest against strongest: #{a.id} against #{d.id}", by=by))
         _duel(tx, battle, a.id, d.id, by)
 
 

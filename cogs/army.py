@@ -12,11 +12,13 @@ from cogs.util import actor, nation_autocomplete, own_unit_autocomplete, query_s
 from engine.nations.common import viewed_nation
 
 
+@app_commands.guild_only()
 class Army(commands.GroupCog, group_name="army", group_description="Your units"):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="show", description="A nation's units, their ranks and HP")
+    @app_commands.describe(nation="A nation (default: yours)")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def show(self, interaction: discord.Interaction, nation: str | None = None) -> None:
         state = await query_state(interaction, "army show")
@@ -24,6 +26,7 @@ class Army(commands.GroupCog, group_name="army", group_description="Your units")
         await reply(interaction, embed=army_embed(found, self.bot.referee.rules))
 
     @app_commands.command(name="disband", description="Disband one of your units (no roll, no action)")
+    @app_commands.describe(unit="Your unit's number (see /army show)")
     @app_commands.autocomplete(unit=own_unit_autocomplete)
     async def disband(self, interaction: discord.Interaction, unit: int) -> None:
         await run_command(interaction, "army disband", unit=unit)

@@ -11,8 +11,10 @@ from cogs.render import battles_embed
 from cogs.util import nation_autocomplete, own_unit_autocomplete, query_state, reply, run_command
 
 UNITS_HELP = 'Your unit numbers, e.g. "1 2 3" (see /army show)'
+BATTLE_HELP = "The battle's number, if several wait for you (see /attack status)"
 
 
+@app_commands.guild_only()
 class Attack(commands.GroupCog, group_name="attack", group_description="War: battles between nations"):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
@@ -27,25 +29,29 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
 
     @app_commands.command(name="commit", description="Defend: commit 1 to 3 of your units")
     @app_commands.describe(units=UNITS_HELP, retreat_at="Each unit retreats when its HP falls to this",
-                           battle="The battle, if several wait for you")
+                           battle=BATTLE_HELP)
     async def commit(self, interaction: discord.Interaction, units: str,
                      retreat_at: app_commands.Range[int, 0, 10] | None = None, battle: int | None = None) -> None:
         await run_command(interaction, "attack commit", units=units, retreat_at=retreat_at, battle=battle)
 
     @app_commands.command(name="pair", description="Initiative winner: pick a pairing; the duel is fought at once")
+    @app_commands.describe(attacker="The attacking unit's number", defender="The defending unit's number",
+                           battle=BATTLE_HELP)
     @app_commands.autocomplete(attacker=own_unit_autocomplete)
     async def pair(self, interaction: discord.Interaction, attacker: int, defender: int,
                    battle: int | None = None) -> None:
         await run_command(interaction, "attack pair", attacker=attacker, defender=defender, battle=battle)
 
     @app_commands.command(name="retreat", description="Order a unit to retreat now, or when its HP falls to at_hp")
-    @app_commands.describe(at_hp="Retreat when HP falls to this (0 withdraws the order; empty: now)")
+    @app_commands.describe(unit="Your unit's number (see /army show)",
+                           at_hp="Retreat when HP falls to this (0 withdraws the order; empty: now)")
     @app_commands.autocomplete(unit=own_unit_autocomplete)
     async def retreat(self, interaction: discord.Interaction, unit: int,
                       at_hp: app_commands.Range[int, 0, 10] | None = None) -> None:
         await run_command(interaction, "attack retreat", unit=unit, at_hp=at_hp)
 
     @app_commands.command(name="status", description="The battles of this game and what each waits for")
+    @app_commands.describe(battle="One battle's number (none: every battle)")
     async def status(self, interaction: discord.Interaction, battle: int | None = None) -> None:
         await reply(interaction, embed=battles_embed(await query_state(interaction, "attack status"), battle))
 

@@ -13,6 +13,7 @@ from cogs.util import nation_autocomplete, run_command
 NATION_HELP = "For a nation other than yours (GM)"
 
 
+@app_commands.guild_only()
 class Economy(commands.GroupCog, group_name="economy", group_description="ECONOMY checks"):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
@@ -30,7 +31,7 @@ class Economy(commands.GroupCog, group_name="economy", group_description="ECONOM
         await run_command(interaction, "economy military", nation=nation)
 
     @app_commands.command(name="recruit", description="ECONOMY check against a unit's RD: one GREEN unit")
-    @app_commands.describe(nation=NATION_HELP)
+    @app_commands.describe(unit="The unit type to recruit", nation=NATION_HELP)
     @app_commands.choices(unit=UNIT_TYPES)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def recruit(self, interaction: discord.Interaction, unit: app_commands.Choice[str],
@@ -38,6 +39,7 @@ class Economy(commands.GroupCog, group_name="economy", group_description="ECONOM
         await run_command(interaction, "economy recruit", unit=unit.value, nation=nation)
 
 
+@app_commands.guild_only()
 class Stability(commands.GroupCog, group_name="stability", group_description="STABILITY"):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot

@@ -25,6 +25,7 @@ RULESETS = choice_list("game start", "ruleset")
 HELP_TOPICS = [app_commands.Choice(name=word, value=word) for word in help_groups()][:25]
 
 
+@app_commands.guild_only()
 class Game(commands.GroupCog, group_name="game", group_description="Start, follow and end this channel's game"):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
@@ -64,6 +65,7 @@ class Help(commands.Cog):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
+    @app_commands.guild_only()
     @app_commands.command(name="help", description="The referee's command groups, or one group's commands")
     @app_commands.describe(topic="A command group (none: the list of groups)")
     @app_commands.choices(topic=HELP_TOPICS)

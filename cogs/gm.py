@@ -1,5 +1,7 @@
-"""/gm …: the game master's powers. Only the game's GMs may use them (its creator, the GM role,
-members with Manage Server); the engine checks each act again and logs who did it."""
+"""/gm …: the game master's powers. Discord offers /gm to members with Manage Server by default (a server's
+admin can let a game's GM or a GM role use it, in Server Settings → Integrations); here only the game's GMs may
+use it (its creator, the GM role, members with Manage Server); the engine checks each act again and logs who did
+it."""
 
 from __future__ import annotations
 
@@ -40,8 +42,14 @@ KINDS = choice_list("gm action grant", "kind")
 TYPES = choice_list("gm unit add", "type")
 MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
 MAX_CARD_BYTES = 200_000  # a God Dice card file (the shipped one is 5 kB)
+NATION = "The nation"
+UNIT = "The unit's number (see /army show)"
+BATTLE = "The battle's number (see /attack status)"
+ACTION_KIND = "Which action: attack, economy or propaganda (none: any)"
 
 
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_guild=True)
 class GM(commands.GroupCog, group_name="gm", group_description="Game master powers"):
     unit = app_commands.Group(name="unit", description="Add, remove or change units")
     action = app_commands.Group(name="action", description="Give or take actions this turn")
@@ -67,10 +75,12 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         raise app_commands.CheckFailure("only the game's GM may use /gm commands")
 
     @app_commands.command(name="dice", description='Enter the next dice by hand, e.g. "7 3 10" ("clear" empties)')
+    @app_commands.describe(values='The dice in the order they will be rolled, e.g. "7 3 10"; "clear" empties')
     async def dice(self, interaction: discord.Interaction, values: str) -> None:
         await run_command(interaction, "gm dice", values=values)
 
     @app_commands.command(name="set", description="Set a stat (N) or adjust it (+N / -N)")
+    @app_commands.describe(nation=NATION, stat="The stat to set", value="A number (N) or a change (+N / -N)")
     @app_commands.choices(stat=STATS)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def set_stat(self, interaction: discord.Interaction, nation: str, stat: app_commands.Choice[str],
@@ -78,6 +88,7 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         await run_command(interaction, "gm set", nation=nation, stat=stat.value, value=value)
 
     @unit.command(name="add", description="Give a nation a unit")
+    @app_commands.describe(nation=NATION, type="The unit type", rank="Its rank (default: GREEN)")
     @app_commands.choices(type=TYPES, rank=RANKS)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def unit_add(self, interaction: discord.Interaction, nation: str, type: app_commands.Choice[str],
@@ -86,11 +97,13 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
                           rank=rank.value if rank else None)
 
     @unit.command(name="remove", description="Remove a unit")
+    @app_commands.describe(unit=UNIT)
     @app_commands.autocomplete(unit=own_unit_autocomplete)
     async def unit_remove(self, interaction: discord.Interaction, unit: int) -> None:
         await run_command(interaction, "gm unit remove", unit=unit)
 
     @unit.command(name="rank", description="Change a unit's rank (and HP)")
+    @app_commands.describe(unit=UNIT, rank="The new rank", hp="Its HP (default: the rank's full HP)")
     @app_commands.choices(rank=RANKS)
     @app_commands.autocomplete(unit=own_unit_autocomplete)
     async def unit_rank(self, interaction: discord.Interaction, unit: int, rank: app_commands.Choice[str],
@@ -98,6 +111,7 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         await run_command(interaction, "gm unit rank", unit=unit, rank=rank.value, hp=hp)
 
     @action.command(name="grant", description="Give a nation an action back this turn")
+    @app_commands.describe(nation=NATION, kind=ACTION_KIND)
     @app_commands.choices(kind=KINDS)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def action_grant(self, interaction: discord.Interaction, nation: str,
@@ -105,6 +119,7 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         await run_command(interaction, "gm action grant", nation=nation, kind=kind.value if kind else None)
 
     @action.command(name="revoke", description="Take an action away this turn")
+    @app_commands.describe(nation=NATION, kind=ACTION_KIND)
     @app_commands.choices(kind=KINDS)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def action_revoke(self, interaction: discord.Interaction, nation: str,
@@ -136,26 +151,31 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         await run_command(interaction, "gm clock resume")
 
     @clock.command(name="length", description="Change the turn length")
+    @app_commands.describe(hours="The new turn length, in hours")
     async def clock_length(self, interaction: discord.Interaction,
                            hours: app_commands.Range[float, 0.1, 336.0]) -> None:
         await run_command(interaction, "gm clock length", hours=hours)
 
     @app_commands.command(name="assign", description="Give a nation to a player (no player: unassign)")
+    @app_commands.describe(nation=NATION, player="Its new player (none: unassign it)")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def assign(self, interaction: discord.Interaction, nation: str, player: discord.Member | None = None) -> None:
         await run_command(interaction, "gm assign", nation=nation, player=str(player.id) if player else "none")
 
     @app_commands.command(name="eliminate", description="Eliminate a nation")
+    @app_commands.describe(nation=NATION)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def eliminate(self, interaction: discord.Interaction, nation: str) -> None:
         await run_command(interaction, "gm eliminate", nation=nation)
 
     @app_commands.command(name="restore", description="Bring an eliminated nation back")
+    @app_commands.describe(nation="The eliminated nation")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def restore(self, interaction: discord.Interaction, nation: str) -> None:
         await run_command(interaction, "gm restore", nation=nation)
 
     @app_commands.command(name="house", description="Change a house setting for this game")
+    @app_commands.describe(key="The house setting (see the list offered)", value="Its new value for this game")
     async def house(self, interaction: discord.Interaction, key: str, value: str) -> None:
         await run_command(interaction, "gm house", key=key, value=value)
 
@@ -168,11 +188,15 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
                 if current.lower() in k][:25]
 
     @app_commands.command(name="decide", description="Make a battle's pending choice (nothing given: the default)")
+    @app_commands.describe(battle=BATTLE, units='Commit: the defender\'s unit numbers, e.g. "6 7"',
+                           attacker="Pairing: the attacking unit's number",
+                           defender="Pairing: the defending unit's number")
     async def decide(self, interaction: discord.Interaction, battle: int, units: str | None = None,
                      attacker: int | None = None, defender: int | None = None) -> None:
         await run_command(interaction, "gm decide", battle=battle, units=units, attacker=attacker, defender=defender)
 
     @battle.command(name="cancel", description="Stop a battle with no result")
+    @app_commands.describe(battle=BATTLE)
     async def battle_cancel(self, interaction: discord.Interaction, battle: int) -> None:
         await run_command(interaction, "gm battle cancel", battle=battle)
 
@@ -185,6 +209,7 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         await interaction.followup.send("The game's export:", file=discord.File(payload, name), ephemeral=True)
 
     @app_commands.command(name="import", description="Start this channel's game from a JSON export")
+    @app_commands.describe(file="A JSON export of a game (from /gm export)")
     async def import_game(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
         if file.size > MAX_IMPORT_BYTES:
             raise BadInput(f"that file is too large ({file.size} bytes; at most {MAX_IMPORT_BYTES})")

@@ -147,6 +147,7 @@ async def any_character_autocomplete(interaction: discord.Interaction,
 # --- the commands ----------------------------------------------------------------------------------
 
 
+@app_commands.guild_only()
 class Goddice(commands.GroupCog, group_name="goddice", group_description="God Dice: seats, draft, turns"):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot

@@ -255,6 +255,7 @@ Count = app_commands.Range[int, 1, 999]
 # --- the commands ----------------------------------------------------------------------------------
 
 
+@app_commands.guild_only()
 class Godsfire(commands.GroupCog, group_name="godsfire",
                group_description="Godsfire: systems, charts, phases and the social interphase"):
     player = app_commands.Group(name="player", description="Players and their National Governments")

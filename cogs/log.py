@@ -26,6 +26,7 @@ class Log(commands.Cog):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
+    @app_commands.guild_only()
     @app_commands.command(name="log", description="The latest rolls (of one nation or player, or all)")
     @app_commands.describe(nation="Nations: one nation's rolls; God Dice: one player's", limit="How many (1-25)")
     @app_commands.autocomplete(nation=whose_autocomplete)

@@ -14,13 +14,15 @@ from engine.nations.common import viewed_nation
 UNIT_TYPES = choice_list("nation create", "strength")
 
 
+@app_commands.guild_only()
 class Nation(commands.GroupCog, group_name="nation", group_description="Nations: claim, create, look"):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="claim", description="Claim one of the seed's nations")
-    @app_commands.describe(preset="The nation (name or slot)", player="For someone else (GM)",
-                           name="A name, for the seed's unnamed nation (GM)")
+    @app_commands.describe(preset="The nation: its name, the start of its name, or its slot",
+                           player="For someone else (GM)",
+                           name="The name of slot 11, the seed's unnamed nation (whoever claims it names it)")
     @app_commands.autocomplete(preset=preset_autocomplete)
     async def claim(self, interaction: discord.Interaction, preset: str, player: discord.Member | None = None,
                     name: str | None = None) -> None:
@@ -28,7 +30,10 @@ class Nation(commands.GroupCog, group_name="nation", group_description="Nations:
                           name=name)
 
     @app_commands.command(name="create", description="Create your own nation (E + M = 20)")
-    @app_commands.describe(units='Your starting army, e.g. "infantry:3 bomber:1"', player="For someone else (GM)")
+    @app_commands.describe(name="Your nation's name", economy="Starting ECONOMY (E + M = 20)",
+                           military="Starting MILITARY (E + M = 20)", strength="The unit type your nation is strong in",
+                           weakness="The unit type your nation is weak in",
+                           units='Your starting army, e.g. "infantry:3 bomber:1"', player="For someone else (GM)")
     @app_commands.choices(strength=UNIT_TYPES, weakness=UNIT_TYPES)
     async def create(self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 40],
                      economy: app_commands.Range[int, 0, 100], military: app_commands.Range[int, 0, 100],
@@ -39,6 +44,7 @@ class Nation(commands.GroupCog, group_name="nation", group_description="Nations:
                           player=str(player.id) if player else None)
 
     @app_commands.command(name="show", description="A nation's stats, bonuses and army")
+    @app_commands.describe(nation="A nation (default: yours)")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def show(self, interaction: discord.Interaction, nation: str | None = None) -> None:
         state = await query_state(interaction, "nation show")

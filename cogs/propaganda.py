@@ -13,6 +13,7 @@ from cogs.util import choice_list, nation_autocomplete, run_command
 KINDS = choice_list("propaganda encourage", "kind")
 
 
+@app_commands.guild_only()
 class Propaganda(commands.GroupCog, group_name="propaganda", group_description="PROPAGANDA actions"):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
@@ -24,7 +25,7 @@ class Propaganda(commands.GroupCog, group_name="propaganda", group_description="
         await run_command(interaction, "propaganda attack", target=target, nation=nation)
 
     @app_commands.command(name="encourage", description="A 36-hour bonus to Workers, Patriotism or Morale")
-    @app_commands.describe(nation=NATION_HELP)
+    @app_commands.describe(kind="The bonus: workers, patriotism or morale", nation=NATION_HELP)
     @app_commands.choices(kind=KINDS)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def encourage(self, interaction: discord.Interaction, kind: app_commands.Choice[str],

@@ -42,8 +42,9 @@ MESSAGE_EMBED_CHARS = 6000  # Discord's limit on the characters of all the embed
 
 
 def when(moment: datetime) -> str:
-    """A Discord timestamp: shown in each reader's time zone, counting down (`<t:…:R>`)."""
-    return f"<t:{int(moment.timestamp())}:R>"
+    """A moment as Discord timestamps, shown in each reader's time zone: the date and time (`:f`), so players
+    in other time zones can plan, and the countdown (`:R`), e.g. "1 March 2026 00:00 (in 12 hours)"."""
+    return f"{discord.utils.format_dt(moment, 'f')} ({discord.utils.format_dt(moment, 'R')})"
 
 
 def who(player: str) -> str:

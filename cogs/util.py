@@ -190,7 +190,7 @@ async def preset_autocomplete(interaction: discord.Interaction, current: str) ->
     for preset in rules.presets:
         if preset.slot in taken:
             continue
-        label = f"{preset.slot}: {preset.name or '(unnamed: the GM names it)'}"
+        label = f"{preset.slot}: {preset.name or '(unnamed: name it with name:)'}"
         if current.lower() in label.lower():
             choices.append(app_commands.Choice(name=label, value=str(preset.slot)))
     return choices[:25]

@@ -141,24 +141,65 @@ class PairSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee:p
         await guarded(interaction, work)
 
 
+class RetreatButton(discord.ui.DynamicItem[discord.ui.Button],
+                    template=r"referee:retreat-ask:(?P<game>\d+):(?P<battle>\d+)"):
+    """"Order a retreat" on a battle's public pairing message: it answers each clicker alone with a select of
+    their own units still in the fight (a GM with no nation in the battle: both sides')."""
+
+    def __init__(self, game_id: int, battle_id: int) -> None:
+        self.game_id, self.battle_id = game_id, battle_id
+        super().__init__(discord.ui.Button(label="Order a retreat", style=discord.ButtonStyle.secondary,
+                                           custom_id=f"referee:retreat-ask:{game_id}:{battle_id}"))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: Any) -> RetreatButton:
+        return cls(int(match["game"]), int(match["battle"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            state, battle = await _battle(interaction, self.game_id, self.battle_id)
+            if battle.stage != "pairing":
+                raise RuleViolation(f"battle #{battle.id} is not between duels: no retreat to order now")
+            me = actor(interaction)
+            mine = state.nation_of(me)
+            sides = [side for side in (battle.attacker, battle.defender) if mine is not None and side == mine.name]
+            gm = has_gm_role(interaction) or bot_of(interaction).referee.is_gm(state, me)
+            if not sides and gm:
+                sides = [battle.attacker, battle.defender]
+            if not sides:
+                raise RuleViolation(f"you have no units in battle #{battle.id}")
+            select = RetreatSelect.offer(self.game_id, state, battle, sides)
+            if not select.item.options:
+                raise RuleViolation(f"you have no units left in the fight in battle #{battle.id}")
+            view = discord.ui.View(timeout=None)
+            view.add_item(select)
+            await reply(interaction, f"Battle #{battle.id}: which unit retreats before its next round?", view=view,
+                        ephemeral=True)
+
+        await guarded(interaction, work)
+
+
 class RetreatSelect(discord.ui.DynamicItem[discord.ui.Select],
                     template=r"referee:retreat:(?P<game>\d+):(?P<battle>\d+)"):
-    """Order one of your units still in the fight to retreat before its next round."""
+    """Order one of your units still in the fight to retreat before its next round (offered to each player
+    alone, by `RetreatButton`)."""
 
     def __init__(self, game_id: int, battle_id: int, select: discord.ui.Select | None = None) -> None:
         self.game_id, self.battle_id = game_id, battle_id
         super().__init__(select or discord.ui.Select(custom_id=f"referee:retreat:{game_id}:{battle_id}"))
 
     @classmethod
-    def offer(cls, game_id: int, state: GameState, battle: Battle) -> RetreatSelect:
+    def offer(cls, game_id: int, state: GameState, battle: Battle, sides: list[str]) -> RetreatSelect:
+        """The units in the fight of the nations `sides` (one player's own; a GM's: both)."""
         options = []
         for side, ids in ((battle.attacker, battle.in_fight_attacking), (battle.defender, battle.in_fight_defending)):
-            for unit_id in ids:
+            for unit_id in ids if side in sides else ():
                 unit = state.nations[side].units[unit_id]
                 options.append(discord.SelectOption(label=f"Retreat #{unit.id} {unit.type} ({side})",
                                                     value=str(unit.id)))
         select = discord.ui.Select(custom_id=f"referee:retreat:{game_id}:{battle.id}",
-                                   placeholder="Or order a retreat (fight is the default)", options=options[:25])
+                                   placeholder="Order a retreat (fight is the default)", options=options[:25])
         return cls(game_id, battle.id, select)
 
     @classmethod
@@ -243,7 +284,7 @@ def choice_view(game_id: int, state: GameState, battle: Battle, most: int) -> di
         view.add_item(CommitSelect.offer(game_id, state, battle, most))
     elif battle.stage == "pairing":
         view.add_item(PairSelect.offer(game_id, state, battle))
-        view.add_item(RetreatSelect.offer(game_id, state, battle))
+        view.add_item(RetreatButton(game_id, battle.id))
     else:
         return None
     return view
@@ -417,4 +458,5 @@ async def swap_controls(bot: RefereeHost, channel: discord.PartialMessageable, g
             log.warning("could not clear the controls of message %s", old)
 
 
-DYNAMIC_ITEMS = (CommitSelect, PairSelect, RetreatSelect, ConfirmButton, RollButton, FavorButton, AttackSelect)
+DYNAMIC_ITEMS = (CommitSelect, PairSelect, RetreatButton, RetreatSelect, ConfirmButton, RollButton, FavorButton,
+                 AttackSelect)

@@ -155,8 +155,9 @@ def assert_on_time(fake: FakeDiscord) -> None:
 
 
 def at(hours: float = 0) -> str:
-    """A moment `hours` after START as the bot shows it: a Discord relative timestamp."""
-    return f"<t:{int((START + timedelta(hours=hours)).timestamp())}:R>"
+    """A moment `hours` after START as the bot shows it: Discord timestamps, absolute (`:f`) and relative (`:R`)."""
+    stamp = int((START + timedelta(hours=hours)).timestamp())
+    return f"<t:{stamp}:f> (<t:{stamp}:R>)"
 
 
 def mention(user: FakeUser | FakeMember) -> str:
@@ -215,15 +216,35 @@ class Table:
         return pinned
 
 
+class Discord(FakeDiscord):
+    """The fake Discord with a server's per-command permission overrides (Server Settings → Integrations):
+    `allow(guild, "gm", member)` lets a member use a command whose default permissions they lack, as a server's
+    admin does for a game's GM without Manage Server."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.command_overrides: dict[tuple[int, str], set[int]] = {}
+
+    def allow(self, guild: FakeGuild, command: str, member: FakeMember) -> None:
+        self.command_overrides.setdefault((guild.id, command), set()).add(member.id)
+
+    def _check_command_access(self, guild: FakeGuild, channel: FakeChannel, member: FakeMember, cmd: Any) -> None:
+        if member.id in self.command_overrides.get((guild.id, cmd["name"]), set()):
+            return
+        super()._check_command_access(guild, channel, member, cmd)
+
+
 @asynccontextmanager
 async def table(tmp_path: Path) -> AsyncIterator[Table]:
     """A started fake Discord with one server, a #nations channel and three members (gm, alice, bob).
 
-    At the end every interaction must have been answered in time."""
-    async with FakeDiscord(error_loggers=ERROR_LOGGERS) as fake:
+    /gm is for Manage Server by default; the server lets the table's gm (a plain member) use it, as an admin
+    would for the game's GM. At the end every interaction must have been answered in time."""
+    async with Discord(error_loggers=ERROR_LOGGERS) as fake:
         guild = fake.add_guild("War Room")
         channel = fake.add_channel(guild, "nations")
         members = [fake.add_member(guild, fake.add_user(name)) for name in ("gm", "alice", "bob")]
+        fake.allow(guild, "gm", members[0])
         yield Table(fake, tmp_path / "referee.db", guild, channel, *members)
         assert_on_time(fake)
 

@@ -63,13 +63,20 @@ async def test_a_battle_fought_with_selects(tmp_path):
 
         pairing = choice_message(t, 1, since=mark)
         assert pairing.content == f"⚔ Battle #1: {mention(t.alice)}, pick the next pairing (default {at(1)})."
-        assert pairing.custom_ids == [f"referee:pair:{game}:1", f"referee:retreat:{game}:1"]
-        pair_id, retreat_id = pairing.custom_ids
+        assert pairing.custom_ids == [f"referee:pair:{game}:1", f"referee:retreat-ask:{game}:1"]
+        pair_id, ask_id = pairing.custom_ids
         assert [(o["label"], o["value"]) for o in pairing.find_component(pair_id)["options"]] == [
             ("#1 infantry against #6 armour", "1:6"), ("#1 infantry against #7 armour", "1:7"),
             ("#2 infantry against #6 armour", "2:6"), ("#2 infantry against #7 armour", "2:7")]
-        assert [o["label"] for o in pairing.find_component(retreat_id)["options"]] == [
-            "Retreat #1 infantry (Gracchan Republic)", "Retreat #2 infantry (Gracchan Republic)",
+        # "Order a retreat" answers each player alone with their own units in the fight (issue 11).
+        asked = {}
+        for member in (t.alice, t.bob):
+            asked[member.id] = await t.click(member, pairing, ask_id)
+            assert asked[member.id].ephemeral and asked[member.id].custom_ids == [f"referee:retreat:{game}:1"]
+        retreat_id = f"referee:retreat:{game}:1"
+        assert [o["label"] for o in asked[t.alice.id].message.find_component(retreat_id)["options"]] == [
+            "Retreat #1 infantry (Gracchan Republic)", "Retreat #2 infantry (Gracchan Republic)"]
+        assert [o["label"] for o in asked[t.bob.id].message.find_component(retreat_id)["options"]] == [
             "Retreat #6 armour (Charon)", "Retreat #7 armour (Charon)"]
 
         # The loser of the initiative may not pair; nobody may order another nation's unit to retreat.
@@ -77,14 +84,14 @@ async def test_a_battle_fought_with_selects(tmp_path):
         assert refused.ephemeral
         assert texts(refused) == ("⛔ Gracchan Republic won the initiative in battle #1: "
                                   "only its player pairs the units")
-        refused = await t.select(t.alice, pairing, retreat_id, ["7"])
+        refused = await t.select(t.alice, asked[t.bob.id].message, retreat_id, ["7"])  # bob's select, forged
         assert refused.ephemeral and texts(refused) == "⛔ Charon is not your nation"
         assert (await t.state(rb)).battles[1].retreat_orders == {}
 
-        # Bob orders #7 to retreat; the pairing message keeps its selects.
-        ordered = await t.select(t.bob, pairing, retreat_id, ["7"])
+        # Bob orders #7 to retreat from his own select; the pairing message keeps its controls.
+        ordered = await t.select(t.bob, asked[t.bob.id].message, retreat_id, ["7"])
         assert not ordered.ephemeral and texts(ordered) == "Unit #7 retreats now (battle #1)."
-        assert pairing.custom_ids == [pair_id, retreat_id]
+        assert pairing.custom_ids == [pair_id, ask_id]
 
         # Duel 1, #1 against #6: infantry d10 against armour d10 + 3 (COMBAT) + 1 (WINS vs infantry).
         mark = t.fake.mark()
@@ -114,7 +121,7 @@ async def test_a_battle_fought_with_selects(tmp_path):
         # Duel 2, #2 against #7: #7's standing order is tried before the first round.
         second = choice_message(t, 1, since=mark)
         assert second is not pairing and second.content.startswith(f"⚔ Battle #1: {mention(t.alice)}, pick")
-        pair_id, retreat_id = second.custom_ids
+        pair_id, _ = second.custom_ids
         assert [o["value"] for o in second.find_component(pair_id)["options"]] == ["1:7", "2:7"]
         t.dice.push(10,  # #7's retreat: 10 + mod(S 10) 0 > Charon's M 9: it leaves the battle
                     1, 1)  # promotions: #2 (needs 6) and #7 (needs 6, -2 for retreating) fail

@@ -184,8 +184,8 @@ async def test_players_commands(tmp_path):
         assert "`#10` infantry GREEN 3/3 HP" in bobs.embed["description"]
         not_yours = await t.run(t.alice, "army disband", unit=6)
         assert not_yours.ephemeral and texts(not_yours) == "⛔ unit #6 belongs to Bobland, not Gracchan Republic"
-        disbanded = await t.run(t.alice, "army disband", unit=4)
-        assert texts(disbanded) == "Gracchan Republic: bomber #4 disbanded."
+        disbanded = await t.run(t.alice, "army disband", unit=5)
+        assert texts(disbanded) == "Gracchan Republic: armour #5 disbanded."
 
         battles = await t.run(t.alice, "attack status")
         assert battles.embed["title"] == "Battles" and battles.embed["description"] == "No battles."
@@ -208,7 +208,7 @@ async def test_players_commands(tmp_path):
         gracchan, bobland = state.nations["Gracchan Republic"], state.nations["Bobland"]
         assert (gracchan.economy, gracchan.military, gracchan.land, gracchan.bonus("workers")) == (11, 9, 20, 2)
         assert (bobland.military, bobland.stability, bobland.propaganda, bobland.land) == (8, 11, 9, 20)
-        assert sorted(gracchan.units) == [1, 2, 3, 5] and 10 in bobland.units
+        assert sorted(gracchan.units) == [1, 2, 3, 4] and 10 in bobland.units
 
 
 async def test_game_start_takes_a_rule_set(tmp_path):
@@ -367,6 +367,8 @@ async def test_gm_permissions(tmp_path):
         carol = fake.add_member(guild, fake.add_user("carol"), roles=[gm_role])
         dave = fake.add_member(guild, fake.add_user("dave"), roles=[admin_role])
         erin = fake.add_member(guild, fake.add_user("erin"), roles=[mods])
+        for member in (t.alice, carol, erin):  # /gm is for Manage Server by default: the server lets them see it
+            fake.allow(guild, "gm", member)
         async with t.bot() as rb:
             await start_war(t)
             before = state_to_dict(await t.state(rb))
@@ -400,7 +402,7 @@ async def test_autocomplete(tmp_path):
             await t.run(t.gm, "game start")
             presets = await fake.autocomplete(guild, channel, t.alice, "nation claim", focused="preset")
             assert [c["name"] for c in presets] == ["1: Gracchan Republic", "7: Charon", "9: Zombiestan",
-                                                   "10: Sovatank", "11: (unnamed: the GM names it)"]
+                                                   "10: Sovatank", "11: (unnamed: name it with name:)"]
             await t.run(t.alice, "nation claim", preset="1")
             await t.run(t.bob, "nation claim", preset="7")
             presets = await fake.autocomplete(guild, channel, t.alice, "nation claim", focused="preset",
@@ -430,7 +432,7 @@ async def test_autocomplete(tmp_path):
             keys = await fake.autocomplete(guild, channel, t.gm, "gm house", focused="key", options={"key": "bonus"})
             assert keys == [{"name": "bonus_hours (default 36.0)", "value": "bonus_hours"}]
             keys = await fake.autocomplete(guild, channel, t.gm, "gm house", focused="key")
-            assert len(keys) == 15 and keys[0] == {"name": "turn_hours (default 12.0)", "value": "turn_hours"}
+            assert len(keys) == 16 and keys[0] == {"name": "turn_hours (default 12.0)", "value": "turn_hours"}
 
             elsewhere = fake.add_channel(guild, "lobby")  # no game there: nothing to offer but the presets
             assert await fake.autocomplete(guild, elsewhere, t.alice, "nation show", focused="nation") == []
@@ -464,6 +466,7 @@ async def test_export_and_import_into_another_channel(tmp_path):
             assert data["rolls"][0]["purpose"] == "encourage morale" and data["rolls"][0]["die"] == 8
             assert data["battles"][0]["state"] == "commit"
 
+            t.fake.allow(t.guild, "gm", t.alice)  # /gm is for Manage Server by default; the server shows it her
             stranger = await t.run(t.alice, "gm import", channel=annex,
                                    file=FakeAttachment("nations-game.json", attachment.data))
             assert stranger.ephemeral

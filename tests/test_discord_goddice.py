@@ -244,11 +244,11 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         # The log shows the faces rolled; one player's rolls on their own.
         logged = await t.run(t.bob, "log", limit=2)
         assert logged.embed["title"] == "Latest rolls"
-        assert [line.split(" ", 2)[2] for line in lines(t, logged)[1:]] == [
+        assert [line.split(" ", 3)[3] for line in lines(t, logged)[1:]] == [
             "🎲 @alice, yellow: O* (* entered by the GM)", "🎲 @alice, 5: R* O* 5* 5* (* entered by the GM)"]
         theirs = await t.run(t.alice, "log", nation=bob)
         assert lines(t, theirs)[1] == "Rolls of @bob:"
-        assert [line.split(" ", 2)[2] for line in lines(t, theirs)[2:]] == [
+        assert [line.split(" ", 3)[3] for line in lines(t, theirs)[2:]] == [
             "🎲 @bob, rolloff: B* B* B* B* B* B* B* B* B* (* entered by the GM)"]
         players = await t.fake.autocomplete(t.guild, t.channel, t.alice, "log", focused="nation")
         assert [c["value"] for c in players] == [alice, bob]
@@ -363,6 +363,7 @@ async def test_the_gm_sets_life_and_loads_a_card_file(tmp_path):
             refused = await t.run(t.gm, "gm cards", file=FakeAttachment(name, data))
             answer = await refused.wait_for_final_message() if refused.deferred else refused.message
             assert answer.ephemeral and texts(answer).startswith(reason), texts(answer)
+        t.fake.allow(t.guild, "gm", t.alice)  # /gm is for Manage Server by default; the server shows it her
         stranger = await t.run(t.alice, "gm cards", file=FakeAttachment("champion.toml", card_file))
         assert stranger.ephemeral and texts(stranger) == "⛔ only the game's GM may use /gm commands"
         assert (await t.state(rb)).cards.characters["hero"].title == "Champion"

@@ -2,6 +2,7 @@
 
     python bot.py              # Discord if DISCORD_TOKEN is set (environment or .env), else the console
     python bot.py --console    # the console, always
+    python bot.py --console --new --format markdown   # end the console's game first; answers as markdown
 
 Environment: DISCORD_TOKEN (never logged), REFEREE_DB (database path, default referee.db),
 DISCORD_GUILD_ID (sync slash commands to that server at start; otherwise globally), GM_ROLE (the name
@@ -262,6 +263,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--console", action="store_true", help="run the console front-end even with a token")
     parser.add_argument("--db", help="SQLite database path (default: $REFEREE_DB or referee.db)")
     parser.add_argument("--seed", type=int, help="seed the dice (console only; for reproducible games)")
+    parser.add_argument("--new", action="store_true",
+                        help="console: start over — end the console's running game first (it stays in the log)")
+    parser.add_argument("--format", choices=("text", "markdown", "bbcode"), default="text",
+                        help="console: answers as plain text (default), markdown or BBCode, to paste into a forum")
     return parser.parse_args(argv)
 
 
@@ -286,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
 
         logging.getLogger().setLevel(logging.WARNING)
         try:
-            return asyncio.run(run_console(settings.db_path, seed=args.seed))
+            return asyncio.run(run_console(settings.db_path, seed=args.seed, new=args.new, fmt=args.format))
         except StoreUnavailable as err:  # the console says so itself; this is the safety net
             return fail(str(err), settings.token)
         except KeyboardInterrupt:

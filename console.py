@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import random
+import re
 import shlex
 import sqlite3
 import stat
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from data.store import Store, StoreUnavailable
+from engine import clock
 from engine.commands import COMMANDS, Command, build_action, check_ruleset, coerce_options, find_command, help_lines
 from engine.describe import event_line, faces_line, plural, roll_line, same, utc_text
 from engine.dice import FacesRecord, RandomRoller, RollRecord
@@ -42,6 +44,7 @@ from engine.nations.war import chooser
 from referee import MAX_EXPORT_BYTES, Referee, Report, read_export, utc_now
 
 CHANNEL = "console"
+_RULESET_NAMES = {"nations": "Nations", "goddice": "God Dice", "godsfire": "Godsfire"}
 MAX_CARD_FILE = 200_000
 MAX_LINE = 4_000
 """The longest console line, in characters (a longer one is refused, not cut)."""
@@ -130,16 +133,61 @@ _PREFIXES = {" ".join(c.path.split()[:n]) for c in COMMANDS for n in range(1, le
 class Console:
     """Reads commands, runs them through the referee and writes the answers."""
 
-    def __init__(self, referee: Referee, out: TextIO) -> None:
+    def __init__(self, referee: Referee, out: TextIO, fmt: str = "text", db_path: str | None = None) -> None:
         self.referee = referee
         self.out = out
+        self.formatter = Formatter(fmt)
+        self.db_path = db_path
+        self._answer: list[str] | None = None  # a command's lines, gathered while a formatter needs them whole
 
     @property
     def rules(self) -> Rules:
         return self.referee.rules
 
     def say(self, text: str) -> None:
+        if self._answer is not None:
+            self._answer.append(text)
+        else:
+            self.write(text)
+
+    def write(self, text: str) -> None:
+        if self.formatter.fmt != "text":
+            text = self.formatter.answer(text.split("\n")) + "\n"  # one paragraph an answer, a blank line after
         print(text, file=self.out, flush=True)
+
+    def gather(self) -> None:
+        """Keep what is said until `flush`, when a format needs a command's answer whole."""
+        if self.formatter.fmt != "text":
+            self._answer = []
+
+    def flush(self) -> None:
+        answer, self._answer = self._answer, None
+        if answer:
+            self.write("\n".join(answer))
+
+    async def startup_line(self) -> str:
+        """The interactive greeting: which database, and whether a game is running in it."""
+        where = f" on {self.db_path}" if self.db_path else ""
+        head = f"Referee — console{where}."
+        game_id = await self.referee.store.live_game(CHANNEL)
+        if game_id is None:
+            game = "No game is running: `gm /game start` starts one (the one who starts it is its GM)."
+        else:
+            state = await self.referee.store.load(game_id)
+            game = (f"A {_RULESET_NAMES.get(state.ruleset, state.ruleset)} game is running (turn {state.turn}, "
+                    f"GM: {state.gm}); /game status shows it, and `--new` starts over.")
+        return f"{head} {game} Lines are `<your name> /command options`; /help lists them."
+
+    async def start_over(self) -> None:
+        """`--new`: end the console's running game, if any, as its GM (it stays in the database's log)."""
+        game_id = await self.referee.store.live_game(CHANNEL)
+        if game_id is None:
+            self.say("--new: no game was running; a new one starts with /game start.")
+            return
+        state = await self.referee.store.load(game_id)
+        await self.referee.act(CHANNEL, state.gm, clock.EndGame(), "/game end (--new)")
+        self.say(f"--new: ended the running {_RULESET_NAMES.get(state.ruleset, state.ruleset)} game (turn "
+                 f"{state.turn}, GM: {state.gm}); a new one starts with /game start.")
 
     def say_events(self, events: list[Event]) -> None:
         for event in events:
@@ -160,6 +208,7 @@ class Console:
             parsed = parse_line(text)
             if parsed is None:
                 return
+            self.gather()
             await self.catch_up()
             await self.run(*parsed, command_text=text.strip().split(None, 1)[1])
         except RefereeError as err:
@@ -170,6 +219,8 @@ class Console:
             log.exception("console command failed: %r", text.strip()[:200])
             self.say(f"error: the referee hit a problem with that line ({type(err).__name__}) and nothing changed; "
                      "the details are in the log. /game status shows where the game stands")
+        finally:
+            self.flush()
 
     async def run(self, actor: str, command: Command, raw: dict[str, str], command_text: str) -> None:
         options = coerce_options(command, raw)
@@ -180,6 +231,9 @@ class Console:
             title, lines = help_lines(options.get("topic"))
             self.say("\n".join([f"{title}:", *lines]))
         elif path == "game start":
+            if await referee.store.live_game(CHANNEL) is not None:
+                raise RuleViolation("this channel already has a game running: /game status shows it; its GM ends "
+                                    "it with /game end, or start the console with --new to start over")
             report = await referee.start_game(CHANNEL, actor, options.get("turn_hours"), command=command_text,
                                               ruleset_name=options.get("ruleset") or "nations",
                                               options=options.get("options"))
@@ -283,6 +337,70 @@ class Console:
                      f"{len(state.systems)} systems; GM: {actor}.")
         else:
             self.say(f"God Dice game imported from {file}: {len(state.players)} players; GM: {actor}.")
+
+
+FORMATS = ("text", "markdown", "bbcode")
+_MD_SPECIAL = re.compile(r"([\\`*_~|<\[\]])")
+_UNIT_ID = re.compile(r"(?<![\w#`])#\d+\b")
+_COMMAND = re.compile(r"(?<![\w/`])/([a-z]+(?: [a-z]+){0,2})")
+_ROLL_TOTAL = re.compile(r"(?<= = )(-?\d+)(?= vs |$)")
+_VERDICT = re.compile(r"(?<=: )(success|failure)\b")
+_LOUD = re.compile(r"\b(GAME OVER|ELIMINATED|OVER ITS MP CAP|OUT OF THE GAME|IN REVOLT)\b")
+
+
+class Formatter:
+    """Console answers as text (as they are), markdown or BBCode, to paste into a forum post as they come.
+
+    Markdown: unit ids and commands as code spans, roll totals, verdicts and alarms in bold (as the Discord
+    embeds show them), lines kept apart (two trailing spaces), indented lines as a list, JSON as a code block,
+    every other markdown character escaped. BBCode: the same with [b], [list][*] and [code]."""
+
+    def __init__(self, fmt: str = "text") -> None:
+        if fmt not in FORMATS:
+            raise BadInput(f"format is one of {', '.join(FORMATS)}, not {fmt!r}")
+        self.fmt = fmt
+
+    def answer(self, lines: list[str]) -> str:
+        """One command's answer (its lines as the text format prints them) in this format."""
+        if self.fmt == "text":
+            return "\n".join(lines)
+        if lines and lines[0].startswith("{"):  # an export printed: JSON, as a code block
+            body = "\n".join(lines)
+            return f"```json\n{body}\n```" if self.fmt == "markdown" else f"[code]{body}[/code]"
+        blocks: list[tuple[bool, list[str]]] = []  # (a list?, its lines), in order
+        for line in lines:
+            item = line.startswith("  ")
+            if not blocks or blocks[-1][0] != item:
+                blocks.append((item, []))
+            blocks[-1][1].append(self.line(line.strip()))
+        if self.fmt == "markdown":  # paragraphs keep their lines apart; a blank line around each list
+            return "\n\n".join("\n".join(f"- {x}" for x in block) if item else "  \n".join(block)
+                               for item, block in blocks)
+        return "\n".join("\n".join(["[list]", *(f"[*]{x}" for x in block), "[/list]"]) if item
+                         else "\n".join(block) for item, block in blocks)
+
+    def line(self, text: str) -> str:
+        if self.fmt == "markdown":
+            text = _MD_SPECIAL.sub(r"\\\1", text)
+            text = _UNIT_ID.sub(lambda m: f"`{m.group(0)}`", text)
+            text = _COMMAND.sub(lambda m: _code_command(m), text)
+        bold = ("**{}**" if self.fmt == "markdown" else "[b]{}[/b]").format
+        if text.startswith("🎲"):
+            text = _VERDICT.sub(lambda m: bold(m.group(0)), _ROLL_TOTAL.sub(lambda m: bold(m.group(0)), text))
+        if text.startswith("error:"):
+            text = bold("error:") + text[len("error:"):]
+        return _LOUD.sub(lambda m: bold(m.group(0)), text)
+
+
+def _code_command(match: re.Match[str]) -> str:
+    """`/attack commit` as a code span: the longest command path the words start with."""
+    words = match.group(1).split()
+    while words and " ".join(words) not in _PREFIXES:
+        words.pop()
+    if not words:
+        return match.group(0)
+    command = "/" + " ".join(words)
+    return f"`{command}`" + match.group(0)[len(command):]
 
 
 def read_card_file(file: str) -> dict[str, Any]:
@@ -562,9 +680,14 @@ def interphase_text(state: GodsfireState) -> str:
 
 async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
                       clock: Callable[[], datetime] = utc_now, seed: int | None = None,
-                      stderr: TextIO | None = None) -> int:
+                      stderr: TextIO | None = None, new: bool = False, fmt: str = "text") -> int:
     """Run the console until the end of input; returns the exit status: 0, or 1 when the database cannot be
-    opened (one `error:` line on stderr, no traceback)."""
+    opened (one `error:` line on stderr, no traceback).
+
+    `new`: start over — the console's running game, if any, is ended first (by its GM, logged as
+    `/game end (--new)`; it stays in the database's log). `fmt`: text, markdown or bbcode (see `Formatter`).
+    Interactive (stdin a terminal): a startup line naming the database and its game, then a prompt with line
+    editing and history (`readline`) when stdin is the process's own terminal."""
     try:
         store = await Store.open(db_path)
     except StoreUnavailable as err:
@@ -573,24 +696,47 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
         return _startup_error(f"cannot open the database {db_path}: {err}", stderr)
     try:
         roller = RandomRoller(random.Random(seed)) if seed is not None else RandomRoller()
-        console = Console(Referee(store, None, roller, clock), stdout)
+        console = Console(Referee(store, None, roller, clock), stdout, fmt=fmt, db_path=db_path)
         interactive = stdin.isatty()
-        if interactive:
-            console.say("Referee — console. Lines are `<your name> /command options`; /help lists them.")
+        console.gather()
         await console.catch_up()
-        source = getattr(stdin, "buffer", stdin)  # bytes when there are any: decode_line checks them
-        while True:
-            if interactive:
-                print("> ", end="", file=stdout, flush=True)
-            line = read_line(source)
-            if line is None:
-                break
-            await console.handle(line)
+        if new:
+            await console.start_over()
+        console.flush()
+        if interactive:
+            print(await console.startup_line(), file=stdout, flush=True)
+        if interactive and stdin is sys.__stdin__ and _line_editing():
+            while True:
+                try:
+                    text = input("> ")
+                except EOFError:
+                    print(file=stdout, flush=True)
+                    break
+                await console.handle(text)
+        else:
+            source = getattr(stdin, "buffer", stdin)  # bytes when there are any: decode_line checks them
+            while True:
+                if interactive:
+                    print("> ", end="", file=stdout, flush=True)
+                line = read_line(source)
+                if line is None:
+                    break
+                await console.handle(line)
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly, as command-line tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
     finally:
         await store.close()
     return 0
+
+
+def _line_editing() -> bool:
+    """Turn on `readline` for `input()` (arrows, history within the session); False where there is none."""
+    try:
+        import readline
+    except ImportError:  # e.g. Windows without pyreadline: the plain reader
+        return False
+    readline.set_auto_history(True)
+    return True
 
 
 def _startup_error(reason: str, stderr: TextIO | None) -> int:

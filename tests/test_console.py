@@ -196,7 +196,8 @@ def test_console_errors_never_stop_the_session(tmp_path):
         "error: turn_hours must be a number, not 'abc'",
     ]
     assert lines[4] == "A Nations game begins, refereed by the bot; GM: gm. Turn 1 lasts 6 hours and ends <T>."
-    assert lines[5] == "error: this channel already has a game running: /game status shows it"
+    assert lines[5] == ("error: this channel already has a game running: /game status shows it; its GM ends "
+                        "it with /game end, or start the console with --new to start over")
     assert lines[6].startswith("error: ")
     assert lines[7:] == ["The game is over.", "error: there is no game in this channel: start one with /game start"]
 
@@ -559,3 +560,205 @@ async def test_console_help_lists_the_groups_then_one_group_with_its_options(tmp
         assert lines[-1].startswith("error: no command group 'chess'; groups: game, nation, economy")
     finally:
         await store.close()
+
+
+# --- issue 11: first run (--new, the startup line), line editing, forum formats ---------------------------
+
+
+class _Terminal(io.StringIO):
+    """Standard input that says it is a terminal (the console's interactive path, without a real one)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+async def _session(db, lines: str, **options) -> list[str]:
+    out = io.StringIO()
+    status = await run_console_in_process(str(db), stdin=_Terminal(lines), stdout=out, clock=FakeClock(), **options)
+    assert status == 0
+    text = out.getvalue().removesuffix("> ")  # the prompt that met the end of input
+    return [line.removeprefix("> ") for line in text.splitlines()]  # the prompt before each answer
+
+
+async def test_console_startup_line_names_the_database_and_new_starts_over(tmp_path):
+    db = tmp_path / "referee.db"
+    first = await _session(db, "gm /game start\n")
+    assert first[0] == (f"Referee — console on {db}. No game is running: `gm /game start` starts one (the one who "
+                        "starts it is its GM). Lines are `<your name> /command options`; /help lists them.")
+    assert first[1].startswith("A Nations game begins, refereed by the bot; GM: gm.")
+
+    # a second run: the startup line says a game is running, and /game start says how to start over
+    second = await _session(db, "alice /game start\n")
+    assert second == [
+        (f"Referee — console on {db}. A Nations game is running (turn 1, GM: gm); /game status shows it, and "
+         "`--new` starts over. Lines are `<your name> /command options`; /help lists them."),
+        ("error: this channel already has a game running: /game status shows it; its GM ends it with /game end, "
+         "or start the console with --new to start over"),
+    ]
+
+    # --new ends that game (as its GM, in the log) before the first line; the new game has its own GM
+    third = await _session(db, "alice /game start\nalice /game status\n", new=True)
+    assert third[0] == "--new: ended the running Nations game (turn 1, GM: gm); a new one starts with /game start."
+    assert third[1].startswith(f"Referee — console on {db}. No game is running:")
+    assert third[2].startswith("A Nations game begins, refereed by the bot; GM: alice.")
+    assert third[3].startswith("Nations — turn 1 (12 h), ends ") and third[3].endswith("; GM: alice")
+    store = await Store.open(db)
+    try:
+        assert [g.ended for g in await store.games(live_only=False)] == [True, False]
+    finally:
+        await store.close()
+
+    # --new with no game running says so, and changes nothing
+    fourth = await _session(tmp_path / "empty.db", "", new=True)
+    assert fourth[0] == "--new: no game was running; a new one starts with /game start."
+
+
+def test_bot_new_and_format_options_reach_the_console(tmp_path):
+    db = tmp_path / "game.db"
+    assert run_console(db, ["gm /game start"]).returncode == 0
+    done = subprocess.run([*bot_command(db), "--new", "--format", "bbcode"], input="carol /game start\n",
+                          capture_output=True, text=True, encoding="utf-8", timeout=60, cwd=REPO, env=console_env())
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    lines = output_lines(done.stdout)
+    assert lines[:2] == ["--new: ended the running Nations game (turn 1, GM: gm); a new one starts with /game start.",
+                         ""]
+    assert lines[2] == "A Nations game begins, refereed by the bot; GM: carol. Turn 1 lasts 12 hours and ends <T>."
+    bad = subprocess.run([*bot_command(db), "--format", "html"], input="", capture_output=True, text=True,
+                         timeout=60, cwd=REPO, env=console_env())
+    assert bad.returncode == 2 and "invalid choice: 'html'" in bad.stderr
+
+
+def test_console_on_a_terminal_has_line_editing_and_history(tmp_path):
+    """Through a real pseudo-terminal: Up recalls the last line (without readline it would arrive as ^[[A)."""
+    import pty
+    import select
+    import time
+
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(bot_command(tmp_path / "tty.db"), stdin=terminal, stdout=terminal, stderr=terminal,
+                               cwd=REPO, env=console_env({"TERM": "dumb"}), close_fds=True)
+    os.close(terminal)
+    seen = b""
+
+    def read_until(text: bytes, start: int = 0) -> int:
+        """Read until `text` shows after `start`; the position just after it."""
+        nonlocal seen
+        deadline = time.monotonic() + 30  # a guard against a hang, not a timing assertion
+        while text not in seen[start:] and time.monotonic() < deadline:
+            ready, _, _ = select.select([controller], [], [], 1)
+            if ready:
+                try:
+                    seen += os.read(controller, 4096)
+                except OSError:
+                    break
+        found = seen.find(text, start)
+        return found + len(text) if found >= 0 else len(seen)
+
+    def answer(keys: bytes, expected: bytes) -> None:
+        """Type `keys` at the prompt, then wait for `expected` and the next prompt (typed only when asked)."""
+        os.write(controller, keys)
+        read_until(b"> ", read_until(expected, len(seen)))
+
+    try:
+        read_until(b"> ", read_until(b"lists them."))
+        answer(b"gm /game start\r", b"A Nations game begins")
+        answer(b"\x1b[A\r", b"already has a game running")  # Up, Enter: the same line again
+        answer(b"gm /game statuz\x7fs\r", b"Nations \xe2\x80\x94 turn 1")  # a typo fixed with Backspace
+        os.write(controller, b"\x04")  # Ctrl-D: the end of input
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+    text = seen.decode("utf-8", "replace")
+    assert "No game is running" in text
+    assert "error: this channel already has a game running" in text
+    assert "U+001B" not in text  # the arrow key was not sent as a line
+
+
+async def _formatted(tmp_path, fmt: str, lines: list[str]) -> str:
+    store = await Store.open(tmp_path / f"{fmt}.db")
+    try:
+        out = io.StringIO()
+        console = Console(Referee(store, RULES, ForcedRoller(), FakeClock()), out, fmt=fmt)
+        for line in ("gm /game start", 'gm /nation claim preset:"Gracchan Republic" player:alice',
+                     'gm /gm dice values:"9"'):
+            await console.handle(line)
+        _said(out)
+        for line in lines:
+            await console.handle(line)
+        return out.getvalue()
+    finally:
+        await store.close()
+
+
+COMMANDS_TO_FORMAT = ["alice /economy military", "alice /army show", "carol /economy grow"]
+
+
+async def test_console_format_text_is_the_answer_as_it_was(tmp_path):
+    assert await _formatted(tmp_path, "text", COMMANDS_TO_FORMAT) == (
+        "🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 = 10 vs > 8: success\n"
+        "Gracchan Republic: MILITARY +1 (grow military).\n"
+        "Gracchan Republic: ECONOMY -1 (cost of growing military).\n"
+        "Gracchan Republic: 1 of 2 actions left; turn 1 ends 2030-01-01 12:00 UTC.\n"
+        "Army of Gracchan Republic: 8 of 9 MP\n"
+        "  #1 infantry GREEN 3/3 HP\n"
+        "  #2 infantry GREEN 3/3 HP\n"
+        "  #3 infantry GREEN 3/3 HP\n"
+        "  #4 bomber GREEN 2/2 HP\n"
+        "  #5 armour GREEN 2/2 HP\n"
+        "error: you have no nation in this game: claim one with /nation claim or /nation create\n"
+    )
+
+
+async def test_console_format_markdown_pastes_into_a_forum_post(tmp_path):
+    assert await _formatted(tmp_path, "markdown", COMMANDS_TO_FORMAT) == (
+        "🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 = **10** vs > 8: **success**  \n"
+        "Gracchan Republic: MILITARY +1 (grow military).  \n"
+        "Gracchan Republic: ECONOMY -1 (cost of growing military).  \n"
+        "Gracchan Republic: 1 of 2 actions left; turn 1 ends 2030-01-01 12:00 UTC.\n"
+        "\n"
+        "Army of Gracchan Republic: 8 of 9 MP\n"
+        "\n"
+        "- `#1` infantry GREEN 3/3 HP\n"
+        "- `#2` infantry GREEN 3/3 HP\n"
+        "- `#3` infantry GREEN 3/3 HP\n"
+        "- `#4` bomber GREEN 2/2 HP\n"
+        "- `#5` armour GREEN 2/2 HP\n"
+        "\n"
+        "**error:** you have no nation in this game: claim one with `/nation claim` or `/nation create`\n"
+        "\n"
+    )
+
+
+async def test_console_format_bbcode_pastes_into_a_forum_post(tmp_path):
+    assert await _formatted(tmp_path, "bbcode", COMMANDS_TO_FORMAT) == (
+        "🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 = [b]10[/b] vs > 8: [b]success[/b]\n"
+        "Gracchan Republic: MILITARY +1 (grow military).\n"
+        "Gracchan Republic: ECONOMY -1 (cost of growing military).\n"
+        "Gracchan Republic: 1 of 2 actions left; turn 1 ends 2030-01-01 12:00 UTC.\n"
+        "\n"
+        "Army of Gracchan Republic: 8 of 9 MP\n"
+        "[list]\n"
+        "[*]#1 infantry GREEN 3/3 HP\n"
+        "[*]#2 infantry GREEN 3/3 HP\n"
+        "[*]#3 infantry GREEN 3/3 HP\n"
+        "[*]#4 bomber GREEN 2/2 HP\n"
+        "[*]#5 armour GREEN 2/2 HP\n"
+        "[/list]\n"
+        "\n"
+        "[b]error:[/b] you have no nation in this game: claim one with /nation claim or /nation create\n"
+        "\n"
+    )
+
+
+async def test_console_markdown_escapes_names_and_bbcode_prints_an_export_as_code(tmp_path):
+    from console import Formatter
+
+    assert Formatter("markdown").answer(["alice_2 made *this* [link](x) <b>", "  #3 `x`"]) == (
+        "alice\\_2 made \\*this\\* \\[link\\](x) \\<b>\n\n- `#3` \\`x\\`")
+    exported = await _formatted(tmp_path, "bbcode", ["gm /gm export"])
+    assert exported.startswith("[code]{\n") and exported.endswith("}[/code]\n\n")
+    assert json.loads(exported.removeprefix("[code]").removesuffix("[/code]\n\n"))["game"]["turn"] == 1
+    with pytest.raises(BadInput):
+        Formatter("html")

@@ -1,0 +1,80 @@
+"""Every console example of README.md runs as printed: no refusal, and its key results.
+
+A console example is an indented block (4 spaces, after a blank line) whose every line reads
+`<name> /<command> …`; each runs through `python bot.py --console` on a fresh database, in a fresh working
+folder (so `/gm export file:` writes there), exactly as a reader would paste it.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from storehelpers import REPO, console_env
+
+README = REPO / "README.md"
+CONSOLE_LINE = re.compile(r"^\S+ /\w")
+
+# the first line of each example → lines its output must hold (besides having no `error:` line)
+EXPECTED: dict[str, list[str]] = {
+    "gm /game start turn_hours:12": [
+        "⚔ Gracchan Republic attacks Charon with #1, #5, retreating at 1 HP (battle #1).",
+        "🛡 #6 defend in battle #1 (committed by bob).",
+        "The defender wins the initiative in battle #1 and picks the pairings.",
+        "Duel in battle #1: armour #5 against armour #6 (paired by Charon).",
+        "The duel is over: the defender's armour #6 was killed.",
+        "🏁 Battle #1 is over: attacker won; Gracchan Republic wins.",
+        "Battle #1, turn 1: Gracchan Republic against Charon — attacker won",
+        "MILITARY 9 (-1)  PROPAGANDA 11 (+0)  LAND 25 (E+M 20)",
+        "Game exported to game.json.",
+    ],
+    "gm /game start ruleset:goddice": [
+        "💥 alice's Hero: Lacerate for 25 damage to bob's Monk.",
+    ],
+    "gm /game start ruleset:godsfire": [
+        ("Sol: bank 0 → 4 (tax of turn 1: 2 planets +2, region 2 A-2 +1, extortion in "
+         "region 2 +1 = 4 GB)."),
+    ],
+}
+
+
+def console_examples(text: str) -> list[list[str]]:
+    """Each indented block of `text` whose lines are all console lines, as lines without the indent."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    previous_blank = True
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("    ") and (current or previous_blank):
+            current.append(line[4:])
+        else:
+            if current and all(CONSOLE_LINE.match(x) for x in current):
+                blocks.append(current)
+            current = []
+        previous_blank = not line.strip()
+    return blocks
+
+
+def test_the_readme_has_the_console_examples_expected():
+    firsts = [block[0] for block in console_examples(README.read_text(encoding="utf-8"))]
+    assert sorted(firsts) == sorted(EXPECTED), firsts
+
+
+def test_a_block_that_is_not_console_lines_is_not_an_example():
+    text = "intro\n\n    make run\n\n    gm /game start\n    alice /economy grow\n\n    DISCORD_TOKEN=x\n"
+    assert console_examples(text) == [["gm /game start", "alice /economy grow"]]
+
+
+@pytest.mark.parametrize("block", console_examples(README.read_text(encoding="utf-8")), ids=lambda b: b[0])
+def test_every_readme_console_example_runs_as_printed(block, tmp_path):
+    script = "".join(line + "\n" for line in block)
+    done = subprocess.run([sys.executable, str(REPO / "bot.py"), "--console", "--db", str(tmp_path / "readme.db")],
+                          input=script, capture_output=True, text=True, encoding="utf-8", timeout=60,
+                          cwd=tmp_path, env=console_env())
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    lines = done.stdout.splitlines()
+    assert [line for line in lines if line.startswith("error:")] == [], done.stdout
+    assert not [line for line in lines if line.startswith("⚠")], done.stdout  # no warning the text omits
+    for expected in EXPECTED[block[0]]:
+        assert expected in lines, f"{expected!r} not in:\n{done.stdout}"

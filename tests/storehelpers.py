@@ -214,3 +214,24 @@ def run_console(db: Path | str, lines: Iterable[str], seed: int | None = 1, time
     script = "".join(line + "\n" for line in lines)
     return subprocess.run(bot_command(db, seed), input=script, capture_output=True, text=True, encoding="utf-8",
                           timeout=timeout, cwd=REPO, env=console_env(env))
+
+
+async def console_on(db: Path) -> tuple[Any, Store, Any]:
+    """An in-process console on a fresh store at `db` (forced dice, a fake clock): (console, store, output)."""
+    import io
+
+    from console import Console
+    from engine.dice import ForcedRoller
+    from referee import Referee
+
+    store = await Store.open(db)
+    out = io.StringIO()
+    return Console(Referee(store, RULES, ForcedRoller(), FakeClock()), out), store, out
+
+
+def said(out: Any) -> list[str]:
+    """The lines the console printed since the last call (the buffer is emptied)."""
+    lines = out.getvalue().splitlines()
+    out.truncate(0)
+    out.seek(0)
+    return lines

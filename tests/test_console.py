@@ -17,8 +17,10 @@ from storehelpers import (
     bot_command,
     check_export_contract,
     console_env,
+    console_on,
     normalize_times,
     run_console,
+    said,
 )
 
 from console import MAX_CARD_FILE, MAX_LINE, MAX_LINE_BYTES, Console, decode_line, parse_line, read_line
@@ -416,16 +418,10 @@ async def test_console_unexpected_error_is_logged_once_answered_once_and_the_loo
 
 
 async def _console(tmp_path) -> tuple[Console, Store, io.StringIO]:
-    store = await Store.open(tmp_path / "f.db")
-    out = io.StringIO()
-    return Console(Referee(store, RULES, ForcedRoller(), FakeClock()), out), store, out
+    return await console_on(tmp_path / "f.db")
 
 
-def _said(out: io.StringIO) -> list[str]:
-    lines = out.getvalue().splitlines()
-    out.truncate(0)
-    out.seek(0)
-    return lines
+_said = said
 
 
 async def test_console_export_writes_only_under_the_export_folders_and_never_over_a_file(tmp_path, monkeypatch):

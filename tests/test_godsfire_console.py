@@ -10,12 +10,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from storehelpers import RULES, FakeClock
+from storehelpers import console_on, said
 
 from console import Console
 from data.store import Store
-from engine.dice import ForcedRoller
-from referee import Referee
 
 INTERPHASE_STEPS = ("D.1 tax and loan repayment (tax); D.1 loan repayment (loans); D.2 borrowing (borrow); "
                     "D.3 transfers (transfer); D.4 purchases (purchase); D.5 loyalty and economy raises (raise); "
@@ -127,16 +125,10 @@ TRANSCRIPT: list[tuple[str, list[str]]] = [
 
 
 async def _console(tmp_path) -> tuple[Console, Store, io.StringIO]:
-    store = await Store.open(tmp_path / "godsfire.db")
-    out = io.StringIO()
-    return Console(Referee(store, RULES, ForcedRoller(), FakeClock()), out), store, out
+    return await console_on(tmp_path / "godsfire.db")
 
 
-def _said(out: io.StringIO) -> list[str]:
-    lines = out.getvalue().splitlines()
-    out.truncate(0)
-    out.seek(0)
-    return lines
+_said = said
 
 
 async def test_a_godsfire_game_in_the_console_prints_exactly_these_lines(tmp_path):

@@ -80,7 +80,7 @@ class ShuttingDown(app_commands.CheckFailure):
     """A command that arrives while the bot closes: refused, nothing changed."""
 
 EXTENSIONS = (
-    "cogs.game", "cogs.nation", "cogs.economy", "cogs.propaganda", "cogs.army", "cogs.attack", "cogs.log",
+    "cogs.game", "cogs.help", "cogs.nation", "cogs.economy", "cogs.propaganda", "cogs.army", "cogs.attack", "cogs.log",
     "cogs.goddice", "cogs.godsfire", "cogs.gm", "cogs.clock",
 )
 

@@ -41,7 +41,7 @@ from engine.nations.common import actions_left, army_mp, find_nation, viewed_nat
 from engine.nations.rules import Rules
 from engine.nations.state import GameState, Nation
 from engine.nations.war import chooser
-from referee import MAX_EXPORT_BYTES, Referee, Report, read_export, utc_now
+from referee import MAX_EXPORT_BYTES, Referee, Report, imported_summary, read_export, utc_now
 
 CHANNEL = "console"
 _RULESET_NAMES = {"nations": "Nations", "goddice": "God Dice", "godsfire": "Godsfire"}
@@ -290,7 +290,7 @@ class Console:
             self.say_events(report.caught_up + report.events)
         elif path == "gm export":
             await self.export(actor, options.get("file"), _yes_no(options.get("overwrite"), "overwrite"))
-        elif path == "gm import":
+        elif path == "game import":
             await self.import_(actor, options["file"])
         else:
             report = await referee.act(CHANNEL, actor, build_action(command, options), command_text)
@@ -328,16 +328,8 @@ class Console:
             data = read_export(raw)
         except BadInput as err:
             raise BadInput(f"cannot import {file}: {err}") from None
-        report = await self.referee.import_game(CHANNEL, actor, data, command=f"/gm import {file}")
-        state = report.state
-        if state.ruleset == "nations":
-            self.say(f"Game imported from {file}: turn {state.turn}, {len(state.nations)} nations; GM: {actor}.")
-        elif state.ruleset == "godsfire":
-            self.say(f"Godsfire game imported from {file}: turn {state.turn}, {len(state.players)} players, "
-                     f"{len(state.systems)} systems; GM: {actor}.")
-        else:
-            self.say(f"God Dice game imported from {file}: {len(state.players)} players; GM: {actor}.")
-
+        report = await self.referee.import_game(CHANNEL, actor, data, command=f"/game import {file}")
+        self.say(f"{imported_summary(report.state, file)}; GM: {actor}.")
 
 FORMATS = ("text", "markdown", "bbcode")
 _MD_SPECIAL = re.compile(r"([\\`*_~|<\[\]])")

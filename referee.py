@@ -30,7 +30,7 @@ from engine.rulesets import RULESETS, ruleset
 CLOCK_ACTOR = "clock"
 DUE_BATCH = 200  # games caught up in one transaction
 MAX_ROLLS_SHOWN = 1000
-MAX_EXPORT_BYTES = 5_000_000  # the largest export file /gm import reads
+MAX_EXPORT_BYTES = 5_000_000  # the largest export file /game import reads
 
 
 @contextlib.contextmanager
@@ -89,6 +89,16 @@ def read_export(raw: bytes | str) -> dict[str, Any]:
 def _json_kind(value: Any) -> str:
     return {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(
         type(value), "null")
+
+
+def imported_summary(state: Any, source: str) -> str:
+    """One line saying what an import brought in, e.g. "Game imported from x.json: turn 3, 4 nations"."""
+    if state.ruleset == "nations":
+        return f"Game imported from {source}: turn {state.turn}, {len(state.nations)} nations"
+    if state.ruleset == "godsfire":
+        return (f"Godsfire game imported from {source}: turn {state.turn}, {len(state.players)} players, "
+                f"{len(state.systems)} systems")
+    return f"God Dice game imported from {source}: {len(state.players)} players"
 
 
 @dataclass
@@ -309,7 +319,7 @@ class Referee:
         return await self.store.export(await self.game_id(channel))
 
     async def import_game(self, channel: str, actor: str, data: dict[str, Any], guild_id: int | None = None,
-                          command: str = "/gm import") -> Report:
+                          command: str = "/game import") -> Report:
         """A game from an export, in a channel with no live game; the importer becomes its GM."""
         if await self.store.live_game(channel) is not None:
             raise RuleViolation("this channel already has a game running: end it first with /game end")

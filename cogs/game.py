@@ -1,4 +1,4 @@
-"""/game start|status|end and /help."""
+"""/game start|status|end|import."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.render import COLOUR, report_embeds, status_embed
+from cogs.render import report_embeds, safe, status_embed
 from cogs.util import (
     actor,
     channel_key,
@@ -19,10 +19,11 @@ from cogs.util import (
     reply,
 )
 from cogs.views import confirm_view
-from engine.commands import help_groups, help_lines
+from engine.errors import BadInput
+from referee import MAX_EXPORT_BYTES, imported_summary, read_export
 
 RULESETS = choice_list("game start", "ruleset")
-HELP_TOPICS = [app_commands.Choice(name=word, value=word) for word in help_groups()][:25]
+MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
 
 
 @app_commands.guild_only()
@@ -60,32 +61,30 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
         await reply(interaction, "End this game for good? Its log and export stay in the database.",
                     view=confirm_view("end", game_id, interaction.user.id), ephemeral=True)
 
-
-class Help(commands.Cog):
-    def __init__(self, bot: RefereeHost) -> None:
-        self.bot = bot
-
-    @app_commands.guild_only()
-    @app_commands.command(name="help", description="The referee's command groups, or one group's commands")
-    @app_commands.describe(topic="A command group (none: the list of groups)")
-    @app_commands.choices(topic=HELP_TOPICS)
-    async def help(self, interaction: discord.Interaction, topic: str | None = None) -> None:
-        title, lines = help_lines(topic)
-        shown = [_code(line) for line in lines]
-        guide = "How to play each game, and every ruling: the README and docs/ of the referee's repository."
-        embed = discord.Embed(title=title, description="\n".join([*shown, "", guide])[:4000], colour=COLOUR)
-        await reply(interaction, embed=embed, ephemeral=True)
-
-
-def _code(line: str) -> str:
-    """`/economy grow` — …: the command part as code."""
-    command, sep, rest = line.partition(" — ")
-    head, colon, names = command.partition(": ")
-    if colon and not sep:  # a group: "/economy: grow, military"
-        return f"`/{head.lstrip('/')}` — {names}"
-    return f"`{command}`{sep}{rest}"
+    @app_commands.command(name="import",
+                          description="Start this channel's game from a JSON export (a channel with no game); "
+                                      "you become its GM")
+    @app_commands.describe(file="A JSON export of a game (from /gm export)")
+    async def import_game(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
+        if file.size > MAX_IMPORT_BYTES:
+            raise BadInput(f"that file is too large ({file.size} bytes; at most {MAX_IMPORT_BYTES})")
+        # Ephemeral: a refusal below (bad JSON, not an export) must reach the importer alone; the channel
+        # sees the imported game in its pinned status message.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            raw = await file.read()
+        except discord.HTTPException:
+            raise BadInput(f"cannot download {safe(file.filename)} from Discord right now; try again") from None
+        try:
+            data = read_export(raw)  # size, UTF-8, JSON and nesting; what it holds is checked by the import
+        except BadInput as err:
+            raise BadInput(f"cannot read {safe(file.filename)} as JSON: {err}") from None
+        report = await self.bot.referee.import_game(channel_key(interaction), actor(interaction), data,
+                                                    guild_id=interaction.guild_id,
+                                                    command=f"/game import file:{file.filename}")
+        await reply(interaction, imported_summary(report.state, safe(file.filename)) + ".")
+        await publish(interaction, report)
 
 
 async def setup(bot: RefereeHost) -> None:
     await bot.add_cog(Game(bot))
-    await bot.add_cog(Help(bot))

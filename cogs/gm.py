@@ -23,7 +23,6 @@ from cogs.util import (
     has_gm_role,
     nation_autocomplete,
     own_unit_autocomplete,
-    publish,
     query_state,
     reply,
     run_action,
@@ -34,7 +33,7 @@ from cogs.views import answer_move, confirm_view
 from engine.errors import BadInput, NoGame, RuleViolation
 from engine.goddice.cards import MAX_LIFE
 from engine.goddice.play import LoadCards
-from referee import MAX_EXPORT_BYTES, Report, read_export
+from referee import MAX_EXPORT_BYTES, Report
 
 STATS = choice_list("gm set", "stat")
 RANKS = choice_list("gm unit rank", "rank")
@@ -208,34 +207,6 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         name = f"{data['game'].get('ruleset', 'nations')}-game.json"
         await interaction.followup.send("The game's export:", file=discord.File(payload, name), ephemeral=True)
 
-    @app_commands.command(name="import", description="Start this channel's game from a JSON export")
-    @app_commands.describe(file="A JSON export of a game (from /gm export)")
-    async def import_game(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
-        if file.size > MAX_IMPORT_BYTES:
-            raise BadInput(f"that file is too large ({file.size} bytes; at most {MAX_IMPORT_BYTES})")
-        # Ephemeral: a refusal below (bad JSON, not an export) must reach the importer alone; the channel
-        # sees the imported game in its pinned status message.
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        try:
-            raw = await file.read()
-        except discord.HTTPException:
-            raise BadInput(f"cannot download {safe(file.filename)} from Discord right now; try again") from None
-        try:
-            data = read_export(raw)  # size, UTF-8, JSON and nesting; what it holds is checked by the import
-        except BadInput as err:
-            raise BadInput(f"cannot read {safe(file.filename)} as JSON: {err}") from None
-        report = await self.bot.referee.import_game(channel_key(interaction), actor(interaction), data,
-                                                    guild_id=interaction.guild_id,
-                                                    command=f"/gm import file:{file.filename}")
-        state = report.state
-        if state.ruleset == "nations":
-            await reply(interaction, f"Game imported from {safe(file.filename)}: turn {state.turn}, "
-                                     f"{len(state.nations)} nations.")
-        else:
-            await reply(interaction, f"God Dice game imported from {safe(file.filename)}: "
-                                     f"{len(state.players)} players.")
-        await publish(interaction, report)
-
     # --- God Dice --------------------------------------------------------------------------------
 
     @app_commands.command(name="life", description="Set a God Dice character's life (0 kills it)")
@@ -252,7 +223,7 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
         await query_state(interaction, "gm cards")  # a God Dice game's, or refused with the reason
         if file.size > MAX_CARD_BYTES:
             raise BadInput(f"that file is too large for a card file ({file.size} bytes; at most {MAX_CARD_BYTES})")
-        # Ephemeral, like /gm import: a refusal (not TOML, not a valid card file) reaches the GM alone; the
+        # Ephemeral, like /game import: a refusal (not TOML, not a valid card file) reaches the GM alone; the
         # change itself is announced to the channel.
         await interaction.response.defer(ephemeral=True, thinking=True)
         try:

@@ -32,6 +32,8 @@ GAME = (
              P("options", help='God Dice: optional rules, e.g. "campaign resurrection free_for_all"'))),
     Command("game status", "where this channel's game stands"),
     Command("game end", "end this game (GM)", action=lambda o: clock.EndGame(), gm_only=True),
+    Command("game import", "load a game from a JSON export into a channel with no game; you become its GM",
+            (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)"),)),
 )
 LOG = (Command("log", "the latest rolls", (P("nation", help="Nations: one nation's; God Dice: one player's"),
                                            P("limit", int))),)
@@ -47,8 +49,6 @@ GM_LATE = (
             (P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR"),
              P("overwrite", help="console: true to replace an existing file", choices=("true", "false"))),
             gm_only=True),
-    Command("gm import", "load a game from a JSON export; you become its GM",
-            (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)"),)),
     Command("help", "the commands of one group with their options, or the groups",
             (P("topic", help="a command group, e.g. nation, gm or godsfire (none: the list of groups)"),)),
 )

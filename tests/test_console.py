@@ -185,7 +185,7 @@ def test_console_errors_never_stop_the_session(tmp_path):
         "gm /game start turn_hours:abc",
         "gm /game start turn_hours:6",
         "gm /game start",               # one live game per channel
-        "gm /gm import file:/nonexistent/x.json",
+        "gm /game import file:/nonexistent/x.json",
         "gm /game end",
         "gm /game status",
     ])
@@ -408,7 +408,7 @@ async def test_console_unexpected_error_is_logged_once_answered_once_and_the_loo
         assert lines[0] == ("error: the referee hit a problem with that line (KeyError) and nothing changed; the "
                             "details are in the log. /game status shows where the game stands")
         assert lines[1:3] == ["Referee commands (/help topic:<group> for one group's options):",
-                              "/game: start, status, end"]
+                              "/game: start, status, end, import"]
         assert [r.levelno for r in caplog.records] == [logging.ERROR]
     finally:
         await store.close()
@@ -499,7 +499,7 @@ async def test_console_import_reads_only_small_regular_files(tmp_path, monkeypat
         _said(out)
         for file in ("/dev/zero", "/dev/null", str(fifo), str(tmp_path), "big.json", "list.json", "deep.json",
                      "latin1.json", "missing.json"):
-            await console.handle(f"carol /gm import file:{file}")
+            await console.handle(f"carol /game import file:{file}")
         answers = _said(out)
         assert answers[:4] == [f"error: cannot read {f}: an export must be a regular file"
                                for f in ("/dev/zero", "/dev/null", str(fifo), str(tmp_path))]
@@ -510,10 +510,10 @@ async def test_console_import_reads_only_small_regular_files(tmp_path, monkeypat
         assert answers[8] == "error: cannot read missing.json: No such file or directory"
         assert await store.live_game("console") is None
 
-        await console.handle("carol /gm import file:game.json")
+        await console.handle("carol /game import file:game.json")
         assert _said(out) == ["Game imported from game.json: turn 1, 1 nations; GM: carol."]
         # with a game live, no file is even opened
-        await console.handle("dave /gm import file:/dev/zero")
+        await console.handle("dave /game import file:/dev/zero")
         assert _said(out) == ["error: this channel already has a game running: end it first with /game end"]
     finally:
         await store.close()

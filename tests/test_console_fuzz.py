@@ -127,7 +127,7 @@ def command_line(rng: random.Random, plausible: str | None = None) -> str:
     """`<actor> /<command> options…`, each part sometimes hostile; `plausible`: a well-formed command of that
     rule set's game instead, by a likely actor."""
     command = rng.choice(COMMANDS)
-    if command.path in ("game end", "gm import") and rng.random() < 0.9:
+    if command.path in ("game end", "game import") and rng.random() < 0.9:
         command = rng.choice(COMMANDS)  # fewer game ends: each one costs a new set-up
     if plausible:
         command = rng.choice([c for c in COMMANDS if c.ruleset in (None, plausible)])
@@ -290,7 +290,7 @@ REFUSED_LINES = [
     b"alice /log limit:-5",
     b"gm /gm clock length hours:1e-300",
     b"gm /gm clock length hours:nan",
-    b"gm /gm import file:/dev/zero",
+    b"gm /game import file:/dev/zero",
     b"gm /gm export file:/etc/x.json",
     b"gm /gm export file:../x.json",
     b'gm /nation claim "unclosed',

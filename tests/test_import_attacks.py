@@ -1,4 +1,4 @@
-"""Issue 9, finding 3: `/gm import` refuses hostile exports with a reason naming the field, and leaves no game.
+"""Issue 9, finding 3: `/game import` refuses hostile exports with a reason naming the field, and leaves no game.
 
 Every hostile file is a targeted mutation of a valid export of a real game (two nations, GM-entered dice,
 bonuses, rolls, a battle waiting for its pairing; and a drafted God Dice game), sent through `read_export`

@@ -1,6 +1,6 @@
 """Nations at peace: claiming and creating nations, economy, stability, propaganda and the army.
 
-Rule references are to shared/RULINGS.md section 1 and seed 003.
+Rule references are to the Nations rules as docs/nations.md states them (seed 003).
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from cogs.render import (
     move_prompt,
     pings,
     report_embeds,
+    results_embed,
     safe,
     status_embed,
     when,
@@ -40,7 +41,7 @@ from cogs.util import channel_id_of
 from cogs.views import choice_view, move_view, swap_controls
 from data.store import GameRow, StoreUnavailable
 from engine.clock import next_deadline
-from engine.events import Event
+from engine.events import Event, GameEnded
 from engine.goddice.events import PlayerReminded
 from engine.nations.common import actions_left
 from engine.nations.events import BattleAwaits, BattleEnded, DuelStarted, UnitsCommitted
@@ -188,12 +189,20 @@ class Clock(commands.Cog):
             channel = self.channel(row)
             if state.ruleset == "nations":
                 await self.offer_choices(channel, report, state)
+                await self.announce_results(channel, report)
                 if not state.ended:
                     row = await self.remind_if_due(row, state, channel)
             elif state.ended:  # God Dice: a game ended by the GM keeps no move controls
                 await swap_controls(self.bot, channel, report.game_id, None)
             await self.update_status(row, state, channel)
             await self.note_wake(row, state)
+
+    async def announce_results(self, channel: discord.PartialMessageable, report: Report) -> None:
+        """A Nations game that this report ended: its final results (LAND, stats, battles won, the winner), as a
+        message of their own; the pinned status turns to the same standings in `update_status`."""
+        for event in report.events:
+            if isinstance(event, GameEnded) and "nations" in event.standings:
+                await channel.send(embed=results_embed(event.standings), allowed_mentions=NO_PINGS)
 
     async def announce_reminder(self, channel: discord.PartialMessageable, report: Report) -> None:
         """God Dice: the caught-up events (the engine's reminders) as a message that mentions the player, with

@@ -16,7 +16,7 @@ import discord
 
 from engine.describe import event_line, faces_line, plural, roll_line
 from engine.dice import FacesRecord, RollRecord
-from engine.events import Event
+from engine.events import DieRolled, Event, GameEnded
 from engine.goddice.cards import FACE_NAMES, Cards
 from engine.goddice.describe import MOVES, attack_text, cards_lines, life_bar
 from engine.goddice.play import character_label, label, legal_attacks, rollable, waiting_for
@@ -30,12 +30,42 @@ from engine.godsfire.state import Player as GodsfirePlayer
 from engine.godsfire.state import Region as GodsfireRegion
 from engine.godsfire.state import System as GodsfireSystem
 from engine.nations.common import actions_left, army_mp
+from engine.nations.describe import standing_line, winner_line
 from engine.nations.rules import Rules
 from engine.nations.state import Battle, GameState, Nation
 from engine.nations.war import chooser
 
-COLOUR = discord.Colour.dark_gold()
+COLOUR = discord.Colour.dark_gold()  # neutral: views (status, army, battles, help) and what has no outcome
 ERROR_COLOUR = discord.Colour.red()
+
+# One colour per outcome, for every answer and announcement (`outcome_of` decides it from the events).
+OUTCOME_COLOURS = {
+    "success": discord.Colour.green(),  # a check passed, a battle won
+    "failure": discord.Colour.orange(),  # a check failed, a battle lost
+    "refusal": ERROR_COLOUR,  # the referee refused: nothing changed
+    "gm": discord.Colour.purple(),  # a GM's act: dice entered, a stat set, an undo, a turn ended by hand
+    "clock": discord.Colour.blue(),  # the clock: a turn over, a bonus run out, a choice timed out
+    "neutral": COLOUR,
+    "results": discord.Colour.gold(),  # a game's final results
+}
+GM_KINDS = frozenset({"dice_queued", "dice_cleared", "action_undone", "house_changed", "game_ended",
+                      "turn_length_changed", "clock_paused", "clock_resumed", "nation_restored", "action_granted",
+                      "action_revoked", "game_imported"})
+CLOCK_KINDS = frozenset({"turn_ended", "bonus_expired", "choice_defaulted", "player_reminded"})
+
+# A heading per event kind: a report is headed by the first of these kinds it holds (most telling first).
+HEADINGS = {
+    "game_ended": "Game over", "game_started": "New game", "game_imported": "Game imported",
+    "battle_ended": "Battle over", "duel_started": "Duel", "units_committed": "Defence committed",
+    "battle_declared": "Attack declared", "choice_defaulted": "Battle decision", "turn_ended": "Turn over",
+    "action_undone": "Undo", "nation_eliminated": "Nation eliminated", "nation_restored": "Nation restored",
+    "nation_added": "Nation joins", "nation_assigned": "Player changed", "dice_queued": "GM dice",
+    "dice_cleared": "GM dice cleared", "house_changed": "House setting", "clock_paused": "Clock paused",
+    "clock_resumed": "Clock running", "turn_length_changed": "Turn length", "action_granted": "Action granted",
+    "action_revoked": "Action taken away", "retreat_ordered": "Retreat order", "battle_awaits": "Battle waits",
+    "bonus_set": "Bonus", "bonus_expired": "Bonus over", "unit_added": "New unit", "unit_removed": "Unit gone",
+    "unit_changed": "Unit changed", "stat_changed": "Stat changed", "notice": "Warning",
+}
 DESCRIPTION_LIMIT = 4000
 EMBEDS_PER_MESSAGE = 10
 MESSAGE_EMBED_CHARS = 6000  # Discord's limit on the characters of all the embeds of one message
@@ -117,6 +147,17 @@ def shown(record: Any) -> Any:
     return dataclasses.replace(record, **changes) if changes else record
 
 
+ROLL_TOTAL = re.compile(r"(?<= = )(-?\d+)(?= vs |$)")  # as the console's markdown and BBCode show them
+VERDICT = re.compile(r"(?<=: )(success|failure)\b")
+
+
+def emphasised(line: str) -> str:
+    """A roll's total and verdict in bold: `d10 7 + mod(E) +1 = **8** vs > 12: **failure**`."""
+    if not line.startswith("🎲"):
+        return line
+    return VERDICT.sub(r"**\1**", ROLL_TOTAL.sub(r"**\1**", line))
+
+
 def event_lines(events: Iterable[Event]) -> list[str]:
     return [line for e in events if (line := event_line(shown(e), when=when, who=who))]
 
@@ -152,15 +193,94 @@ def message_batches(embeds: list[discord.Embed]) -> list[list[discord.Embed]]:
     return batches
 
 
+def is_gm_act(event: Event) -> bool:
+    if event.kind in GM_KINDS or (event.kind == "turn_ended" and getattr(event, "reason", "") == "gm"):
+        return True
+    by = getattr(event, "by", None)
+    if event.kind == "units_committed":  # committed by the defender's player (or a GM: said in its words)
+        return False
+    return bool(by) and by != "default"  # "default": the clock decided a battle choice
+
+
+def outcome_of(events: list[Event], state: Any = None, actor: str | None = None) -> str:
+    """The outcome a report's colour shows: a GM's act; else the battle or check it settled (for the acting
+    nation when there is one: its battle won or lost, its roll passed or failed); else the clock; else neutral."""
+    if any(is_gm_act(e) for e in events):
+        return "gm"
+    nation = _actor_nation(state, actor)
+    for event in events:
+        if event.kind == "battle_ended" and getattr(event, "winner", None):
+            if nation is None or nation.name in (event.winner, event.loser):  # type: ignore[attr-defined]
+                return "success" if nation is None or nation.name == event.winner else "failure"  # type: ignore
+    judged = [e.roll for e in events if isinstance(e, DieRolled) and e.roll.success is not None]
+    mine = [r for r in judged if nation is not None and r.nation == nation.name] or judged
+    if mine:
+        return "success" if mine[0].success else "failure"
+    if any(e.kind in CLOCK_KINDS for e in events):
+        return "clock"
+    return "neutral"
+
+
+def heading_of(events: list[Event]) -> str | None:
+    """The report's heading: the most telling event kind's, else a check's purpose, else the first event's kind."""
+    kinds = {e.kind for e in events}
+    for kind, heading in HEADINGS.items():
+        if kind in kinds and kind not in ("stat_changed", "notice", "bonus_set", "unit_added", "unit_changed"):
+            return heading
+    rolls = [e.roll for e in events if isinstance(e, DieRolled)]
+    if rolls:
+        return rolls[0].purpose[:1].upper() + rolls[0].purpose[1:]
+    for event in events:
+        if event.kind in HEADINGS:
+            return HEADINGS[event.kind]
+    return events[0].kind.replace("_", " ").capitalize() if events else None
+
+
+def footer_of(state: Any, actor: str | None = None) -> str | None:
+    """`Gracchan Republic · Turn 3` (the acting nation, if any); God Dice and Godsfire their turn (and phase)."""
+    if state is None:
+        return None
+    ruleset = getattr(state, "ruleset", "nations")
+    if ruleset == "godsfire":
+        return f"Godsfire · Turn {state.turn}, {PHASE_NAMES.get(state.phase, state.phase)}"
+    if ruleset == "goddice":
+        return f"God Dice · Turn {state.turn}" if getattr(state, "turn", 0) else "God Dice"
+    nation = _actor_nation(state, actor)
+    return f"{nation.name if nation else 'Nations'} · Turn {state.turn}"
+
+
+def _actor_nation(state: Any, actor: str | None) -> Nation | None:
+    if state is None or actor is None or getattr(state, "ruleset", None) != "nations":
+        return None
+    return state.nation_of(actor)
+
+
+def dress(embeds: list[discord.Embed], events: list[Event], state: Any, actor: str | None = None,
+          outcome: str | None = None) -> list[discord.Embed]:
+    """Colour the embeds by outcome, head the first by its event kind, and sign the last with nation and turn."""
+    colour = OUTCOME_COLOURS[outcome or outcome_of(events, state, actor)]
+    for embed in embeds:
+        embed.colour = colour
+    heading = heading_of(events)
+    if embeds and heading and not embeds[0].title:
+        embeds[0].set_author(name=heading[:256])
+    footer = footer_of(state, actor)
+    if embeds and footer:
+        embeds[-1].set_footer(text=footer[:2048])
+    return embeds
+
+
 def report_embeds(events: list[Event], state: Any, actor: str | None = None,
                   title: str | None = None) -> list[discord.Embed]:
-    """A command's or the clock's events; the acting nation's actions left as the footer."""
+    """A command's or the clock's events; the acting nation's actions left as the footer. A game's end is said
+    in one line here: its final results are a message of their own (`results_embed`, posted by the clock)."""
+    events = [GameEnded() if isinstance(e, GameEnded) else e for e in events]
     embeds = text_embeds(event_lines(events), title)
     if state is not None and actor is not None and any(e.kind == "action_used" for e in events):
         nation = state.nation_of(actor)
         if nation is not None and not nation.eliminated:
             embeds[-1].add_field(name="Actions", value=actions_footer(state, nation), inline=False)
-    return embeds
+    return dress(embeds, events, state, actor)
 
 
 def actions_footer(state: GameState, nation: Nation) -> str:
@@ -177,8 +297,9 @@ def error_embed(message: str) -> discord.Embed:
     The reason may quote what was typed: Markdown that would render is escaped and no mention is live."""
     text = discord.utils.escape_markdown(message, as_needed=True)
     text = BARE_MENTION.sub("@\u200b", MENTION_START.sub("<\u200b", discord.utils.escape_mentions(text)))
-    return discord.Embed(description=f"⛔ {USER_ID.sub(lambda m: who(m.group()), text)}"[:DESCRIPTION_LIMIT],
-                         colour=ERROR_COLOUR)
+    embed = discord.Embed(description=f"⛔ {USER_ID.sub(lambda m: who(m.group()), text)}"[:DESCRIPTION_LIMIT],
+                          colour=OUTCOME_COLOURS["refusal"])
+    return embed.set_author(name="Refused")
 
 
 def nation_embed(nation: Nation, state: GameState, rules: Rules) -> discord.Embed:
@@ -227,7 +348,29 @@ def status_embed(state: Any, rules: Rules) -> discord.Embed:
     return nations_status_embed(state, rules)
 
 
+def bold(text: str) -> str:
+    return f"**{text}**"
+
+
+def results_embed(standings: dict[str, Any], title: str = "🏁 Game over — final results") -> discord.Embed:
+    """A Nations game's final results (`GameEnded.standings`): the winner, then every nation, best first, with
+    its LAND, stats and battles won."""
+    shown_standings = {**standings, "winner": safe(standings["winner"]) if standings.get("winner") else None,
+                       "tied": [safe(name) for name in standings.get("tied", [])]}
+    turn = standings.get("turn")
+    embed = discord.Embed(title=title[:256], colour=OUTCOME_COLOURS["results"],
+                          description=winner_line(shown_standings, bold)
+                          + (f"\nThe game ended in turn {turn}." if turn else ""))
+    for place, entry in enumerate(standings["nations"][:25], start=1):
+        player = f"\n{who(entry['player'])}" if entry.get("player") else ""
+        embed.add_field(name=f"{place}. {safe(entry['name'])}"[:256],
+                        value=(standing_line(entry, who, bold) + player)[:1024], inline=False)
+    return embed
+
+
 def nations_status_embed(state: GameState, rules: Rules) -> discord.Embed:
+    if state.ended:  # the pinned status of an ended game: the final standings, no clock and no actions
+        return results_embed(state.final_standings(), f"Nations — turn {state.turn} — game over")
     clock = "⏸ paused" if state.paused else f"ends {when(state.turn_ends_at)}"
     embed = discord.Embed(title=f"Nations — turn {state.turn}" + (" — game over" if state.ended else ""),
                           description=f"Turn of {state.turn_hours:g} h, {clock}. GM: {who(state.gm)}",

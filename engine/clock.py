@@ -66,4 +66,5 @@ def tick(tx: Tx, action: Tick) -> None:
 @handles(EndGame)
 def end_game(tx: Tx, action: EndGame) -> None:
     require_gm(tx, "end the game")
-    tx.emit(GameEnded())
+    final = getattr(tx.state, "final_standings", None)  # a rule set whose state can sum itself up (Nations)
+    tx.emit(GameEnded(standings=final() if callable(final) else {}))

@@ -66,7 +66,7 @@ def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str |
             return faces_line(roll, who)
         case ev.DieRolled(roll=roll):
             return roll_line(roll)
-        case ev.GameEnded():
+        case ev.GameEnded(standings=s) if "nations" not in s:
             return "The game is over."
         case ev.HouseChanged(key=key, value=value):
             return f"House setting {key} is now {value} for this game."

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from typing import Any, ClassVar
@@ -56,6 +56,11 @@ class GameImported(Event):
 
 @dataclass
 class GameEnded(Event):
+    """The GM ended the game. `standings` records how it ended, for the results shown to the players (Nations:
+    every nation's LAND, stats and battles won, and the winner); the log keeps it as it was then."""
+
+    standings: dict[str, Any] = field(default_factory=dict)
+
     def apply(self, state: Any) -> Any:
         state.ended = True
         return state

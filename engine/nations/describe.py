@@ -3,10 +3,11 @@ holds the shared words and calls this for Nations events)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
-from engine.describe import When, Who, signed
-from engine.events import Event, GameImported
+from engine.describe import When, Who, plural, signed
+from engine.events import Event, GameEnded, GameImported
 from engine.nations import events as ev
 
 STAT_LABEL = {
@@ -108,7 +109,48 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
                     "PROPAGANDA changes hands.")
         case ev.BattleEnded(battle=b, result=result, winner=winner):
             return f"🏁 Battle #{b} is over: {result}" + (f"; {winner} wins." if winner else ".")
+        case GameEnded(standings=standings) if "nations" in standings:
+            return "\n".join(["🏁 The game is over. Final results:", *results_lines(standings, who)])
     return None
+
+
+def winner_line(standings: dict, bold: Callable[[str], str] = str) -> str:
+    """Who won a Nations game (`GameState.final_standings`): the most LAND; a tie on LAND goes to more battles
+    won; a tie on both is shared."""
+    if standings.get("winner"):
+        top = standings["nations"][0]
+        return (f"👑 {bold(standings['winner'])} wins with {bold(str(top['land']) + ' LAND')}"
+                + (f" and {plural(top['battles_won'], 'battle')} won." if top["battles_won"] else "."))
+    if standings.get("tied"):
+        top = standings["nations"][0]
+        names = " and ".join(bold(name) for name in standings["tied"])
+        return (f"🤝 A tie: {names} share the game, with {top['land']} LAND and "
+                f"{plural(top['battles_won'], 'battle')} won each.")
+    return "No winner: no nation is left in the game."
+
+
+def standing_line(entry: dict, who: Who, bold: Callable[[str], str] = str) -> str:
+    """One nation's final standing: LAND, stats, battles won (its name and player not included)."""
+    if entry["eliminated"]:
+        return f"eliminated; {plural(entry['battles_won'], 'battle')} won"
+    return (f"LAND {bold(str(entry['land']))} · E {entry['economy']} S {entry['stability']} M {entry['military']} "
+            f"P {entry['propaganda']} · {bold(str(entry['battles_won']))} "
+            f"{'battle' if entry['battles_won'] == 1 else 'battles'} won")
+
+
+def results_lines(standings: dict, who: Who, bold: Callable[[str], str] = str) -> list[str]:
+    """The final results as text: the winner, then every nation, best first."""
+    lines = [winner_line(standings, bold)]
+    for place, entry in enumerate(standings["nations"], start=1):
+        player = f" ({who(entry['player'])})" if entry.get("player") else ""
+        lines.append(f"{place}. {entry['name']}{player}: {standing_line(entry, who, bold)}")
+    return lines
+
+
+def unit_name(kind: str, rank: str) -> str:
+    """A unit's type and rank, the one way they are written: the type as the rules name it, the rank in capitals
+    (`infantry GREEN`), as `/army show` lists them."""
+    return f"{kind} {rank.upper()}"
 
 
 def _by(reason: str, by: str | None, who: Who) -> str:

@@ -444,6 +444,8 @@ class BattleEnded(Event):
     def apply(self, state: GameState) -> GameState:
         battle = state.battles[self.battle]
         battle.stage, battle.result, battle.deadline = "over", self.result, None
+        if self.winner is not None and self.winner in state.nations:
+            state.nations[self.winner].battles_won += 1
         for nation in state.nations.values():
             for unit in nation.units.values():
                 if unit.battle == self.battle:

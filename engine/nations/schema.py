@@ -74,6 +74,7 @@ class Nation(Strict):
     preset_slot: Annotated[int, count(0, 1000)] | None = None
     actions_used: Annotated[list[Literal[ACTION_KINDS]], Field(max_length=len(ACTION_KINDS))] = []  # type: ignore
     extra_actions: Annotated[int, count(0, 100)] = 0
+    battles_won: Annotated[int, count(0, 1_000_000)] = 0
     bonuses: Annotated[list[Bonus], Field(max_length=len(BONUS_KINDS))] = []
     units: Annotated[list[Unit], Field(max_length=MAX_UNITS)] = []
 

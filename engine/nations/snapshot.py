@@ -92,6 +92,7 @@ def _nation_to_dict(nation: Nation) -> dict[str, Any]:
         "preset_slot": nation.preset_slot,
         "actions_used": list(nation.actions_used),
         "extra_actions": nation.extra_actions,
+        "battles_won": nation.battles_won,
         "bonuses": [
             {"kind": b.kind, "value": b.value, "expires_at": _iso(b.expires_at)} for b in nation.bonuses.values()
         ],
@@ -132,7 +133,7 @@ def state_from_dict(data: dict[str, Any]) -> GameState:
             strength=raw["strength"], weakness=raw["weakness"],
             foreign_patches=int(raw.get("foreign_patches", 0)), eliminated=bool(raw.get("eliminated", False)),
             preset_slot=raw.get("preset_slot"), actions_used=list(raw.get("actions_used", [])),
-            extra_actions=int(raw.get("extra_actions", 0)),
+            extra_actions=int(raw.get("extra_actions", 0)), battles_won=int(raw.get("battles_won", 0)),
         )
         for b in raw.get("bonuses", []):
             nation.bonuses[b["kind"]] = Bonus(b["kind"], int(b["value"]), datetime.fromisoformat(b["expires_at"]))

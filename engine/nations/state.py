@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from engine.dice import RollRecord  # noqa: F401  (the Nations roll record, re-exported)
 from engine.names import name_key
@@ -42,6 +43,7 @@ class Nation:
     preset_slot: int | None = None
     actions_used: list[str] = field(default_factory=list)
     extra_actions: int = 0
+    battles_won: int = 0  # battles this nation ended as the winner (attacker or defender)
     bonuses: dict[str, Bonus] = field(default_factory=dict)
     units: dict[int, Unit] = field(default_factory=dict)
 
@@ -124,6 +126,26 @@ class GameState:
             return None
         held = [n for n in self.nations.values() if n.player and name_key(n.player) == key]
         return held[-1] if held else None
+
+    def final_standings(self) -> dict[str, Any]:
+        """The game's results, as `GameEnded` records them: every nation's LAND, stats and battles won, best
+        first, and the winner.
+
+        The winner is the nation still in the game with the most LAND; a tie on LAND goes to the one of them
+        with more battles won; nations tied on both share the game (`winner` None, `tied` names them). With no
+        nation left in the game there is no winner."""
+        def key(n: Nation) -> tuple[bool, int, int, str]:
+            return (n.eliminated, -n.land, -n.battles_won, name_key(n.name))
+
+        ranked = sorted(self.nations.values(), key=key)
+        nations = [{"name": n.name, "player": n.player, "land": n.land, "economy": n.economy,
+                    "stability": n.effective_stability, "military": n.military, "propaganda": n.propaganda,
+                    "battles_won": n.battles_won, "eliminated": n.eliminated} for n in ranked]
+        alive = [n for n in ranked if not n.eliminated]
+        top = (alive[0].land, alive[0].battles_won) if alive else None
+        best = [n.name for n in alive if (n.land, n.battles_won) == top]
+        return {"turn": self.turn, "nations": nations, "winner": best[0] if len(best) == 1 else None,
+                "tied": best if len(best) > 1 else []}
 
     def unit_owner(self, unit_id: int) -> Nation | None:
         for nation in self.nations.values():

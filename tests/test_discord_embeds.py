@@ -1,0 +1,65 @@
+"""Issue 11: how the referee's embeds look on Discord, through discord.py against the fake Discord. Each answer
+is coloured by its outcome (a check passed or failed, a refusal, a GM's act, the clock), headed by its event
+kind (the embed's author line), and signed with the nation and the turn in the footer; roll totals and verdicts
+can be shown in bold (`emphasised`); unit ranks read the same way everywhere."""
+
+from __future__ import annotations
+
+import discord
+from discordkit import start_war, table, texts
+
+from cogs.render import OUTCOME_COLOURS, emphasised
+
+
+def look(result) -> tuple[int, str | None, str | None]:
+    """An answer's colour, heading (author line) and footer."""
+    embed = result.embed
+    return (embed["color"], (embed.get("author") or {}).get("name"), (embed.get("footer") or {}).get("text"))
+
+
+async def test_every_kind_of_answer_has_its_colour_heading_and_footer(tmp_path):
+    async with table(tmp_path) as t, t.bot():
+        await start_war(t)
+
+        t.dice.push(9)  # 9 + mod(E) +1 = 10 > MILITARY 8: passed
+        passed = await t.run(t.alice, "economy military")
+        assert look(passed) == (discord.Colour.green().value, "Grow military", "Gracchan Republic · Turn 1")
+        assert "vs > 8: success" in texts(passed)
+
+        t.dice.push(1)  # a propaganda attack with a 1: failed
+        failed = await t.run(t.bob, "propaganda attack", target="Gracchan Republic")
+        assert look(failed)[0] == discord.Colour.orange().value, texts(failed)
+        assert look(failed)[1:] == ("Propaganda attack on Gracchan Republic", "Charon · Turn 1")
+        assert ": failure" in texts(failed)
+
+        refused = await t.run(t.alice, "economy grow")  # both of alice's actions are used
+        assert refused.ephemeral
+        assert look(refused) == (discord.Colour.red().value, "Refused", None)
+        assert texts(refused).startswith("⛔ ")
+
+        gm = await t.run(t.gm, "gm dice", values="4")
+        assert look(gm) == (discord.Colour.purple().value, "GM dice", "Nations · Turn 1")
+
+        ended = await t.run(t.gm, "gm turn end")  # a turn ended by the GM: the GM's act
+        assert look(ended) == (discord.Colour.purple().value, "Turn over", "Nations · Turn 2")
+
+
+async def test_a_turn_ended_by_the_clock_is_the_clocks_colour(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        before = len(t.messages())
+        t.clock.advance(hours=12)
+        await rb.bot.get_cog("Clock").wake(await rb.bot.referee.game_id(t.key()))
+        [over] = [m for m in t.messages()[before:] if m.embeds and "Turn 1 is over" in m.embeds[0]["description"]]
+        embed = over.embeds[0]
+        assert embed["color"] == discord.Colour.blue().value
+        assert embed["author"]["name"] == "Turn over" and embed["footer"]["text"] == "Nations · Turn 2"
+
+
+def test_the_colour_table_and_bold_totals_and_verdicts():
+    assert {name: colour.value for name, colour in OUTCOME_COLOURS.items()} == {
+        "success": 0x2ECC71, "failure": 0xE67E22, "refusal": 0xE74C3C, "gm": 0x9B59B6, "clock": 0x3498DB,
+        "neutral": 0xC27C0E, "results": 0xF1C40F}
+    assert emphasised("🎲 Charon, grow economy: d10 1 + mod(E) +1 = 2 vs > 10: failure") == (
+        "🎲 Charon, grow economy: d10 1 + mod(E) +1 = **2** vs > 10: **failure**")
+    assert emphasised("Turn 1 is over: success") == "Turn 1 is over: success"  # only rolls

@@ -8,7 +8,19 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.render import battles_embed
-from cogs.util import nation_autocomplete, own_unit_autocomplete, query_state, reply, run_command
+from cogs.util import (
+    any_battle_autocomplete,
+    commit_units_autocomplete,
+    my_battle_autocomplete,
+    nation_autocomplete,
+    own_unit_autocomplete,
+    own_units_autocomplete,
+    pair_attacker_autocomplete,
+    pair_defender_autocomplete,
+    query_state,
+    reply,
+    run_command,
+)
 
 UNITS_HELP = 'Your unit numbers, e.g. "1 2 3" (see /army show)'
 BATTLE_HELP = "The battle's number, if several wait for you (see /attack status)"
@@ -22,7 +34,7 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
     @app_commands.command(name="declare", description="ATTACK: send 1 to 3 of your units against a nation")
     @app_commands.describe(target="The nation to attack", units=UNITS_HELP,
                            retreat_at="Each unit retreats when its HP falls to this")
-    @app_commands.autocomplete(target=nation_autocomplete)
+    @app_commands.autocomplete(target=nation_autocomplete, units=own_units_autocomplete)
     async def declare(self, interaction: discord.Interaction, target: str, units: str,
                       retreat_at: app_commands.Range[int, 0, 10] | None = None) -> None:
         await run_command(interaction, "attack declare", target=target, units=units, retreat_at=retreat_at)
@@ -30,6 +42,7 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
     @app_commands.command(name="commit", description="Defend: commit 1 to 3 of your units")
     @app_commands.describe(units=UNITS_HELP, retreat_at="Each unit retreats when its HP falls to this",
                            battle=BATTLE_HELP)
+    @app_commands.autocomplete(units=commit_units_autocomplete, battle=my_battle_autocomplete)
     async def commit(self, interaction: discord.Interaction, units: str,
                      retreat_at: app_commands.Range[int, 0, 10] | None = None, battle: int | None = None) -> None:
         await run_command(interaction, "attack commit", units=units, retreat_at=retreat_at, battle=battle)
@@ -37,7 +50,8 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
     @app_commands.command(name="pair", description="Initiative winner: pick a pairing; the duel is fought at once")
     @app_commands.describe(attacker="The attacking unit's number", defender="The defending unit's number",
                            battle=BATTLE_HELP)
-    @app_commands.autocomplete(attacker=own_unit_autocomplete)
+    @app_commands.autocomplete(attacker=pair_attacker_autocomplete, defender=pair_defender_autocomplete,
+                               battle=my_battle_autocomplete)
     async def pair(self, interaction: discord.Interaction, attacker: int, defender: int,
                    battle: int | None = None) -> None:
         await run_command(interaction, "attack pair", attacker=attacker, defender=defender, battle=battle)
@@ -52,6 +66,7 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
 
     @app_commands.command(name="status", description="The battles of this game and what each waits for")
     @app_commands.describe(battle="One battle's number (none: every battle)")
+    @app_commands.autocomplete(battle=any_battle_autocomplete)
     async def status(self, interaction: discord.Interaction, battle: int | None = None) -> None:
         await reply(interaction, embed=battles_embed(await query_state(interaction, "attack status"), battle))
 

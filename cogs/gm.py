@@ -20,9 +20,13 @@ from cogs.util import (
     actor,
     channel_key,
     choice_list,
+    commit_units_autocomplete,
     has_gm_role,
+    my_battle_autocomplete,
     nation_autocomplete,
     own_unit_autocomplete,
+    pair_attacker_autocomplete,
+    pair_defender_autocomplete,
     query_state,
     reply,
     run_action,
@@ -190,12 +194,15 @@ class GM(commands.GroupCog, group_name="gm", group_description="Game master powe
     @app_commands.describe(battle=BATTLE, units='Commit: the defender\'s unit numbers, e.g. "6 7"',
                            attacker="Pairing: the attacking unit's number",
                            defender="Pairing: the defending unit's number")
+    @app_commands.autocomplete(battle=my_battle_autocomplete, units=commit_units_autocomplete,
+                               attacker=pair_attacker_autocomplete, defender=pair_defender_autocomplete)
     async def decide(self, interaction: discord.Interaction, battle: int, units: str | None = None,
                      attacker: int | None = None, defender: int | None = None) -> None:
         await run_command(interaction, "gm decide", battle=battle, units=units, attacker=attacker, defender=defender)
 
     @battle.command(name="cancel", description="Stop a battle with no result")
     @app_commands.describe(battle=BATTLE)
+    @app_commands.autocomplete(battle=my_battle_autocomplete)
     async def battle_cancel(self, interaction: discord.Interaction, battle: int) -> None:
         await run_command(interaction, "gm battle cancel", battle=battle)
 

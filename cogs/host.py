@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Protocol
 
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 from data.store import Store
@@ -44,6 +45,12 @@ class RefereeHost(Protocol):
     @property
     def store(self) -> Store: ...
 
+    @property
+    def command_ids(self) -> dict[str, int]:
+        """Each slash command's path ("attack declare") → its top-level command's id, for clickable mentions
+        (empty when Discord did not say)."""
+        ...
+
     def owns(self, guild_id: int | None) -> bool:
         """Whether this process runs the clock of a game in that server."""
         ...
@@ -53,5 +60,10 @@ class RefereeHost(Protocol):
     async def add_cog(self, cog: commands.Cog, /) -> None: ...
 
     def get_cog(self, name: str, /) -> commands.Cog | None: ...
+
+    @property
+    def tree(self) -> app_commands.CommandTree:
+        """The slash commands (/help shows each one's options as Discord offers them)."""
+        ...
 
     def get_partial_messageable(self, id: int, *, guild_id: int | None = None) -> discord.PartialMessageable: ...

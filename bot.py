@@ -81,7 +81,7 @@ class ShuttingDown(app_commands.CheckFailure):
 
 EXTENSIONS = (
     "cogs.game", "cogs.help", "cogs.nation", "cogs.economy", "cogs.propaganda", "cogs.army", "cogs.attack", "cogs.log",
-    "cogs.goddice", "cogs.godsfire", "cogs.gm", "cogs.clock",
+    "cogs.goddice", "cogs.godsfire", "cogs.gm", "cogs.clock", "cogs.roll",
 )
 
 
@@ -139,6 +139,18 @@ def _numbers_are_numbers(options: list[Any]) -> bool:
     return True
 
 
+def command_ids(tree: app_commands.CommandTree, registered: list[app_commands.AppCommand]) -> dict[str, int]:
+    """Every slash command's path ("attack declare", "gm unit add", "help") → the id Discord gave its top-level
+    command, which `</attack declare:id>` needs to render as a clickable mention. Commands Discord did not
+    return are left out (they show as text)."""
+    top = {c.name: c.id for c in registered if c.type is discord.AppCommandType.chat_input}
+    ids: dict[str, int] = {}
+    for command in tree.walk_commands(type=discord.AppCommandType.chat_input):
+        if isinstance(command, app_commands.Command) and command.qualified_name.split()[0] in top:
+            ids[command.qualified_name] = top[command.qualified_name.split()[0]]
+    return ids
+
+
 class RefereeBot(commands.Bot):
     """The Discord front-end: one store and referee for every game this process owns.
 
@@ -147,6 +159,7 @@ class RefereeBot(commands.Bot):
     settings: Settings
     store: Store
     referee: Referee
+    command_ids: dict[str, int]  # each slash command's path → its top-level command's id (for mentions)
 
     def __init__(self, settings: Settings, **options: Any) -> None:
         options.setdefault("intents", discord.Intents.default())
@@ -158,6 +171,7 @@ class RefereeBot(commands.Bot):
         super().__init__(**options)
         self.settings = settings
         self._shutdown: asyncio.Future[None] | None = None
+        self.command_ids = {}
 
     async def setup_hook(self) -> None:
         if getattr(self, "store", None) is None:  # `serve` opens it before connecting
@@ -168,13 +182,18 @@ class RefereeBot(commands.Bot):
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
+        guild = discord.Object(self.settings.guild_id) if self.settings.guild_id else None
+        registered: list[app_commands.AppCommand] = []
         if self.settings.sync_commands:
-            if self.settings.guild_id:
-                guild = discord.Object(self.settings.guild_id)
+            if guild is not None:
                 self.tree.copy_global_to(guild=guild)
-                await self.tree.sync(guild=guild)
-            else:
-                await self.tree.sync()
+            registered = await self.tree.sync(guild=guild)
+        else:
+            try:  # the commands registered before: their ids make /help's mentions
+                registered = await self.tree.fetch_commands(guild=guild)
+            except (discord.HTTPException, discord.ClientException) as err:
+                log.warning("could not fetch the registered commands (/help shows them as text): %s", err)
+        self.command_ids = command_ids(self.tree, registered)
 
     async def accepting(self, interaction: discord.Interaction) -> bool:
         """The tree's check: while the bot closes, new commands are refused (cleanly, nothing changed); so is a

@@ -28,7 +28,7 @@ from data.store import Store, StoreUnavailable
 from engine import clock
 from engine.commands import COMMANDS, Command, build_action, check_ruleset, coerce_options, find_command, help_lines
 from engine.describe import event_line, faces_line, plural, roll_line, same, utc_text
-from engine.dice import FacesRecord, RandomRoller, RollRecord
+from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
 from engine.errors import BadInput, NotGM, RefereeError, RuleViolation
 from engine.events import Event
 from engine.goddice import describe as goddice_words
@@ -41,7 +41,7 @@ from engine.nations.common import actions_left, army_mp, find_nation, viewed_nat
 from engine.nations.rules import Rules
 from engine.nations.state import GameState, Nation
 from engine.nations.war import chooser
-from referee import MAX_EXPORT_BYTES, Referee, Report, imported_summary, read_export, utc_now
+from referee import GAME_OVER, MAX_EXPORT_BYTES, Referee, Report, digest_lines, imported_summary, read_export, utc_now
 
 CHANNEL = "console"
 _RULESET_NAMES = {"nations": "Nations", "goddice": "God Dice", "godsfire": "Godsfire"}
@@ -239,12 +239,14 @@ class Console:
                                               options=options.get("options"))
             self.say_events(report.events)
         elif path in ("game status", "goddice status", "godsfire status"):
-            state = await referee.state(CHANNEL)
+            state = await referee.shown_state(CHANNEL)  # with no live game: the last ended one, marked over
             if state.ruleset == "godsfire":
                 self.say(godsfire_status_text(state))
             else:
                 self.say(status_text(state, self.rules) if state.ruleset == "nations"
                          else "\n".join(goddice_words.status_lines(state, same)))
+            if state.ended:
+                self.say(GAME_OVER)
         elif path == "godsfire system show":
             state = await referee.state(CHANNEL)
             self.say(system_text(state.system(options["name"])))
@@ -273,7 +275,7 @@ class Console:
         elif path == "log":
             name = options.get("nation")
             if name:
-                state = await referee.state(CHANNEL)
+                state = await referee.shown_state(CHANNEL)
                 if state.ruleset == "godsfire":
                     name = state.player(name).name
                 else:
@@ -285,6 +287,11 @@ class Console:
             rolls = await referee.rolls(CHANNEL, name, limit)
             self.say("\n".join((f"turn {r.turn}: " if r.turn else "") + ledger_line(r) for r in rolls)
                      or "No rolls yet.")
+        elif path == "game digest":
+            self.say("\n".join(digest_lines(await referee.digest(CHANNEL, actor, options.get("since")))))
+        elif path == "roll":
+            roll, _ = await referee.free_roll(CHANNEL, actor, options["dice"])
+            self.say(free_roll_line(actor, roll.breakdown))
         elif path == "gm undo":
             report = await referee.undo(CHANNEL, actor)
             self.say_events(report.caught_up + report.events)
@@ -498,7 +505,9 @@ def _yes_no(value: str | None, name: str) -> bool:
 
 
 def ledger_line(roll: RollRecord | FacesRecord) -> str:
-    return faces_line(roll) if isinstance(roll, FacesRecord) else roll_line(roll)
+    if isinstance(roll, FacesRecord):
+        return faces_line(roll)
+    return free_roll_line(roll.nation, roll.free) if roll.free is not None else roll_line(roll)
 
 
 
@@ -513,7 +522,7 @@ def nation_line(nation: Nation, state: GameState, rules: Rules) -> str:
 
 
 def status_text(state: GameState, rules: Rules) -> str:
-    clock = "paused" if state.paused else f"ends {utc_text(state.turn_ends_at)}"
+    clock = "over" if state.ended else "paused" if state.paused else f"ends {utc_text(state.turn_ends_at)}"
     lines = [f"Nations — turn {state.turn} ({state.turn_hours:g} h), {clock}; GM: {state.gm}"
              + (" — GAME OVER" if state.ended else "")]
     if state.forced_dice:

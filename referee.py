@@ -11,17 +11,19 @@ import asyncio
 import contextlib
 import gc
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import engine  # noqa: F401  (registers every rule set)
 from data import rules_for
-from data.store import ActionRow, ChannelTaken, Entry, Plan, Quick, Store
+from data.store import ActionRow, ChannelTaken, Entry, LoggedAction, Plan, Quick, Store
 from engine.clock import Tick
 from engine.core import Context, execute
-from engine.dice import RandomRoller, Roller, RollRecord
+from engine.describe import event_line, plural, same, utc_text
+from engine.dice import FreeRoll, RandomRoller, Roller, RollRecord, free_roll, free_roll_line
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import ActionUndone, Event, replay
 from engine.nations.rules import Rules
@@ -31,6 +33,48 @@ CLOCK_ACTOR = "clock"
 DUE_BATCH = 200  # games caught up in one transaction
 MAX_ROLLS_SHOWN = 1000
 MAX_EXPORT_BYTES = 5_000_000  # the largest export file /game import reads
+GAME_OVER = "Game over: this is the channel's last game, ended. /game start starts a new one here."
+MAX_DIGEST = 200  # the most actions one /game digest lists
+MAX_SINCE = timedelta(days=366)  # the furthest back a relative `since:` reaches
+_RELATIVE = re.compile(r"(\d{1,5}(?:\.\d{1,3})?)\s*(m|min|mins|minutes?|h|hours?|d|days?|w|weeks?)", re.IGNORECASE)
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_since(text: str, now: datetime) -> datetime:
+    """A digest's `since:`: a relative span back from `now` ("12h", "2d", "90m", "1w"; at most a year) or an
+    ISO time ("2026-03-01T12:00", UTC unless it names its offset; not in the future). BadInput otherwise."""
+    given = " ".join(str(text).split())
+    if len(given) > 40:
+        raise BadInput("since is a time like 2026-03-01T12:00 or a span like 12h or 2d: that is too long")
+    relative = _RELATIVE.fullmatch(given)
+    if relative:
+        span = timedelta(**{_UNITS[relative.group(2)[0].lower()]: float(relative.group(1))})
+        if span > MAX_SINCE:
+            raise BadInput(f"since reaches back at most {MAX_SINCE.days} days, not {given}")
+        return now - span
+    try:
+        moment = datetime.fromisoformat(given.replace(" ", "T", 1) if " " in given else given)
+    except ValueError:
+        raise BadInput(f"since is a time like 2026-03-01T12:00 (UTC) or a span like 12h, 2d or 90m, "
+                       f"not {given!r}") from None
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    if moment > now:
+        raise BadInput(f"since is in the future ({moment:%Y-%m-%d %H:%M} UTC): a digest lists what has happened")
+    return moment
+
+
+@dataclass
+class Digest:
+    """What /game digest lists: the game's log since `since`, in order (actions with their events, and free
+    rolls), how many later actions were left out, where a next page starts, and whether the mark moved."""
+
+    state: Any
+    since: datetime
+    items: list[LoggedAction | RollRecord]
+    left_out: int = 0
+    next_since: datetime | None = None
+    marked: bool = False
+    caught_up: Report | None = None  # what fell due and was applied first (its events are in `items` too)
 
 
 @contextlib.contextmanager
@@ -101,6 +145,36 @@ def imported_summary(state: Any, source: str) -> str:
     return f"God Dice game imported from {source}: {len(state.players)} players"
 
 
+def digest_lines(digest: Digest, when: Callable[[datetime], str] = utc_text,
+                 who: Callable[[str], str] = same, events: Callable[[list[Event]], list[str]] | None = None,
+                 free: Callable[[RollRecord], str] | None = None, command: Callable[[str], str] = same) -> list[str]:
+    """/game digest as lines: a head, then each action (when, who, the command) with its events' lines indented
+    under it, and how it ends. The console's words by default; Discord passes its own `when`, `who`, event
+    lines, free-roll line and `command` (escaping)."""
+    def plain_events(found: list[Event]) -> list[str]:
+        return [line for e in found if (line := event_line(e, when, who))]
+
+    words = events or plain_events
+    count = len(digest.items)
+    lines = [f"Digest since {when(digest.since)}: "
+             + (f"{count} {'entry' if count == 1 else 'entries'}" if count else "nothing has happened since then")]
+    for item in digest.items:
+        if isinstance(item, LoggedAction):
+            act = item.action
+            lines.append(f"{when(act.at)} — the clock" if act.actor == CLOCK_ACTOR
+                         else f"{when(act.at)} — {who(act.actor)}: {command(act.command)}")
+            lines += [f"  {line}" for line in words(item.events)]
+        else:
+            lines.append(f"{when(item.at)} — {who(item.nation or '?')}: /roll")
+            lines.append("  " + (free(item) if free else free_roll_line(item.nation, item.free or "")))
+    if digest.left_out:
+        lines.append(f"{plural(digest.left_out, 'later action')} left out (at most {len(digest.items)} at once): "
+                     f"/game digest since:{digest.next_since:%Y-%m-%dT%H:%M:%S} goes on from there.")
+    if digest.marked:
+        lines.append("The next /game digest starts from here.")
+    return lines
+
+
 @dataclass
 class Report:
     """What one call did: the game, its events in order (catch-up first) and the state after."""
@@ -161,6 +235,18 @@ class Referee:
 
     async def state(self, channel: str) -> Any:
         return await self.store.load(await self.game_id(channel))
+
+    async def shown_game_id(self, channel: str) -> int:
+        """The game /game status and /log show: the channel's live game or, when none runs, its last ended one
+        (nothing can be done in that one: every action still asks for a live game)."""
+        game_id = await self.store.live_game(channel) or await self.store.last_ended_game(channel)
+        if game_id is None:
+            raise NoGame("there is no game in this channel: start one with /game start")
+        return game_id
+
+    async def shown_state(self, channel: str) -> Any:
+        """The state of `shown_game_id`'s game (`state.ended`: the last game, over)."""
+        return await self.store.load(await self.shown_game_id(channel))
 
     # --- commands ------------------------------------------------------------------------------
 
@@ -310,10 +396,53 @@ class Referee:
             return Report(game_id, new_state, [undone], caught_up)
 
     async def rolls(self, channel: str, nation: str | None = None, limit: int = 10) -> list[RollRecord]:
-        """The channel's latest `limit` rolls (1..MAX_ROLLS_SHOWN), of one nation or all."""
+        """The channel's latest `limit` rolls (1..MAX_ROLLS_SHOWN), of one nation or all: of its live game, or
+        of its last ended one when none runs."""
         if not 1 <= limit <= MAX_ROLLS_SHOWN:
             raise BadInput(f"limit is 1 to {MAX_ROLLS_SHOWN}, not {limit}")
-        return await self.store.rolls(await self.game_id(channel), nation, limit)
+        return await self.store.rolls(await self.shown_game_id(channel), nation, limit)
+
+    async def free_roll(self, channel: str, actor: str, dice: str) -> tuple[FreeRoll, bool]:
+        """/roll: any dice (d20 notation, bounded; BadInput before any die for what is refused), rolled with the
+        referee's roller. Logged in the channel's live game's ledger, if there is one, as a free roll: a rolls
+        row of no action, so it never counts for a rule, never takes a GM-entered die, and /gm undo never takes
+        it back. Returns the roll and whether it was logged."""
+        roll = free_roll(dice, self.roller)
+        game_id = await self.store.live_game(channel)
+        if game_id is None:
+            return roll, False
+        state = await self.store.load(game_id)
+        await self.store.add_free_roll(game_id, actor, roll, int(getattr(state, "turn", 0) or 0), self.clock())
+        return roll, True
+
+    async def digest(self, channel: str, actor: str, since: str | None = None, gm_role: bool = False) -> Digest:
+        """/game digest: everything the game's log holds since `since` (see `parse_since`) or, without it, since
+        the last digest made by the GM (or the game's start): each action with its events (its rolls, turn ends,
+        expiries, battles) and the free rolls, oldest first, at most MAX_DIGEST actions.
+
+        Anyone may read a digest; only the GM's digest without `since:` moves the mark (to now, or, when actions
+        were left out, to the last one listed, so that the next digest goes on from there)."""
+        game_id = await self.game_id(channel)
+        now = self.clock()
+        if since is not None and str(since).strip():
+            parse_since(str(since), now)  # a refusal before anything else
+        caught_up = await self.catch_up(game_id)  # what fell due belongs in the digest
+        state = caught_up.state
+        if since is not None and str(since).strip():
+            start, inclusive = parse_since(str(since), now), True
+        else:
+            mark, created = await self.store.digest_mark(game_id)
+            start, inclusive = (mark, False) if mark is not None else (created, True)
+        actions, left_out = await self.store.actions_since(game_id, start, MAX_DIGEST, inclusive)
+        until = actions[-1].action.at if left_out else None
+        free = await self.store.free_rolls_since(game_id, start, until, inclusive, MAX_DIGEST)
+        items: list[LoggedAction | RollRecord] = sorted(
+            [*actions, *free], key=lambda item: item.action.at if isinstance(item, LoggedAction) else item.at)
+        digest = Digest(state, start, items, left_out, until, caught_up=caught_up)
+        if (since is None or not str(since).strip()) and self.is_gm(state, actor, gm_role):
+            await self.store.set_digest_mark(game_id, until or now)
+            digest.marked = True
+        return digest
 
     async def export(self, channel: str) -> dict[str, Any]:
         return await self.store.export(await self.game_id(channel))

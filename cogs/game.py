@@ -7,20 +7,21 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.render import report_embeds, safe, status_embed
+from cogs.render import event_lines, report_embeds, safe, status_embed, text_embeds, when, who
+from cogs.roll import free_roll_text
 from cogs.util import (
     actor,
     channel_key,
     choice_list,
     command_text,
-    game_state,
     given_options,
+    has_gm_role,
     publish,
     reply,
 )
 from cogs.views import confirm_view
 from engine.errors import BadInput
-from referee import MAX_EXPORT_BYTES, imported_summary, read_export
+from referee import GAME_OVER, MAX_EXPORT_BYTES, digest_lines, imported_summary, read_export
 
 RULESETS = choice_list("game start", "ruleset")
 MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
@@ -53,7 +54,25 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
 
     @app_commands.command(name="status", description="Where this channel's game stands")
     async def status(self, interaction: discord.Interaction) -> None:
-        await reply(interaction, embed=status_embed(await game_state(interaction), self.bot.referee.rules))
+        state = await self.bot.referee.shown_state(channel_key(interaction))  # no live game: the last one, over
+        await reply(interaction, GAME_OVER if state.ended else None,
+                    embed=status_embed(state, self.bot.referee.rules))
+
+    @app_commands.command(name="digest", description="Everything since a time or the last digest, for a turn post")
+    @app_commands.describe(since="A UTC time (2026-03-01T12:00) or a span back (12h, 2d); default: the GM's last "
+                                 "digest (only the GM's digest moves that mark), or the game's start")
+    async def digest(self, interaction: discord.Interaction,
+                     since: app_commands.Range[str, 1, 40] | None = None) -> None:
+        digest = await self.bot.referee.digest(channel_key(interaction), actor(interaction), since,
+                                               gm_role=has_gm_role(interaction))
+        lines = digest_lines(digest, when=when, who=who, events=event_lines,
+                             free=lambda r: free_roll_text(r.nation, r.free or ""), command=safe)
+        caught = digest.caught_up
+        embeds = report_embeds(caught.events, caught.state) if caught is not None and caught.events else []
+        await reply(interaction, embeds=[*embeds, *text_embeds(lines[1:] or ["Nothing happened."],
+                                                               f"🗞 {lines[0]}"[:256])])
+        if caught is not None and caught.events:
+            await publish(interaction, caught)
 
     @app_commands.command(name="end", description="End this game (GM; asks to confirm)")
     async def end(self, interaction: discord.Interaction) -> None:

@@ -32,7 +32,7 @@ import aiosqlite
 import orjson
 
 from engine.clock import next_deadline
-from engine.dice import FacesRecord, RollRecord
+from engine.dice import FacesRecord, FreeRoll, RollRecord
 from engine.errors import RefereeError
 from engine.events import (
     DiceRolled,
@@ -93,6 +93,14 @@ class GameRow:
     status_message_id: int | None = None
     reminded_turn: int = 0
     remind_at: datetime | None = None  # the front-end's next reminder
+
+
+@dataclass(frozen=True)
+class LoggedAction:
+    """One action of the log with its live events, in order (what a digest lists)."""
+
+    action: ActionRow
+    events: list[Event]
 
 
 @dataclass
@@ -496,6 +504,11 @@ class Store:
         rows = await self._fetchall("SELECT id FROM games WHERE channel = ? AND ended = 0", (channel,))
         return int(rows[0]["id"]) if rows else None
 
+    async def last_ended_game(self, channel: str) -> int | None:
+        """The id of the channel's most recent game that has ended, if any."""
+        rows = await self._fetchall("SELECT MAX(id) AS id FROM games WHERE channel = ? AND ended = 1", (channel,))
+        return int(rows[0]["id"]) if rows and rows[0]["id"] is not None else None
+
     async def live_ruleset(self, channel: str) -> str | None:
         """The rule set of the channel's game that has not ended, if any."""
         rows = await self._fetchall("SELECT ruleset FROM games WHERE channel = ? AND ended = 0", (channel,))
@@ -608,9 +621,12 @@ class Store:
                 for r in rows]
 
     async def rolls(self, game_id: int, nation: str | None = None, limit: int | None = None,
-                    include_undone: bool = False) -> list[RollRecord | FacesRecord]:
-        """Rolls oldest first; with `limit`, the newest `limit` of them."""
+                    include_undone: bool = False, include_free: bool = True) -> list[RollRecord | FacesRecord]:
+        """Rolls oldest first; with `limit`, the newest `limit` of them. Free rolls (/roll) are RollRecords
+        with `free` set; `include_free=False` leaves them out (the export: they are no rule roll)."""
         query, params = "SELECT * FROM rolls WHERE game_id = ?", [game_id]
+        if not include_free:
+            query += " AND free IS NULL"
         if nation is not None:
             query += " AND nation = ?"
             params.append(nation)
@@ -622,6 +638,64 @@ class Store:
         rows = await self._fetchall(query, params)
         return [_roll_record(r) for r in reversed(rows)]
 
+    async def actions_since(self, game_id: int, since: datetime, limit: int = 200,
+                            inclusive: bool = False) -> tuple[list[LoggedAction], int]:
+        """The game's live actions after `since` (at or after it: `inclusive`), oldest first, each with its live
+        events: at most `limit` of them, and how many more there are. Two queries, one round trip."""
+
+        def work(con: sqlite3.Connection) -> tuple[list[LoggedAction], int]:
+            where = f"game_id = ? AND undone = 0 AND at {'>=' if inclusive else '>'} ?"
+            params = (game_id, _iso(since))
+            total = int(con.execute(f"SELECT COUNT(*) FROM actions WHERE {where}", params).fetchone()[0])
+            rows = con.execute(f"SELECT * FROM actions WHERE {where} ORDER BY id LIMIT ?", (*params, limit)).fetchall()
+            if not rows:
+                return [], total
+            ids = [r["id"] for r in rows]
+            found: dict[int, list[Event]] = {i: [] for i in ids}
+            for e in con.execute(f"SELECT action_id, data FROM events WHERE action_id IN ({','.join('?' * len(ids))})"
+                                 " AND undone = 0 ORDER BY id", ids):
+                found[e["action_id"]].append(event_from_dict(orjson.loads(e["data"])))
+            logged = [LoggedAction(ActionRow(r["id"], r["actor"], r["command"], datetime.fromisoformat(r["at"]),
+                                             bool(r["undone"])), found[r["id"]]) for r in rows]
+            return logged, total - len(logged)
+
+        return await self._read(work)
+
+    async def free_rolls_since(self, game_id: int, since: datetime, until: datetime | None = None,
+                               inclusive: bool = False, limit: int = 200) -> list[RollRecord]:
+        """The game's free rolls (/roll) after `since` (and not after `until`), oldest first, at most `limit`."""
+        query = f"SELECT * FROM rolls WHERE game_id = ? AND free IS NOT NULL AND at {'>=' if inclusive else '>'} ?"
+        params: list[Any] = [game_id, _iso(since)]
+        if until is not None:
+            query += " AND at <= ?"
+            params.append(_iso(until))
+        rows = await self._fetchall(query + " ORDER BY id LIMIT ?", (*params, limit))
+        return [record for record in map(_roll_record, rows) if isinstance(record, RollRecord)]
+
+    async def digest_mark(self, game_id: int) -> tuple[datetime | None, datetime]:
+        """When the game's GM last made a digest (None: never), and when the game was created."""
+        [row] = await self._fetchall("SELECT last_digest_at, created_at FROM games WHERE id = ?", (game_id,))
+        mark = datetime.fromisoformat(row["last_digest_at"]) if row["last_digest_at"] else None
+        return mark, datetime.fromisoformat(row["created_at"])
+
+    async def set_digest_mark(self, game_id: int, moment: datetime) -> None:
+        await self._transaction(lambda con: con.execute("UPDATE games SET last_digest_at = ? WHERE id = ?",
+                                                        (_iso(moment), game_id)))
+
+    async def add_free_roll(self, game_id: int, actor: str, roll: FreeRoll, turn: int, now: datetime) -> None:
+        """Log a free roll (/roll) in a game's ledger: a rolls row of no action, marked `free` (see migration
+        009). It changes no state and is no action: the undo, the replay and the export never see it."""
+
+        def work(con: sqlite3.Connection) -> None:
+            con.execute(
+                "INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
+                " comparison, success, forced, at, battle, unit, faces, sides, free)"
+                " VALUES (?, NULL, ?, ?, ?, ?, '{}', ?, NULL, NULL, NULL, 0, ?, NULL, NULL, NULL, 0, ?)",
+                (game_id, turn, actor, f"free roll {roll.expression}", roll.total, roll.total, _iso(now),
+                 roll.breakdown))
+
+        await self._transaction(work)
+
     # --- export and import ---------------------------------------------------------------------
 
     async def export(self, game_id: int) -> dict[str, Any]:
@@ -630,8 +704,9 @@ class Store:
         rules = ruleset_of(state)
         data = rules.state_to_dict(state)
         rolls = []
-        for roll in await self.rolls(game_id):
+        for roll in await self.rolls(game_id, include_free=False):
             item = to_jsonable(roll)
+            item.pop("free", None)
             if roll.at == datetime.min:
                 item["at"] = None
             rolls.append(rules.roll_to_dict(item) if rules.roll_to_dict else item)
@@ -764,7 +839,8 @@ def _roll_record(r: Any) -> RollRecord | FacesRecord:
         nation=r["nation"], purpose=r["purpose"], die=r["die"], modifiers=json.loads(r["modifiers"]),
         total=r["total"], target=r["target"], comparison=r["comparison"],
         success=None if r["success"] is None else bool(r["success"]), forced=bool(r["forced"]),
-        turn=r["turn"], at=at, battle=r["battle"], unit=r["unit"], sides=r["sides"] or 10,
+        turn=r["turn"], at=at, battle=r["battle"], unit=r["unit"],
+        sides=0 if r["free"] is not None else r["sides"] or 10, free=r["free"],
     )
 
 

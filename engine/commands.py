@@ -31,12 +31,20 @@ GAME = (
              P("turn_hours", float, help="Nations: turn length in hours"),
              P("options", help='God Dice: optional rules, e.g. "campaign resurrection free_for_all"'))),
     Command("game status", "where this channel's game stands"),
+    Command("game digest", "everything since a time or the last digest, for a turn post: actions and their rolls, "
+                           "turn ends, expiries, battles (anyone may read one; the GM's, without since:, "
+                           "moves the mark where the next one starts)",
+            (P("since", help='a UTC time (2026-03-01T12:00) or a span back (12h, 2d, 90m); default: the GM\'s '
+                             'last digest, or the game\'s start'),)),
     Command("game end", "end this game (GM)", action=lambda o: clock.EndGame(), gm_only=True),
     Command("game import", "load a game from a JSON export into a channel with no game; you become its GM",
             (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)"),)),
 )
 LOG = (Command("log", "the latest rolls", (P("nation", help="Nations: one nation's; God Dice: one player's"),
                                            P("limit", int))),)
+ROLL = (Command("roll", "roll any dice — a free roll, not a rule roll (shown in /log when a game runs here)",
+                (P("dice", required=True,
+                   help='dice as dice bots write them, e.g. 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis"'),)),)
 GM_DICE = (
     Command("gm dice", "enter the next dice by hand (\"clear\" empties the queue)", (P("values", required=True),),
             action=_dice, gm_only=True),
@@ -58,7 +66,7 @@ def _assemble() -> tuple[Command, ...]:
     own = [replace(c, ruleset=rs.name) for rs in RULESETS.values() for c in rs.commands]
     play = [c for c in own if not c.path.startswith("gm ")]
     gm_powers = [c for c in own if c.path.startswith("gm ")]
-    return (*GAME, *play, *LOG, *GM_DICE, *gm_powers, *GM_LATE)
+    return (*GAME, *play, *LOG, *ROLL, *GM_DICE, *gm_powers, *GM_LATE)
 
 
 COMMANDS: tuple[Command, ...] = _assemble()

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
+
+import d20
+from d20 import expression as d20_expression
+
+from engine.errors import BadInput
 
 
 class Roller(Protocol):
@@ -64,6 +70,7 @@ class RollRecord:
     battle: int | None = None
     unit: int | None = None
     sides: int = 10  # the die: a d10 in Nations, a d6 in Godsfire
+    free: str | None = None  # a free /roll's breakdown: no rule roll, never counted for anything
 
 
 @dataclass
@@ -80,3 +87,120 @@ class FacesRecord:
     @property
     def any_forced(self) -> bool:
         return any(self.forced)
+
+
+# --- free rolls (/roll): any dice a player asks for, through the d20 library; never a rule roll -------------
+
+MAX_EXPRESSION = 100  # characters of a /roll expression
+MAX_FREE_DICE = 100  # dice in one /roll, rerolls and explosions included
+MAX_FREE_SIDES = 1000
+MAX_FREE_TOTAL = 10**12
+MAX_NESTING = 5  # parentheses inside parentheses
+_DICE_TERM = re.compile(r"(\d*)\s*d\s*(\d+|%)", re.IGNORECASE)
+_SUGAR = {"adv": "kh1", "advantage": "kh1", "dis": "kl1", "disadvantage": "kl1"}
+_D20 = re.compile(r"(?<![\d)])1?d20(?![\d])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class FreeRoll:
+    """A /roll: the expression as rolled (advantage written out), its breakdown and its total."""
+
+    expression: str
+    breakdown: str  # e.g. "2d6 (3, 5) + 3 = 11"; dropped dice marked "dropped"
+    total: int
+
+
+def free_expression(text: str) -> str:
+    """The d20 expression a player typed, bounded and with adv/dis written out ("1d20+5 adv" → "2d20kh1+5").
+
+    BadInput, in one line, for anything too long, nested too deep, with too many dice or sides."""
+    expression = " ".join(str(text).split())
+    if not expression:
+        raise BadInput('give the dice to roll, e.g. dice:2d6+3, dice:"1d20 adv" or dice:4d6kh3')
+    if len(expression) > MAX_EXPRESSION:
+        raise BadInput(f"that dice expression is too long: at most {MAX_EXPRESSION} characters")
+    words = expression.split(" ")
+    keep = _SUGAR.get(words[-1].lower())
+    if keep is not None:
+        rest = " ".join(words[:-1]) or "1d20"
+        if not _D20.search(rest):
+            raise BadInput(f"{words[-1]} rolls a d20 twice: write it after a d20, e.g. dice:\"1d20+5 {words[-1]}\"")
+        expression = _D20.sub(f"2d20{keep}", rest, count=1)
+    depth = deepest = 0
+    for ch in expression:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        deepest = max(deepest, depth)
+    if deepest > MAX_NESTING:
+        raise BadInput(f"that dice expression nests parentheses too deep: at most {MAX_NESTING}")
+    if re.search(r"\d{7,}", expression):
+        raise BadInput("a number in a roll is at most 999999")
+    dice = 0
+    for count, sides in _DICE_TERM.findall(expression):
+        dice += int(count or 1)
+        if sides != "%" and int(sides) > MAX_FREE_SIDES:
+            raise BadInput(f"a die has at most {MAX_FREE_SIDES} sides, not {int(sides)}")
+    if dice > MAX_FREE_DICE:
+        raise BadInput(f"that is {dice} dice: at most {MAX_FREE_DICE} in one roll")
+    return expression
+
+
+class _InjectedRandom:
+    """What d20 asks of `random` (randrange), answered by a `Roller`, so a test's ForcedRoller decides."""
+
+    def __init__(self, roller: Roller) -> None:
+        self.roller = roller
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        if stop is None:
+            return self.roller.roll(start) - 1  # d20: randrange(size) + 1
+        return start + (self.roller.roll((stop - start) // step) - 1) * step  # d%: randrange(0, 100, 10)
+
+
+def _plain_stringifier() -> Any:
+    class Plain(d20.SimpleStringifier):  # type: ignore[misc]
+        """d20's plain breakdown, with dropped dice marked (its Markdown form strikes them through)."""
+
+        def _stringify(self, node: Any) -> str:
+            inside = super()._stringify(node)
+            if not node.kept and not inside.endswith(" dropped"):
+                return f"{inside} dropped"
+            return str(inside)
+
+    return Plain()
+
+
+def free_roll(text: str, roller: Roller) -> FreeRoll:
+    """Roll a player's dice expression with `roller`'s dice; BadInput for what d20 cannot read or roll."""
+    expression = free_expression(text)
+    fake = _InjectedRandom(roller)
+    real = d20_expression.random
+    d20_expression.random = fake  # type: ignore[assignment]  # d20 draws from this module's `random`
+    try:
+        result = d20.Roller(d20.RollContext(max_rolls=MAX_FREE_DICE)).roll(
+            expression, stringifier=_plain_stringifier(), allow_comments=False)
+        total, breakdown = int(result.total), str(result.result)
+    except d20.TooManyRolls:
+        raise BadInput(f"that roll needs more than {MAX_FREE_DICE} dice (rerolls and explosions count)") from None
+    except d20.RollSyntaxError:
+        raise BadInput(f"cannot read {expression!r} as dice: write e.g. 2d6+3, 4d6kh3, 2d20kl1 "
+                       "or \"1d20 adv\"") from None
+    except (d20.RollError, ZeroDivisionError, ValueError, RecursionError) as err:
+        reason = str(err) if isinstance(err, d20.RollError) else type(err).__name__
+        raise BadInput(f"cannot roll {expression!r}: {' '.join(reason.split())}") from None
+    finally:
+        d20_expression.random = real
+    if abs(total) > MAX_FREE_TOTAL:
+        raise BadInput(f"that roll comes to more than {MAX_FREE_TOTAL:,}: roll something smaller")
+    return FreeRoll(expression, breakdown, total)
+
+
+FREE_MARK = "free roll, not a rule roll"
+
+
+def free_roll_line(player: str | None, breakdown: str, total: str | None = None) -> str:
+    """`🎲 alice, free roll, not a rule roll: 2d6 (3, 5) + 3 = 11` (a front-end may give the total its own
+    form, e.g. bold)."""
+    if total is not None:
+        head, sep, _ = breakdown.rpartition(" = ")
+        breakdown = f"{head} = {total}" if sep else breakdown
+    return f"🎲 {player + ', ' if player else ''}{FREE_MARK}: {breakdown}"

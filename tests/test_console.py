@@ -201,7 +201,10 @@ def test_console_errors_never_stop_the_session(tmp_path):
     assert lines[5] == ("error: this channel already has a game running: /game status shows it; its GM ends "
                         "it with /game end, or start the console with --new to start over")
     assert lines[6].startswith("error: ")
-    assert lines[7:] == ["The game is over.", "error: there is no game in this channel: start one with /game start"]
+    # issue 11: /game status shows the channel's last game, ended, instead of "no game"
+    assert lines[7:] == ["🏁 The game is over. Final results:", "No winner: no nation is left in the game.",
+                         "Nations — turn 1 (6 h), over; GM: gm — GAME OVER", "No nations yet.",
+                         "Game over: this is the channel's last game, ended. /game start starts a new one here."]
 
 
 # --- parse_line, in-process ----------------------------------------------------------------------
@@ -408,7 +411,7 @@ async def test_console_unexpected_error_is_logged_once_answered_once_and_the_loo
         assert lines[0] == ("error: the referee hit a problem with that line (KeyError) and nothing changed; the "
                             "details are in the log. /game status shows where the game stands")
         assert lines[1:3] == ["Referee commands (/help topic:<group> for one group's options):",
-                              "/game: start, status, end, import"]
+                              "/game: start, status, digest, end, import"]  # issue 11: /game digest
         assert [r.levelno for r in caplog.records] == [logging.ERROR]
     finally:
         await store.close()

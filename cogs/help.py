@@ -9,7 +9,7 @@ from discord.ext import commands
 from cogs.host import RefereeHost
 from cogs.render import COLOUR
 from cogs.util import reply
-from engine.commands import help_groups, help_lines
+from engine.commands import GUIDE, help_groups, help_lines
 
 GROUPS_LIMIT = 3800  # the list of groups, in an embed's description (4096) with the guide's line
 HELP_TOPICS = [app_commands.Choice(name=word, value=word) for word in help_groups()][:25]
@@ -26,8 +26,7 @@ class Help(commands.Cog):
     async def help(self, interaction: discord.Interaction, topic: str | None = None) -> None:
         title, _ = help_lines(topic)  # refuses an unknown topic, with the groups there are
         shown = help_text(topic, self.bot.command_ids, self.bot.tree)
-        guide = "How to play each game, and every ruling: the README and docs/ of the referee's repository."
-        embed = discord.Embed(title=title, description=fit([*shown, "", guide]), colour=COLOUR)
+        embed = discord.Embed(title=title, description=fit([*shown, "", GUIDE]), colour=COLOUR)
         await reply(interaction, embed=embed, ephemeral=True)
 
 

@@ -14,8 +14,8 @@ from engine.errors import BadInput, RuleViolation
 from engine.rulesets import RULESETS, ruleset
 from engine.vocabulary import Command, Param, build_action, coerce_options, parse_dice
 
-__all__ = ["BY_PATH", "COMMANDS", "Command", "Param", "build_action", "check_ruleset", "choices", "coerce_options",
-           "find_command", "help_groups", "help_lines", "parse_dice"]
+__all__ = ["BY_PATH", "COMMANDS", "GUIDE", "Command", "Param", "build_action", "check_ruleset", "choices",
+           "coerce_options", "find_command", "help_groups", "help_lines", "parse_dice"]
 
 P = Param
 
@@ -73,6 +73,10 @@ COMMANDS: tuple[Command, ...] = _assemble()
 BY_PATH = {c.path: c for c in COMMANDS}
 if len(BY_PATH) != len(COMMANDS):
     raise RuntimeError("two commands share a path")
+
+
+GUIDE = ("How to play each game with the referee, every command and every ruling: docs/nations.md, docs/goddice.md "
+         "and docs/godsfire.md in the referee's repository (its README says how to run it).")
 
 
 def help_groups() -> dict[str, list[Command]]:

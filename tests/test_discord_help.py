@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from discordkit import running, settings, table
 
-from engine.commands import COMMANDS, help_groups
+from engine.commands import COMMANDS, GUIDE, help_groups
 
 
 def ids_of(fake) -> dict[str, str]:
@@ -25,6 +25,7 @@ async def test_help_mentions_each_command_with_the_id_discord_gave_it(tmp_path):
         assert f"**/help** — </help:{ids['help']}>" in groups
         assert f"</gm unit add:{ids['gm']}>" in "\n".join(groups)
         assert "`/" not in "\n".join(groups)  # every command of the vocabulary is a Discord command
+        assert groups[-1] == GUIDE  # the guide in the repository: docs/, never a path a clone does not have
 
         attack = (await t.run(t.alice, "help", topic="attack")).embed
         assert attack["title"] == "/attack commands"

@@ -12,9 +12,10 @@ import tomllib
 from dataclasses import fields
 
 import pytest
-from storehelpers import REPO
+from storehelpers import REPO, console_on, said
 
 from engine.commands import COMMANDS
+from engine.commands import GUIDE as HELP_GUIDE
 from engine.nations.rules import HouseSettings
 
 GUIDE = REPO / "docs" / "nations.md"
@@ -217,3 +218,20 @@ def test_no_file_sends_readers_to_shared():
     assert len(files) > 20
     mentions = [str(p.relative_to(REPO)) for p in files if "../shared" in p.read_text(encoding="utf-8")]
     assert mentions == []
+
+
+def test_help_points_to_the_guides_in_the_repository():
+    """/help (console and Discord) ends with the guide line, which names every guide docs/ has, and only those."""
+    named = set(re.findall(r"docs/[\w-]+\.md", HELP_GUIDE))
+    assert named == {f"docs/{p.name}" for p in (REPO / "docs").glob("*.md")}
+
+
+async def test_console_help_ends_with_the_guide_line(tmp_path):
+    console, store, out = await console_on(tmp_path / "g.db")
+    try:
+        await console.handle("alice /help")
+        assert said(out)[-1] == HELP_GUIDE
+        await console.handle("alice /help topic:economy")  # one group's commands: no guide line
+        assert HELP_GUIDE not in said(out)
+    finally:
+        await store.close()

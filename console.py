@@ -26,7 +26,16 @@ from typing import IO, Any, TextIO
 
 from data.store import Store, StoreUnavailable
 from engine import clock
-from engine.commands import COMMANDS, Command, build_action, check_ruleset, coerce_options, find_command, help_lines
+from engine.commands import (
+    COMMANDS,
+    GUIDE,
+    Command,
+    build_action,
+    check_ruleset,
+    coerce_options,
+    find_command,
+    help_lines,
+)
 from engine.describe import event_line, faces_line, plural, roll_line, same, utc_text
 from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
 from engine.errors import BadInput, NotGM, RefereeError, RuleViolation
@@ -38,6 +47,7 @@ from engine.godsfire.politics import STEP_NAMES, interphase_left
 from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
 from engine.godsfire.state import PHASE_NAMES, GodsfireState, System
 from engine.nations.common import actions_left, army_mp, find_nation, viewed_nation
+from engine.nations.describe import unit_ref
 from engine.nations.rules import Rules
 from engine.nations.state import GameState, Nation
 from engine.nations.war import chooser
@@ -229,7 +239,7 @@ class Console:
             check_ruleset(command, await referee.ruleset_name(CHANNEL))
         if path == "help":
             title, lines = help_lines(options.get("topic"))
-            self.say("\n".join([f"{title}:", *lines]))
+            self.say("\n".join([f"{title}:", *lines, *([] if options.get("topic") else ["", GUIDE])]))
         elif path == "game start":
             if await referee.store.live_game(CHANNEL) is not None:
                 raise RuleViolation("this channel already has a game running: /game status shows it; its GM ends "
@@ -507,7 +517,7 @@ def _yes_no(value: str | None, name: str) -> bool:
 def ledger_line(roll: RollRecord | FacesRecord) -> str:
     if isinstance(roll, FacesRecord):
         return faces_line(roll)
-    return free_roll_line(roll.nation, roll.free) if roll.free is not None else roll_line(roll)
+    return roll_line(roll)  # a free /roll row too
 
 
 
@@ -562,7 +572,7 @@ def army_text(nation: Nation, rules: Rules) -> str:
     for unit in sorted(nation.units.values(), key=lambda u: u.id):
         top = rules.max_hp(unit.type, unit.rank, nation.strength, nation.weakness)
         where = f", in battle #{unit.battle}" if unit.battle is not None else ""
-        lines.append(f"  #{unit.id} {unit.type} {unit.rank.upper()} {unit.hp}/{top} HP{where}")
+        lines.append(f"  {unit_ref(unit.id, unit.type, unit.rank)} {unit.hp}/{top} HP{where}")
     return "\n".join(lines)
 
 
@@ -584,8 +594,9 @@ def battles_text(state: GameState, battle_id: int | None = None) -> str:
             lines.append(f"  defending: {_unit_list(b.defending, b.in_fight_defending, b.retreat_orders)}")
         for duel in b.duels:
             rounds = len([r for r in duel["rounds"] if r["kind"] == "round"])
-            lines.append(f"  duel: {duel['attacker_type']} #{duel['attacker_unit']} vs {duel['defender_type']} "
-                         f"#{duel['defender_unit']}, {rounds} rounds — {duel['outcome'] or 'under way'}")
+            lines.append(f"  duel: {unit_ref(duel['attacker_unit'], duel['attacker_type'])} vs "
+                         f"{unit_ref(duel['defender_unit'], duel['defender_type'])}, {rounds} rounds — "
+                         f"{duel['outcome'] or 'under way'}")
     return "\n".join(lines)
 
 

@@ -22,8 +22,8 @@ from data import rules_for
 from data.store import ActionRow, ChannelTaken, Entry, LoggedAction, Plan, Quick, Store
 from engine.clock import Tick
 from engine.core import Context, execute
-from engine.describe import event_line, plural, same, utc_text
-from engine.dice import FreeRoll, RandomRoller, Roller, RollRecord, free_roll, free_roll_line
+from engine.describe import event_line, plural, roll_line, same, utc_text
+from engine.dice import FreeRoll, RandomRoller, Roller, RollRecord, free_roll
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import ActionUndone, Event, replay
 from engine.nations.rules import Rules
@@ -166,7 +166,7 @@ def digest_lines(digest: Digest, when: Callable[[datetime], str] = utc_text,
             lines += [f"  {line}" for line in words(item.events)]
         else:
             lines.append(f"{when(item.at)} — {who(item.nation or '?')}: /roll")
-            lines.append("  " + (free(item) if free else free_roll_line(item.nation, item.free or "")))
+            lines.append("  " + (free or roll_line)(item))
     if digest.left_out:
         lines.append(f"{plural(digest.left_out, 'later action')} left out (at most {len(digest.items)} at once): "
                      f"/game digest since:{digest.next_since:%Y-%m-%dT%H:%M:%S} goes on from there.")

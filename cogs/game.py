@@ -7,8 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.render import event_lines, report_embeds, safe, status_embed, text_embeds, when, who
-from cogs.roll import free_roll_text
+from cogs.render import digest_embeds, report_embeds, safe, status_embed
 from cogs.util import (
     actor,
     channel_key,
@@ -21,7 +20,7 @@ from cogs.util import (
 )
 from cogs.views import confirm_view
 from engine.errors import BadInput
-from referee import GAME_OVER, MAX_EXPORT_BYTES, digest_lines, imported_summary, read_export
+from referee import GAME_OVER, MAX_EXPORT_BYTES, imported_summary, read_export
 
 RULESETS = choice_list("game start", "ruleset")
 MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
@@ -65,14 +64,9 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
                      since: app_commands.Range[str, 1, 40] | None = None) -> None:
         digest = await self.bot.referee.digest(channel_key(interaction), actor(interaction), since,
                                                gm_role=has_gm_role(interaction))
-        lines = digest_lines(digest, when=when, who=who, events=event_lines,
-                             free=lambda r: free_roll_text(r.nation, r.free or ""), command=safe)
-        caught = digest.caught_up
-        embeds = report_embeds(caught.events, caught.state) if caught is not None and caught.events else []
-        await reply(interaction, embeds=[*embeds, *text_embeds(lines[1:] or ["Nothing happened."],
-                                                               f"🗞 {lines[0]}"[:256])])
-        if caught is not None and caught.events:
-            await publish(interaction, caught)
+        await reply(interaction, embeds=digest_embeds(digest))
+        if digest.caught_up is not None and digest.caught_up.events:
+            await publish(interaction, digest.caught_up)
 
     @app_commands.command(name="end", description="End this game (GM; asks to confirm)")
     async def end(self, interaction: discord.Interaction) -> None:

@@ -8,10 +8,8 @@ from discord.ext import commands
 
 from cogs.goddice import player_autocomplete
 from cogs.host import RefereeHost
-from cogs.render import ledger_line, rolls_embed, safe, text_embeds, when, who
-from cogs.roll import free_roll_text
+from cogs.render import rolls_embed, safe, who
 from cogs.util import channel_key, nation_autocomplete, reply, state_or_none
-from engine.dice import FacesRecord, RollRecord
 from engine.goddice.play import find_player
 from engine.nations.common import find_nation
 
@@ -44,17 +42,7 @@ class Log(commands.Cog):
                 name = find_player(state, nation).name
                 lead = f"Rolls of {who(name)}:"
         rolls = await self.bot.referee.rolls(channel_key(interaction), name, limit)
-        await reply(interaction, embed=log_embed(rolls, title, lead))
-
-
-def log_embed(rolls: list[RollRecord | FacesRecord], title: str, lead: str | None = None) -> discord.Embed:
-    """`render.rolls_embed`, with free rolls (/roll) marked as such. (To move into cogs/render.py.)"""
-    if not any(isinstance(r, RollRecord) and r.free is not None for r in rolls):
-        return rolls_embed(rolls, title, lead)
-    lines = [f"T{r.turn} {when(r.at) if r.at.year > 2000 else ''} "
-             + (free_roll_text(r.nation, r.free) if isinstance(r, RollRecord) and r.free is not None
-                else ledger_line(r)) for r in rolls]
-    return text_embeds(([lead] if lead else []) + lines, title)[0]
+        await reply(interaction, embed=rolls_embed(rolls, title, lead))
 
 
 async def setup(bot: RefereeHost) -> None:

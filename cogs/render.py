@@ -15,7 +15,7 @@ from typing import Any
 import discord
 
 from engine.describe import event_line, faces_line, plural, roll_line
-from engine.dice import FacesRecord, RollRecord
+from engine.dice import FacesRecord, FreeRoll, RollRecord, free_roll_line
 from engine.events import DieRolled, Event, GameEnded
 from engine.goddice.cards import FACE_NAMES, Cards
 from engine.goddice.describe import MOVES, attack_text, cards_lines, life_bar
@@ -30,10 +30,11 @@ from engine.godsfire.state import Player as GodsfirePlayer
 from engine.godsfire.state import Region as GodsfireRegion
 from engine.godsfire.state import System as GodsfireSystem
 from engine.nations.common import actions_left, army_mp
-from engine.nations.describe import standing_line, winner_line
+from engine.nations.describe import standing_line, unit_name, unit_ref, winner_line
 from engine.nations.rules import Rules
 from engine.nations.state import Battle, GameState, Nation
 from engine.nations.war import chooser
+from referee import Digest, digest_lines
 
 COLOUR = discord.Colour.dark_gold()  # neutral: views (status, army, battles, help) and what has no outcome
 ERROR_COLOUR = discord.Colour.red()
@@ -152,14 +153,22 @@ VERDICT = re.compile(r"(?<=: )(success|failure)\b")
 
 
 def emphasised(line: str) -> str:
-    """A roll's total and verdict in bold: `d10 7 + mod(E) +1 = **8** vs > 12: **failure**`."""
+    """A roll line already written, its total and verdict in bold: `d10 7 + mod(E) +1 = **8** vs > 12:
+    **failure**` (as `event_lines` shows a roll, which bolds them from the record itself, never a name)."""
     if not line.startswith("🎲"):
         return line
     return VERDICT.sub(r"**\1**", ROLL_TOTAL.sub(r"**\1**", line))
 
 
 def event_lines(events: Iterable[Event]) -> list[str]:
-    return [line for e in events if (line := event_line(shown(e), when=when, who=who))]
+    """Events as lines for Discord, player-given text escaped; a roll's total and verdict in bold."""
+    return [line for e in events if (line := discord_event_line(shown(e)))]
+
+
+def discord_event_line(event: Event) -> str | None:
+    if isinstance(event, DieRolled):
+        return roll_line(event.roll, strong=bold)
+    return event_line(event, when=when, who=who)
 
 
 def text_embeds(lines: list[str], title: str | None = None, colour: discord.Colour = COLOUR) -> list[discord.Embed]:
@@ -257,16 +266,17 @@ def _actor_nation(state: Any, actor: str | None) -> Nation | None:
 
 def dress(embeds: list[discord.Embed], events: list[Event], state: Any, actor: str | None = None,
           outcome: str | None = None) -> list[discord.Embed]:
-    """Colour the embeds by outcome, head the first by its event kind, and sign the last with nation and turn."""
+    """Colour the embeds by outcome, title the first by its event kind, and sign each with nation and turn (a
+    long report may be split over several messages: each part is signed)."""
     colour = OUTCOME_COLOURS[outcome or outcome_of(events, state, actor)]
     for embed in embeds:
         embed.colour = colour
     heading = heading_of(events)
     if embeds and heading and not embeds[0].title:
-        embeds[0].set_author(name=heading[:256])
+        embeds[0].title = heading[:256]
     footer = footer_of(state, actor)
-    if embeds and footer:
-        embeds[-1].set_footer(text=footer[:2048])
+    for embed in embeds if footer else []:
+        embed.set_footer(text=footer[:2048])
     return embeds
 
 
@@ -291,15 +301,17 @@ def actions_footer(state: GameState, nation: Nation) -> str:
 USER_ID = re.compile(r"(?<![<@\d])\d{15,21}(?![>\d])")  # a bare Discord user id (players are their ids)
 
 
+REFUSED = "Refused — nothing changed"
+
+
 def error_embed(message: str) -> discord.Embed:
     """A refusal; a player named by a bare user id in the engine's reason shows as a mention.
 
     The reason may quote what was typed: Markdown that would render is escaped and no mention is live."""
     text = discord.utils.escape_markdown(message, as_needed=True)
     text = BARE_MENTION.sub("@\u200b", MENTION_START.sub("<\u200b", discord.utils.escape_mentions(text)))
-    embed = discord.Embed(description=f"⛔ {USER_ID.sub(lambda m: who(m.group()), text)}"[:DESCRIPTION_LIMIT],
-                          colour=OUTCOME_COLOURS["refusal"])
-    return embed.set_author(name="Refused")
+    reason = f"⛔ {USER_ID.sub(lambda m: who(m.group()), text)}"[:DESCRIPTION_LIMIT]
+    return discord.Embed(title=REFUSED, description=reason, colour=OUTCOME_COLOURS["refusal"])
 
 
 def nation_embed(nation: Nation, state: GameState, rules: Rules) -> discord.Embed:
@@ -330,7 +342,7 @@ def army_lines(nation: Nation, rules: Rules) -> str:
     for unit in sorted(nation.units.values(), key=lambda u: u.id):
         top = rules.max_hp(unit.type, unit.rank, nation.strength, nation.weakness)
         where = f", battle #{unit.battle}" if unit.battle is not None else ""
-        lines.append(f"`#{unit.id}` {safe(unit.type)} {safe(unit.rank.upper())} {unit.hp}/{top} HP{where}")
+        lines.append(f"`#{unit.id}` {safe(unit_name(unit.type, unit.rank))} {unit.hp}/{top} HP{where}")
     return "\n".join(lines)[:1024]
 
 
@@ -410,7 +422,8 @@ def battles_embed(state: GameState, battle_id: int | None = None) -> discord.Emb
                           description="\n".join(battle_line(b) for b in battles) or "No battles.")
     for battle in battles[-5:]:
         duels = [
-            f"{safe(d['attacker_type'])} #{d['attacker_unit']} vs {safe(d['defender_type'])} #{d['defender_unit']}: "
+            f"{unit_ref(d['attacker_unit'], safe(d['attacker_type']))} vs "
+            f"{unit_ref(d['defender_unit'], safe(d['defender_type']))}: "
             f"{sum(1 for r in d['rounds'] if r['kind'] == 'round')} rounds — {safe(d['outcome'] or 'under way')}"
             for d in battle.duels
         ]
@@ -424,13 +437,43 @@ def _ids(ids: list[int]) -> str:
 
 
 def rolls_embed(rolls: list[RollRecord | FacesRecord], title: str, lead: str | None = None) -> discord.Embed:
-    """The roll ledger: numbered dice (Nations) and dice with named faces (God Dice); `lead` heads the list."""
+    """The roll ledger (/log): numbered dice (Nations), dice with named faces (God Dice) and free rolls (/roll,
+    marked as no rule roll); `lead` heads the list."""
     lines = [f"T{r.turn} {when(r.at) if r.at.year > 2000 else ''} {ledger_line(r)}" for r in rolls] or ["No rolls yet."]
     return text_embeds(([lead] if lead else []) + lines, title)[0]
 
 
 def ledger_line(roll: RollRecord | FacesRecord) -> str:
-    return faces_line(shown(roll), who) if isinstance(roll, FacesRecord) else roll_line(shown(roll))
+    """One ledger row: a free /roll row (sides 0, its breakdown in `free`) as `free_roll_text`."""
+    if isinstance(roll, FacesRecord):
+        return faces_line(shown(roll), who)
+    if roll.free is not None:
+        return free_roll_text(roll.nation, roll.free)
+    return roll_line(shown(roll))
+
+
+def free_roll_text(player: str | None, breakdown: str) -> str:
+    """A free roll: the player as a mention, the breakdown escaped, the total in bold."""
+    head, sep, total = breakdown.rpartition(" = ")
+    text = f"{safe(head)} = {bold(total)}" if sep else safe(breakdown)
+    return free_roll_line(who(player) if player else None, text)
+
+
+def free_roll_embed(player: str | None, roll: FreeRoll, logged: bool) -> discord.Embed:
+    """/roll's answer; a roll logged in the channel's game says so in its footer."""
+    [embed] = text_embeds([free_roll_text(player, roll.breakdown)], "🎲 Free roll")
+    if logged:
+        embed.set_footer(text="Logged in this game's /log; it counts for no rule.")
+    return embed
+
+
+def digest_embeds(digest: Digest) -> list[discord.Embed]:
+    """/game digest: what the clock caught up on first (a report of its own), then the digest's lines under
+    its head as title."""
+    lines = digest_lines(digest, when=when, who=who, events=event_lines, free=ledger_line, command=safe)
+    caught = digest.caught_up
+    embeds = report_embeds(caught.events, caught.state) if caught is not None and caught.events else []
+    return [*embeds, *text_embeds(lines[1:] or ["Nothing happened."], f"🗞 {lines[0]}"[:256])]
 
 
 # --- God Dice --------------------------------------------------------------------------------------

@@ -11,19 +11,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.render import safe, text_embeds, who
+from cogs.render import free_roll_embed
 from cogs.util import actor, channel_key, reply
-from engine.dice import free_roll_line
 
 DICE_HELP = 'Dice as dice bots write them: 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis" (at most 100 dice)'
-
-
-def free_roll_text(player: str | None, breakdown: str) -> str:
-    """A free roll for Discord: the player as a mention, the breakdown escaped, the total in bold.
-    (A renderer of its own until it moves into cogs/render.py.)"""
-    head, sep, total = breakdown.rpartition(" = ")
-    shown = safe(head) + f" = **{total}**" if sep else safe(breakdown)
-    return free_roll_line(who(player) if player else None, shown)
 
 
 class Roll(commands.Cog):
@@ -35,10 +26,7 @@ class Roll(commands.Cog):
     @app_commands.describe(dice=DICE_HELP)
     async def roll(self, interaction: discord.Interaction, dice: app_commands.Range[str, 1, 100]) -> None:
         roll, logged = await self.bot.referee.free_roll(channel_key(interaction), actor(interaction), dice)
-        [embed] = text_embeds([free_roll_text(actor(interaction), roll.breakdown)], "🎲 Free roll")
-        if logged:
-            embed.set_footer(text="Logged in this game's /log; it counts for no rule.")
-        await reply(interaction, embed=embed)
+        await reply(interaction, embed=free_roll_embed(actor(interaction), roll, logged))
 
 
 async def setup(bot: RefereeHost) -> None:

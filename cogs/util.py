@@ -13,6 +13,7 @@ from cogs.host import RefereeHost
 from cogs.render import NO_PINGS, message_batches, report_embeds
 from engine.commands import BY_PATH, build_action, check_ruleset, choices, coerce_options
 from engine.errors import NoGame
+from engine.nations.describe import unit_ref
 from engine.nations.state import Battle, GameState, Unit
 from engine.nations.war import chooser
 from referee import Report
@@ -176,7 +177,7 @@ async def own_unit_autocomplete(interaction: discord.Interaction, current: str) 
         if not gm and nation.player != me:
             continue
         for unit in nation.units.values():
-            label = f"#{unit.id} {unit.type} {unit.rank} {unit.hp} HP ({nation.name})"
+            label = f"{unit_label(unit)} ({nation.name})"
             if current.strip("#") in str(unit.id) or current.lower() in label.lower():
                 choices.append(app_commands.Choice(name=label, value=unit.id))
     return choices[:25]
@@ -205,7 +206,8 @@ MAX_CHOICE_TEXT = 100  # Discord's limit for a choice's name and its value
 
 
 def unit_label(unit: Unit) -> str:
-    return f"#{unit.id} {unit.type} {unit.rank} {unit.hp} HP"
+    """`#3 infantry GREEN 3 HP`: a unit as every list of units names it (`unit_ref`)."""
+    return f"{unit_ref(unit.id, unit.type, unit.rank)} {unit.hp} HP"
 
 
 def _is_gm(interaction: discord.Interaction, state: GameState) -> bool:

@@ -19,7 +19,7 @@ import discord
 
 from cogs.host import RefereeHost
 from cogs.render import FACES, error_embed, move_prompt, pings, report_embeds
-from cogs.util import actor, bot_of, channel_key, has_gm_role, publish, reply, run_action, run_command
+from cogs.util import actor, bot_of, channel_key, has_gm_role, publish, reply, run_action, run_command, unit_label
 from engine.clock import EndGame
 from engine.errors import RefereeError, RuleViolation
 from engine.goddice.cards import FACE_NAMES
@@ -28,7 +28,8 @@ from engine.goddice.events import MoveAwaited
 from engine.goddice.play import legal_attacks, rollable, waiting_for
 from engine.goddice.state import FAVOR, OPENING, ROLLING, GoddiceState
 from engine.nations import war
-from engine.nations.state import Battle, GameState
+from engine.nations.describe import unit_ref
+from engine.nations.state import Battle, GameState, Unit
 from referee import Report
 
 log = logging.getLogger("referee.views")
@@ -82,7 +83,7 @@ class CommitSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee
         select = discord.ui.Select(
             custom_id=f"referee:commit:{game_id}:{battle.id}", placeholder=f"Commit 1 to {most} units",
             min_values=1, max_values=min(most, len(free)) or 1,
-            options=[discord.SelectOption(label=f"#{u.id} {u.type} {u.rank} {u.hp} HP", value=str(u.id))
+            options=[discord.SelectOption(label=unit_label(u)[:100], value=str(u.id))
                      for u in free] or [discord.SelectOption(label="no free units", value="0")],
         )
         return cls(game_id, battle.id, select)
@@ -117,7 +118,7 @@ class PairSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee:p
         attacker, defender = state.nations[battle.attacker], state.nations[battle.defender]
         options = [
             discord.SelectOption(
-                label=f"#{a} {attacker.units[a].type} against #{d} {defender.units[d].type}", value=f"{a}:{d}")
+                label=f"{_ref(attacker.units[a])} against {_ref(defender.units[d])}"[:100], value=f"{a}:{d}")
             for a in battle.in_fight_attacking for d in battle.in_fight_defending
         ][:25]
         select = discord.ui.Select(custom_id=f"referee:pair:{game_id}:{battle.id}", placeholder="Pick a pairing",
@@ -196,7 +197,7 @@ class RetreatSelect(discord.ui.DynamicItem[discord.ui.Select],
         for side, ids in ((battle.attacker, battle.in_fight_attacking), (battle.defender, battle.in_fight_defending)):
             for unit_id in ids if side in sides else ():
                 unit = state.nations[side].units[unit_id]
-                options.append(discord.SelectOption(label=f"Retreat #{unit.id} {unit.type} ({side})",
+                options.append(discord.SelectOption(label=f"Retreat {_ref(unit)} ({side})"[:100],
                                                     value=str(unit.id)))
         select = discord.ui.Select(custom_id=f"referee:retreat:{game_id}:{battle.id}",
                                    placeholder="Order a retreat (fight is the default)", options=options[:25])
@@ -460,3 +461,8 @@ async def swap_controls(bot: RefereeHost, channel: discord.PartialMessageable, g
 
 DYNAMIC_ITEMS = (CommitSelect, PairSelect, RetreatButton, RetreatSelect, ConfirmButton, RollButton, FavorButton,
                  AttackSelect)
+
+
+def _ref(unit: Unit) -> str:
+    """`#3 infantry GREEN`, as every list of units names a unit."""
+    return unit_ref(unit.id, unit.type, unit.rank)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from engine import events as ev
-from engine.dice import FacesRecord, RollRecord
+from engine.dice import FacesRecord, RollRecord, free_roll_line
 from engine.rulesets import RULESETS
 
 When = Callable[[datetime], str]
@@ -34,16 +34,21 @@ def same(name: str) -> str:
     return name
 
 
-def roll_line(roll: RollRecord) -> str:
-    """`Gracchan Republic, grow economy: d10 7 + mod(E) +1 = 8 > 12? no`"""
+def roll_line(roll: RollRecord, strong: Callable[[str], str] = same) -> str:
+    """`🎲 Gracchan Republic, grow economy: d10 7 + mod(E) +1 = 8 vs > 12: failure`; a free /roll row
+    (`roll.free`) as `🎲 alice, free roll, not a rule roll: 2d6 (3, 5) + 3 = 11`.
+
+    `strong` marks the total and the verdict (Discord: bold), never any name in the line."""
+    if roll.free is not None:
+        return free_roll_line(roll.nation, roll.free)
     parts = [f"d{roll.sides} {roll.die}" + (" (GM die)" if roll.forced else "")]
     parts += [f"{name} {signed(value)}" for name, value in roll.modifiers.items()]
     text = " + ".join(parts)
     if roll.modifiers:
-        text += f" = {roll.total}"
+        text += f" = {strong(str(roll.total))}"
     if roll.target is not None:
         verdict = "success" if roll.success else "failure"
-        text += f" vs {roll.comparison} {roll.target}: {verdict}"
+        text += f" vs {roll.comparison} {roll.target}: {strong(verdict)}"
     who = f"{roll.nation}, " if roll.nation else ""
     return f"🎲 {who}{roll.purpose}: {text}"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from fakediscord import (
 )
 
 from bot import Settings, create_bot
+from cogs.render import REFUSED
 from engine.dice import ForcedRoller, RandomRoller
 from engine.nations.state import GameState
 
@@ -126,13 +128,28 @@ async def quiet(fake: FakeDiscord, period: float = 0.15, timeout: float = 5.0) -
 ERROR_LOGGERS = ("discord", "fakediscord", "referee")  # an ERROR from the bot's own loggers fails the test too
 
 
+# The footer `render.dress` signs a report with: "Charon · Turn 3", "Nations · Turn 1", "God Dice · Turn 2",
+# "God Dice", "Godsfire · Turn 1, Movement Phase".
+REPORT_FOOTER = re.compile(r"^(?:.+ · Turn \d+.*|God Dice)$", re.DOTALL)
+
+
+def is_report(embed: dict[str, Any]) -> bool:
+    """A command's or the clock's report (`render.report_embeds`): signed with the nation and turn."""
+    return bool(REPORT_FOOTER.match((embed.get("footer") or {}).get("text", "")))
+
+
 def texts(*items: object) -> str:
-    """Everything a reader sees in results/messages: content, embed titles, descriptions and fields."""
+    """Everything a reader sees in results/messages: content, embed titles, descriptions and fields.
+
+    A report's title is its event kind's heading ("Turn over", "Grow military"), a refusal's is `REFUSED`: left
+    out here, so that the words asserted are the report's own lines; a test of the heading reads
+    `embed["title"]`."""
     parts: list[str] = []
     for item in items:
         parts.append(getattr(item, "content", "") or "")
         for embed in getattr(item, "embeds", None) or []:
-            parts += [embed.get("title", ""), embed.get("description", "")]
+            heading = is_report(embed) or embed.get("title") == REFUSED  # the kind's heading, not the words
+            parts += ["" if heading else embed.get("title", ""), embed.get("description", "")]
             parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
     return "\n".join(p for p in parts if p)
 

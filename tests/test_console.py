@@ -44,18 +44,18 @@ def transcript(export_file: str) -> list[tuple[str, list[str]]]:
         ('gm /nation claim preset:"Gracchan Republic" player:alice', [
             ("🏳 Gracchan Republic joins the game, played by alice: E 12, S 10, M 8, P 10, L 20; "
              "STRENGTH infantry, WEAKNESS bomber."),
-            "Gracchan Republic: GREEN infantry #1 (3 HP), starting army.",
-            "Gracchan Republic: GREEN infantry #2 (3 HP), starting army.",
-            "Gracchan Republic: GREEN infantry #3 (3 HP), starting army.",
-            "Gracchan Republic: GREEN bomber #4 (2 HP), starting army.",
-            "Gracchan Republic: GREEN armour #5 (2 HP), starting army.",
+            "Gracchan Republic: #1 infantry GREEN (3 HP), starting army.",
+            "Gracchan Republic: #2 infantry GREEN (3 HP), starting army.",
+            "Gracchan Republic: #3 infantry GREEN (3 HP), starting army.",
+            "Gracchan Republic: #4 bomber GREEN (2 HP), starting army.",
+            "Gracchan Republic: #5 armour GREEN (2 HP), starting army.",
         ]),
         ("gm /nation claim Charon bob   # positional options: preset, then player", [
             "🏳 Charon joins the game, played by bob: E 11, S 10, M 9, P 10, L 20; STRENGTH armour, WEAKNESS bomber.",
-            "Charon: GREEN armour #6 (2 HP), starting army.",
-            "Charon: GREEN armour #7 (2 HP), starting army.",
-            "Charon: GREEN armour #8 (2 HP), starting army.",
-            "Charon: GREEN bomber #9 (2 HP), starting army.",
+            "Charon: #6 armour GREEN (2 HP), starting army.",
+            "Charon: #7 armour GREEN (2 HP), starting army.",
+            "Charon: #8 armour GREEN (2 HP), starting army.",
+            "Charon: #9 bomber GREEN (2 HP), starting army.",
         ]),
         ('gm /gm dice values:"9 8 6 10"', ["GM gm entered the next 4 dice."]),
         ("alice /economy military", [
@@ -87,7 +87,7 @@ def transcript(export_file: str) -> list[tuple[str, list[str]]]:
         ]),
         ("alice /economy recruit infantry", [
             "🎲 Gracchan Republic, recruit infantry: d10 6 (GM die) + Workers +2 = 8 vs >= 7: success",
-            "Gracchan Republic: GREEN infantry #10 (3 HP), recruited.",
+            "Gracchan Republic: #10 infantry GREEN (3 HP), recruited.",
             "Gracchan Republic: 1 of 2 actions left; turn 2 ends <T>.",
         ]),
         ('bob /propaganda attack "gracchan republic"', [

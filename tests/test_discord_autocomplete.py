@@ -1,18 +1,18 @@
 """Autocomplete of unit lists, pairings and battle numbers on Discord (issue 11), through discord.py against the
 fake Discord: each user is offered what they may choose — the attacker, the defender, a bystander and the GM.
 
-Gracchan Republic (alice): infantry #1-#3 (GREEN, 3 HP), bomber #4, armour #5.
-Charon (bob): armour #6-#8 (GREEN, 2 HP), bomber #9. carol holds no nation.
+Gracchan Republic (alice): infantry #1-#3 (GREEN, 3 HP), #4 bomber, #5 armour.
+Charon (bob): armour #6-#8 (GREEN, 2 HP), #9 bomber. carol holds no nation.
 """
 
 from __future__ import annotations
 
 from discordkit import start_war, table
 
-ALICE_UNITS = {1: "#1 infantry green 3 HP", 2: "#2 infantry green 3 HP", 3: "#3 infantry green 3 HP",
-               4: "#4 bomber green 2 HP", 5: "#5 armour green 2 HP"}
-BOB_UNITS = {6: "#6 armour green 2 HP", 7: "#7 armour green 2 HP", 8: "#8 armour green 2 HP",
-             9: "#9 bomber green 2 HP"}
+ALICE_UNITS = {1: "#1 infantry GREEN 3 HP", 2: "#2 infantry GREEN 3 HP", 3: "#3 infantry GREEN 3 HP",
+               4: "#4 bomber GREEN 2 HP", 5: "#5 armour GREEN 2 HP"}
+BOB_UNITS = {6: "#6 armour GREEN 2 HP", 7: "#7 armour GREEN 2 HP", 8: "#8 armour GREEN 2 HP",
+             9: "#9 bomber GREEN 2 HP"}
 
 
 def listed(prefix: str, units: dict[int, str], ids: list[int]) -> list[dict[str, str]]:

@@ -1,7 +1,7 @@
 """Battles on Discord: the choice messages with their selects, who may use them, and a restart in between.
 
-Gracchan Republic (alice): infantry #1-#3 (GREEN, 3 HP: infantry is its STRENGTH), bomber #4, armour #5; M 8.
-Charon (bob): armour #6-#8 (GREEN, 2 HP, COMBAT +3, +1 against infantry), bomber #9; M 9, S 10, E 11.
+Gracchan Republic (alice): infantry #1-#3 (GREEN, 3 HP: infantry is its STRENGTH), #4 bomber, #5 armour; M 8.
+Charon (bob): armour #6-#8 (GREEN, 2 HP, COMBAT +3, +1 against infantry), #9 bomber; M 9, S 10, E 11.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ async def test_a_battle_fought_with_selects(tmp_path):
         select = commit.find_component(f"referee:commit:{game}:1")
         assert (select["min_values"], select["max_values"]) == (1, 3)
         assert [o["label"] for o in select["options"]] == [
-            "#6 armour green 2 HP", "#7 armour green 2 HP", "#8 armour green 2 HP", "#9 bomber green 2 HP"]
+            "#6 armour GREEN 2 HP", "#7 armour GREEN 2 HP", "#8 armour GREEN 2 HP", "#9 bomber GREEN 2 HP"]
 
         # Someone else's select: an ephemeral refusal, and nothing changes.
         before = state_to_dict(await t.state(rb))
@@ -54,8 +54,8 @@ async def test_a_battle_fought_with_selects(tmp_path):
         assert not committed.ephemeral
         assert committed.embed["description"].splitlines() == [
             f"🛡 #6, #7 defend in battle #1 (committed by {mention(t.bob)}).",
-            "🎲 Gracchan Republic, initiative (attacker), battle #1: d10 10 + mod(M) -1 = 9",
-            "🎲 Charon, initiative (defender), battle #1: d10 8 + mod(M) -1 = 7",
+            "🎲 Gracchan Republic, initiative (attacker), battle #1: d10 10 + mod(M) -1 = **9**",
+            "🎲 Charon, initiative (defender), battle #1: d10 8 + mod(M) -1 = **7**",
             "The attacker wins the initiative in battle #1 and picks the pairings.",
             f"⏳ Battle #1 waits for Gracchan Republic to pair two units (/attack pair), until {at(1)}.",
         ]
@@ -66,8 +66,8 @@ async def test_a_battle_fought_with_selects(tmp_path):
         assert pairing.custom_ids == [f"referee:pair:{game}:1", f"referee:retreat-ask:{game}:1"]
         pair_id, ask_id = pairing.custom_ids
         assert [(o["label"], o["value"]) for o in pairing.find_component(pair_id)["options"]] == [
-            ("#1 infantry against #6 armour", "1:6"), ("#1 infantry against #7 armour", "1:7"),
-            ("#2 infantry against #6 armour", "2:6"), ("#2 infantry against #7 armour", "2:7")]
+            ("#1 infantry GREEN against #6 armour GREEN", "1:6"), ("#1 infantry GREEN against #7 armour GREEN", "1:7"),
+            ("#2 infantry GREEN against #6 armour GREEN", "2:6"), ("#2 infantry GREEN against #7 armour GREEN", "2:7")]
         # "Order a retreat" answers each player alone with their own units in the fight (issue 11).
         asked = {}
         for member in (t.alice, t.bob):
@@ -75,9 +75,9 @@ async def test_a_battle_fought_with_selects(tmp_path):
             assert asked[member.id].ephemeral and asked[member.id].custom_ids == [f"referee:retreat:{game}:1"]
         retreat_id = f"referee:retreat:{game}:1"
         assert [o["label"] for o in asked[t.alice.id].message.find_component(retreat_id)["options"]] == [
-            "Retreat #1 infantry (Gracchan Republic)", "Retreat #2 infantry (Gracchan Republic)"]
+            "Retreat #1 infantry GREEN (Gracchan Republic)", "Retreat #2 infantry GREEN (Gracchan Republic)"]
         assert [o["label"] for o in asked[t.bob.id].message.find_component(retreat_id)["options"]] == [
-            "Retreat #6 armour (Charon)", "Retreat #7 armour (Charon)"]
+            "Retreat #6 armour GREEN (Charon)", "Retreat #7 armour GREEN (Charon)"]
 
         # The loser of the initiative may not pair; nobody may order another nation's unit to retreat.
         refused = await t.select(t.bob, pairing, pair_id, ["1:6"])
@@ -100,20 +100,20 @@ async def test_a_battle_fought_with_selects(tmp_path):
                     6)  # #1's promotion roll (needs 6): REGULAR
         paired = await t.select(t.alice, pairing, pair_id, ["1:6"])
         assert paired.embed["description"].splitlines() == [
-            "Duel in battle #1: infantry #1 against armour #6 (paired by Gracchan Republic).",
-            "🎲 Gracchan Republic, combat, infantry #1 vs armour #6: d10 10",
-            "🎲 Charon, combat, armour #6 vs infantry #1: d10 1 + COMBAT +3 + WINS vs infantry +1 = 5",
+            "Duel in battle #1: #1 infantry against #6 armour (paired by Gracchan Republic).",
+            "🎲 Gracchan Republic, combat, #1 infantry vs #6 armour: d10 10",
+            "🎲 Charon, combat, #6 armour vs #1 infantry: d10 1 + COMBAT +3 + WINS vs infantry +1 = **5**",
             "Round: attacker 10 against defender 5; #6 loses 1 HP.",
-            "Charon: unit #6 GREEN 2 HP → GREEN 1 HP (wounded in battle #1).",
-            "🎲 Charon, demotion of armour #6 (needs 6+): d10 1 vs >= 6: failure",
-            "🎲 Gracchan Republic, combat, infantry #1 vs armour #6: d10 10",
-            "🎲 Charon, combat, armour #6 vs infantry #1: d10 1 + COMBAT +3 + WINS vs infantry +1 = 5",
+            "Charon: #6 armour GREEN 2 HP → GREEN 1 HP (wounded in battle #1).",
+            "🎲 Charon, demotion of #6 armour (needs 6+): d10 1 vs >= 6: **failure**",
+            "🎲 Gracchan Republic, combat, #1 infantry vs #6 armour: d10 10",
+            "🎲 Charon, combat, #6 armour vs #1 infantry: d10 1 + COMBAT +3 + WINS vs infantry +1 = **5**",
             "Round: attacker 10 against defender 5; #6 loses 1 HP.",
-            "Charon: unit #6 GREEN 1 HP → GREEN 0 HP (wounded in battle #1).",
-            "Charon: armour #6 killed in battle #1.",
-            "The duel is over: the defender's armour #6 was killed.",
-            "🎲 Gracchan Republic, promotion of infantry #1 (needs 6+): d10 6 vs >= 6: success",
-            "Gracchan Republic: unit #1 GREEN 3 HP → REGULAR 3 HP (promoted).",
+            "Charon: #6 armour GREEN 1 HP → GREEN 0 HP (wounded in battle #1).",
+            "Charon: #6 armour killed in battle #1.",
+            "The duel is over: the defender's #6 armour was killed.",
+            "🎲 Gracchan Republic, promotion of #1 infantry (needs 6+): d10 6 vs >= 6: **success**",
+            "Gracchan Republic: #1 infantry GREEN 3 HP → REGULAR 3 HP (promoted).",
             f"⏳ Battle #1 waits for Gracchan Republic to pair two units (/attack pair), until {at(1)}.",
         ]
         assert pairing.custom_ids == []
@@ -127,14 +127,14 @@ async def test_a_battle_fought_with_selects(tmp_path):
                     1, 1)  # promotions: #2 (needs 6) and #7 (needs 6, -2 for retreating) fail
         won = await t.select(t.alice, second, pair_id, ["2:7"])
         assert won.embed["description"].splitlines() == [
-            "Duel in battle #1: infantry #2 against armour #7 (paired by Gracchan Republic).",
-            "🎲 Charon, retreat of armour #7, battle #1: d10 10 vs > 9: success",
+            "Duel in battle #1: #2 infantry against #7 armour (paired by Gracchan Republic).",
+            "🎲 Charon, retreat of #7 armour, battle #1: d10 10 vs > 9: **success**",
             "Charon's unit #7 retreats from battle #1.",
-            "The duel is over: the defender's armour #7 retreated.",
-            "🎲 Gracchan Republic, promotion of infantry #2 (needs 6+): d10 1 vs >= 6: failure",
-            "🎲 Charon, promotion of armour #7 (needs 6+): d10 1 + retreated -2 = -1 vs >= 6: failure",
+            "The duel is over: the defender's #7 armour retreated.",
+            "🎲 Gracchan Republic, promotion of #2 infantry (needs 6+): d10 1 vs >= 6: **failure**",
+            "🎲 Charon, promotion of #7 armour (needs 6+): d10 1 + retreated -2 = **-1** vs >= 6: **failure**",
             "🏁 Battle #1 is over: attacker won; Gracchan Republic wins.",
-            "Gracchan Republic: unit #1 REGULAR 3 HP → REGULAR 4 HP (back to full HP after the battle).",
+            "Gracchan Republic: #1 infantry REGULAR 3 HP → REGULAR 4 HP (back to full HP after the battle).",
             "Gracchan Republic: PROPAGANDA +1 (won battle #1).",
             "Charon: PROPAGANDA -1 (lost battle #1).",
             "Charon: LAND -5 (province lost to Gracchan Republic).",
@@ -163,8 +163,8 @@ async def test_a_battle_fought_with_selects(tmp_path):
         assert report.embed["description"] == "#1 Gracchan Republic → Charon: attacker won"
         assert report.embed["fields"][0]["value"].splitlines() == [
             "attacking #1, #2; defending none",
-            "infantry #1 vs armour #6: 2 rounds — the defender's armour #6 was killed",
-            "infantry #2 vs armour #7: 0 rounds — the defender's armour #7 retreated",
+            "#1 infantry vs #6 armour: 2 rounds — the defender's #6 armour was killed",
+            "#2 infantry vs #7 armour: 0 rounds — the defender's #7 armour retreated",
         ]
 
         # The old messages' selects are gone; a stale copy of one (a client that missed the edit) is refused.
@@ -204,15 +204,16 @@ async def test_a_battle_fought_with_slash_commands(tmp_path):
                     1, 6)  # promotions: #1 (needs 6, -2) fails; #6 (needs 6) rises to REGULAR
         paired = await t.run(t.bob, "attack pair", attacker=1, defender=6)
         assert paired.embed["description"].splitlines() == [
-            "Duel in battle #1: infantry #1 against armour #6 (paired by Charon).",
-            "🎲 Gracchan Republic, retreat of infantry #1, battle #1: d10 10 vs > 8: success",
+            "Duel in battle #1: #1 infantry against #6 armour (paired by Charon).",
+            "🎲 Gracchan Republic, retreat of #1 infantry, battle #1: d10 10 vs > 8: **success**",
             "Gracchan Republic's unit #1 retreats from battle #1.",
-            "The duel is over: the attacker's infantry #1 retreated.",
-            "🎲 Gracchan Republic, promotion of infantry #1 (needs 6+): d10 1 + retreated -2 = -1 vs >= 6: failure",
-            "🎲 Charon, promotion of armour #6 (needs 6+): d10 6 vs >= 6: success",
-            "Charon: unit #6 GREEN 2 HP → REGULAR 2 HP (promoted).",
+            "The duel is over: the attacker's #1 infantry retreated.",
+            ("🎲 Gracchan Republic, promotion of #1 infantry (needs 6+): d10 1 + retreated -2 = **-1** vs >= 6: "
+             "**failure**"),
+            "🎲 Charon, promotion of #6 armour (needs 6+): d10 6 vs >= 6: **success**",
+            "Charon: #6 armour GREEN 2 HP → REGULAR 2 HP (promoted).",
             "🏁 Battle #1 is over: defender won; Charon wins.",
-            "Charon: unit #6 REGULAR 2 HP → REGULAR 3 HP (back to full HP after the battle).",
+            "Charon: #6 armour REGULAR 2 HP → REGULAR 3 HP (back to full HP after the battle).",
             "Charon: PROPAGANDA +1 (won battle #1).",
             "Gracchan Republic: PROPAGANDA -1 (lost battle #1).",
         ]
@@ -227,8 +228,8 @@ async def test_a_battle_fought_with_slash_commands(tmp_path):
         lines = texts(decided).splitlines()
         assert lines[0] == f"🛡 #2, #3 defend in battle #2 (committed by {mention(t.gm)})."
         assert lines[1:4] == [
-            "🎲 Charon, initiative (attacker), battle #2: d10 10 + mod(M) -1 = 9",
-            "🎲 Gracchan Republic, initiative (defender), battle #2: d10 1 + mod(M) -1 = 0",
+            "🎲 Charon, initiative (attacker), battle #2: d10 10 + mod(M) -1 = **9**",
+            "🎲 Gracchan Republic, initiative (defender), battle #2: d10 1 + mod(M) -1 = **0**",
             "The attacker wins the initiative in battle #2 and picks the pairings.",
         ]
         assert choice_message(t, 2).content.startswith(f"⚔ Battle #2: {mention(t.bob)}, pick the next pairing")

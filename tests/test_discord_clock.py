@@ -167,8 +167,8 @@ async def test_a_battle_choice_that_runs_out_is_decided_by_the_clock(tmp_path):
         assert texts(announcement).splitlines() == [
             "⌛ Time is up for Charon's commit in battle #1: its strongest free units #6, #7, #8.",
             "🛡 #6, #7, #8 defend in battle #1 (committed by default).",
-            "🎲 Gracchan Republic, initiative (attacker), battle #1: d10 10 + mod(M) -1 = 9",
-            "🎲 Charon, initiative (defender), battle #1: d10 8 + mod(M) -1 = 7",
+            "🎲 Gracchan Republic, initiative (attacker), battle #1: d10 10 + mod(M) -1 = **9**",
+            "🎲 Charon, initiative (defender), battle #1: d10 8 + mod(M) -1 = **7**",
             "The attacker wins the initiative in battle #1 and picks the pairings.",
             f"⏳ Battle #1 waits for Gracchan Republic to pair two units (/attack pair), until {at(2 + 1 / 60)}.",
         ]

@@ -102,11 +102,11 @@ async def test_players_commands(tmp_path):
         assert texts(claimed).splitlines() == [
             (f"🏳 Gracchan Republic joins the game, played by {mention(t.alice)}: E 12, S 10, M 8, P 10, L 20; "
             "STRENGTH infantry, WEAKNESS bomber."),
-            "Gracchan Republic: GREEN infantry #1 (3 HP), starting army.",
-            "Gracchan Republic: GREEN infantry #2 (3 HP), starting army.",
-            "Gracchan Republic: GREEN infantry #3 (3 HP), starting army.",
-            "Gracchan Republic: GREEN bomber #4 (2 HP), starting army.",
-            "Gracchan Republic: GREEN armour #5 (2 HP), starting army.",
+            "Gracchan Republic: #1 infantry GREEN (3 HP), starting army.",
+            "Gracchan Republic: #2 infantry GREEN (3 HP), starting army.",
+            "Gracchan Republic: #3 infantry GREEN (3 HP), starting army.",
+            "Gracchan Republic: #4 bomber GREEN (2 HP), starting army.",
+            "Gracchan Republic: #5 armour GREEN (2 HP), starting army.",
         ]
         created = await t.run(t.bob, "nation create", name="Bobland", economy=10, military=10,
                               strength="infantry", weakness="armour", units="infantry:3 armour:1")
@@ -114,7 +114,7 @@ async def test_players_commands(tmp_path):
         assert texts(created).splitlines()[0] == (
             f"🏳 Bobland joins the game, played by {mention(t.bob)}: E 10, S 10, M 10, P 10, L 20; "
             "STRENGTH infantry, WEAKNESS armour.")
-        assert "Bobland: GREEN armour #9 (2 HP), starting army." in texts(created)
+        assert "Bobland: #9 armour GREEN (2 HP), starting army." in texts(created)
 
         shown = await t.run(t.alice, "nation show")
         assert not shown.ephemeral
@@ -143,7 +143,7 @@ async def test_players_commands(tmp_path):
         grown = await t.run(t.alice, "economy military")
         assert not grown.ephemeral
         assert grown.embed["description"].splitlines() == [
-            "🎲 Gracchan Republic, grow military: d10 9 + mod(E) +1 = 10 vs > 8: success",
+            "🎲 Gracchan Republic, grow military: d10 9 + mod(E) +1 = **10** vs > 8: **success**",
             "Gracchan Republic: MILITARY +1 (grow military).",
             "Gracchan Republic: ECONOMY -1 (cost of growing military).",
         ]
@@ -155,8 +155,8 @@ async def test_players_commands(tmp_path):
         dice.push(7)  # 7 + mod(E 10) 0 >= RD 7
         recruited = await t.run(t.bob, "economy recruit", unit="infantry")
         assert texts(recruited).splitlines()[:2] == [
-            "🎲 Bobland, recruit infantry: d10 7 vs >= 7: success",
-            "Bobland: GREEN infantry #10 (3 HP), recruited.",
+            "🎲 Bobland, recruit infantry: d10 7 vs >= 7: **success**",
+            "Bobland: #10 infantry GREEN (3 HP), recruited.",
         ]
         traded = await t.run(t.bob, "stability raise")
         assert texts(traded).splitlines() == ["Bobland: MILITARY -2 (traded for stability).",
@@ -165,7 +165,7 @@ async def test_players_commands(tmp_path):
         dice.push(8)  # 8 + mod(P 10) 0 → Workers +2
         encouraged = await t.run(t.alice, "propaganda encourage", kind="workers")
         assert encouraged.embed["description"].splitlines() == [
-            "🎲 Gracchan Republic, encourage workers: d10 8 vs >= 5: success",
+            "🎲 Gracchan Republic, encourage workers: d10 8 vs >= 5: **success**",
             f"✨ Gracchan Republic: Workers +2 until {at(36)}.",
         ]
         assert field(encouraged.embed, "Actions") == f"0 of 2 actions left, turn ends {at(12)}"
@@ -173,7 +173,7 @@ async def test_players_commands(tmp_path):
         dice.push(10)  # 10 + mod(P 10) 0 is not above Gracchan's S 10
         swayed = await t.run(t.bob, "propaganda attack", target="Gracchan Republic")
         assert swayed.embed["description"].splitlines() == [
-            "🎲 Bobland, propaganda attack on Gracchan Republic: d10 10 vs > 10: failure",
+            "🎲 Bobland, propaganda attack on Gracchan Republic: d10 10 vs > 10: **failure**",
             "Bobland: PROPAGANDA -1 (failed propaganda attack).",
         ]
 
@@ -187,7 +187,7 @@ async def test_players_commands(tmp_path):
         not_yours = await t.run(t.alice, "army disband", unit=6)
         assert not_yours.ephemeral and texts(not_yours) == "⛔ unit #6 belongs to Bobland, not Gracchan Republic"
         disbanded = await t.run(t.alice, "army disband", unit=5)
-        assert texts(disbanded) == "Gracchan Republic: armour #5 disbanded."
+        assert texts(disbanded) == "Gracchan Republic: #5 armour disbanded."
 
         battles = await t.run(t.alice, "attack status")
         assert battles.embed["title"] == "Battles" and battles.embed["description"] == "No battles."
@@ -256,7 +256,7 @@ async def test_gm_commands(tmp_path):
         assert not queued.ephemeral and texts(queued) == f"GM {gm} entered the next 2 dice."
         grown = await t.run(t.alice, "economy military")
         assert texts(grown).splitlines()[0] == (
-            "🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 = 10 vs > 8: success")
+            "🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 = **10** vs > 8: **success**")
         assert (await t.state(rb)).forced_dice == [4]
         cleared = await t.run(t.gm, "gm dice", values="clear")
         assert texts(cleared) == f"GM {gm} cleared the entered dice."
@@ -269,18 +269,18 @@ async def test_gm_commands(tmp_path):
         assert named(landed, t.gm) == "Charon: LAND +5 (set by GM @gm)."
         t.dice.push(10)  # room to grow now, but 10 + mod(E 11) 0 is not above E 11
         grown = await t.run(t.bob, "economy grow")
-        assert grown.embed["description"] == "🎲 Charon, grow economy: d10 10 vs > 11: failure"
+        assert grown.embed["description"] == "🎲 Charon, grow economy: d10 10 vs > 11: **failure**"
 
         added = await t.run(t.gm, "gm unit add", nation="Gracchan Republic", type="fighter", rank="elite")
         assert named(added, t.gm).splitlines() == [
-            "Gracchan Republic: ELITE fighter #10 (4 HP), added by GM @gm.",
+            "Gracchan Republic: #10 fighter ELITE (4 HP), added by GM @gm.",
             ("⚠ Gracchan Republic's army costs 10 MP against M 9: over its MP cap. It keeps its units but "
             "cannot recruit until it fits; its player may disband units."),
         ]
         ranked = await t.run(t.gm, "gm unit rank", unit=10, rank="guard", hp=3)
-        assert named(ranked, t.gm) == "Gracchan Republic: unit #10 ELITE 4 HP → GUARD 3 HP (changed by GM @gm)."
+        assert named(ranked, t.gm) == "Gracchan Republic: #10 fighter ELITE 4 HP → GUARD 3 HP (changed by GM @gm)."
         removed = await t.run(t.gm, "gm unit remove", unit=10)
-        assert named(removed, t.gm) == "Gracchan Republic: fighter #10 removed by GM @gm."
+        assert named(removed, t.gm) == "Gracchan Republic: #10 fighter removed by GM @gm."
 
         revoked = await t.run(t.gm, "gm action revoke", nation="Charon", kind="attack")
         assert texts(revoked) == f"GM {gm} takes Charon's ATTACK action away this turn."
@@ -420,14 +420,14 @@ async def test_autocomplete(tmp_path):
             assert [c["value"] for c in nations] == ["Gracchan Republic", "Charon"]
 
             own = await fake.autocomplete(guild, channel, t.alice, "army disband", focused="unit")
-            assert own == [{"name": "#1 infantry green 3 HP (Gracchan Republic)", "value": 1},
-                           {"name": "#2 infantry green 3 HP (Gracchan Republic)", "value": 2},
-                           {"name": "#3 infantry green 3 HP (Gracchan Republic)", "value": 3},
-                           {"name": "#4 bomber green 2 HP (Gracchan Republic)", "value": 4},
-                           {"name": "#5 armour green 2 HP (Gracchan Republic)", "value": 5}]
+            assert own == [{"name": "#1 infantry GREEN 3 HP (Gracchan Republic)", "value": 1},
+                           {"name": "#2 infantry GREEN 3 HP (Gracchan Republic)", "value": 2},
+                           {"name": "#3 infantry GREEN 3 HP (Gracchan Republic)", "value": 3},
+                           {"name": "#4 bomber GREEN 2 HP (Gracchan Republic)", "value": 4},
+                           {"name": "#5 armour GREEN 2 HP (Gracchan Republic)", "value": 5}]
             own = await fake.autocomplete(guild, channel, t.bob, "attack retreat", focused="unit",
                                           options={"unit": "bomb"})
-            assert own == [{"name": "#9 bomber green 2 HP (Charon)", "value": 9}]
+            assert own == [{"name": "#9 bomber GREEN 2 HP (Charon)", "value": 9}]
             every = await fake.autocomplete(guild, channel, t.gm, "gm unit remove", focused="unit")
             assert [c["value"] for c in every] == [1, 2, 3, 4, 5, 6, 7, 8, 9]  # the GM sees every unit
 

@@ -1,7 +1,7 @@
 """Issue 11: how the referee's embeds look on Discord, through discord.py against the fake Discord. Each answer
 is coloured by its outcome (a check passed or failed, a refusal, a GM's act, the clock), headed by its event
-kind (the embed's author line), and signed with the nation and the turn in the footer; roll totals and verdicts
-can be shown in bold (`emphasised`); unit ranks read the same way everywhere."""
+kind (the embed's title), and signed with the nation and the turn in the footer; roll totals and verdicts
+in bold; unit ranks read the same way everywhere."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from cogs.render import OUTCOME_COLOURS, emphasised
 
 
 def look(result) -> tuple[int, str | None, str | None]:
-    """An answer's colour, heading (author line) and footer."""
+    """An answer's colour, heading (its title; a refusal's is its author line) and footer."""
     embed = result.embed
-    return (embed["color"], (embed.get("author") or {}).get("name"), (embed.get("footer") or {}).get("text"))
+    heading = embed.get("title") or (embed.get("author") or {}).get("name")
+    return (embed["color"], heading, (embed.get("footer") or {}).get("text"))
 
 
 async def test_every_kind_of_answer_has_its_colour_heading_and_footer(tmp_path):
@@ -24,17 +25,17 @@ async def test_every_kind_of_answer_has_its_colour_heading_and_footer(tmp_path):
         t.dice.push(9)  # 9 + mod(E) +1 = 10 > MILITARY 8: passed
         passed = await t.run(t.alice, "economy military")
         assert look(passed) == (discord.Colour.green().value, "Grow military", "Gracchan Republic · Turn 1")
-        assert "vs > 8: success" in texts(passed)
+        assert "= **10** vs > 8: **success**" in texts(passed)
 
         t.dice.push(1)  # a propaganda attack with a 1: failed
         failed = await t.run(t.bob, "propaganda attack", target="Gracchan Republic")
         assert look(failed)[0] == discord.Colour.orange().value, texts(failed)
         assert look(failed)[1:] == ("Propaganda attack on Gracchan Republic", "Charon · Turn 1")
-        assert ": failure" in texts(failed)
+        assert ": **failure**" in texts(failed)
 
         refused = await t.run(t.alice, "economy grow")  # both of alice's actions are used
         assert refused.ephemeral
-        assert look(refused) == (discord.Colour.red().value, "Refused", None)
+        assert look(refused) == (discord.Colour.red().value, "Refused — nothing changed", None)
         assert texts(refused).startswith("⛔ ")
 
         gm = await t.run(t.gm, "gm dice", values="4")
@@ -42,6 +43,11 @@ async def test_every_kind_of_answer_has_its_colour_heading_and_footer(tmp_path):
 
         ended = await t.run(t.gm, "gm turn end")  # a turn ended by the GM: the GM's act
         assert look(ended) == (discord.Colour.purple().value, "Turn over", "Nations · Turn 2")
+
+        # The heading is the embed's real title (not its author line); a view keeps its own title.
+        assert ended.embed["title"] == "Turn over" and "author" not in ended.embed
+        status = await t.run(t.alice, "game status")
+        assert status.embed["title"] == "Nations — turn 2" and "Nations — turn 2" in texts(status)
 
 
 async def test_a_turn_ended_by_the_clock_is_the_clocks_colour(tmp_path):
@@ -53,7 +59,7 @@ async def test_a_turn_ended_by_the_clock_is_the_clocks_colour(tmp_path):
         [over] = [m for m in t.messages()[before:] if m.embeds and "Turn 1 is over" in m.embeds[0]["description"]]
         embed = over.embeds[0]
         assert embed["color"] == discord.Colour.blue().value
-        assert embed["author"]["name"] == "Turn over" and embed["footer"]["text"] == "Nations · Turn 2"
+        assert embed["title"] == "Turn over" and "author" not in embed and embed["footer"]["text"] == "Nations · Turn 2"
 
 
 def test_the_colour_table_and_bold_totals_and_verdicts():

@@ -121,12 +121,12 @@ async def test_order_a_retreat_offers_each_clicker_their_own_units_even_after_a_
             assert refused.ephemeral and texts(refused) == "⛔ you have no units in battle #1"
             gm = await t.click(t.gm, pairing, ask)  # the GM, with no nation: both sides
             assert gm.ephemeral and labels(gm, f"referee:retreat:{game}:1") == [
-                "Retreat #1 infantry (Gracchan Republic)", "Retreat #2 infantry (Gracchan Republic)",
-                "Retreat #6 armour (Charon)", "Retreat #7 armour (Charon)"]
+                "Retreat #1 infantry GREEN (Gracchan Republic)", "Retreat #2 infantry GREEN (Gracchan Republic)",
+                "Retreat #6 armour GREEN (Charon)", "Retreat #7 armour GREEN (Charon)"]
         async with t.bot() as rb:  # the button is a DynamicItem: it still answers after a restart
             mine = await t.click(t.alice, pairing, ask)
             assert mine.ephemeral and labels(mine, f"referee:retreat:{game}:1") == [
-                "Retreat #1 infantry (Gracchan Republic)", "Retreat #2 infantry (Gracchan Republic)"]
+                "Retreat #1 infantry GREEN (Gracchan Republic)", "Retreat #2 infantry GREEN (Gracchan Republic)"]
             ordered = await t.select(t.alice, mine.message, f"referee:retreat:{game}:1", ["2"])
             assert not ordered.ephemeral and texts(ordered) == "Unit #2 retreats now (battle #1)."
             assert (await t.state(rb)).battles[1].retreat_orders == {2: None}

@@ -702,7 +702,7 @@ async def test_a_unit_killed_in_battle_leaves_the_export(ref, store):
     check_export_contract(export)
     charon = next(n for n in export["nations"] if n["name"] == "Charon")
     gracchan = next(n for n in export["nations"] if n["name"] == "Gracchan Republic")
-    assert [u["id"] for u in charon["units"]] == [7, 8, 9]  # the dead armour #6 is gone
+    assert [u["id"] for u in charon["units"]] == [7, 8, 9]  # the dead #6 armour is gone
     assert (charon["land"], charon["economy"], charon["military"], charon["propaganda"]) == (15, 8, 7, 9)
     assert (gracchan["land"], gracchan["foreign_patches"], gracchan["propaganda"]) == (25, 1, 11)
     assert gracchan["actions_used"] == ["attack"]

@@ -144,18 +144,18 @@ def test_full_battle_three_against_two_with_retreat_death_promotion_demotion_and
     game.do(OrderRetreat(4, at_hp=3), actor="bob")
     assert game.state.battles[1].retreat_orders == {4: 3}
 
-    # Duel 1: armour #2 (COMBAT 3, FAILS vs bomber -1) against bomber #5 (COMBAT 2).
+    # Duel 1: #2 armour (COMBAT 3, FAILS vs bomber -1) against #5 bomber (COMBAT 2).
     out = game.do(PairUnits(2, 5), actor="alice", dice=[5, 6, 6, 9, 3, 2, 8, 4, 5])
     assert rolls(out) == [
-        ("Avalon", "combat, armour #2 vs bomber #5", 5, {"COMBAT": 3, "FAILS vs bomber": -1}, 7, None, None),
-        ("Brigid", "combat, bomber #5 vs armour #2", 6, {"COMBAT": 2}, 8, None, None),
-        ("Avalon", "demotion of armour #2 (needs 6+)", 6, {}, 6, 6, True),  # GREEN vs GREEN
-        ("Avalon", "combat, armour #2 vs bomber #5", 9, {"COMBAT": 3, "FAILS vs bomber": -1}, 11, None, None),
-        ("Brigid", "combat, bomber #5 vs armour #2", 3, {"COMBAT": 2}, 5, None, None),
-        ("Brigid", "demotion of bomber #5 (needs 7+)", 2, {}, 2, 7, False),  # GREEN vs CONSCRIPT
-        ("Avalon", "combat, armour #2 vs bomber #5", 8, {"COMBAT": 3, "FAILS vs bomber": -1}, 10, None, None),
-        ("Brigid", "combat, bomber #5 vs armour #2", 4, {"COMBAT": 2}, 6, None, None),
-        ("Avalon", "promotion of armour #2 (needs 5+)", 5, {}, 5, 5, True),  # CONSCRIPT vs GREEN
+        ("Avalon", "combat, #2 armour vs #5 bomber", 5, {"COMBAT": 3, "FAILS vs bomber": -1}, 7, None, None),
+        ("Brigid", "combat, #5 bomber vs #2 armour", 6, {"COMBAT": 2}, 8, None, None),
+        ("Avalon", "demotion of #2 armour (needs 6+)", 6, {}, 6, 6, True),  # GREEN vs GREEN
+        ("Avalon", "combat, #2 armour vs #5 bomber", 9, {"COMBAT": 3, "FAILS vs bomber": -1}, 11, None, None),
+        ("Brigid", "combat, #5 bomber vs #2 armour", 3, {"COMBAT": 2}, 5, None, None),
+        ("Brigid", "demotion of #5 bomber (needs 7+)", 2, {}, 2, 7, False),  # GREEN vs CONSCRIPT
+        ("Avalon", "combat, #2 armour vs #5 bomber", 8, {"COMBAT": 3, "FAILS vs bomber": -1}, 10, None, None),
+        ("Brigid", "combat, #5 bomber vs #2 armour", 4, {"COMBAT": 2}, 6, None, None),
+        ("Avalon", "promotion of #2 armour (needs 5+)", 5, {}, 5, 5, True),  # CONSCRIPT vs GREEN
     ]
     assert changes(out) == [
         (2, "green", 1, "wounded in battle #1"),
@@ -171,17 +171,17 @@ def test_full_battle_three_against_two_with_retreat_death_promotion_demotion_and
     assert (battle.in_fight_attacking, battle.in_fight_defending, battle.stage) == ([1, 2, 3], [4], "pairing")
     assert of(out, BattleAwaits)[-1].nation == "Avalon"  # 3 against 1 is still a choice
 
-    # Duel 2: infantry #1 (no modifier) against armour #4 (COMBAT 3, WINS vs infantry +1), ordered to retreat at 3.
+    # Duel 2: #1 infantry (no modifier) against #4 armour (COMBAT 3, WINS vs infantry +1), ordered to retreat at 3.
     out = game.do(PairUnits(1, 4), actor="alice", dice=[10, 5, 7, 4, 1, 9, 2, 8])
     assert rolls(out) == [
-        ("Avalon", "combat, infantry #1 vs armour #4", 10, {}, 10, None, None),
-        ("Brigid", "combat, armour #4 vs infantry #1", 5, {"COMBAT": 3, "WINS vs infantry": 1}, 9, None, None),
-        ("Brigid", "demotion of armour #4 (needs 7+)", 7, {}, 7, 7, True),  # ELITE vs REGULAR
-        ("Brigid", "retreat of armour #4, battle #1", 4, {}, 4, 8, False),  # d10 + mod(S 10) 0 > M 8?
-        ("Brigid", "demotion of armour #4 (needs 6+)", 1, {}, 1, 6, False),  # REGULAR vs REGULAR
-        ("Brigid", "retreat of armour #4, battle #1", 9, {}, 9, 8, True),
-        ("Avalon", "promotion of infantry #1 (needs 6+)", 2, {}, 2, 6, False),
-        ("Brigid", "promotion of armour #4 (needs 6+)", 8, {"retreated": -2}, 6, 6, True),
+        ("Avalon", "combat, #1 infantry vs #4 armour", 10, {}, 10, None, None),
+        ("Brigid", "combat, #4 armour vs #1 infantry", 5, {"COMBAT": 3, "WINS vs infantry": 1}, 9, None, None),
+        ("Brigid", "demotion of #4 armour (needs 7+)", 7, {}, 7, 7, True),  # ELITE vs REGULAR
+        ("Brigid", "retreat of #4 armour, battle #1", 4, {}, 4, 8, False),  # d10 + mod(S 10) 0 > M 8?
+        ("Brigid", "demotion of #4 armour (needs 6+)", 1, {}, 1, 6, False),  # REGULAR vs REGULAR
+        ("Brigid", "retreat of #4 armour, battle #1", 9, {}, 9, 8, True),
+        ("Avalon", "promotion of #1 infantry (needs 6+)", 2, {}, 2, 6, False),
+        ("Brigid", "promotion of #4 armour (needs 6+)", 8, {"retreated": -2}, 6, 6, True),
     ]
     assert changes(out) == [
         (4, "elite", 3, "wounded in battle #1"),
@@ -213,13 +213,13 @@ def test_full_battle_three_against_two_with_retreat_death_promotion_demotion_and
     # The battle report: every duel with every round.
     assert battle.duels == [
         {"attacker_unit": 2, "defender_unit": 5, "attacker_type": "armour", "defender_type": "bomber",
-         "chosen_by": "Avalon", "outcome": "the defender's bomber #5 was killed", "rounds": [
+         "chosen_by": "Avalon", "outcome": "the defender's #5 bomber was killed", "rounds": [
              {"kind": "round", "attacker_total": 7, "defender_total": 8, "loser": 2},
              {"kind": "round", "attacker_total": 11, "defender_total": 5, "loser": 5},
              {"kind": "round", "attacker_total": 10, "defender_total": 6, "loser": 5},
          ]},
         {"attacker_unit": 1, "defender_unit": 4, "attacker_type": "infantry", "defender_type": "armour",
-         "chosen_by": "Avalon", "outcome": "the defender's armour #4 retreated", "rounds": [
+         "chosen_by": "Avalon", "outcome": "the defender's #4 armour retreated", "rounds": [
              {"kind": "round", "attacker_total": 10, "defender_total": 9, "loser": 4},
              {"kind": "retreat", "unit": 4, "side": "defender", "total": 4, "target": 8, "success": False},
              {"kind": "retreat", "unit": 4, "side": "defender", "total": 9, "target": 8, "success": True},
@@ -294,9 +294,9 @@ def test_round_tie_the_attacking_unit_loses_the_hp(game):
     # 3 + COMBAT 3 + WINS vs IN 1 = 7 against 7: a tie; the defender wins it, the attacking unit loses 1 HP.
     out = game.do(CommitUnits([d]), actor="bob", dice=[6, 5, 3, 7, 1])
     assert rolls(out)[2:] == [
-        ("Avalon", "combat, armour #1 vs infantry #2", 3, {"COMBAT": 3, "WINS vs infantry": 1}, 7, None, None),
-        ("Brigid", "combat, infantry #2 vs armour #1", 7, {}, 7, None, None),
-        ("Brigid", "promotion of infantry #2 (needs 6+)", 1, {}, 1, 6, False),
+        ("Avalon", "combat, #1 armour vs #2 infantry", 3, {"COMBAT": 3, "WINS vs infantry": 1}, 7, None, None),
+        ("Brigid", "combat, #2 infantry vs #1 armour", 7, {}, 7, None, None),
+        ("Brigid", "promotion of #2 infantry (needs 6+)", 1, {}, 1, 6, False),
     ]
     assert game.state.battles[1].duels[0]["rounds"] == [
         {"kind": "round", "attacker_total": 7, "defender_total": 7, "loser": 1}]
@@ -361,9 +361,9 @@ def test_combat_modifiers_of_the_units_table(game, att_type, att_sw, def_type, d
     game.do(DeclareAttack("Brigid", [a]), actor="alice")
     out = game.do(CommitUnits([d]), actor="bob", dice=[6, 5, 10, 1, 1])
     assert rolls(out)[2:] == [
-        ("Avalon", f"combat, {att_type} #1 vs {def_type} #2", 10, att_mods, 10 + sum(att_mods.values()), None, None),
-        ("Brigid", f"combat, {def_type} #2 vs {att_type} #1", 1, def_mods, 1 + sum(def_mods.values()), None, None),
-        ("Avalon", f"promotion of {att_type} #1 (needs 6+)", 1, {}, 1, 6, False),
+        ("Avalon", f"combat, #1 {att_type} vs #2 {def_type}", 10, att_mods, 10 + sum(att_mods.values()), None, None),
+        ("Brigid", f"combat, #2 {def_type} vs #1 {att_type}", 1, def_mods, 1 + sum(def_mods.values()), None, None),
+        ("Avalon", f"promotion of #1 {att_type} (needs 6+)", 1, {}, 1, 6, False),
     ]
     assert game.state.battles[1].result == "attacker won"
     game.assert_replays()
@@ -386,9 +386,9 @@ def test_morale_adds_to_initiative_and_every_combat_roll_and_mod_m_to_initiative
     assert rolls(out) == [
         ("Avalon", "initiative (attacker), battle #1", 3, {"mod(M)": 2, "Morale": 2}, 7, None, None),
         ("Brigid", "initiative (defender), battle #1", 9, {"mod(M)": -2, "Morale": 3}, 10, None, None),
-        ("Avalon", "combat, infantry #1 vs infantry #2", 10, {"Morale": 2}, 12, None, None),
-        ("Brigid", "combat, infantry #2 vs infantry #1", 1, {"Morale": 3}, 4, None, None),
-        ("Avalon", "promotion of infantry #1 (needs 6+)", 1, {}, 1, 6, False),
+        ("Avalon", "combat, #1 infantry vs #2 infantry", 10, {"Morale": 2}, 12, None, None),
+        ("Brigid", "combat, #2 infantry vs #1 infantry", 1, {"Morale": 3}, 4, None, None),
+        ("Avalon", "promotion of #1 infantry (needs 6+)", 1, {}, 1, 6, False),
     ]
     assert game.state.battles[1].initiative == "defender"
     game.assert_replays()
@@ -403,11 +403,11 @@ def test_retreat_rolls_mod_s_of_effective_stability_plus_patriotism_against_own_
     # retreat_at 2: the GREEN unit (2 HP) tries at once, before any round.
     out = game.do(CommitUnits([d], retreat_at=2), actor="bob", dice=[6, 5, 6, 3, 7, 1, 10])
     assert rolls(out)[2:] == [
-        ("Brigid", "retreat of infantry #2, battle #1", 6, {"mod(S)": 1, "Patriotism": 3}, 10, 10, False),
-        ("Brigid", "demotion of infantry #2 (needs 7+)", 3, {}, 3, 7, False),  # GREEN vs CONSCRIPT
-        ("Brigid", "retreat of infantry #2, battle #1", 7, {"mod(S)": 1, "Patriotism": 3}, 11, 10, True),
-        ("Avalon", "promotion of infantry #1 (needs 5+)", 1, {}, 1, 5, False),
-        ("Brigid", "promotion of infantry #2 (needs 7+)", 10, {"retreated": -2}, 8, 7, True),
+        ("Brigid", "retreat of #2 infantry, battle #1", 6, {"mod(S)": 1, "Patriotism": 3}, 10, 10, False),
+        ("Brigid", "demotion of #2 infantry (needs 7+)", 3, {}, 3, 7, False),  # GREEN vs CONSCRIPT
+        ("Brigid", "retreat of #2 infantry, battle #1", 7, {"mod(S)": 1, "Patriotism": 3}, 11, 10, True),
+        ("Avalon", "promotion of #1 infantry (needs 5+)", 1, {}, 1, 5, False),
+        ("Brigid", "promotion of #2 infantry (needs 7+)", 10, {"retreated": -2}, 8, 7, True),
     ]
     assert changes(out) == [
         (2, "green", 1, "wounded in battle #1"),
@@ -426,11 +426,11 @@ def test_both_units_retreating_the_attacker_tries_first_then_its_demotion_roll(g
     game.do(DeclareAttack("Brigid", [a], retreat_at=2), actor="alice")
     out = game.do(CommitUnits([d], retreat_at=2), actor="bob", dice=[6, 5, 4, 6, 9, 2, 10])
     assert rolls(out)[2:] == [
-        ("Avalon", "retreat of infantry #1, battle #1", 4, {}, 4, 10, False),  # 4 > M 10? no: -1 HP
-        ("Avalon", "demotion of infantry #1 (needs 6+)", 6, {}, 6, 6, True),  # GREEN vs GREEN
-        ("Brigid", "retreat of infantry #2, battle #1", 9, {}, 9, 8, True),  # 9 > M 8
-        ("Avalon", "promotion of infantry #1 (needs 5+)", 2, {}, 2, 5, False),  # CONSCRIPT vs GREEN
-        ("Brigid", "promotion of infantry #2 (needs 7+)", 10, {"retreated": -2}, 8, 7, True),  # GREEN vs CONSCRIPT
+        ("Avalon", "retreat of #1 infantry, battle #1", 4, {}, 4, 10, False),  # 4 > M 10? no: -1 HP
+        ("Avalon", "demotion of #1 infantry (needs 6+)", 6, {}, 6, 6, True),  # GREEN vs GREEN
+        ("Brigid", "retreat of #2 infantry, battle #1", 9, {}, 9, 8, True),  # 9 > M 8
+        ("Avalon", "promotion of #1 infantry (needs 5+)", 2, {}, 2, 5, False),  # CONSCRIPT vs GREEN
+        ("Brigid", "promotion of #2 infantry (needs 7+)", 10, {"retreated": -2}, 8, 7, True),  # GREEN vs CONSCRIPT
     ]
     assert changes(out) == [
         (1, "green", 1, "wounded in battle #1"),
@@ -451,13 +451,13 @@ def test_retreat_then_promotion_minus_two_and_no_heal(game):
     out = game.do(CommitUnits([d], retreat_at=2), actor="bob", dice=[6, 5, 10, 7, 6])
     assert game.state.battles[1].retreat_orders == {1: None, 2: 2}
     assert rolls(out)[2:] == [
-        ("Avalon", "retreat of infantry #1, battle #1", 10, {}, 10, 9, True),  # 10 > M 9
-        ("Avalon", "promotion of infantry #1 (needs 6+)", 7, {"retreated": -2}, 5, 6, False),
-        ("Brigid", "promotion of infantry #2 (needs 6+)", 6, {}, 6, 6, True),  # it did not retreat: no -2
+        ("Avalon", "retreat of #1 infantry, battle #1", 10, {}, 10, 9, True),  # 10 > M 9
+        ("Avalon", "promotion of #1 infantry (needs 6+)", 7, {"retreated": -2}, 5, 6, False),
+        ("Brigid", "promotion of #2 infantry (needs 6+)", 6, {}, 6, 6, True),  # it did not retreat: no -2
     ]
     assert changes(out) == [(2, "regular", 2, "promoted"), (2, "regular", 3, "back to full HP after the battle")]
     assert [(e.result, e.winner, e.loser) for e in of(out, BattleEnded)] == [("defender won", "Brigid", "Avalon")]
-    assert game.state.battles[1].duels[0]["outcome"] == "the attacker's infantry #1 retreated"
+    assert game.state.battles[1].duels[0]["outcome"] == "the attacker's #1 infantry retreated"
     assert unit(game, 1) == ("green", 2, None) and unit(game, 2) == ("regular", 3, None)
     assert stats(game, "Avalon")["P"] == 9 and stats(game, "Brigid")["P"] == 11
     game.assert_replays()
@@ -487,9 +487,9 @@ def test_demotion_cuts_hp_to_the_new_rank(game, def_sw, def_type, rank, hp, retr
     game.do(DeclareAttack("Brigid", [a]), actor="alice")
     out = game.do(CommitUnits([d], retreat_at=retreat_at), actor="bob", dice=[6, 5, 10, 1, 10, 10, 1])
     purposes = [r[1] for r in rolls(out)]
-    assert rolls(out)[4] == ("Brigid", f"demotion of {def_type} #2 (needs {need}+)", 10, {}, 10, need, True)
-    assert purposes[5] == f"retreat of {def_type} #2, battle #1"
-    assert not any(p.startswith("promotion of infantry #1") for p in purposes)  # GUARD: no promotion roll
+    assert rolls(out)[4] == ("Brigid", f"demotion of #2 {def_type} (needs {need}+)", 10, {}, 10, need, True)
+    assert purposes[5] == f"retreat of #2 {def_type}, battle #1"
+    assert not any(p.startswith("promotion of #1 infantry") for p in purposes)  # GUARD: no promotion roll
     assert changes(out)[:2] == [
         (d, rank, start - 1, "wounded in battle #1"),
         (d, new_rank, new_hp, "demoted"),
@@ -506,8 +506,8 @@ def test_conscript_rolls_no_demotion(game):
     game.do(DeclareAttack("Brigid", [a]), actor="alice")
     out = game.do(CommitUnits([d], retreat_at=1), actor="bob", dice=[6, 5, 10, 1, 10, 1])
     assert [r[1] for r in rolls(out)][2:] == [
-        "combat, infantry #1 vs infantry #2", "combat, infantry #2 vs infantry #1",
-        "retreat of infantry #2, battle #1", "promotion of infantry #2 (needs 2+)",
+        "combat, #1 infantry vs #2 infantry", "combat, #2 infantry vs #1 infantry",
+        "retreat of #2 infantry, battle #1", "promotion of #2 infantry (needs 2+)",
     ]
     assert changes(out)[0] == (2, "conscript", 1, "wounded in battle #1")
     game.assert_replays()
@@ -519,9 +519,9 @@ def test_promotion_column_is_the_opponents_rank_in_the_duel_not_after_its_promot
     game.do(DeclareAttack("Brigid", [a]), actor="alice")
     out = game.do(CommitUnits([d], retreat_at=3), actor="bob", dice=[6, 5, 10, 6, 7])
     assert rolls(out)[2:] == [
-        ("Brigid", "retreat of infantry #2, battle #1", 10, {}, 10, 8, True),
-        ("Avalon", "promotion of infantry #1 (needs 6+)", 6, {}, 6, 6, True),
-        ("Brigid", "promotion of infantry #2 (needs 6+)", 7, {"retreated": -2}, 5, 6, False),
+        ("Brigid", "retreat of #2 infantry, battle #1", 10, {}, 10, 8, True),
+        ("Avalon", "promotion of #1 infantry (needs 6+)", 6, {}, 6, 6, True),
+        ("Brigid", "promotion of #2 infantry (needs 6+)", 7, {"retreated": -2}, 5, 6, False),
     ]
     assert unit(game, d)[0] == "regular"
 
@@ -564,16 +564,16 @@ def test_commit_deadline_defaults_to_the_strongest_free_units(game):
     battle = game.state.battles[2]
     assert (battle.stage, battle.initiative, battle.deadline) == ("pairing", "defender", NOW + hours(2))
     assert game.state.battles[1].stage == "commit"  # its deadline is 5 hours away
-    # The pairing deadline passes too: strongest against strongest, #1 against the warships #5.
+    # The pairing deadline passes too: strongest against strongest, #1 against the #5 warships.
     game.advance(hours=1)
     out = game.do(Tick(), dice=[1, 1, 1])
     assert [(e.choice, e.nation, e.default) for e in of(out, ChoiceDefaulted)] == [
         ("pairing", "Brigid", "strongest against strongest: #1 against #5")]
     assert of(out, DuelStarted)[0].chosen_by == "default"
     assert rolls(out) == [
-        ("Avalon", "combat, infantry #1 vs warships #5", 1, {}, 1, None, None),
-        ("Brigid", "combat, warships #5 vs infantry #1", 1, {"COMBAT": 3, "defence": 1}, 5, None, None),
-        ("Brigid", "promotion of warships #5 (needs 7+)", 1, {}, 1, 7, False),
+        ("Avalon", "combat, #1 infantry vs #5 warships", 1, {}, 1, None, None),
+        ("Brigid", "combat, #5 warships vs #1 infantry", 1, {"COMBAT": 3, "defence": 1}, 5, None, None),
+        ("Brigid", "promotion of #5 warships (needs 7+)", 1, {}, 1, 7, False),
     ]
     assert game.state.battles[2].result == "defender won"
     game.assert_replays()
@@ -613,9 +613,9 @@ def test_pairing_deadline_defaults_strongest_against_strongest_each_time(game):
     assert [(e.choice, e.nation, e.default) for e in of(out, ChoiceDefaulted)] == [
         ("pairing", "Avalon", "strongest against strongest: #2 against #4")]
     assert rolls(out) == [
-        ("Avalon", "combat, fighter #2 vs warships #4", 8, {"attack": 2}, 10, None, None),
-        ("Brigid", "combat, warships #4 vs fighter #2", 2, {"COMBAT": 3, "defence": 1}, 6, None, None),
-        ("Avalon", "promotion of fighter #2 (needs 9+)", 1, {}, 1, 9, False),
+        ("Avalon", "combat, #2 fighter vs #4 warships", 8, {"attack": 2}, 10, None, None),
+        ("Brigid", "combat, #4 warships vs #2 fighter", 2, {"COMBAT": 3, "defence": 1}, 6, None, None),
+        ("Avalon", "promotion of #2 fighter (needs 9+)", 1, {}, 1, 9, False),
     ]
     battle = game.state.battles[1]
     assert (battle.stage, battle.deadline) == ("pairing", deadline + hours(1))  # 2 against 1: a new choice
@@ -623,8 +623,8 @@ def test_pairing_deadline_defaults_strongest_against_strongest_each_time(game):
     out = game.do(Tick(), dice=[9, 1, 1])
     assert [e.default for e in of(out, ChoiceDefaulted)] == ["strongest against strongest: #2 against #3"]
     assert rolls(out)[:2] == [
-        ("Avalon", "combat, fighter #2 vs armour #3", 9, {"attack": 2}, 11, None, None),
-        ("Brigid", "combat, armour #3 vs fighter #2", 1, {"COMBAT": 3}, 4, None, None),
+        ("Avalon", "combat, #2 fighter vs #3 armour", 9, {"attack": 2}, 11, None, None),
+        ("Brigid", "combat, #3 armour vs #2 fighter", 1, {"COMBAT": 3}, 4, None, None),
     ]
     assert game.state.battles[1].result == "attacker won"
     game.assert_replays()
@@ -757,8 +757,8 @@ def test_a_unit_already_in_battle_and_a_unit_that_left_the_fight(game):
     # #1 against #3, who retreats at once: 10 > M 9.
     out = game.do(PairUnits(1, 3), actor="bob", dice=[10, 1, 1])
     assert [r[1] for r in rolls(out)] == [
-        "retreat of infantry #3, battle #1", "promotion of infantry #1 (needs 6+)",
-        "promotion of infantry #3 (needs 6+)"]
+        "retreat of #3 infantry, battle #1", "promotion of #1 infantry (needs 6+)",
+        "promotion of #3 infantry (needs 6+)"]
     assert unit(game, 3) == ("green", 2, 1)  # still tied to the battle
     game.refuse(OrderRetreat(3, at_hp=1), RuleViolation, "has left the fight", actor="bob")
     game.refuse(DeclareAttack("Avalon", [3]), RuleViolation, "unit #3 is already in battle #1", actor="bob")
@@ -862,12 +862,12 @@ def test_preset_armies_fight_as_the_seed_lists_them(game):
     # Initiative: 5 + mod(M 8) -1 = 4 against 5 + mod(M 9) -1 = 4: the defender.
     assert [r[4] for r in rolls(out)[:2]] == [4, 4]
     assert rolls(out)[2:] == [
-        ("Gracchan Republic", "combat, infantry #1 vs armour #6", 10, {}, 10, None, None),
-        ("Charon", "combat, armour #6 vs infantry #1", 2, {"COMBAT": 3, "WINS vs infantry": 1}, 6, None, None),
-        ("Charon", "demotion of armour #6 (needs 6+)", 1, {}, 1, 6, False),
-        ("Gracchan Republic", "combat, infantry #1 vs armour #6", 9, {}, 9, None, None),
-        ("Charon", "combat, armour #6 vs infantry #1", 1, {"COMBAT": 3, "WINS vs infantry": 1}, 5, None, None),
-        ("Gracchan Republic", "promotion of infantry #1 (needs 6+)", 6, {}, 6, 6, True),
+        ("Gracchan Republic", "combat, #1 infantry vs #6 armour", 10, {}, 10, None, None),
+        ("Charon", "combat, #6 armour vs #1 infantry", 2, {"COMBAT": 3, "WINS vs infantry": 1}, 6, None, None),
+        ("Charon", "demotion of #6 armour (needs 6+)", 1, {}, 1, 6, False),
+        ("Gracchan Republic", "combat, #1 infantry vs #6 armour", 9, {}, 9, None, None),
+        ("Charon", "combat, #6 armour vs #1 infantry", 1, {"COMBAT": 3, "WINS vs infantry": 1}, 5, None, None),
+        ("Gracchan Republic", "promotion of #1 infantry (needs 6+)", 6, {}, 6, 6, True),
     ]
     assert unit(game, 1) == ("regular", 4, None)
     assert stats(game, "Charon") == {"E": 8, "S": 10, "M": 7, "P": 9, "L": 15, "patches": 0}

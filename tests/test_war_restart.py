@@ -190,28 +190,28 @@ def test_console_killed_mid_battle_resumes_it_exactly(tmp_path):
 
     state, rolls = load(db)
     assert rolls[2:] == [
-        # Duel 1: infantry #1 (Infantry STRENGTH: 3 HP) against armour #6 (COMBAT 3, WINS vs infantry +1).
-        ("Gracchan Republic", "combat, infantry #1 vs armour #6", 10, {}, 10, None, None, True),
-        ("Charon", "combat, armour #6 vs infantry #1", 2, {"COMBAT": 3, "WINS vs infantry": 1}, 6, None, None,
+        # Duel 1: #1 infantry (Infantry STRENGTH: 3 HP) against #6 armour (COMBAT 3, WINS vs infantry +1).
+        ("Gracchan Republic", "combat, #1 infantry vs #6 armour", 10, {}, 10, None, None, True),
+        ("Charon", "combat, #6 armour vs #1 infantry", 2, {"COMBAT": 3, "WINS vs infantry": 1}, 6, None, None,
          True),
-        ("Charon", "demotion of armour #6 (needs 6+)", 1, {}, 1, 6, False, True),
-        ("Gracchan Republic", "combat, infantry #1 vs armour #6", 9, {}, 9, None, None, True),
-        ("Charon", "combat, armour #6 vs infantry #1", 1, {"COMBAT": 3, "WINS vs infantry": 1}, 5, None, None,
+        ("Charon", "demotion of #6 armour (needs 6+)", 1, {}, 1, 6, False, True),
+        ("Gracchan Republic", "combat, #1 infantry vs #6 armour", 9, {}, 9, None, None, True),
+        ("Charon", "combat, #6 armour vs #1 infantry", 1, {"COMBAT": 3, "WINS vs infantry": 1}, 5, None, None,
          True),
-        ("Gracchan Republic", "promotion of infantry #1 (needs 6+)", 6, {}, 6, 6, True, True),
-        # Duel 2: bomber #4 (COMBAT 2) against armour #7 (COMBAT 3, FAILS vs bomber -1), ordered to retreat at 1.
-        ("Gracchan Republic", "combat, bomber #4 vs armour #7", 8, {"COMBAT": 2}, 10, None, None, True),
-        ("Charon", "combat, armour #7 vs bomber #4", 3, {"COMBAT": 3, "FAILS vs bomber": -1}, 5, None, None, True),
-        ("Charon", "demotion of armour #7 (needs 6+)", 2, {}, 2, 6, False, True),
-        ("Charon", "retreat of armour #7, battle #1", 10, {}, 10, 9, True, True),  # 10 > M 9
-        ("Gracchan Republic", "promotion of bomber #4 (needs 6+)", 3, {}, 3, 6, False, True),
-        ("Charon", "promotion of armour #7 (needs 6+)", 9, {"retreated": -2}, 7, 6, True, True),
+        ("Gracchan Republic", "promotion of #1 infantry (needs 6+)", 6, {}, 6, 6, True, True),
+        # Duel 2: #4 bomber (COMBAT 2) against #7 armour (COMBAT 3, FAILS vs bomber -1), ordered to retreat at 1.
+        ("Gracchan Republic", "combat, #4 bomber vs #7 armour", 8, {"COMBAT": 2}, 10, None, None, True),
+        ("Charon", "combat, #7 armour vs #4 bomber", 3, {"COMBAT": 3, "FAILS vs bomber": -1}, 5, None, None, True),
+        ("Charon", "demotion of #7 armour (needs 6+)", 2, {}, 2, 6, False, True),
+        ("Charon", "retreat of #7 armour, battle #1", 10, {}, 10, 9, True, True),  # 10 > M 9
+        ("Gracchan Republic", "promotion of #4 bomber (needs 6+)", 3, {}, 3, 6, False, True),
+        ("Charon", "promotion of #7 armour (needs 6+)", 9, {"retreated": -2}, 7, 6, True, True),
     ]
     battle = state.battles[1]
     assert (battle.stage, battle.result, battle.deadline) == ("over", "attacker won", None)
     assert [(d["attacker_unit"], d["defender_unit"], d["chosen_by"], d["outcome"]) for d in battle.duels] == [
-        (1, 6, "Charon", "the defender's armour #6 was killed"),
-        (4, 7, "Charon", "the defender's armour #7 retreated"),
+        (1, 6, "Charon", "the defender's #6 armour was killed"),
+        (4, 7, "Charon", "the defender's #7 armour retreated"),
     ]
     assert [d["rounds"] for d in battle.duels] == [
         [{"kind": "round", "attacker_total": 10, "defender_total": 6, "loser": 6},
@@ -289,6 +289,6 @@ async def test_choice_deadline_passing_while_down_is_applied_once_by_catch_up(tm
         roller.push(10, 1, 1, 10, 1, 1)
         report = await referee.act("chan", "bob", PairUnits(1, 6), "/attack pair")
         assert report.caught_up == []
-        assert report.state.battles[1].duels[0]["outcome"] == "the defender's armour #6 was killed"
+        assert report.state.battles[1].duels[0]["outcome"] == "the defender's #6 armour was killed"
     finally:
         await store.close()

@@ -59,7 +59,7 @@ def close_battle(tx: Tx, battle: Battle, result: str, winner: str | None, loser:
             top = tx.rules.max_hp(unit.type, unit.rank, owner.strength, owner.weakness)
             if unit.hp < top:
                 tx.emit(UnitChanged(owner.name, unit.id, unit.rank, top, "back to full HP after the battle",
-                                    unit.rank, unit.hp))
+                                    unit.rank, unit.hp, type=unit.type))
 
 
 def cut_to_land(tx: Tx, nation: Nation, reason: str) -> bool:

@@ -69,12 +69,13 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
         case ev.BonusExpired(nation=nation, bonus=kind, value=value):
             return f"{nation}: the {kind.capitalize()} bonus ({signed(value)}) has run out."
         case ev.UnitAdded(nation=nation, unit=uid, type=kind, rank=rank, hp=hp, reason=reason, by=by):
-            return f"{nation}: {rank.upper()} {kind} #{uid} ({hp} HP), {_by(reason, by, who)}."
+            return f"{nation}: {unit_ref(uid, kind, rank)} ({hp} HP), {_by(reason, by, who)}."
         case ev.UnitRemoved(nation=nation, unit=uid, type=kind, reason=reason, by=by):
-            return f"{nation}: {kind} #{uid} {_by(reason, by, who)}."
+            return f"{nation}: {unit_ref(uid, kind)} {_by(reason, by, who)}."
         case ev.UnitChanged() as u:
-            return (f"{u.nation}: unit #{u.unit} {u.old_rank.upper()} {u.old_hp} HP → {u.rank.upper()} {u.hp} HP "
-                    f"({_by(u.reason, u.by, who)}).")
+            kind = u.type  # "" in logs written before events named the type
+            before = unit_ref(u.unit, kind, u.old_rank) if kind else f"unit #{u.unit} {u.old_rank.upper()}"
+            return f"{u.nation}: {before} {u.old_hp} HP → {u.rank.upper()} {u.hp} HP ({_by(u.reason, u.by, who)})."
         case ev.BattleDeclared(battle=b, attacker=attacker, defender=defender, units=units, retreat_at=at):
             order = f", retreating at {at} HP" if at else ""
             return f"⚔ {attacker} attacks {defender} with {_ids(units)}{order} (battle #{b})."
@@ -93,8 +94,8 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
             what = "no longer retreats" if at == 0 else "retreats now" if at is None else f"retreats at {at} HP"
             return f"Unit #{unit} {what} (battle #{b})."
         case ev.DuelStarted() as d:
-            return (f"Duel in battle #{d.battle}: {d.attacker_type} #{d.attacker_unit} against {d.defender_type} "
-                    f"#{d.defender_unit} ("
+            return (f"Duel in battle #{d.battle}: {unit_ref(d.attacker_unit, d.attacker_type)} against "
+                    f"{unit_ref(d.defender_unit, d.defender_type)} ("
                     + ("the only pairing" if d.chosen_by == "only pairing" else f"paired by {who(d.chosen_by)}")
                     + ").")
         case ev.RoundFought(round=r) if r["kind"] == "round":
@@ -151,6 +152,12 @@ def unit_name(kind: str, rank: str) -> str:
     """A unit's type and rank, the one way they are written: the type as the rules name it, the rank in capitals
     (`infantry GREEN`), as `/army show` lists them."""
     return f"{kind} {rank.upper()}"
+
+
+def unit_ref(unit_id: int, kind: str, rank: str | None = None) -> str:
+    """A unit meant as itself: its id in front of its `unit_name` (`#3 infantry GREEN`; `#3 infantry` where its
+    rank is not known)."""
+    return f"#{unit_id} {unit_name(kind, rank)}" if rank else f"#{unit_id} {kind}"
 
 
 def _by(reason: str, by: str | None, who: Who) -> str:

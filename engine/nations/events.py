@@ -272,6 +272,7 @@ class UnitChanged(Event):
     old_rank: str = ""
     old_hp: int = 0
     by: str | None = None
+    type: str = ""  # the unit's type, for its one spelling ("#1 infantry GREEN"); "" in logs older than it
 
     def apply(self, state: GameState) -> GameState:
         unit = state.nations[self.nation].units[self.unit]

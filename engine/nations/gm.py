@@ -169,7 +169,8 @@ def gm_set_rank(tx: Tx, action: SetUnitRank) -> None:
         raise RuleViolation(f"a {rank} {unit.type} unit of {nation.name} has 1 to {top} HP, not {hp}")
     if (rank, hp) == (unit.rank, unit.hp):
         raise RuleViolation(f"unit #{unit.id} is already {rank} with {hp} HP")
-    tx.emit(UnitChanged(nation.name, unit.id, rank, hp, "changed by GM", unit.rank, unit.hp, tx.ctx.actor))
+    tx.emit(UnitChanged(nation.name, unit.id, rank, hp, "changed by GM", unit.rank, unit.hp, tx.ctx.actor,
+                        type=unit.type))
 
 
 def _kind(text: str | None) -> str | None:

@@ -2,7 +2,7 @@
 
 A battle is a state machine — declared → the defender commits (or its default) → initiative →
 pairing → rounds → next pairing → result. Each step is an event; each die a roll record. Dice are
-rolled in the fixed order of RULINGS.md ("Dice order"), so GM-entered dice play out predictably.
+rolled in the fixed order docs/nations.md gives ("Dice order"), so GM-entered dice play out predictably.
 """
 
 from __future__ import annotations
@@ -283,7 +283,7 @@ def _duel(tx: Tx, battle: Battle, attacker_id: int, defender_id: int, by: str) -
             if not _wants_retreat(battle, unit):
                 continue
             tried = True
-            roll = tx.roll(f"retreat of {unit.type} #{unit.id}, battle #{battle.id}", nation.name,
+            roll = tx.roll(f"retreat of #{unit.id} {unit.type}, battle #{battle.id}", nation.name,
                            {"mod(S)": rules.modifier(nation.effective_stability),
                             "Patriotism": nation.bonus("patriotism")},
                            nation.military, ">", battle=battle.id, unit=unit.id)
@@ -292,16 +292,16 @@ def _duel(tx: Tx, battle: Battle, attacker_id: int, defender_id: int, by: str) -
             if roll.success:
                 tx.emit(UnitLeftFight(battle.id, nation.name, unit.id, "retreated"))
                 retreated.add(unit.id)
-                outcome = f"the {side}'s {unit.type} #{unit.id} retreated"
+                outcome = f"the {side}'s #{unit.id} {unit.type} retreated"
                 break
             if _wound(tx, battle, nation, unit, _opponent(fighters, side)):
-                outcome = f"the {side}'s {unit.type} #{unit.id} was killed trying to retreat"
+                outcome = f"the {side}'s #{unit.id} {unit.type} was killed trying to retreat"
                 break
         if outcome or tried:
             continue
         totals = {
-            side: tx.roll(f"combat, {unit.type} #{unit.id} vs {_opponent(fighters, side).type} "
-                          f"#{_opponent(fighters, side).id}", nation.name,
+            side: tx.roll(f"combat, #{unit.id} {unit.type} vs #{_opponent(fighters, side).id} "
+                          f"{_opponent(fighters, side).type}", nation.name,
                           _combat_modifiers(tx, nation, unit, _opponent(fighters, side), side),
                           battle=battle.id, unit=unit.id).total
             for side, nation, unit in fighters
@@ -311,7 +311,7 @@ def _duel(tx: Tx, battle: Battle, attacker_id: int, defender_id: int, by: str) -
         tx.emit(RoundFought(battle.id, {"kind": "round", "attacker_total": totals["attacker"],
                                         "defender_total": totals["defender"], "loser": loser.id}))
         if _wound(tx, battle, loser_nation, loser, _opponent(fighters, loser_side)):
-            outcome = f"the {loser_side}'s {loser.type} #{loser.id} was killed"
+            outcome = f"the {loser_side}'s #{loser.id} {loser.type} was killed"
     tx.emit(DuelEnded(battle.id, outcome))
     _promotions(tx, battle, fighters, retreated)
     _next_pairing(tx, battle.id)
@@ -345,7 +345,7 @@ def _wound(tx: Tx, battle: Battle, nation: Nation, unit: Unit, opponent: Unit) -
     """Lose 1 HP; death at 0, else the demotion roll (CONSCRIPTs cannot drop). True if the unit died."""
     rules = tx.rules
     reason = f"wounded in battle #{battle.id}"
-    tx.emit(UnitChanged(nation.name, unit.id, unit.rank, unit.hp - 1, reason, unit.rank, unit.hp))
+    tx.emit(UnitChanged(nation.name, unit.id, unit.rank, unit.hp - 1, reason, unit.rank, unit.hp, type=unit.type))
     if unit.hp <= 0:
         tx.emit(UnitLeftFight(battle.id, nation.name, unit.id, "killed"))
         tx.emit(UnitRemoved(nation.name, unit.id, unit.type, f"killed in battle #{battle.id}"))
@@ -353,12 +353,12 @@ def _wound(tx: Tx, battle: Battle, nation: Nation, unit: Unit, opponent: Unit) -
     if unit.rank == rules.ranks[0]:
         return False
     need = rules.demotion[unit.rank][opponent.rank]
-    roll = tx.roll(f"demotion of {unit.type} #{unit.id} (needs {need}+)", nation.name, target=need,
+    roll = tx.roll(f"demotion of #{unit.id} {unit.type} (needs {need}+)", nation.name, target=need,
                    comparison=">=", battle=battle.id, unit=unit.id)
     if roll.success:
         lower = rules.ranks[rules.ranks.index(unit.rank) - 1]
         hp = min(unit.hp, rules.max_hp(unit.type, lower, nation.strength, nation.weakness))
-        tx.emit(UnitChanged(nation.name, unit.id, lower, hp, "demoted", unit.rank, unit.hp))
+        tx.emit(UnitChanged(nation.name, unit.id, lower, hp, "demoted", unit.rank, unit.hp, type=unit.type))
     return False
 
 
@@ -371,11 +371,12 @@ def _promotions(tx: Tx, battle: Battle, fighters: list[Fighter], retreated: set[
             continue
         need = rules.promotion[unit.rank][opponent_rank[side]]
         mods = {"retreated": rules.promotion_retreat_penalty} if unit.id in retreated else {}
-        roll = tx.roll(f"promotion of {unit.type} #{unit.id} (needs {need}+)", nation.name, mods, need, ">=",
+        roll = tx.roll(f"promotion of #{unit.id} {unit.type} (needs {need}+)", nation.name, mods, need, ">=",
                        battle=battle.id, unit=unit.id)
         if roll.success:
             higher = rules.ranks[rules.ranks.index(unit.rank) + 1]
-            tx.emit(UnitChanged(nation.name, unit.id, higher, unit.hp, "promoted", unit.rank, unit.hp))
+            tx.emit(UnitChanged(nation.name, unit.id, higher, unit.hp, "promoted", unit.rank, unit.hp,
+                                type=unit.type))
 
 
 # --- the end -------------------------------------------------------------------------------------

@@ -527,8 +527,8 @@ def ledger_line(roll: RollRecord | FacesRecord) -> str:
 def nation_line(nation: Nation, state: GameState, rules: Rules) -> str:
     tag = " (eliminated)" if nation.eliminated else ""
     return (f"{nation.name}{tag} — {nation.player or 'no player'}: E {nation.economy} S {nation.effective_stability}"
-            f" M {nation.military} P {nation.propaganda} L {nation.land}; {len(nation.units)} units; "
-            f"{plural(actions_left(state, nation), 'action')} left")
+            f" M {nation.military} P {nation.propaganda} L {nation.land}; {len(nation.units)} units"
+            + ("" if state.ended else f"; {plural(actions_left(state, nation), 'action')} left"))
 
 
 def status_text(state: GameState, rules: Rules) -> str:
@@ -555,8 +555,9 @@ def nation_text(nation: Nation, state: GameState, rules: Rules) -> str:
         (f"MILITARY {nation.military} ({mod(nation.military):+d})  PROPAGANDA {nation.propaganda} "
         f"({mod(nation.propaganda):+d})  LAND {nation.land} (E+M {nation.economy + nation.military})"),
         f"STRENGTH {nation.strength}, WEAKNESS {nation.weakness}",
-        f"Actions: {actions_left(state, nation)} of {state.house.actions_per_turn} left this turn"
-        + (f" (used: {', '.join(a.upper() for a in nation.actions_used)})" if nation.actions_used else ""),
+        ("The game is over." if state.ended else
+         f"Actions: {actions_left(state, nation)} of {state.house.actions_per_turn} left this turn"
+         + (f" (used: {', '.join(a.upper() for a in nation.actions_used)})" if nation.actions_used else "")),
     ]
     for bonus in nation.bonuses.values():
         lines.append(f"{bonus.kind.capitalize()} {bonus.value:+d} until {utc_text(bonus.expires_at)}")

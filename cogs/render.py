@@ -331,7 +331,8 @@ def nation_embed(nation: Nation, state: GameState, rules: Rules) -> discord.Embe
     bonuses = "\n".join(f"{b.kind.capitalize()} {b.value:+d}, ends {when(b.expires_at)}"
                         for b in nation.bonuses.values())
     embed.add_field(name="Bonuses", value=bonuses or "none", inline=False)
-    embed.add_field(name="Actions", value=actions_footer(state, nation), inline=False)
+    embed.add_field(name="Actions", value="the game is over" if state.ended else actions_footer(state, nation),
+                    inline=False)
     embed.add_field(name="Army", value=army_lines(nation, rules), inline=False)
     return embed
 
@@ -384,7 +385,7 @@ def nations_status_embed(state: GameState, rules: Rules) -> discord.Embed:
     if state.ended:  # the pinned status of an ended game: the final standings, no clock and no actions
         return results_embed(state.final_standings(), f"Nations — turn {state.turn} — game over")
     clock = "⏸ paused" if state.paused else f"ends {when(state.turn_ends_at)}"
-    embed = discord.Embed(title=f"Nations — turn {state.turn}" + (" — game over" if state.ended else ""),
+    embed = discord.Embed(title=f"Nations — turn {state.turn}",
                           description=f"Turn of {state.turn_hours:g} h, {clock}. GM: {who(state.gm)}",
                           colour=COLOUR)
     for nation in list(state.nations.values())[:24]:

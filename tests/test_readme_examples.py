@@ -21,7 +21,7 @@ CONSOLE_LINE = re.compile(r"^\S+ /\w")
 EXPECTED: dict[str, list[str]] = {
     "gm /game start turn_hours:12": [
         "⚔ Gracchan Republic attacks Charon with #1, #5, retreating at 1 HP (battle #1).",
-        "🛡 #6 defend in battle #1 (committed by bob).",
+        "🛡 #6 defends in battle #1 (committed by bob).",
         "The defender wins the initiative in battle #1 and picks the pairings.",
         "Duel in battle #1: #5 armour against #6 armour (paired by Charon).",
         "The duel is over: the defender's #6 armour was killed.",

@@ -83,7 +83,8 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
             what = "commit 1-3 units (/attack commit)" if stage == "commit" else "pair two units (/attack pair)"
             return f"⏳ Battle #{b} waits for {nation} to {what}, until {when(deadline)}."
         case ev.UnitsCommitted(battle=b, units=units, by=by):
-            return f"🛡 {_ids(units)} defend in battle #{b} (committed by {who(by)})."
+            verb = "defends" if len(units) == 1 else "defend"
+            return f"🛡 {_ids(units)} {verb} in battle #{b} (committed by {who(by)})."
         case ev.InitiativeDecided(battle=b, winner=winner):
             return f"The {winner} wins the initiative in battle #{b} and picks the pairings."
         case ev.ChoiceDefaulted(battle=b, choice=choice, nation=nation, default=default, by=by) if by != "default":

@@ -589,7 +589,7 @@ def godsfire_embeds(events: list[Event], state: Any) -> list[discord.Embed]:
     charts = [e for e in events if isinstance(e, ChartRead)]
     rest = [e for e in events if not isinstance(e, ChartRead)]
     embeds = text_embeds(event_lines(rest)) if rest or not charts else []
-    return embeds + [chart_embed(shown(e)) for e in charts]
+    return dress(embeds + [chart_embed(shown(e)) for e in charts], events, state)
 
 
 def chart_embed(read: ChartRead) -> discord.Embed:

@@ -69,3 +69,18 @@ def test_the_colour_table_and_bold_totals_and_verdicts():
     assert emphasised("🎲 Charon, grow economy: d10 1 + mod(E) +1 = 2 vs > 10: failure") == (
         "🎲 Charon, grow economy: d10 1 + mod(E) +1 = **2** vs > 10: **failure**")
     assert emphasised("Turn 1 is over: success") == "Turn 1 is over: success"  # only rolls
+
+
+async def test_god_dice_and_godsfire_answers_are_signed_with_their_turn(tmp_path):
+    async with table(tmp_path) as t, t.bot():
+        await t.run(t.gm, "game start", ruleset="godsfire")
+        await t.run(t.gm, "gm dice", values="3 4 5 3")
+        added = await t.run(t.gm, "godsfire system add", name="Sol", owner=t.alice, planets=1, regions=1)
+        assert added.embeds[0]["footer"]["text"] == "Godsfire · Turn 1, Movement Phase"
+        assert added.embeds[0]["color"] == OUTCOME_COLOURS["neutral"].value  # setting up is neither won nor lost
+
+    (tmp_path / "goddice").mkdir()
+    async with table(tmp_path / "goddice") as t, t.bot():
+        await t.run(t.gm, "game start", ruleset="goddice")
+        joined = await t.run(t.alice, "goddice join")
+        assert joined.embed["footer"]["text"] == "God Dice"  # no turn before the game begins

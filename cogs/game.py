@@ -58,8 +58,8 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
                     embed=status_embed(state, self.bot.referee.rules))
 
     @app_commands.command(name="digest", description="Everything since a time or the last digest, for a turn post")
-    @app_commands.describe(since="A UTC time (2026-03-01T12:00) or a span back (12h, 2d); default: the GM's last "
-                                 "digest (only the GM's digest moves that mark), or the game's start")
+    @app_commands.describe(since="A UTC time (2026-03-01T12:00) or a span back (12h, 2d); "
+                                 "default: the GM's last digest")
     async def digest(self, interaction: discord.Interaction,
                      since: app_commands.Range[str, 1, 40] | None = None) -> None:
         digest = await self.bot.referee.digest(channel_key(interaction), actor(interaction), since,

@@ -469,12 +469,14 @@ def free_roll_embed(player: str | None, roll: FreeRoll, logged: bool) -> discord
 
 
 def digest_embeds(digest: Digest) -> list[discord.Embed]:
-    """/game digest: what the clock caught up on first (a report of its own), then the digest's lines under
-    its head as title."""
-    lines = digest_lines(digest, when=when, who=who, events=event_lines, free=ledger_line, command=safe)
+    """/game digest: what the clock caught up on first (a report of its own), then the digest's lines. Each
+    entry's time is absolute only (a countdown on every line is noise); Discord renders no timestamp in a
+    title, so the head is the first line."""
+    lines = digest_lines(digest, when=lambda moment: discord.utils.format_dt(moment, "f"), who=who,
+                         events=event_lines, free=ledger_line, command=safe)
     caught = digest.caught_up
     embeds = report_embeds(caught.events, caught.state) if caught is not None and caught.events else []
-    return [*embeds, *text_embeds(lines[1:] or ["Nothing happened."], f"🗞 {lines[0]}"[:256])]
+    return [*embeds, *text_embeds(lines, "🗞 Digest")]
 
 
 # --- God Dice --------------------------------------------------------------------------------------

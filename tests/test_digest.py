@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from discordkit import at, mention, start_war, table, texts
+from discordkit import START, mention, start_war, table, texts
 from storehelpers import T0, console_on, said
 
 from engine.errors import BadInput
@@ -138,7 +138,11 @@ async def test_discord_digest_in_embeds(tmp_path):
         result = await t.run(t.gm, "game digest")
         text = texts(result.message)
         assert text.startswith("⏰ Turn 1 is over")  # what fell due is applied (and shown) first
-        assert f"\n🗞 Digest since {at()}: 5 entries\n" in text
+        digest = result.message.embeds[-1]
+        assert digest["title"] == "🗞 Digest"  # Discord renders no timestamp in a title: the head is line 1
+        start = int(START.timestamp())
+        assert digest["description"].splitlines()[:2] == [  # the command escaped: Discord shows turn_hours
+            f"Digest since <t:{start}:f>: 5 entries", f"<t:{start}:f> — {mention(t.gm)}: /game start turn\\_hours:12.0"]
         assert f"{mention(t.bob)}, free roll, not a rule roll: 2d6 (2, 2) = **4**" in text
         assert "Turn 1 is over" in text
         assert text.endswith("The next /game digest starts from here.")

@@ -8,8 +8,12 @@ before it is stored, and compared case-insensitively (`name_key`).
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from engine.errors import BadInput
+
+T = TypeVar("T")
 
 MAX_NAME = 40
 """The longest name (in characters, after normalising)."""
@@ -38,3 +42,21 @@ def name_key(name: str) -> str:
         return clean_name(name, limit=10**6).casefold()
     except BadInput:
         return ""
+
+
+def named_item(text: str, items: Iterable[T], name_of: Callable[[T], str], what: str) -> T | None:
+    """The item `text` names: by its whole name (`name_key`), else by an unambiguous start of its name, as
+    Discord's autocomplete would find it ("char" → Charon). None when nothing matches; BadInput naming the
+    matches when several names start so."""
+    key = name_key(text)
+    if not key:
+        return None
+    listed = list(items)
+    exact = [item for item in listed if name_key(name_of(item)) == key]
+    if exact:
+        return exact[0]
+    starts = [item for item in listed if name_key(name_of(item)).startswith(key)]
+    if len(starts) > 1:
+        found = ", ".join(name_of(item) for item in starts)
+        raise BadInput(f"{text[:40]!r} matches more than one {what}: {found}; give more of the name")
+    return starts[0] if starts else None

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from helpers import Game, rules
 
+from engine.describe import event_line as shared_event_line
 from engine.describe import roll_line
 from engine.errors import BadInput, RuleViolation
 from engine.events import Event, HouseChanged, Notice
@@ -248,11 +249,13 @@ def test_gm_override_over_the_land_applies_with_a_warning(game):
     out = game.do(SetStat(GRACCHAN, "economy", 2, relative=True))  # /gm set stat:economy value:+2
     assert [(e.stat, e.delta, e.by) for e in of(out, StatChanged)] == [("economy", 2, "gm")]
     assert [(e.text, e.nation) for e in of(out, Notice)] == [
-        (f"⚠ GM override: {GRACCHAN} now breaks the rules: E+M = 22 is over its land 20.", GRACCHAN)]
+        (f"GM override: {GRACCHAN} now breaks the rules: E+M = 22 is over its land 20.", GRACCHAN)]
+    assert shared_event_line(of(out, Notice)[0]) == (  # one warning sign, as every notice shows it
+        f"⚠ GM override: {GRACCHAN} now breaks the rules: E+M = 22 is over its land 20.")
     game.refuse(GrowEconomy(), RuleViolation, "no room: E\\+M = 22", actor="alice")  # the rules still hold
     out = game.do(SetStat(GRACCHAN, "military", 1, relative=True))  # further over: the new figure is shown
     assert [e.text for e in of(out, Notice)] == [
-        f"⚠ GM override: {GRACCHAN} now breaks the rules: E+M = 23 is over its land 20."]
+        f"GM override: {GRACCHAN} now breaks the rules: E+M = 23 is over its land 20."]
     out = game.do(SetStat(GRACCHAN, "stability", 12))  # breaks nothing new: no warning
     assert of(out, Notice) == []
     out = game.do(SetStat(GRACCHAN, "land", 23))  # fits again: no warning, no cut
@@ -265,7 +268,7 @@ def test_gm_override_of_military_warns_of_the_quarter_rule(game):
     game.do(SetStat(GRACCHAN, "economy", 4))
     out = game.do(SetStat(GRACCHAN, "military", 16))  # a quarter is now 4 MP; the army (8 MP) fits
     assert [e.text for e in of(out, Notice)] == [
-        (f"⚠ GM override: {GRACCHAN} now breaks the rules: its STRENGTH units (infantry) cost 3 MP, under a "
+        (f"GM override: {GRACCHAN} now breaks the rules: its STRENGTH units (infantry) cost 3 MP, under a "
          "quarter of M 16 (4 MP); its WEAKNESS units (bomber) cost 3 MP, under a quarter of M 16 (4 MP).")]
 
 

@@ -1033,7 +1033,7 @@ def test_gm_economy_above_land_applies_with_a_warning():
     out = game.do(SetStat(GRACCHAN, "economy", 13))
     assert out.events == [
         StatChanged(GRACCHAN, "economy", 1, "set by GM", "gm"),
-        Notice(f"⚠ GM override: {GRACCHAN} now breaks the rules: E+M = 21 is over its land 20.", nation=GRACCHAN),
+        Notice(f"GM override: {GRACCHAN} now breaks the rules: E+M = 21 is over its land 20.", nation=GRACCHAN),
     ]
 
 

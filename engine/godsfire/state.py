@@ -7,7 +7,7 @@ from datetime import datetime
 
 from engine.errors import UnknownNation
 from engine.godsfire.rules import GodsfireHouse
-from engine.names import name_key
+from engine.names import name_key, named_item
 
 PHASES = ("movement", "combat", "war", "interphase")
 """The turn's phases in order: A. Movement, B. Combat, C. the last chance to declare war, D. the Social
@@ -100,8 +100,9 @@ class GodsfireState:
         return next((p for p in self.players if name_key(p.name) == key), None) if key else None
 
     def player(self, name: str) -> Player:
-        """A player by name (case, spacing and invisible characters aside); a refusal naming the players."""
-        found = self.find_player(name)
+        """A player by name (case, spacing and invisible characters aside) or an unambiguous start of it; a
+        refusal naming the players."""
+        found = named_item(name, self.players, lambda p: p.name, "player")
         if found is None:
             raise UnknownNation(f"no player called {name!r} in this game (players: "
                                 f"{', '.join(p.name for p in self.players) or 'none yet'})")
@@ -112,8 +113,8 @@ class GodsfireState:
         return next((s for s in self.systems if name_key(s.name) == key), None) if key else None
 
     def system(self, name: str) -> System:
-        """A system by name; a refusal naming the systems."""
-        found = self.find_system(name)
+        """A system by name or an unambiguous start of it; a refusal naming the systems."""
+        found = named_item(name, self.systems, lambda s: s.name, "system")
         if found is None:
             raise UnknownNation(f"no system called {name!r} in this game (systems: "
                                 f"{', '.join(s.name for s in self.systems) or 'none yet'})")

@@ -113,14 +113,15 @@ def notice_gm_override(tx: Tx, nation: Nation, before: list[str]) -> None:
     """After a GM's change (which always applies), warn of each rule the nation now breaks that it did not."""
     new = [b for b in broken_rules(tx.rules, nation) if b not in before]
     if new and not nation.eliminated:
-        tx.emit(Notice(f"⚠ GM override: {nation.name} now breaks the rules: {'; '.join(new)}.", nation=nation.name))
+        tx.emit(Notice(f"GM override: {nation.name} now breaks the rules: {'; '.join(new)}.", nation=nation.name))
 
 
 # --- lookups -------------------------------------------------------------------------------------
 
 
 def find_nation(state: GameState, name: str) -> Nation:
-    nation = state.find_nation(name)
+    """The nation `name` names (whole name, unambiguous start, or preset slot); a refusal naming the nations."""
+    nation = state.named_nation(name)
     if nation is None:
         known = ", ".join(state.nations) or "none yet"
         raise UnknownNation(f"no nation called {name!r} in this game (nations: {known})")

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.dice import RollRecord  # noqa: F401  (the Nations roll record, re-exported)
-from engine.names import name_key
+from engine.names import name_key, named_item
 from engine.nations.rules import HouseSettings
 
 
@@ -110,7 +110,7 @@ class GameState:
     next_battle_id: int = 1
 
     def find_nation(self, name: str) -> Nation | None:
-        """A nation by name: case, spacing and invisible characters aside (`engine.names.name_key`)."""
+        """A nation by its whole name: case, spacing and invisible characters aside (`engine.names.name_key`)."""
         key = name_key(name)
         if not key:
             return None
@@ -118,6 +118,14 @@ class GameState:
             if name_key(nation.name) == key:
                 return nation
         return None
+
+    def named_nation(self, text: str) -> Nation | None:
+        """The nation a player names: its whole name, an unambiguous start of it ("char"), or the slot of the
+        preset it was claimed from ("7"); BadInput naming the matches when several nations start so."""
+        found = named_item(text, self.nations.values(), lambda n: n.name, "nation")
+        if found is None and str(text).strip().isdecimal():
+            found = next((n for n in self.nations.values() if n.preset_slot == int(str(text).strip())), None)
+        return found
 
     def nation_of(self, player: str) -> Nation | None:
         """The nation a player holds (the newest, if somehow several); names compared by `name_key`."""

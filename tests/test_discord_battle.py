@@ -129,7 +129,7 @@ async def test_a_battle_fought_with_selects(tmp_path):
         assert won.embed["description"].splitlines() == [
             "Duel in battle #1: #2 infantry against #7 armour (paired by Gracchan Republic).",
             "🎲 Charon, retreat of #7 armour, battle #1: d10 10 vs > 9: **success**",
-            "Charon's unit #7 retreats from battle #1.",
+            "Charon's #7 armour retreats from battle #1.",
             "The duel is over: the defender's #7 armour retreated.",
             "🎲 Gracchan Republic, promotion of #2 infantry (needs 6+): d10 1 vs >= 6: **failure**",
             "🎲 Charon, promotion of #7 armour (needs 6+): d10 1 + retreated -2 = **-1** vs >= 6: **failure**",
@@ -206,7 +206,7 @@ async def test_a_battle_fought_with_slash_commands(tmp_path):
         assert paired.embed["description"].splitlines() == [
             "Duel in battle #1: #1 infantry against #6 armour (paired by Charon).",
             "🎲 Gracchan Republic, retreat of #1 infantry, battle #1: d10 10 vs > 8: **success**",
-            "Gracchan Republic's unit #1 retreats from battle #1.",
+            "Gracchan Republic's #1 infantry retreats from battle #1.",
             "The duel is over: the attacker's #1 infantry retreated.",
             ("🎲 Gracchan Republic, promotion of #1 infantry (needs 6+): d10 1 + retreated -2 = **-1** vs >= 6: "
              "**failure**"),

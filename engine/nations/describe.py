@@ -102,8 +102,8 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
         case ev.RoundFought(round=r) if r["kind"] == "round":
             return (f"Round: attacker {r['attacker_total']} against defender {r['defender_total']}; "
                     f"#{r['loser']} loses 1 HP.")
-        case ev.UnitLeftFight(battle=b, nation=nation, unit=unit, reason=reason) if reason == "retreated":
-            return f"{nation}'s unit #{unit} retreats from battle #{b}."
+        case ev.UnitLeftFight(battle=b, nation=nation, unit=unit, reason=reason, type=kind) if reason == "retreated":
+            return f"{nation}'s {unit_ref(unit, kind) if kind else f'unit #{unit}'} retreats from battle #{b}."
         case ev.DuelEnded(outcome=outcome):
             return f"The duel is over: {outcome}."
         case ev.BattleEnded(battle=b, result=result, winner=winner, reason=reason) if reason:

@@ -415,6 +415,7 @@ class UnitLeftFight(Event):
     nation: str
     unit: int
     reason: str  # "retreated" or "killed"
+    type: str = ""  # the unit's type ("" in logs written before events named it)
 
     def apply(self, state: GameState) -> GameState:
         battle = state.battles[self.battle]

@@ -290,7 +290,7 @@ def _duel(tx: Tx, battle: Battle, attacker_id: int, defender_id: int, by: str) -
             tx.emit(RoundFought(battle.id, {"kind": "retreat", "unit": unit.id, "side": side,
                                             "total": roll.total, "target": roll.target, "success": roll.success}))
             if roll.success:
-                tx.emit(UnitLeftFight(battle.id, nation.name, unit.id, "retreated"))
+                tx.emit(UnitLeftFight(battle.id, nation.name, unit.id, "retreated", unit.type))
                 retreated.add(unit.id)
                 outcome = f"the {side}'s #{unit.id} {unit.type} retreated"
                 break
@@ -347,7 +347,7 @@ def _wound(tx: Tx, battle: Battle, nation: Nation, unit: Unit, opponent: Unit) -
     reason = f"wounded in battle #{battle.id}"
     tx.emit(UnitChanged(nation.name, unit.id, unit.rank, unit.hp - 1, reason, unit.rank, unit.hp, type=unit.type))
     if unit.hp <= 0:
-        tx.emit(UnitLeftFight(battle.id, nation.name, unit.id, "killed"))
+        tx.emit(UnitLeftFight(battle.id, nation.name, unit.id, "killed", unit.type))
         tx.emit(UnitRemoved(nation.name, unit.id, unit.type, f"killed in battle #{battle.id}"))
         return True
     if unit.rank == rules.ranks[0]:

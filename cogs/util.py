@@ -239,7 +239,7 @@ def _waiting_on_me(interaction: discord.Interaction, state: GameState, stage: st
 
 def unit_list_choices(units: list[Unit], current: str) -> list[app_commands.Choice[str]]:
     """Complete the last number being typed in a unit list, keeping the numbers already typed:
-    "1 2 " → "1 2 3 (#3 infantry green 3 HP)" with the value "1 2 3"."""
+    "1 2 " → "1 2 3 (#3 infantry GREEN 3 HP)" with the value "1 2 3"."""
     text = str(current)
     tokens = re.split(r"[\s,]+", text)
     partial = tokens[-1] if tokens else ""

@@ -10,9 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-import d20
-from d20 import expression as d20_expression
-
 from engine.errors import BadInput
 
 
@@ -157,6 +154,8 @@ class _InjectedRandom:
 
 
 def _plain_stringifier() -> Any:
+    import d20
+
     class Plain(d20.SimpleStringifier):  # type: ignore[misc]
         """d20's plain breakdown, with dropped dice marked (its Markdown form strikes them through)."""
 
@@ -171,6 +170,9 @@ def _plain_stringifier() -> Any:
 
 def free_roll(text: str, roller: Roller) -> FreeRoll:
     """Roll a player's dice expression with `roller`'s dice; BadInput for what d20 cannot read or roll."""
+    import d20  # on first use: the library and its parser cost a quarter second and 10 MiB to load
+    from d20 import expression as d20_expression
+
     expression = free_expression(text)
     fake = _InjectedRandom(roller)
     real = d20_expression.random

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from discordkit import mention, start_war, table, texts
-from storehelpers import console_on, log_counts, said
+from storehelpers import REPO, console_on, log_counts, said
 
 from engine.dice import ForcedRoller, free_roll
 from engine.errors import BadInput
@@ -113,3 +116,10 @@ async def test_discord_roll_answers_and_log_marks_the_free_roll(tmp_path):
         assert f"{mention(t.bob)}, free roll, not a rule roll: 2d20kh1 (4 dropped, 17) = **17**" in texts(log.message)
         assert mention(t.alice) + ", free roll" not in texts(log.message)  # rolled before the game: not logged
         assert t.dice.all_used()
+
+
+def test_the_d20_library_loads_on_the_first_roll_only():
+    """A referee that never rolls free dice does not pay d20's import (a quarter second, 10 MiB)."""
+    code = "import sys, bot, console; print('d20' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert done.stdout.strip() == "False"

@@ -13,7 +13,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from helpers import Game, rules  # noqa: E402
+from storehelpers import FakeClock  # noqa: E402
 
+from data.store import Store  # noqa: E402
 from engine.nations.rules import Rules  # noqa: E402
 
 
@@ -27,3 +29,17 @@ def game() -> Game:
 def nations_rules() -> Rules:
     """The validated rules of data/nations.toml."""
     return rules()
+
+
+@pytest.fixture
+async def store(tmp_path):
+    """A fresh store in the test's folder, closed after it."""
+    opened = await Store.open(tmp_path / "referee.db")
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    """A clock that moves only when told (`advance`)."""
+    return FakeClock()

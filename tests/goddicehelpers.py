@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from enginecheck import execute_checked
 
 import engine.goddice  # noqa: F401  (registers the rule set)
 from data import goddice_rules
@@ -103,12 +104,7 @@ class Table:
             self.enter(faces)
         dice = list(dice)
         ctx = self.context(actor, dice, gm)
-        before = snap(self.state)
-        outcome = execute(self.state, action, ctx)
-        assert snap(self.state) == before, "execute mutated its input state"
-        roller = ctx.roller
-        assert isinstance(roller, ForcedRoller)
-        assert not roller.queue, f"dice given but not rolled: {list(roller.queue)}"
+        outcome = execute_checked(self.state, action, ctx, snap)
         if faces is not None:
             assert not outcome.state.forced_dice, f"entered faces not used: {outcome.state.forced_dice}"
         self.state = outcome.state

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from enginecheck import execute_checked
 
 import engine.godsfire  # noqa: F401  (registers the rule set)
 from data import godsfire_rules
@@ -106,12 +107,7 @@ class Table:
             self.enter(entered)
         dice = list(dice)
         ctx = self.context(actor, dice, gm)
-        before = snap(self.state)
-        outcome = execute(self.state, action, ctx)
-        assert snap(self.state) == before, "execute mutated its input state"
-        roller = ctx.roller
-        assert isinstance(roller, ForcedRoller)
-        assert not roller.queue, f"dice given but not rolled: {list(roller.queue)}"
+        outcome = execute_checked(self.state, action, ctx, snap)
         if entered is not None:
             assert not outcome.state.forced_dice, f"entered dice not used: {outcome.state.forced_dice}"
         self.state = outcome.state

@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from enginecheck import execute_checked
 
 from data import nations_rules
 from engine.clock import Tick
@@ -96,12 +97,7 @@ class Game:
         """
         dice = list(dice)
         ctx = self.context(actor, dice, gm)
-        before = snap(self.state)
-        outcome = execute(self.state, action, ctx)
-        assert snap(self.state) == before, "execute mutated its input state"
-        roller = ctx.roller
-        assert isinstance(roller, ForcedRoller)
-        assert not roller.queue, f"dice given but not rolled: {list(roller.queue)}"
+        outcome = execute_checked(self.state, action, ctx, snap)
         self.state = outcome.state
         self.events.extend(outcome.events)
         return outcome

@@ -220,18 +220,6 @@ MESSAGES: list[str] = []
 
 
 @pytest.fixture
-async def store(tmp_path):
-    opened = await Store.open(tmp_path / "referee.db")
-    yield opened
-    await opened.close()
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
 def ref(store, clock):
     return Referee(store, RULES, ForcedRoller(), clock)
 

@@ -41,18 +41,6 @@ LATEST = max(number for number, _ in migration_files())
 
 
 @pytest.fixture
-async def store(tmp_path):
-    opened = await Store.open(tmp_path / "referee.db")
-    yield opened
-    await opened.close()
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
 def roller():
     """No random die may be used: every die in these tests is entered by the GM (or pushed here)."""
     return ForcedRoller()

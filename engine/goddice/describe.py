@@ -6,7 +6,7 @@ from engine.describe import When, Who, plural
 from engine.events import Event, GameImported
 from engine.goddice import events as ev
 from engine.goddice.cards import FACE_NAMES, Cards
-from engine.goddice.play import LegalAttack, character_label, label, legal_attacks, rollable
+from engine.goddice.common import LegalAttack, character_label, label, legal_attacks, rollable
 from engine.goddice.state import (
     CHOOSE,
     DECLARE,

@@ -142,7 +142,7 @@ class DefenderDeclared(Event):
 
 @dataclass
 class GodDiceRead(Event):
-    """What the God dice mean for this turn (`outcome`, see `engine.goddice.play.read_god_dice`)."""
+    """What the God dice mean for this turn (`outcome`, see `engine.goddice.turn.read_god_dice`)."""
 
     faces: list[str]
     outcome: str  # god kill, divine intervention, reversal, no reversal, resurrection, in favor, push, no effect

@@ -27,8 +27,8 @@ from typing import IO, Any, TextIO
 from data.store import Store, StoreUnavailable
 from engine import clock
 from engine.commands import (
-    COMMANDS,
     GUIDE,
+    PREFIXES,
     Command,
     build_action,
     check_ruleset,
@@ -36,25 +36,15 @@ from engine.commands import (
     find_command,
     help_lines,
 )
-from engine.describe import event_line, faces_line, plural, roll_line, same, utc_text
+from engine.describe import event_line, faces_line, roll_line, utc_text
 from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
 from engine.errors import BadInput, NotGM, RefereeError, RuleViolation
 from engine.events import Event
-from engine.goddice import describe as goddice_words
-from engine.goddice.play import LoadCards, find_player
-from engine.godsfire.phases import phase_line
-from engine.godsfire.politics import STEP_NAMES, interphase_left
-from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
-from engine.godsfire.state import PHASE_NAMES, GodsfireState, System
-from engine.nations.common import actions_left, army_mp, find_nation, viewed_nation
-from engine.nations.describe import unit_ref
-from engine.nations.rules import Rules
-from engine.nations.state import GameState, Nation
-from engine.nations.war import chooser
-from referee import GAME_OVER, MAX_EXPORT_BYTES, Referee, Report, digest_lines, imported_summary, read_export, utc_now
+from engine.rulesets import ruleset
+from engine.view import At, Line, Person, Strong, View, text_lines
+from referee import GAME_OVER, MAX_EXPORT_BYTES, Referee, digest_lines, imported_summary, read_export, utc_now
 
 CHANNEL = "console"
-_RULESET_NAMES = {"nations": "Nations", "goddice": "God Dice", "godsfire": "Godsfire"}
 MAX_CARD_FILE = 200_000
 MAX_LINE = 4_000
 """The longest console line, in characters (a longer one is refused, not cut)."""
@@ -118,7 +108,7 @@ def parse_line(line: str) -> tuple[str, Command, dict[str, str]] | None:
     actor = tokens[0]
     words = [tokens[1][1:]]
     rest = tokens[2:]
-    while rest and ":" not in rest[0] and " ".join([*words, rest[0]]).lower() in _PREFIXES:
+    while rest and ":" not in rest[0] and " ".join([*words, rest[0]]).lower() in PREFIXES:
         words.append(rest.pop(0))
     command, leftover = find_command(words)
     options: dict[str, str] = {}
@@ -137,9 +127,6 @@ def parse_line(line: str) -> tuple[str, Command, dict[str, str]] | None:
     return actor, command, options
 
 
-_PREFIXES = {" ".join(c.path.split()[:n]) for c in COMMANDS for n in range(1, len(c.path.split()) + 1)}
-
-
 class Console:
     """Reads commands, runs them through the referee and writes the answers."""
 
@@ -148,22 +135,26 @@ class Console:
         self.out = out
         self.formatter = Formatter(fmt)
         self.db_path = db_path
-        self._answer: list[str] | None = None  # a command's lines, gathered while a formatter needs them whole
-
-    @property
-    def rules(self) -> Rules:
-        return self.referee.rules
+        self._answer: list[str | Line] | None = None  # a command's lines, gathered while a format needs them whole
 
     def say(self, text: str) -> None:
-        if self._answer is not None:
-            self._answer.append(text)
-        else:
-            self.write(text)
+        self._say(text.split("\n"))
 
-    def write(self, text: str) -> None:
-        if self.formatter.fmt != "text":
-            text = self.formatter.answer(text.split("\n")) + "\n"  # one paragraph an answer, a blank line after
-        print(text, file=self.out, flush=True)
+    def say_view(self, shown: View) -> None:
+        """A query's view: as plain text, or laid out line by line (its emphasis kept) in markdown or BBCode."""
+        self._say(text_lines(shown) if self.formatter.fmt == "text" else [shown.title, *shown.lines])
+
+    def _say(self, lines: list[str | Line]) -> None:
+        if self._answer is not None:
+            self._answer.extend(lines)
+        else:
+            self.write(lines)
+
+    def write(self, lines: list[str | Line]) -> None:
+        if self.formatter.fmt != "text":  # one paragraph an answer, a blank line after
+            print(self.formatter.answer(lines) + "\n", file=self.out, flush=True)
+            return
+        print("\n".join(ln if isinstance(ln, str) else ln.text for ln in lines), file=self.out, flush=True)
 
     def gather(self) -> None:
         """Keep what is said until `flush`, when a format needs a command's answer whole."""
@@ -173,7 +164,7 @@ class Console:
     def flush(self) -> None:
         answer, self._answer = self._answer, None
         if answer:
-            self.write("\n".join(answer))
+            self.write(answer)
 
     async def startup_line(self) -> str:
         """The interactive greeting: which database, and whether a game is running in it."""
@@ -184,7 +175,7 @@ class Console:
             game = "No game is running: `gm /game start` starts one (the one who starts it is its GM)."
         else:
             state = await self.referee.store.load(game_id)
-            game = (f"A {_RULESET_NAMES.get(state.ruleset, state.ruleset)} game is running (turn {state.turn}, "
+            game = (f"A {ruleset(state.ruleset).title} game is running (turn {getattr(state, 'turn', 0)}, "
                     f"GM: {state.gm}); /game status shows it, and `--new` starts over.")
         return f"{head} {game} Lines are `<your name> /command options`; /help lists them."
 
@@ -196,8 +187,8 @@ class Console:
             return
         state = await self.referee.store.load(game_id)
         await self.referee.act(CHANNEL, state.gm, clock.EndGame(), "/game end (--new)")
-        self.say(f"--new: ended the running {_RULESET_NAMES.get(state.ruleset, state.ruleset)} game (turn "
-                 f"{state.turn}, GM: {state.gm}); a new one starts with /game start.")
+        self.say(f"--new: ended the running {ruleset(state.ruleset).title} game (turn "
+                 f"{getattr(state, 'turn', 0)}, GM: {state.gm}); a new one starts with /game start.")
 
     def say_events(self, events: list[Event]) -> None:
         for event in events:
@@ -245,52 +236,29 @@ class Console:
                 raise RuleViolation("this channel already has a game running: /game status shows it; its GM ends "
                                     "it with /game end, or start the console with --new to start over")
             report = await referee.start_game(CHANNEL, actor, options.get("turn_hours"), command=command_text,
-                                              ruleset_name=options.get("ruleset") or "nations",
-                                              options=options.get("options"))
+                                              ruleset_name=options.get("ruleset"), options=options.get("options"))
             self.say_events(report.events)
-        elif path in ("game status", "goddice status", "godsfire status"):
+        elif path == "game status":
             state = await referee.shown_state(CHANNEL)  # with no live game: the last ended one, marked over
-            if state.ruleset == "godsfire":
-                self.say(godsfire_status_text(state))
-            else:
-                self.say(status_text(state, self.rules) if state.ruleset == "nations"
-                         else "\n".join(goddice_words.status_lines(state, same)))
+            self.show_status(state)
+        elif command.view is not None:  # a query: its rule set's view
+            state = await (referee.shown_state(CHANNEL) if command.shows_ended else referee.state(CHANNEL))
+            self.say_view(command.view(state, referee.rules_for(state.ruleset), actor, options))
             if state.ended:
                 self.say(GAME_OVER)
-        elif path == "godsfire system show":
-            state = await referee.state(CHANNEL)
-            self.say(system_text(state.system(options["name"])))
-        elif path == "godsfire phase show":
-            self.say(phase_text(await referee.state(CHANNEL)))
-        elif path == "godsfire interphase show":
-            self.say(interphase_text(await referee.state(CHANNEL)))
-        elif path == "goddice cards":
-            self.say("\n".join(goddice_words.cards_lines((await referee.state(CHANNEL)).cards)))
-        elif path == "gm cards":
-            if not Referee.is_gm(await referee.state(CHANNEL), actor):  # before reading any file
-                raise NotGM("only the GM may load a card file")
-            report = await referee.act(CHANNEL, actor, LoadCards(read_card_file(options["file"])), command_text)
+        elif command.toml_option is not None:  # a file to read first (God Dice's card file): the GM's, when so
+            if command.gm_only and not Referee.is_gm(await referee.state(CHANNEL), actor):  # before any file
+                raise NotGM(f"only the GM may use /{path}")
+            options[command.toml_option] = read_toml_file(options[command.toml_option])
+            report = await referee.act(CHANNEL, actor, build_action(command, options), command_text)
             self.say_events(report.caught_up + report.events)
-        elif path == "nation list":
-            state = await referee.state(CHANNEL)
-            self.say("\n".join(nation_line(n, state, self.rules) for n in state.nations.values())
-                     or "No nations yet: /nation claim or /nation create.")
-        elif path in ("nation show", "army show"):
-            state = await referee.state(CHANNEL)
-            nation = viewed_nation(state, actor, options.get("nation"))
-            text = nation_text(nation, state, self.rules) if path == "nation show" else army_text(nation, self.rules)
-            self.say(text)
-        elif path == "attack status":
-            self.say(battles_text(await referee.state(CHANNEL), options.get("battle")))
         elif path == "log":
             name = options.get("nation")
             if name:
                 state = await referee.shown_state(CHANNEL)
-                if state.ruleset == "godsfire":
-                    name = state.player(name).name
-                else:
-                    name = find_nation(state, name).name if state.ruleset == "nations" \
-                        else find_player(state, name).name
+                find = ruleset(state.ruleset).find_side
+                if find is not None:
+                    name = find(state, name)
             limit = options.get("limit", 10)
             if not 1 <= limit <= MAX_LOG_LIMIT:
                 raise BadInput(f"limit is how many rolls to show: 1 to {MAX_LOG_LIMIT}, not {limit}")
@@ -312,17 +280,20 @@ class Console:
         else:
             report = await referee.act(CHANNEL, actor, build_action(command, options), command_text)
             self.say_events(report.caught_up + report.events)
-            self.say_actions_left(report, actor)
+            note = ruleset(report.state.ruleset).actor_note
+            said = note(report.state, report.events, actor, utc_text) if note is not None else None
+            if said:
+                self.say(said)
 
-    def say_actions_left(self, report: Report, actor: str) -> None:
-        if report.state.ruleset != "nations":
-            return
-        nation = report.state.nation_of(actor)
-        used = [e for e in report.events if e.kind == "action_used"]
-        if nation is not None and used and not nation.eliminated:
-            left = actions_left(report.state, nation)
-            self.say(f"{nation.name}: {left} of {report.state.house.actions_per_turn} actions left; "
-                     f"turn {report.state.turn} ends {utc_text(report.state.turn_ends_at)}.")
+    def show_status(self, state: Any) -> None:
+        """/game status: the game's rule set's status view (an ended game's marked over)."""
+        status = ruleset(state.ruleset).status
+        if status is None:
+            self.say(f"{ruleset(state.ruleset).title} — {ruleset(state.ruleset).summary(state)}; GM: {state.gm}")
+        else:
+            self.say_view(status(state, self.referee.rules_for(state.ruleset)))
+        if state.ended:
+            self.say(GAME_OVER)
 
     async def export(self, actor: str, file: str | None, overwrite: bool = False) -> None:
         """GM: the game as JSON, printed, or written to `file` under an export folder (`export_path`)."""
@@ -369,26 +340,42 @@ class Formatter:
             raise BadInput(f"format is one of {', '.join(FORMATS)}, not {fmt!r}")
         self.fmt = fmt
 
-    def answer(self, lines: list[str]) -> str:
-        """One command's answer (its lines as the text format prints them) in this format."""
+    def answer(self, lines: list[str | Line]) -> str:
+        """One command's answer in this format: its lines as the text format prints them, and a view's lines
+        (`engine.view.Line`, their emphasis marked)."""
         if self.fmt == "text":
-            return "\n".join(lines)
-        if lines and lines[0].startswith("{"):  # an export printed: JSON, as a code block
-            body = "\n".join(lines)
+            return "\n".join(ln if isinstance(ln, str) else ln.text for ln in lines)
+        if lines and isinstance(lines[0], str) and lines[0].startswith("{"):  # an export printed: a code block
+            body = "\n".join(ln if isinstance(ln, str) else ln.text for ln in lines)
             return f"```json\n{body}\n```" if self.fmt == "markdown" else f"[code]{body}[/code]"
         blocks: list[tuple[bool, list[str]]] = []  # (a list?, its lines), in order
         for line in lines:
-            item = line.startswith("  ")
+            item = line.startswith("  ") if isinstance(line, str) else line.item
             if not blocks or blocks[-1][0] != item:
                 blocks.append((item, []))
-            blocks[-1][1].append(self.line(line.strip()))
+            blocks[-1][1].append(self.line(line.strip()) if isinstance(line, str) else self.view_line(line))
         if self.fmt == "markdown":  # paragraphs keep their lines apart; a blank line around each list
             return "\n\n".join("\n".join(f"- {x}" for x in block) if item else "  \n".join(block)
                                for item, block in blocks)
         return "\n".join("\n".join(["[list]", *(f"[*]{x}" for x in block), "[/list]"]) if item
                          else "\n".join(block) for item, block in blocks)
 
+    def view_line(self, line: Line) -> str:
+        """A view's line: each part escaped (markdown), its strong parts in bold, unit ids and commands in code."""
+        bold = ("**{}**" if self.fmt == "markdown" else "[b]{}[/b]").format
+        out = []
+        for part in line.parts:
+            text = part.text if isinstance(part, Strong) else utc_text(part.moment) if isinstance(part, At) \
+                else part.who if isinstance(part, Person) else part
+            if self.fmt == "markdown":
+                text = _MD_SPECIAL.sub(r"\\\1", text)
+                if isinstance(part, str):
+                    text = _COMMAND.sub(lambda m: _code_command(m), _UNIT_ID.sub(lambda m: f"`{m.group(0)}`", text))
+            out.append(bold(text) if isinstance(part, Strong) else text)
+        return "".join(out)
+
     def line(self, text: str) -> str:
+        """A line of finished text (an event's words): escaped, with its roll totals, verdicts and alarms bold."""
         if self.fmt == "markdown":
             text = _MD_SPECIAL.sub(r"\\\1", text)
             text = _UNIT_ID.sub(lambda m: f"`{m.group(0)}`", text)
@@ -404,7 +391,7 @@ class Formatter:
 def _code_command(match: re.Match[str]) -> str:
     """`/attack commit` as a code span: the longest command path the words start with."""
     words = match.group(1).split()
-    while words and " ".join(words) not in _PREFIXES:
+    while words and " ".join(words) not in PREFIXES:
         words.pop()
     if not words:
         return match.group(0)
@@ -412,14 +399,16 @@ def _code_command(match: re.Match[str]) -> str:
     return f"`{command}`" + match.group(0)[len(command):]
 
 
-def read_card_file(file: str) -> dict[str, Any]:
-    """A God Dice card file (TOML) for /gm cards: a regular file of at most MAX_CARD_FILE bytes."""
+def read_toml_file(file: str) -> dict[str, Any]:
+    """A TOML file a command reads (God Dice's card file for /gm cards): a regular file of at most MAX_CARD_FILE
+    bytes."""
     raw = read_regular_file(file, MAX_CARD_FILE, "a card file")
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as err:
         reason = "it is nested too deeply" if isinstance(err, RecursionError) else str(err)
         raise BadInput(f"cannot read {file} as a card file: {reason}") from None
+
 
 
 def read_regular_file(file: str, limit: int, what: str) -> bytes:
@@ -519,173 +508,6 @@ def ledger_line(roll: RollRecord | FacesRecord) -> str:
         return faces_line(roll)
     return roll_line(roll)  # a free /roll row too
 
-
-
-# --- views ---------------------------------------------------------------------------------------
-
-
-def nation_line(nation: Nation, state: GameState, rules: Rules) -> str:
-    tag = " (eliminated)" if nation.eliminated else ""
-    return (f"{nation.name}{tag} — {nation.player or 'no player'}: E {nation.economy} S {nation.effective_stability}"
-            f" M {nation.military} P {nation.propaganda} L {nation.land}; {len(nation.units)} units"
-            + ("" if state.ended else f"; {plural(actions_left(state, nation), 'action')} left"))
-
-
-def status_text(state: GameState, rules: Rules) -> str:
-    clock = "over" if state.ended else "paused" if state.paused else f"ends {utc_text(state.turn_ends_at)}"
-    lines = [f"Nations — turn {state.turn} ({state.turn_hours:g} h), {clock}; GM: {state.gm}"
-             + (" — GAME OVER" if state.ended else "")]
-    if state.forced_dice:
-        count = len(state.forced_dice)
-        lines.append(f"{count} GM-entered {'die' if count == 1 else 'dice'} waiting.")
-    lines += [nation_line(n, state, rules) for n in state.nations.values()] or ["No nations yet."]
-    waiting = [b for b in state.battles.values() if b.stage in ("commit", "pairing")]
-    lines += [f"Battle #{b.id} waits for {chooser(b)} to {'commit units' if b.stage == 'commit' else 'pair units'}"
-              f" (default at {utc_text(b.deadline)})" for b in waiting if b.deadline]
-    return "\n".join(lines)
-
-
-def nation_text(nation: Nation, state: GameState, rules: Rules) -> str:
-    mod = rules.modifier
-    stab = f"{nation.effective_stability} (base {nation.stability}, −{nation.foreign_patches} foreign)" \
-        if nation.foreign_patches else f"{nation.stability}"
-    lines = [
-        f"{nation.name}" + (" — ELIMINATED" if nation.eliminated else "") + f" — played by {nation.player or 'nobody'}",
-        f"ECONOMY {nation.economy} ({mod(nation.economy):+d})  STABILITY {stab} ({mod(nation.effective_stability):+d})",
-        (f"MILITARY {nation.military} ({mod(nation.military):+d})  PROPAGANDA {nation.propaganda} "
-        f"({mod(nation.propaganda):+d})  LAND {nation.land} (E+M {nation.economy + nation.military})"),
-        f"STRENGTH {nation.strength}, WEAKNESS {nation.weakness}",
-        ("The game is over." if state.ended else
-         f"Actions: {actions_left(state, nation)} of {state.house.actions_per_turn} left this turn"
-         + (f" (used: {', '.join(a.upper() for a in nation.actions_used)})" if nation.actions_used else "")),
-    ]
-    for bonus in nation.bonuses.values():
-        lines.append(f"{bonus.kind.capitalize()} {bonus.value:+d} until {utc_text(bonus.expires_at)}")
-    lines.append(army_text(nation, rules))
-    return "\n".join(lines)
-
-
-def army_text(nation: Nation, rules: Rules) -> str:
-    mp = army_mp(rules, nation)
-    over = " — OVER ITS MP CAP" if mp > nation.military else ""
-    head = f"Army of {nation.name}: {mp} of {nation.military} MP{over}"
-    lines = [head]
-    for unit in sorted(nation.units.values(), key=lambda u: u.id):
-        top = rules.max_hp(unit.type, unit.rank, nation.strength, nation.weakness)
-        where = f", in battle #{unit.battle}" if unit.battle is not None else ""
-        lines.append(f"  {unit_ref(unit.id, unit.type, unit.rank)} {unit.hp}/{top} HP{where}")
-    return "\n".join(lines)
-
-
-def battles_text(state: GameState, battle_id: int | None = None) -> str:
-    """Every battle (or one), with what it waits for and its report so far."""
-    battles = [b for b in state.battles.values() if battle_id in (None, b.id)]
-    if not battles:
-        return "No battles." if battle_id is None else f"There is no battle #{battle_id}."
-    lines = []
-    for b in battles:
-        status = b.result if b.over else {
-            "commit": f"waits for {b.defender} to commit units",
-            "pairing": f"waits for {chooser(b)} to pair units",
-        }.get(b.stage, "being fought")
-        due = f" (until {utc_text(b.deadline)})" if b.deadline and not b.over else ""
-        lines.append(f"Battle #{b.id}, turn {b.turn}: {b.attacker} against {b.defender} — {status}{due}")
-        lines.append(f"  attacking: {_unit_list(b.attacking, b.in_fight_attacking, b.retreat_orders)}")
-        if b.defending:
-            lines.append(f"  defending: {_unit_list(b.defending, b.in_fight_defending, b.retreat_orders)}")
-        for duel in b.duels:
-            rounds = len([r for r in duel["rounds"] if r["kind"] == "round"])
-            lines.append(f"  duel: {unit_ref(duel['attacker_unit'], duel['attacker_type'])} vs "
-                         f"{unit_ref(duel['defender_unit'], duel['defender_type'])}, {rounds} rounds — "
-                         f"{duel['outcome'] or 'under way'}")
-    return "\n".join(lines)
-
-
-def _unit_list(ids: list[int], in_fight: list[int], orders: dict[int, int | None]) -> str:
-    def one(unit: int) -> str:
-        order = ""
-        if unit in orders:
-            order = ", retreat now" if orders[unit] is None else f", retreat at {orders[unit]} HP"
-        return f"#{unit}" + ("" if unit in in_fight else " (out)") + order
-
-    return "; ".join(one(u) for u in ids)
-
-
-# --- Godsfire ------------------------------------------------------------------------------------
-
-
-def _units(units: dict[str, int]) -> str:
-    return ", ".join(f"{n} {kind}" for kind, n in units.items() if n) or "none"
-
-
-def godsfire_status_text(state: GodsfireState) -> str:
-    """`/godsfire status`: the turn and phase, each player (NG, money, allegiances) and each system."""
-    lines = [f"Godsfire — turn {state.turn}, {PHASE_NAMES[state.phase]}; GM: {state.gm}"
-             + (" — GAME OVER" if state.ended else "")]
-    if state.forced_dice:
-        count = len(state.forced_dice)
-        lines.append(f"{count} GM-entered {'die' if count == 1 else 'dice'} waiting.")
-    for p in state.players:
-        systems = ", ".join(s.name for s in state.systems_of(p.name)) or "none"
-        allegiance = " ".join(f"{party} {n}" for party, n in p.national_allegiance.items())
-        marks = [m for m, on in (("Change Ministers! used", p.ministers_changed),
-                                 ("failed a repayment this turn", p.failed_repayment),
-                                 ("no new loans until every allegiance is 3+", p.loans_barred),
-                                 ("OUT OF THE GAME", p.out)) if on]
-        lines.append(f"{p.name}: NG on {p.government or 'no system yet'}, {p.ng_money} GB, in transit "
-                     f"{p.in_transit} GB; national allegiance {allegiance or 'none'}; systems: {systems}"
-                     + "".join(f"; {m}" for m in marks))
-    if not state.players:
-        lines.append("No players yet: the GM adds systems with /godsfire system add.")
-    lines += [system_line(s) for s in state.systems]
-    return "\n".join(lines)
-
-
-def system_line(system: System) -> str:
-    revolts = sum(1 for r in system.regions if r.revolt)
-    return (f"{system.name} ({system.owner or 'neutral'}): {plural(len(system.regions), 'region')}"
-            + (f", {revolts} in revolt" if revolts else "")
-            + f", bank {system.bank} GB, space {_units(system.units)}")
-
-
-def system_text(system: System) -> str:
-    """`/godsfire system show`: the system sheet, one line a region."""
-    owner = f"{system.owner}'s system" if system.owner else "a neutral system"
-    loans = "; ".join(f"{loan.amount} GB (marker on box {loan.box + 1})" for loan in system.loans) or "none"
-    lines = [f"{system.name} — {owner}, {plural(system.planets, 'planet')}; bank {system.bank} GB; "
-             f"space {_units(system.units)}; loans {loans}"
-             + (f"; UNDER SIEGE ({plural(system.enemy_units, 'enemy unit')})" if system.enemy_units else "")]
-    for r in system.regions:
-        extra = [f"ground {_units(r.units)}"]
-        if r.revolt:
-            extra.insert(0, "IN REVOLT")
-        if r.enemy_units:
-            extra.append(f"enemy units {r.enemy_units}")
-        money = [f"{p} {n} (circle {r.subversion_step.get(p, 0) + 1})" for p, n in r.subversion.items() if n]
-        if money:
-            extra.append("subversion " + ", ".join(money))
-        if r.desubversion:
-            extra.append(f"de-subversion {r.desubversion}")
-        if r.counter_subversion:
-            extra.append(f"counter-subversion {r.counter_subversion}")
-        lines.append(f"  Region {r.number}: {PARTY_NAMES[r.party]} ({r.party}), allegiance {r.allegiance}, "
-                     f"{ECONOMY_NAMES[r.economy]} ({r.economy}); " + "; ".join(extra))
-    return "\n".join(lines)
-
-
-def phase_text(state: GodsfireState) -> str:
-    """`/godsfire phase show`: where the turn is, and the next phase."""
-    return phase_line(state) + "."
-
-
-def interphase_text(state: GodsfireState) -> str:
-    """`/godsfire interphase show`: each player's interphase steps not yet marked done."""
-    if state.phase != "interphase":
-        return f"Not in the Social Interphase: turn {state.turn} is in the {PHASE_NAMES[state.phase]}."
-    lines = [f"Social Interphase, turn {state.turn} (a step skipped: /godsfire interphase done step:<step>):"]
-    for player, left in interphase_left(state).items():
-        lines.append(f"{player}: " + ("; ".join(f"{STEP_NAMES[s]} ({s})" for s in left) if left else "all done"))
-    return "\n".join(lines)
 
 
 # --- entry ---------------------------------------------------------------------------------------

@@ -26,8 +26,7 @@ from engine.describe import event_line, plural, roll_line, same, utc_text
 from engine.dice import FreeRoll, RandomRoller, Roller, RollRecord, free_roll
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import ActionUndone, Event, replay
-from engine.nations.rules import Rules
-from engine.rulesets import RULESETS, ruleset
+from engine.rulesets import RULESETS, default_ruleset, ruleset
 
 CLOCK_ACTOR = "clock"
 DUE_BATCH = 200  # games caught up in one transaction
@@ -136,13 +135,9 @@ def _json_kind(value: Any) -> str:
 
 
 def imported_summary(state: Any, source: str) -> str:
-    """One line saying what an import brought in, e.g. "Game imported from x.json: turn 3, 4 nations"."""
-    if state.ruleset == "nations":
-        return f"Game imported from {source}: turn {state.turn}, {len(state.nations)} nations"
-    if state.ruleset == "godsfire":
-        return (f"Godsfire game imported from {source}: turn {state.turn}, {len(state.players)} players, "
-                f"{len(state.systems)} systems")
-    return f"God Dice game imported from {source}: {len(state.players)} players"
+    """One line saying what an import brought in, e.g. "Nations game imported from x.json: turn 3, 4 nations"."""
+    rules = ruleset(state.ruleset)
+    return f"{rules.title} game imported from {source}: {rules.summary(state)}"
 
 
 def digest_lines(digest: Digest, when: Callable[[datetime], str] = utc_text,
@@ -188,11 +183,12 @@ class Report:
 class Referee:
     """One store, one roller and one clock shared by every game; each game runs under its rule set's rules."""
 
-    def __init__(self, store: Store, rules: Rules | Mapping[str, Any] | None = None, roller: Roller | None = None,
+    def __init__(self, store: Store, rules: Any = None, roller: Roller | None = None,
                  clock: Callable[[], datetime] = utc_now) -> None:
-        """`rules`: each rule set's rules by name (any not given come from `data/`), or the Nations rules alone."""
-        given = dict(rules) if isinstance(rules, Mapping) else {} if rules is None else {"nations": rules}
-        self.rules_by_set = {name: given.get(name) or rules_for(name) for name in RULESETS}
+        """`rules`: each rule set's rules by name (any not given come from `data/`), or the main game's alone."""
+        given = dict(rules) if isinstance(rules, Mapping) else {} if rules is None \
+            else {default_ruleset().name: rules}
+        self.rules_by_set: dict[str, Any] = {name: given.get(name) or rules_for(name) for name in RULESETS}
         self.store = store
         self.roller = roller or RandomRoller()
         self.clock = clock
@@ -203,17 +199,20 @@ class Referee:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
     @property
-    def rules(self) -> Rules:
-        """The Nations rules (the main game's; `rules_for` gives any rule set's)."""
-        return self.rules_by_set["nations"]
+    def rules(self) -> Any:
+        """The main game's rules (`rules_for` gives any rule set's)."""
+        return self.rules_for(default_ruleset().name)
 
     def rules_for(self, name: str) -> Any:
+        """The rules a game of rule set `name` runs under (a rule set registered later: from `data/`)."""
+        if name not in self.rules_by_set:
+            self.rules_by_set[name] = rules_for(name)
         return self.rules_by_set[name]
 
-    def context(self, state: Any, actor: str, gm_role: bool = False, ruleset_name: str = "nations",
+    def context(self, state: Any, actor: str, gm_role: bool = False, ruleset_name: str | None = None,
                 now: datetime | None = None) -> Context:
         is_gm = gm_role or (state is not None and actor.lower() == state.gm.lower())
-        rules = self.rules_for(state.ruleset if state is not None else ruleset_name)
+        rules = self.rules_for(state.ruleset if state is not None else ruleset_name or default_ruleset().name)
         return Context(now=now or self.clock(), actor=actor, rules=rules, is_gm=is_gm, roller=self.roller)
 
     @staticmethod
@@ -251,10 +250,10 @@ class Referee:
     # --- commands ------------------------------------------------------------------------------
 
     async def start_game(self, channel: str, actor: str, turn_hours: float | None = None,
-                         guild_id: int | None = None, command: str = "/game start", ruleset_name: str = "nations",
+                         guild_id: int | None = None, command: str = "/game start", ruleset_name: str | None = None,
                          options: str | None = None) -> Report:
         """A new game of a rule set in a channel with no live game; `actor` is its GM."""
-        rules = ruleset(ruleset_name)
+        rules = ruleset(ruleset_name) if ruleset_name else default_ruleset()
         busy = RuleViolation("this channel already has a game running: /game status shows it")
         if await self.store.live_game(channel) is not None:
             raise busy
@@ -456,7 +455,7 @@ class Referee:
         if not isinstance(data, dict) or not isinstance(data.get("game"), dict):
             raise BadInput(f"that is not a {titles} export: it has no game object")
         try:
-            rules = ruleset(data["game"].get("ruleset", "nations"))
+            rules = ruleset(data["game"].get("ruleset", default_ruleset().name))
         except BadInput:
             raise BadInput(f"that is not a {titles} export: its game.ruleset names no rule set this referee "
                            "plays") from None

@@ -13,7 +13,7 @@ import tracemalloc
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from data import nations_rules
+from data import rules_for
 from data.store import Store
 from engine.clock import Tick
 from engine.core import Context, execute
@@ -25,7 +25,7 @@ from engine.nations.gm import SetStat
 from engine.nations.peace import ClaimPreset, Encourage, GrowMilitary, PropagandaAttack, RaiseStability
 from referee import Referee
 
-RULES = nations_rules()
+RULES = rules_for("nations")
 START = datetime(2026, 1, 1, tzinfo=UTC)
 PLAYERS = [f"p{i}" for i in range(5)]
 PRESETS = ["1", "7", "9", "10", "11"]

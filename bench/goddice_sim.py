@@ -13,8 +13,8 @@ of a pairing sum to 1; the diagonal is seat 1's rate in the mirror duel, near 50
 then the turn-length figures and how often each attack is made.
 
 The rules are the engine's, not a re-implementation: which attacks the dice make legal and what they deal
-comes from `engine.goddice.play.qualifying` (`needs_met` and `Attack.damage` over the `Cards`), the God dice
-are read by `engine.goddice.play.read_god_dice`, and every number (dice count, faces, damage per 5, Wild O's,
+comes from `engine.goddice.common.qualifying` (`needs_met` and `Attack.damage` over the `Cards`), the God dice
+are read by `engine.goddice.turn.read_god_dice`, and every number (dice count, faces, damage per 5, Wild O's,
 lives, attacks) comes from the card file, so another card file simulates differently. For speed the games do
 not run through `engine.core.execute`: the dice are rolled directly with `random.Random` — a roll of k dice is
 drawn from the exact multinomial distribution of k dice showing `cards.attack_faces`, two God dice from
@@ -71,9 +71,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import mul
 
-from data import DATA_DIR, goddice_rules
+from data import DATA_DIR, rules_for
 from engine.goddice.cards import Attack, Cards, CharacterCard, rules_from_dict
-from engine.goddice.play import ROLL_TYPES, qualifying, read_god_dice
+from engine.goddice.common import ROLL_TYPES, qualifying
+from engine.goddice.turn import read_god_dice
 from engine.house import RulesError
 
 DEFAULT_GAMES = 10_000
@@ -498,7 +499,7 @@ def render(report: Report, source: str) -> str:
 def load_cards(path: str | None) -> tuple[Cards, str]:
     """The shipped card file, or another one (validated like the bot validates it)."""
     if path is None:
-        return goddice_rules().cards, str((DATA_DIR / "goddice.toml").relative_to(DATA_DIR.parent))
+        return rules_for("goddice").cards, str((DATA_DIR / "goddice.toml").relative_to(DATA_DIR.parent))
     with open(path, "rb") as handle:
         return rules_from_dict(tomllib.load(handle)).cards, path
 

@@ -28,11 +28,13 @@ class EndGame:
 
 @dataclass(frozen=True)
 class Deadline:
+    """A moment something falls due, as its rule set names it: what (a "turn end", a "reminder"…), whom it
+    concerns (a nation, a player) and what about (a bonus's kind, a battle's number), as the rule set says."""
+
     at: datetime
-    what: str  # e.g. "turn end", "bonus expiry", "battle choice", "reminder"
-    nation: str | None = None  # the nation or player it concerns
-    bonus: str | None = None
-    battle: int | None = None
+    what: str
+    who: str | None = None
+    about: str | int | None = None
 
 
 def deadlines(state: Any) -> list[Deadline]:
@@ -66,5 +68,5 @@ def tick(tx: Tx, action: Tick) -> None:
 @handles(EndGame)
 def end_game(tx: Tx, action: EndGame) -> None:
     require_gm(tx, "end the game")
-    final = getattr(tx.state, "final_standings", None)  # a rule set whose state can sum itself up (Nations)
-    tx.emit(GameEnded(standings=final() if callable(final) else {}))
+    final = ruleset_of(tx.state).final_standings  # a rule set whose game can be summed up (Nations)
+    tx.emit(GameEnded(standings=final(tx.state) if final is not None else {}))

@@ -11,10 +11,10 @@ from typing import Any
 import engine  # noqa: F401  (registers every rule set)
 from engine import clock, gm
 from engine.errors import BadInput, RuleViolation
-from engine.rulesets import RULESETS, ruleset
+from engine.rulesets import RULESETS, on_register, ruleset
 from engine.vocabulary import Command, Param, build_action, coerce_options, parse_dice
 
-__all__ = ["BY_PATH", "COMMANDS", "GUIDE", "Command", "Param", "build_action", "check_ruleset", "choices",
+__all__ = ["BY_PATH", "COMMANDS", "GUIDE", "PREFIXES", "Command", "Param", "build_action", "check_ruleset", "choices",
            "coerce_options", "find_command", "help_groups", "help_lines", "parse_dice"]
 
 P = Param
@@ -25,11 +25,16 @@ def _dice(o: dict[str, Any]) -> Any:
     return gm.ClearDice() if text.lower() == "clear" else gm.QueueDice(parse_dice(text))
 
 
-GAME = (
-    Command("game start", "start a game here; you are its GM",
-            (P("ruleset", help="the rule set (default nations)", choices=tuple(RULESETS)),
-             P("turn_hours", float, help="Nations: turn length in hours"),
-             P("options", help='God Dice: optional rules, e.g. "campaign resurrection free_for_all"'))),
+def _game_start() -> Command:
+    """/game start, offering every registered rule set (the first is the default)."""
+    names = tuple(RULESETS)
+    return Command("game start", "start a game here; you are its GM",
+                   (P("ruleset", help=f"the rule set (default {names[0] if names else 'none'})", choices=names),
+                    P("turn_hours", float, help="Nations: turn length in hours"),
+                    P("options", help='God Dice: optional rules, e.g. "campaign resurrection free_for_all"')))
+
+
+GAME_AFTER_START = (
     Command("game status", "where this channel's game stands"),
     Command("game digest", "everything since a time or the last digest, for a turn post: actions and their rolls, "
                            "turn ends, expiries, battles (anyone may read one; the GM's, without since:, "
@@ -62,17 +67,35 @@ GM_LATE = (
 )
 
 
-def _assemble() -> tuple[Command, ...]:
+def _assemble() -> list[Command]:
     own = [replace(c, ruleset=rs.name) for rs in RULESETS.values() for c in rs.commands]
     play = [c for c in own if not c.path.startswith("gm ")]
     gm_powers = [c for c in own if c.path.startswith("gm ")]
-    return (*GAME, *play, *LOG, *ROLL, *GM_DICE, *gm_powers, *GM_LATE)
+    return [_game_start(), *GAME_AFTER_START, *play, *LOG, *ROLL, *GM_DICE, *gm_powers, *GM_LATE]
 
 
-COMMANDS: tuple[Command, ...] = _assemble()
-BY_PATH = {c.path: c for c in COMMANDS}
-if len(BY_PATH) != len(COMMANDS):
-    raise RuntimeError("two commands share a path")
+COMMANDS: list[Command] = []
+"""Every command, shared ones and each registered rule set's (rebuilt in place when a rule set registers)."""
+BY_PATH: dict[str, Command] = {}
+PREFIXES: set[str] = set()
+"""Every start of a command path ("godsfire", "godsfire system", "godsfire system add")."""
+
+
+def rebuild() -> None:
+    """The command table anew from the registry, in place (modules that imported it see the new one)."""
+    commands = _assemble()
+    by_path = {c.path: c for c in commands}
+    if len(by_path) != len(commands):
+        raise RuntimeError("two commands share a path")
+    COMMANDS[:] = commands
+    BY_PATH.clear()
+    BY_PATH.update(by_path)
+    PREFIXES.clear()
+    PREFIXES.update(" ".join(c.path.split()[:n]) for c in commands for n in range(1, len(c.path.split()) + 1))
+
+
+rebuild()
+on_register(rebuild)
 
 
 GUIDE = ("How to play each game with the referee, every command and every ruling: docs/nations.md, docs/goddice.md "

@@ -71,7 +71,7 @@ def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str |
             return faces_line(roll, who)
         case ev.DieRolled(roll=roll):
             return roll_line(roll)
-        case ev.GameEnded(standings=s) if "nations" not in s:
+        case ev.GameEnded(standings=s) if not s:
             return "The game is over."
         case ev.HouseChanged(key=key, value=value):
             return f"House setting {key} is now {value} for this game."
@@ -88,4 +88,6 @@ def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str |
         line = ruleset.event_line(event, when, who)
         if line is not None:
             return line
+    if isinstance(event, ev.GameEnded):  # standings no rule set words
+        return "The game is over."
     return None

@@ -13,8 +13,12 @@ class NotYourNation(RefereeError):
     """The actor tried to act for a nation that is not theirs."""
 
 
-class UnknownNation(RefereeError):
-    """No nation of that name in this game."""
+class UnknownName(RefereeError):
+    """No player, side or piece of that name in this game (each rule set names what it looked for)."""
+
+
+class UnknownNation(UnknownName):
+    """No nation of that name in this game (Nations)."""
 
 
 class UnknownUnit(RefereeError):

@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from engine.dice import FacesRecord, RollRecord
-from engine.rulesets import ruleset
+from engine.rulesets import default_ruleset, ruleset
 
 EVENT_TYPES: dict[str, type[Event]] = {}
 
@@ -51,7 +51,7 @@ class GameImported(Event):
     starts_game: ClassVar[bool] = True
 
     def apply(self, state: Any) -> Any:
-        return ruleset(self.snapshot["game"].get("ruleset", "nations")).state_from_dict(self.snapshot)
+        return ruleset(self.snapshot["game"].get("ruleset", default_ruleset().name)).state_from_dict(self.snapshot)
 
 
 @dataclass

@@ -1,6 +1,7 @@
-"""The registry of rule sets. Each rule-set package (`engine.nations`, `engine.goddice`) registers one
-`RuleSet` when imported; the referee, the store, undo, export/import and the clock dispatch on a game's
-`ruleset` through it. Nothing here knows any rule set by name.
+"""The registry of rule sets. Each rule-set package registers one `RuleSet` when imported; the referee, the
+store, undo, export/import, the clock, the console and the Discord cogs dispatch on a game's `ruleset`
+through it, and nothing shared knows any rule set by name. The one place that lists the installed rule sets
+is `engine/__init__.py` (a test may register one of its own with `register`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from engine.clock import Deadline
     from engine.core import Context, Outcome, Tx
     from engine.events import Event
+    from engine.view import View
 
     When = Callable[[Any], str]
     Who = Callable[[str], str]
@@ -41,6 +43,24 @@ class RuleSet:
     rank: int = 100  # where it is listed among the rule sets (the main game first), whatever the import order
     # the common catch-up applied to a snapshot document in place: (events, next due) or None (then Tick runs)
     quick_catch_up: Callable[[dict[str, Any], datetime], tuple[list[Event], datetime] | None] | None = None
+    # --- what the front-ends need -------------------------------------------------------------------
+    rules_file: str | None = None  # its data file in `data/` (None: `rules_from_dict({})` gives its rules)
+    rules_from_dict: Callable[[dict[str, Any]], Any] | None = None  # the data file's document → its rules
+    summary: Callable[[Any], str] = lambda state: f"turn {getattr(state, 'turn', 0)}"  # "turn 3, 4 nations"
+    status: Callable[[Any, Any], View] | None = None  # (state, rules) → /game status
+    find_side: Callable[[Any, str], str] | None = None  # a nation or player named (a start will do) → its name
+    side_word: str = "player"  # what one side is called ("nation"): /log's filter, the help
+    actor_note: Callable[[Any, list[Event], str, When], str | None] | None = None  # after an action: what is left
+    final_standings: Callable[[Any], dict[str, Any]] | None = None  # GameEnded's standings when the GM ends it
+    results: Callable[[dict[str, Any], Who], View | None] | None = None  # those standings as a view
+    discord: str | None = None  # its Discord adapter's package (None: the vocabulary's generic cog)
+    help_topic: str | None = None  # the guide in docs/ that explains it
+
+    def default_rules(self) -> Any:
+        """This rule set's rules when it has no data file."""
+        if self.rules_from_dict is None:
+            return None
+        return self.rules_from_dict({})
 
     def validate_export(self, data: dict[str, Any], now: datetime) -> dict[str, Any]:
         """An import's export checked by this rule set's schema (`register_schema`) before any state is built:
@@ -65,6 +85,8 @@ def register(ruleset: RuleSet) -> RuleSet:
     ordered = sorted(RULESETS.values(), key=lambda r: r.rank)
     RULESETS.clear()
     RULESETS.update((r.name, r) for r in ordered)
+    for listener in LISTENERS:
+        listener()
     return ruleset
 
 
@@ -78,3 +100,24 @@ def ruleset(name: str) -> RuleSet:
 
 def ruleset_of(state: Any) -> RuleSet:
     return ruleset(state.ruleset)
+
+
+def default_ruleset() -> RuleSet:
+    """The rule set a game is of when none is named (the main game: the lowest rank)."""
+    return next(iter(RULESETS.values()))
+
+
+LISTENERS: list[Callable[[], None]] = []
+
+
+def on_register(listener: Callable[[], None]) -> None:
+    """Call `listener` whenever a rule set registers (the command table rebuilds itself)."""
+    LISTENERS.append(listener)
+
+
+def unregister(name: str) -> None:
+    """Take a rule set out of the registry (a test's own rule set, when the test is done)."""
+    RULESETS.pop(name, None)
+    SCHEMAS.pop(name, None)
+    for listener in LISTENERS:
+        listener()

@@ -33,6 +33,10 @@ class Command:
     action: Callable[[dict[str, Any]], Any] | None = None
     gm_only: bool = False
     ruleset: str | None = None  # the rule set it belongs to (None: every game)
+    # a query: what it shows, from (state, rules, actor, typed options); the front-ends lay the view out
+    view: Callable[[Any, Any, str, dict[str, Any]], Any] | None = None
+    shows_ended: bool = False  # the query shows the channel's last ended game when none runs (a status)
+    toml_option: str | None = None  # an option naming a TOML file: the front-end reads it into a dict first
 
 
 def parse_dice(text: str) -> list[int | str]:

@@ -32,14 +32,14 @@ import pytest
 from enginecheck import execute_checked
 
 import engine.goddice  # noqa: F401  (registers the rule set)
-from data import goddice_rules
+from data import rules_for
 from engine.clock import Tick
 from engine.core import Context, Outcome, execute
 from engine.dice import ForcedRoller
 from engine.errors import RefereeError
 from engine.events import Event, replay
 from engine.gm import QueueDice
-from engine.goddice import play
+from engine.goddice import actions, common
 from engine.goddice.events import GoddiceStarted
 from engine.goddice.snapshot import state_from_dict, state_to_dict
 from engine.goddice.state import Character, GoddiceState, Player
@@ -77,14 +77,14 @@ class Table:
                  gm: str = GM, now: datetime = NOW) -> None:
         self.gm = gm
         self.now = now
-        self.rules = goddice_rules()
+        self.rules = rules_for("goddice")
         started = ruleset("goddice").start(Context(now, gm, self.rules, is_gm=True, roller=ForcedRoller()),
                                            {"options": options})
         assert isinstance(started.events[0], GoddiceStarted)
         self.state: GoddiceState = started.state
         self.events: list[Event] = list(started.events)
         for name in players:
-            self.do(play.Join(), name)
+            self.do(actions.Join(), name)
 
     # --- running actions -------------------------------------------------------------------------
     def context(self, actor: str | None, dice: Iterable[int] = (), gm: bool | None = None) -> Context:
@@ -149,12 +149,12 @@ class Table:
         for yellows in rounds:
             for count in yellows.values():  # in seat order
                 entered += ["Y"] * count + ["B"] * (self.rules.cards.attack_count - count)
-        outcome = self.do(play.Begin(), faces=entered)
+        outcome = self.do(actions.Begin(), faces=entered)
         assert self.state.chooser == winner
         return outcome
 
     def choose(self, player: str, choice: str) -> Outcome:
-        return self.do(play.ChooseFirst(choice), player)
+        return self.do(actions.ChooseFirst(choice), player)
 
     def draft(self, picks: dict[str, Sequence[str]]) -> list[str]:
         """Everyone picks in draft order, each from their own list; returns who picked, in order."""
@@ -162,7 +162,7 @@ class Table:
         order = []
         while self.state.picks:
             name = self.state.picks[0]
-            self.do(play.Pick(left[name].pop(0)), name)
+            self.do(actions.Pick(left[name].pop(0)), name)
             order.append(name)
         assert all(not cards for cards in left.values()), f"picks left over: {left}"
         return order
@@ -177,12 +177,12 @@ class Table:
     def attack_turn(self, player: str, attacker: str, defender: str, god: str = "", opening: str = "",
                     target: str | None = None) -> None:
         """Declare, defend with the God dice `god` entered, then (with `opening`) the opening roll."""
-        self.do(play.Declare(attacker, target), player)
+        self.do(actions.Declare(attacker, target), player)
         defending = self.state.current.defender_player if self.state.current else None
         assert defending is not None
-        self.do(play.Defend(defender), defending, faces=god or None)
+        self.do(actions.Defend(defender), defending, faces=god or None)
         if opening:
-            self.do(play.Roll(), player, faces=opening)
+            self.do(actions.Roll(), player, faces=opening)
 
     # --- looking ---------------------------------------------------------------------------------
     def player(self, name: str) -> Player:
@@ -192,7 +192,7 @@ class Table:
 
     def char(self, player: str, which: str) -> Character:
         """A character by label (`monk`, `hero 2`), living or dead."""
-        return play.find_character(self.state, self.player(player), which, living=None)
+        return common.find_character(self.state, self.player(player), which, living=None)
 
     def life(self, player: str, which: str) -> int:
         return self.char(player, which).life
@@ -200,10 +200,10 @@ class Table:
     def lives(self, player: str) -> dict[str, int]:
         """`{"Hero": 75, "Monk 1": 55, …}` by label."""
         owner = self.player(player)
-        return {play.label(owner, c, self.state.cards): c.life for c in owner.characters}
+        return {common.label(owner, c, self.state.cards): c.life for c in owner.characters}
 
     def legal(self) -> list[tuple[str, int]]:
-        return [(option.attack.id, option.damage) for option in play.legal_attacks(self.state)]
+        return [(option.attack.id, option.damage) for option in common.legal_attacks(self.state)]
 
     def dice(self) -> list[str]:
         assert self.state.current is not None

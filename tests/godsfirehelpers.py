@@ -30,7 +30,7 @@ import pytest
 from enginecheck import execute_checked
 
 import engine.godsfire  # noqa: F401  (registers the rule set)
-from data import godsfire_rules
+from data import rules_for
 from engine.core import Context, Outcome, Tx, execute
 from engine.dice import ForcedRoller
 from engine.errors import RefereeError
@@ -81,7 +81,7 @@ class Table:
     def __init__(self, players: Iterable[str] = (), gm: str = GM, now: datetime = NOW) -> None:
         self.gm = gm
         self.now = now
-        self.rules = godsfire_rules()
+        self.rules = rules_for("godsfire")
         started = ruleset("godsfire").start(Context(now, gm, self.rules, is_gm=True, roller=ForcedRoller()), {})
         assert isinstance(started.events[0], GodsfireStarted)
         self.state: GodsfireState = started.state

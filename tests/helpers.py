@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from enginecheck import execute_checked
 
-from data import nations_rules
+from data import rules_for
 from engine.clock import Tick
 from engine.core import Context, Outcome, execute
 from engine.dice import ForcedRoller
@@ -50,8 +50,8 @@ GM = "gm"
 
 
 def rules() -> Rules:
-    """The Nations rules from data/nations.toml (cached by `data.nations_rules`)."""
-    return nations_rules()
+    """The Nations rules from data/nations.toml (cached by `data.rules_for`)."""
+    return rules_for("nations")
 
 
 def hours(h: float) -> timedelta:

@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # the tests import the project's top-level modules (referee, console, …)
     sys.path.insert(0, str(REPO))
 
-from data import nations_rules  # noqa: E402
+from data import rules_for  # noqa: E402
 from data.store import Store  # noqa: E402
 from engine.events import event_from_dict, event_to_dict, replay  # noqa: E402
 from engine.rulesets import ruleset_of  # noqa: E402
@@ -28,7 +28,7 @@ def state_to_dict(state: Any) -> dict[str, Any]:
 
 
 T0 = datetime(2030, 1, 1, tzinfo=UTC)
-RULES = nations_rules()
+RULES = rules_for("nations")
 UNIT_TYPES = tuple(RULES.units)
 RANKS = RULES.ranks
 BONUS_KINDS = ("workers", "patriotism", "morale")

@@ -514,7 +514,7 @@ async def test_console_import_reads_only_small_regular_files(tmp_path, monkeypat
         assert await store.live_game("console") is None
 
         await console.handle("carol /game import file:game.json")
-        assert _said(out) == ["Game imported from game.json: turn 1, 1 nations; GM: carol."]
+        assert _said(out) == ["Nations game imported from game.json: turn 1, 1 nations; GM: carol."]
         # with a game live, no file is even opened
         await console.handle("dave /game import file:/dev/zero")
         assert _said(out) == ["error: this channel already has a game running: end it first with /game end"]
@@ -535,7 +535,7 @@ async def test_console_card_files_follow_the_same_read_rules_and_only_the_gm_may
         await console.handle(f"gm /gm cards file:{big}")
         await console.handle(f"gm /gm cards file:{tmp_path}")
         assert _said(out) == [
-            "error: only the GM may load a card file",
+            "error: only the GM may use /gm cards",
             "error: cannot read /dev/zero: a card file must be a regular file",
             f"error: cannot read {big}: a card file has at most {MAX_CARD_FILE:,} bytes",
             f"error: cannot read {tmp_path}: a card file must be a regular file",

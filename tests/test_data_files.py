@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from data import DATA_DIR, nations_rules
+from data import DATA_DIR, rules_for
 from engine.goddice.cards import rules_from_dict as goddice_rules_from_dict
 from engine.goddice.commands import CHARACTER_TYPES as GODDICE_CHARACTERS
 from engine.godsfire.rules import rules_from_dict as godsfire_rules_from_dict
@@ -110,9 +110,9 @@ def test_the_folder_check_catches_bad_and_unregistered_files(tmp_path):
 
 
 def test_loaded_rules_are_cached_and_valid():
-    rules = nations_rules()
+    rules = rules_for("nations")
     assert isinstance(rules, Rules)
-    assert nations_rules() is rules
+    assert rules_for("nations") is rules
 
 
 # --- broken tables are refused -------------------------------------------------------------------
@@ -174,12 +174,12 @@ def test_a_broken_table_raises_rules_error(change):
 
 
 def test_the_unchanged_table_loads():
-    assert rules_from_dict(_raw()) == nations_rules()
+    assert rules_from_dict(_raw()) == rules_for("nations")
 
 
 def test_the_commands_offer_exactly_the_unit_types_and_ranks_of_the_data():
     from engine.nations import commands
 
-    rules = nations_rules()
+    rules = rules_for("nations")
     assert commands.UNIT_TYPES == tuple(rules.units)
     assert commands.RANKS == rules.ranks

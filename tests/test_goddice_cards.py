@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from goddicehelpers import Table
 
-from data import goddice_rules, read_toml
+from data import read_toml, rules_for
 from engine.errors import BadInput, NotGM, RuleViolation
+from engine.goddice.actions import LoadCards, Pick
 from engine.goddice.cards import Attack, Cards, CharacterCard, RulesError, cards_from_dict, rules_from_dict
-from engine.goddice.play import LoadCards, Pick
 
 RAW = read_toml("goddice.toml")
-CARDS: Cards = goddice_rules().cards
+CARDS: Cards = rules_for("goddice").cards
 MAX_LIFE = max(card.life for card in CARDS.characters.values())
 
 # The rulebook's words, field by field: title, God face, life, basic attack needs, and each named attack.
@@ -253,7 +253,7 @@ def test_the_parsed_house_fields_match_the_file():
 
 
 def test_the_house_settings():
-    rules = goddice_rules()
+    rules = rules_for("goddice")
     assert rules.house.reminder_hours == 12.0
     with pytest.raises(RulesError, match="unknown house settings: turn_hours"):
         rules_from_dict(RAW | {"house": {"turn_hours": 12}})

@@ -12,7 +12,20 @@ from engine.clock import Deadline
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import DiceRolled
 from engine.gm import ClearDice, QueueDice, SetHouse
-from engine.goddice import play
+from engine.goddice import clock, common
+from engine.goddice.actions import (
+    Begin,
+    ChooseFirst,
+    Declare,
+    Defend,
+    Favor,
+    Join,
+    MakeAttack,
+    Pick,
+    Resurrect,
+    Roll,
+    SetLife,
+)
 from engine.goddice.events import (
     AttackDiceSet,
     AttackerDeclared,
@@ -33,19 +46,6 @@ from engine.goddice.events import (
     ResurrectionDeclined,
     RolloffWon,
     TurnStarted,
-)
-from engine.goddice.play import (
-    Begin,
-    ChooseFirst,
-    Declare,
-    Defend,
-    Favor,
-    Join,
-    MakeAttack,
-    Pick,
-    Resurrect,
-    Roll,
-    SetLife,
 )
 from engine.goddice.snapshot import state_from_dict, state_to_dict
 from engine.goddice.state import (
@@ -130,7 +130,7 @@ def test_the_rulebooks_sample_attack_phase_exactly():
         assert rolled.faces == entered.split() and all(rolled.forced) and rolled.player == "alice"
         assert table.dice() == after.split()
         assert table.legal() == legal
-        assert play.rollable(table.state) == left
+        assert common.rollable(table.state) == left
         assert table.state.phase == ROLLING  # roll 3 has no legal attack, but rolls are left: no miss
     assert table.state.current.rolled == ["opening", "O", "B", "R", "Y", "5"]
     # all five counters are in the centre: no roll left
@@ -330,7 +330,7 @@ def test_attacker_in_favor_rerolls_once_seven_rolls_at_most():
     assert [e.rolled for e in table.all_of(AttackDiceSet)] == ["opening", "favor", "B", "R", "Y", "O", "5"]
     assert len([e for e in table.all_of(DiceRolled) if e.roll.purpose != "god"
                 and e.roll.player == "alice" and e.roll.turn == 1]) == 7
-    assert play.rollable(table.state) == [] and table.legal() == [("basic", 25)]
+    assert common.rollable(table.state) == [] and table.legal() == [("basic", 25)]
     table.do(MakeAttack("basic"), "alice")
     assert table.life("bob", "monk") == 30
 
@@ -738,7 +738,7 @@ def test_a_miss_no_legal_attack_after_every_type_rolled_ends_the_turn():
     table.do(Roll("yellow"), "alice", faces="5")
     table.do(Roll("o"), "alice", faces="5")
     table.do(Roll("red"), "alice", faces="B B B")  # no RED left at all
-    assert (table.state.phase, play.rollable(table.state), table.legal()) == (ROLLING, ["5"], [])
+    assert (table.state.phase, common.rollable(table.state), table.legal()) == (ROLLING, ["5"], [])
     out = table.do(Roll("5"), "alice", faces="5 5 5 5 5 5")
     assert table.of(out, AttackMissed)[0].reason == "no legal attack after every type was rolled"
     assert not table.of(out, LifeChanged)
@@ -825,7 +825,7 @@ def test_a_whole_duel_to_the_winner():
     assert (table.state.phase, table.state.ended, table.state.winner, table.state.active) == (OVER, True, "alice", None)
     assert table.state.turn == 9
     table.refuse(Declare("sage"), NoGame, "this game has ended", "bob")
-    assert play.deadlines(table.state) == []
+    assert clock.deadlines(table.state) == []
     table.assert_replays()
     assert state_from_dict(state_to_dict(table.state)) == table.state
 
@@ -925,7 +925,7 @@ def test_campaign_next_game_is_clockwise_whatever_the_direction_was():
     for player in ("bob", "carol"):
         for character in table.player(player).characters:
             if (player, character.type) != ("carol", "assassin"):
-                table.do(SetLife(player, play.character_label(table.state, character.id), 0))
+                table.do(SetLife(player, common.character_label(table.state, character.id), 0))
     table.do(Declare("assassin"), "carol")
     assert table.state.current.defender_player == "alice"  # carol's right, past bob
     table.do(Defend("monk"), "alice", faces="M M")  # divine intervention
@@ -1175,7 +1175,7 @@ def test_reminder_once_per_catch_up_however_long_the_wait():
     table = duel()
     assert table.state.house.reminder_hours == 12.0
     since = table.state.move_since
-    assert play.deadlines(table.state) == [Deadline(since + timedelta(hours=12), "reminder", "alice")]
+    assert clock.deadlines(table.state) == [Deadline(since + timedelta(hours=12), "reminder", "alice")]
     table.advance(hours=11, minutes=59)
     assert table.tick().events == []
     table.advance(minutes=1)
@@ -1200,7 +1200,7 @@ def test_no_reminder_when_reminder_hours_is_zero():
     table = duel()
     table.do(SetHouse("reminder_hours", "0"))
     table.advance(hours=100)
-    assert play.deadlines(table.state) == [] and table.tick().events == []
+    assert clock.deadlines(table.state) == [] and table.tick().events == []
 
 
 def test_no_reminder_while_seating():

@@ -23,7 +23,7 @@ from data.store import Store, migration_files
 from engine.dice import FacesRecord, ForcedRoller
 from engine.errors import BadInput, RuleViolation
 from engine.gm import QueueDice
-from engine.goddice import play
+from engine.goddice import actions
 from engine.nations.peace import ClaimPreset, Encourage, GrowEconomy
 from referee import Referee
 
@@ -126,24 +126,24 @@ async def drafted(referee: Referee, channel: str = "chan") -> int:
     """A two-player God Dice game, drafted; alice attacks first with Hero, Cleric, Bowman, Sage."""
     await referee.start_game(channel, "gm", ruleset_name="goddice")
     for player in ("alice", "bob"):
-        await referee.act(channel, player, play.Join(), "/goddice join")
+        await referee.act(channel, player, actions.Join(), "/goddice join")
     await referee.act(channel, "gm", QueueDice(list("YYYBBBBBB" + "BBBBBBBBB")), "/gm dice")
-    await referee.act(channel, "gm", play.Begin(), "/goddice begin")
-    await referee.act(channel, "alice", play.ChooseFirst("attack"), "/goddice choose")
+    await referee.act(channel, "gm", actions.Begin(), "/goddice begin")
+    await referee.act(channel, "alice", actions.ChooseFirst("attack"), "/goddice choose")
     for player, card in zip(["bob", "alice"] * 4, ["monk", "hero", "sage", "cleric", "assassin", "bowman", "hero",
                                                     "sage"], strict=True):
-        await referee.act(channel, player, play.Pick(card), f"/goddice pick {card}")
+        await referee.act(channel, player, actions.Pick(card), f"/goddice pick {card}")
     return await referee.game_id(channel)
 
 
 async def test_a_god_dice_game_is_stored_as_its_log_and_undo_gives_entered_dice_back(setup):
     referee, store, _ = setup
     game_id = await drafted(referee)
-    await referee.act("chan", "alice", play.Declare("hero"), "/goddice declare")
+    await referee.act("chan", "alice", actions.Declare("hero"), "/goddice declare")
     await referee.act("chan", "gm", QueueDice(["S", "A", *"BBBROO555"]), "/gm dice")
-    await referee.act("chan", "bob", play.Defend("monk"), "/goddice defend")
-    await referee.act("chan", "alice", play.Roll(), "/goddice roll")
-    await referee.act("chan", "alice", play.MakeAttack("basic"), "/goddice attack name:basic")
+    await referee.act("chan", "bob", actions.Defend("monk"), "/goddice defend")
+    await referee.act("chan", "alice", actions.Roll(), "/goddice roll")
+    await referee.act("chan", "alice", actions.MakeAttack("basic"), "/goddice attack name:basic")
     state = await referee.state("chan")
     monk = state.player("bob").characters[0]
     assert (monk.type, monk.life, state.active, state.phase) == ("monk", 40, "bob", "declare")
@@ -167,7 +167,7 @@ async def test_a_god_dice_game_is_stored_as_its_log_and_undo_gives_entered_dice_
 async def test_export_and_import_round_trip_a_god_dice_game(setup):
     referee, store, _ = setup
     await drafted(referee)
-    await referee.act("chan", "alice", play.Declare("hero"), "/goddice declare")
+    await referee.act("chan", "alice", actions.Declare("hero"), "/goddice declare")
     export = await referee.export("chan")
     game = export["game"]
     assert (game["ruleset"], game["active"], game["direction"], game["winner"], game["options"]) == (
@@ -184,7 +184,7 @@ async def test_export_and_import_round_trip_a_god_dice_game(setup):
     assert {**imported, "game": {**imported["game"], "gm": "gm"}} == export
     await assert_snapshot_is_replay(store, report.game_id)
     await referee.act("other", "carol", QueueDice(["S", "A"]), "/gm dice")
-    await referee.act("other", "bob", play.Defend("sage"), "/goddice defend")
+    await referee.act("other", "bob", actions.Defend("sage"), "/goddice defend")
     assert (await referee.state("other")).phase == "opening"
 
 
@@ -197,7 +197,7 @@ async def test_a_command_of_another_rule_set_is_refused_with_the_reason(setup):
     await referee.start_game("nat", "gm")
     await referee.act("nat", "gm", ClaimPreset("Charon", "bob"), "/nation claim")
     with pytest.raises(RuleViolation, match="that is a God Dice command, and this channel's game is Nations"):
-        await referee.act("nat", "bob", play.Join(), "/goddice join")
+        await referee.act("nat", "bob", actions.Join(), "/goddice join")
     with pytest.raises(BadInput, match="God Dice has no turn clock"):
         await referee.start_game("new", "gm", turn_hours=4, ruleset_name="goddice")
     with pytest.raises(BadInput, match="unknown rule set 'chess'"):

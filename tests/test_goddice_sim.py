@@ -12,12 +12,13 @@ from itertools import combinations
 import pytest
 
 from bench.goddice_sim import MASKS, MISS, STOP, Simulator, load_cards, main, simulate
-from data import DATA_DIR, goddice_rules
+from data import DATA_DIR, rules_for
 from engine.core import Context, execute
 from engine.dice import RandomRoller
-from engine.goddice import play
+from engine.goddice import actions, common, setup
 from engine.goddice.cards import needs_met, rules_from_dict
-from engine.goddice.play import ROLL_TYPES
+from engine.goddice.common import ROLL_TYPES
+from engine.goddice.state import DECLARE, DEFEND, FAVOR, OPENING, ROLLING
 
 GAMES = 200
 SEED = 7
@@ -26,7 +27,7 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 @pytest.fixture(scope="module")
 def shipped():
-    return simulate(goddice_rules().cards, GAMES, SEED, workers=1)
+    return simulate(rules_for("goddice").cards, GAMES, SEED, workers=1)
 
 
 def test_a_small_run_has_consistent_win_rates(shipped):
@@ -47,7 +48,7 @@ def test_a_small_run_has_consistent_win_rates(shipped):
 
 
 def test_the_same_seed_gives_the_same_figures(shipped):
-    again = simulate(goddice_rules().cards, GAMES, SEED, workers=1)
+    again = simulate(rules_for("goddice").cards, GAMES, SEED, workers=1)
     assert {k: r.wins for k, r in again.pairings.items()} == {k: r.wins for k, r in shipped.pairings.items()}
 
 
@@ -77,7 +78,7 @@ def test_the_command_prints_the_tables(tmp_path, capsys):
 
 
 def test_the_policy_only_makes_legal_moves():
-    cards = goddice_rules().cards
+    cards = rules_for("goddice").cards
     simulator = Simulator(cards)
     dice = simulator.dice
     for key, policy in simulator.policies.items():
@@ -104,49 +105,49 @@ def engine_duel(rules, simulator: Simulator, first: str, second: str, rng: rando
     def run(state, actor, action, gm=False):
         return execute(state, action, Context(NOW, actor, rules, gm, RandomRoller(rng))).state
 
-    state = play.start_game(Context(NOW, "gm", rules, True, RandomRoller(rng)), {}).state
-    state = run(run(state, "p0", play.Join()), "p1", play.Join())
-    state = run(state, "gm", play.Begin(), gm=True)
-    state = run(state, state.chooser, play.ChooseFirst("select"))
+    state = setup.start_game(Context(NOW, "gm", rules, True, RandomRoller(rng)), {}).state
+    state = run(run(state, "p0", actions.Join()), "p1", actions.Join())
+    state = run(state, "gm", actions.Begin(), gm=True)
+    state = run(state, state.chooser, actions.ChooseFirst("select"))
     kinds = {"p0": first, "p1": second}
     while state.picks:
-        state = run(state, state.picks[0], play.Pick(kinds[state.picks[0]]))
+        state = run(state, state.picks[0], actions.Pick(kinds[state.picks[0]]))
     dice = simulator.dice
     while not state.ended:
-        phase, who, turn = state.phase, play.waiting_for(state), state.current
-        if phase == play.DECLARE:
-            state = run(state, who, play.Declare(kinds[who]))
-        elif phase == play.DEFEND:
-            state = run(state, who, play.Defend(kinds[who]))
-        elif phase == play.OPENING:
-            state = run(state, who, play.Roll())
+        phase, who, turn = state.phase, common.waiting_for(state), state.current
+        if phase == DECLARE:
+            state = run(state, who, actions.Declare(kinds[who]))
+        elif phase == DEFEND:
+            state = run(state, who, actions.Defend(kinds[who]))
+        elif phase == OPENING:
+            state = run(state, who, actions.Roll())
         else:
             me = state.player(turn.player).characters[0]
             foe = state.player(turn.defender_player).characters[0]
             policy = simulator.policies[me.type]
             solved = policy.solved(me.max_life - me.life)
             code = dice.encode([turn.dice.count(face) for face in ROLL_TYPES])
-            if phase == play.FAVOR:
+            if phase == FAVOR:
                 worth = float("inf") if policy.kills(code, foe.life) else solved.opening[code]
                 reroll = worth < solved.average if turn.favor == "attacker" else worth > solved.average
-                state = run(state, who, play.Favor("reroll" if reroll else "keep"))
+                state = run(state, who, actions.Favor("reroll" if reroll else "keep"))
             else:
-                assert phase == play.ROLLING
+                assert phase == ROLLING
                 mask = sum(1 << i for i, face in enumerate(ROLL_TYPES) if face in turn.rolled)
                 act = STOP if policy.kills(code, foe.life) else solved.action[code * MASKS + mask]
                 assert act != MISS  # the engine ends a turn without a legal attack itself
                 if act == STOP:
                     option = policy.choice(code, foe.life, me.max_life - me.life)
                     assert option is not None
-                    state = run(state, who, play.MakeAttack(option.attack.id))
+                    state = run(state, who, actions.MakeAttack(option.attack.id))
                 else:
-                    state = run(state, who, play.Roll(ROLL_TYPES[act]))
+                    state = run(state, who, actions.Roll(ROLL_TYPES[act]))
     assert state.winner in kinds
     return state.winner
 
 
 def test_the_engine_accepts_every_move_of_the_policy():
-    raw = copy.deepcopy(goddice_rules().cards.raw)
+    raw = copy.deepcopy(rules_for("goddice").cards.raw)
     raw["draft"]["characters_each"] = raw["draft"]["characters_each_with_four"] = 1  # one character each
     rules = rules_from_dict(raw)
     simulator = Simulator(rules.cards)

@@ -164,7 +164,7 @@ def test_charts_change_nothing_but_the_ledger_and_replay(table):
 
 
 def test_result_words_follow_the_sheets_key():
-    from data import godsfire_rules
-    rules = godsfire_rules()
+    from data import rules_for
+    rules = rules_for("godsfire")
     for code, words in WORDS.items():
         assert result_words(rules, code) == words

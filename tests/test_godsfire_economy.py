@@ -13,7 +13,7 @@ import pytest
 from godsfirehelpers import Table
 
 import engine.godsfire  # noqa: F401  (registers the rule set and its handlers)
-from data import godsfire_rules
+from data import rules_for
 from engine.core import Context
 from engine.errors import BadInput, NotYourNation, RefereeError, RuleViolation
 from engine.events import replay
@@ -36,7 +36,7 @@ from engine.godsfire.snapshot import state_from_dict, state_to_dict
 from engine.godsfire.state import Loan
 from engine.vocabulary import build_action, coerce_options
 
-RULES = godsfire_rules()
+RULES = rules_for("godsfire")
 Economy = (Tax, Repay, Borrow, Transfer, Buy, Loyalty, Develop, Place, ChangeMinisters)
 
 

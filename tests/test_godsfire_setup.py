@@ -12,15 +12,17 @@ from data.store import Store
 from engine.commands import BY_PATH, build_action, coerce_options
 from engine.core import Context
 from engine.dice import ForcedRoller
-from engine.errors import BadInput, NotGM, RuleViolation, UnknownNation
+from engine.errors import BadInput, NotGM, RuleViolation, UnknownName
 from engine.events import DieRolled
 from engine.gm import QueueDice
 from engine.godsfire import charts, phases, setup
-from engine.godsfire.describe import event_line, status_lines, system_lines
+from engine.godsfire.describe import event_line
 from engine.godsfire.events import GodsfirePhaseChanged, InterphaseReset, PlayerAdded, SystemAdded
 from engine.godsfire.phases import NextPhase
 from engine.godsfire.setup import AddPlayer, AddSystem, ConquerSystem, SetField
+from engine.godsfire.views import status_view, system_view
 from engine.rulesets import ruleset
+from engine.view import text_lines
 from referee import Referee
 
 # die 1, die 2 → the party the 2d6 total reads (each band's both ends)
@@ -119,7 +121,7 @@ def test_a_conquered_neutral_is_rerolled_with_every_party_reactionary():
         ("R", 4, "S", {}, 0), ("R", 3, "A-2", {}, 0)]  # a Reactionary reads 4 on a 6
     table.refuse(ConquerSystem("Nix", "alice"), RuleViolation, "Nix is bob's, not neutral")
     table.refuse(ConquerSystem("Home", "alice"), RuleViolation, "not neutral")
-    table.refuse(ConquerSystem("Nowhere", "bob"), UnknownNation, "no system called 'Nowhere'")
+    table.refuse(ConquerSystem("Nowhere", "bob"), UnknownName, "no system called 'Nowhere'")
     table.assert_replays()
 
 
@@ -143,7 +145,7 @@ def test_setup_refusals_change_nothing():
     table.refuse(AddPlayer("bob"), NotGM, actor="alice")
     table.refuse(AddPlayer("Alice"), RuleViolation, "alice is already playing")
     table.refuse(AddPlayer("bob", government="Alpha"), RuleViolation, "Alpha is not bob's")
-    table.refuse(AddPlayer("bob", government="Nowhere"), UnknownNation)
+    table.refuse(AddPlayer("bob", government="Nowhere"), UnknownName)
 
 
 def test_players_and_their_national_government():
@@ -209,12 +211,12 @@ def test_the_gm_sets_any_field_by_hand(sheet, action, check):
     (SetField("units", "SQD=1", "Alpha", 1), BadInput, None),  # SQDs are in space, but types are checked …
     (SetField("units", "TANK=1", "Alpha", 1), BadInput, "unit types are SQD, AG, PDF"),
     (SetField("units", "AG", "Alpha", 1), BadInput, 'written like "AG=2 PDF=1"'),
-    (SetField("subversion", "carol=1", "Alpha", 1), UnknownNation, "no player called 'carol'"),
+    (SetField("subversion", "carol=1", "Alpha", 1), UnknownName, "no player called 'carol'"),
     (SetField("number", "3", "Alpha", 1), BadInput, "a region has no field 'number'"),
     (SetField("bank", "-1", "Alpha"), BadInput, "bank is 0 to 999"),
     (SetField("bank", "1000", "Alpha"), BadInput, "bank is 0 to 999"),
     (SetField("planets", "0", "Alpha"), BadInput, "planets is 1 to 12"),
-    (SetField("owner", "carol", "Alpha"), UnknownNation, "no player called 'carol'"),
+    (SetField("owner", "carol", "Alpha"), UnknownName, "no player called 'carol'"),
     (SetField("name", "Gamma", "Alpha"), BadInput, "a system has no field 'name'"),
     (SetField("loans", "0/1", "Alpha"), BadInput, "a loan's amount is 1 to 999"),
     (SetField("bank", "2", "Alpha"), RuleViolation, "Alpha's bank is already 2"),
@@ -223,7 +225,7 @@ def test_the_gm_sets_any_field_by_hand(sheet, action, check):
     (SetField("government", "Alpha", player="bob"), RuleViolation, "Alpha is not bob's"),
     (SetField("ng_money", "3", "Alpha", player="bob"), BadInput, "not both"),
     (SetField("bank", "3"), BadInput, "name the system"),
-    (SetField("allegiance", "3", "Alpha", 9), UnknownNation, "Alpha has no region 9"),
+    (SetField("allegiance", "3", "Alpha", 9), UnknownName, "Alpha has no region 9"),
 ])
 def test_hand_edits_are_checked(sheet, action, error, words):
     if words is None:  # SQD in a region: allowed by the types (the GM's call); a real refusal follows
@@ -323,14 +325,16 @@ def test_the_query_words():
     table.system("Alpha", "alice", ["M 4 A-1", {"party": "R", "allegiance": 0, "economy": "S", "revolt": True,
                                                 "enemy_units": 2}], bank=3, units={"SQD": 2}, loans=[(5, 1)])
     add(table, "Nix", [1, 1, 1, 1], owner=None, neutral=True)
-    assert system_lines(table.sys("Alpha")) == [
-        "Alpha — alice; 1 planet; bank 3 GB", "loans: 5 GB at box 1", "system cell: units SQD 2",
-        "region 1: Moderate (M), allegiance 4, Agriculture-1 (A-1)",
-        "region 2: Reactionary (R), allegiance 0, Subsistence (S); in revolt; 2 enemy units"]
-    assert status_lines(table.state) == [
-        "Turn 1: Movement Phase (next: Combat Phase)",
-        "alice: NG on Alpha, NG money 0 GB, in transit 0 GB, national allegiance R 5, M 5, E 5; systems: Alpha",
-        "neutral: Nix"]
+    # one sheet for every front-end: a loan's marker counted from 1, as the sheet's boxes are (stored 0-based)
+    assert text_lines(system_view(table.sys("Alpha"))) == [
+        "Alpha — alice's system, 1 planet; bank 3 GB; space 2 SQD; loans 5 GB (marker on box 2)",
+        "  Region 1: Moderate (M), allegiance 4, Agriculture-1 (A-1); ground none",
+        "  Region 2: Reactionary (R), allegiance 0, Subsistence (S); IN REVOLT; ground none; enemy units 2"]
+    assert text_lines(status_view(table.state)) == [
+        "Godsfire — turn 1, Movement Phase; GM: gm",
+        "alice: NG on Alpha, 0 GB, in transit 0 GB; national allegiance R 5 M 5 E 5; systems: Alpha",
+        "Alpha (alice): 2 regions, 1 in revolt, bank 3 GB, space 2 SQD",
+        "Nix (neutral): 1 region, bank 0 GB, space 3 SQD, 3 AG, 3 PDF"]
 
 
 # --- through the referee: the store's log, export and import ------------------------------------------

@@ -23,8 +23,8 @@ from engine.dice import ForcedRoller
 from engine.errors import BadInput, RuleViolation, UnknownNation
 from engine.events import event_from_dict, event_to_dict, replay
 from engine.gm import SetHouse
+from engine.goddice.actions import Join
 from engine.goddice.cards import GoddiceHouse
-from engine.goddice.play import Join
 from engine.house import RulesError
 from engine.nations import clock as nations_clock
 from engine.nations.clock import MAX_SEPARATE_ROLLOVERS, SetTurnLength, start_game

@@ -20,7 +20,7 @@ from data.store import Store
 from engine.dice import ForcedRoller
 from engine.errors import BadInput, RefereeError, RuleViolation
 from engine.gm import QueueDice
-from engine.goddice import play
+from engine.goddice import actions
 from engine.nations import clock as clk
 from engine.nations import gm, war
 from engine.nations import peace as nat
@@ -246,14 +246,14 @@ async def goddice_export(ref: Referee) -> dict[str, Any]:
     """A drafted two-player God Dice game (the roll-off entered by the GM)."""
     await ref.start_game("chan", "gm", ruleset_name="goddice")
     for player in ("alice", "bob"):
-        await ref.act("chan", player, play.Join(), "/goddice join")
+        await ref.act("chan", player, actions.Join(), "/goddice join")
     await ref.act("chan", "gm", QueueDice(list("YYYBBBBBB" + "BBBBBBBBB")), "/gm dice")
-    await ref.act("chan", "gm", play.Begin(), "/goddice begin")
-    await ref.act("chan", "alice", play.ChooseFirst("attack"), "/goddice choose")
+    await ref.act("chan", "gm", actions.Begin(), "/goddice begin")
+    await ref.act("chan", "alice", actions.ChooseFirst("attack"), "/goddice choose")
     for player, card in zip(["bob", "alice"] * 4, ["monk", "hero", "sage", "cleric", "assassin", "bowman", "hero",
                                                     "sage"], strict=True):
-        await ref.act("chan", player, play.Pick(card), f"/goddice pick {card}")
-    await ref.act("chan", "alice", play.Declare("hero"), "/goddice declare")
+        await ref.act("chan", player, actions.Pick(card), f"/goddice pick {card}")
+    await ref.act("chan", "alice", actions.Declare("hero"), "/goddice declare")
     return await ref.export("chan")
 
 
@@ -329,7 +329,7 @@ async def test_a_valid_god_dice_export_imports_and_plays_on(ref, store):
     assert again["game"].pop("gm") == "carol" and export["game"].pop("gm") == "gm"
     assert again == export
     await ref.act("elsewhere", "carol", QueueDice(["S", "A"]), "/gm dice")
-    await ref.act("elsewhere", "bob", play.Defend("monk"), "/goddice defend")
+    await ref.act("elsewhere", "bob", actions.Defend("monk"), "/goddice defend")
     assert (await ref.state("elsewhere")).phase == "opening"
 
 

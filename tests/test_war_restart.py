@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from helpers import NOW, hours
 
-from data import nations_rules
+from data import rules_for
 from data.store import Store
 from engine.dice import ForcedRoller
 from engine.events import DieRolled
@@ -245,7 +245,7 @@ class Clock:
 
 @pytest.mark.asyncio
 async def test_choice_deadline_passing_while_down_is_applied_once_by_catch_up(tmp_path):
-    db, clock, rules = tmp_path / "down.db", Clock(), nations_rules()
+    db, clock, rules = tmp_path / "down.db", Clock(), rules_for("nations")
     store = await Store.open(db)
     try:
         referee = Referee(store, rules, ForcedRoller([]), clock)

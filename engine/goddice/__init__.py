@@ -1,26 +1,38 @@
 """God Dice, the character dice-battle game: seating and roll-off, the draft, and turns of declare, God dice
 and attack, with the optional rules Campaign, Resurrection and Free for All.
 
-Modules: `cards` (the card file and house settings), `state`, `events`, `play` (every action and the
-clock's reminder), `snapshot` (the export format), `describe` (words), `commands` (the vocabulary).
+Modules: `cards` (the card file and house settings), `state`, `events`, `actions`, `common` (lookups and the
+attack dice), `setup` (the start, seating, roll-off and draft), `turn` (declare and the God dice), `attack` (the
+attack phase), `end` (the end of a turn and of a game), `gm` (the GM's powers), `clock` (the reminder),
+`snapshot` (the export format), `describe` (words), `commands` (the vocabulary); `play` re-exports the public
+names for the importers outside the package.
 """
 
 from __future__ import annotations
 
-from engine.goddice import commands, describe, play, snapshot
+from engine.goddice import attack, clock, commands, describe, gm, setup, snapshot, turn, views  # noqa: F401  (handlers)
+from engine.goddice.cards import rules_from_dict
+from engine.goddice.common import RULESET, find_player
 from engine.rulesets import RuleSet, register
 
 RULES = register(RuleSet(
-    name=play.RULESET,
+    name=RULESET,
     title="God Dice",
-    start=play.start_game,
+    start=setup.start_game,
     state_to_dict=snapshot.state_to_dict,
     state_from_dict=snapshot.state_from_dict,
     check_state=snapshot.check_state,
-    deadlines=play.deadlines,
-    apply_deadline=play.apply_deadline,
-    forced_dice=play.forced_dice,
+    deadlines=clock.deadlines,
+    apply_deadline=clock.apply_deadline,
+    forced_dice=gm.forced_dice,
     event_line=describe.event_line,
     commands=commands.COMMANDS,
     rank=1,
+    rules_file="goddice.toml",
+    rules_from_dict=rules_from_dict,
+    summary=lambda state: f"{len(state.players)} players",
+    status=views.status_view,
+    find_side=lambda state, name: find_player(state, name).name,
+    discord="cogs.goddice",
+    help_topic="docs/goddice.md",
 ))

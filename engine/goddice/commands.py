@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.goddice import play
+from engine.goddice import actions, views
 from engine.vocabulary import Command, Param
 
 P = Param
@@ -11,42 +11,43 @@ CHARACTER_TYPES = ("hero", "cleric", "monk", "bowman", "sage", "assassin")  # th
 
 COMMANDS: tuple[Command, ...] = (
     Command("goddice join", "take the next seat at the table (2-4 players, clockwise in join order)",
-            (P("player", help="GM: seat someone else"),), action=lambda o: play.Join(o.get("player"))),
-    Command("goddice begin", "close seating and run the opening roll-off (GM)", action=lambda o: play.Begin(),
+            (P("player", help="GM: seat someone else"),), action=lambda o: actions.Join(o.get("player"))),
+    Command("goddice begin", "close seating and run the opening roll-off (GM)", action=lambda o: actions.Begin(),
             gm_only=True),
     Command("goddice choose", "roll-off winner: attack first, or select the first character",
             (P("first", required=True, choices=("attack", "select"), help="attack or select"),),
-            action=lambda o: play.ChooseFirst(o["first"])),
+            action=lambda o: actions.ChooseFirst(o["first"])),
     Command("goddice pick", "take a character card from the pool",
             (P("character", required=True, choices=CHARACTER_TYPES, help="the character"),),
-            action=lambda o: play.Pick(o["character"])),
+            action=lambda o: actions.Pick(o["character"])),
     Command("goddice declare", "declare your attacking character (Free for All: and the player attacked)",
             (P("attacker", help="your character, e.g. hero or \"hero 2\""),
              P("target", help="Free for All: the player you attack")),
-            action=lambda o: play.Declare(o.get("attacker"), o.get("target"))),
+            action=lambda o: actions.Declare(o.get("attacker"), o.get("target"))),
     Command("goddice defend", "declare your defending character; the God dice are rolled at once",
             (P("character", required=True, help="your living character"),),
-            action=lambda o: play.Defend(o["character"])),
+            action=lambda o: actions.Defend(o["character"])),
     Command("goddice roll", "the opening roll (no type), then all dice of one type, each type once",
             (P("type", choices=ROLL_TYPES, help="blue, red, yellow, o or 5; none for the opening roll"),),
-            action=lambda o: play.Roll(o.get("type"))),
+            action=lambda o: actions.Roll(o.get("type"))),
     Command("goddice favor", "in favor: keep the opening roll or re-roll it once",
             (P("choice", required=True, choices=("keep", "reroll"), help="keep or reroll"),),
-            action=lambda o: play.Favor(o["choice"])),
+            action=lambda o: actions.Favor(o["choice"])),
     Command("goddice attack", "stop rolling and make a legal attack",
             (P("name", required=True, help="basic, a named attack or a Wild choice, e.g. lacerate"),
              P("targets", help="Attack Any: the defending player's characters hit, one per arrow"),
              P("heal", help="Heal Any: your wounded character healed")),
-            action=lambda o: play.MakeAttack(o["name"], o.get("targets"), o.get("heal"))),
+            action=lambda o: actions.MakeAttack(o["name"], o.get("targets"), o.get("heal"))),
     Command("goddice resurrect", "after doubles (Resurrection): raise a dead character, or decline",
             (P("character", required=True, help="your dead character, or decline"),),
-            action=lambda o: play.Resurrect(o["character"])),
-    Command("goddice status", "whose move it is, the dice, the types left and every legal attack"),
-    Command("goddice cards", "the characters and their attacks in this game's card file"),
+            action=lambda o: actions.Resurrect(o["character"])),
+    Command("goddice status", "whose move it is, the dice, the types left and every legal attack",
+            view=views.status_query, shows_ended=True),
+    Command("goddice cards", "the characters and their attacks in this game's card file", view=views.cards_view),
     Command("gm life", "set a God Dice character's life",
             (P("player", required=True), P("character", required=True), P("life", int, True)),
-            action=lambda o: play.SetLife(o["player"], o["character"], o["life"]), gm_only=True),
+            action=lambda o: actions.SetLife(o["player"], o["character"], o["life"]), gm_only=True),
     Command("gm cards", "load another God Dice card file for this game (before the draft)",
             (P("file", required=True, help="console: a TOML card file (a regular file of at most 200 kB)"),),
-            gm_only=True),
+            action=lambda o: actions.LoadCards(o["file"]), gm_only=True, toml_option="file"),
 )

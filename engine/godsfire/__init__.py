@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.godsfire import charts, commands, describe, phases, setup, snapshot  # noqa: F401  (handlers)
+from engine.godsfire import charts, commands, describe, phases, setup, snapshot, views  # noqa: F401  (handlers)
+from engine.godsfire.rules import rules_from_dict
 from engine.rulesets import RuleSet, register
 
 
@@ -37,4 +38,11 @@ RULES = register(RuleSet(
     commands=commands.COMMANDS,
     roll_to_dict=snapshot.roll_to_dict,
     rank=2,
+    rules_file="godsfire.toml",
+    rules_from_dict=rules_from_dict,
+    summary=lambda state: f"turn {state.turn}, {len(state.players)} players, {len(state.systems)} systems",
+    status=views.status_view,
+    find_side=lambda state, name: state.player(name).name,
+    discord="cogs.godsfire",
+    help_topic="docs/godsfire.md",
 ))

@@ -7,9 +7,10 @@ followed by the economy's and the politics' (`economy.COMMANDS`, `politics.COMMA
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from engine.godsfire import charts, economy, phases, politics, setup
+from engine.godsfire import charts, economy, phases, politics, setup, views
 from engine.godsfire.rules import MOVERS
 from engine.vocabulary import Command, Param
 
@@ -43,7 +44,7 @@ OWN: tuple[Command, ...] = (
             (P("name", required=True, help="the neutral system"), P("player", required=True, help="its conqueror")),
             action=lambda o: setup.ConquerSystem(o["name"], o["player"]), gm_only=True),
     Command("godsfire system show", "a system's sheet: owner, planets, bank, loans, units and regions",
-            (P("name", required=True, help="the system"),)),
+            (P("name", required=True, help="the system"),), view=views.show_system),
     Command("godsfire set", "set any field of a system, region or player by hand (GM)",
             (P("field", required=True, help="e.g. allegiance, economy, party, revolt, bank, units, owner"),
              P("value", required=True, help='e.g. 3, A-2, M, true, "AG=2 PDF=1"'),
@@ -76,10 +77,14 @@ OWN: tuple[Command, ...] = (
              P("total", int, help="ground combat: units in the whole combat")),
             action=lambda o: charts.StackCheck(_opt_int(o, "space"), _opt_int(o, "ground"),
                                                _opt_int(o, "combat"), _opt_int(o, "total"))),
-    Command("godsfire phase show", "where the turn is: its phase and the next"),
+    Command("godsfire phase show", "where the turn is: its phase and the next", view=views.phase_view),
     Command("godsfire phase next", "step to the next phase (GM)", action=lambda o: phases.NextPhase(), gm_only=True),
-    Command("godsfire status", "the game: turn and phase, players, their systems and money"),
+    Command("godsfire status", "the game: turn and phase, players, their systems and money",
+            view=lambda state, rules, actor, options: views.status_view(state, rules), shows_ended=True),
 )
 
 
-COMMANDS: tuple[Command, ...] = (*OWN, *economy.COMMANDS, *politics.COMMANDS)
+QUERY_VIEWS = {"godsfire interphase show": views.interphase_view}
+"""Queries declared beside their rules whose views are written here (the views read those rules)."""
+COMMANDS: tuple[Command, ...] = tuple(replace(c, view=QUERY_VIEWS[c.path]) if c.path in QUERY_VIEWS else c
+                                      for c in (*OWN, *economy.COMMANDS, *politics.COMMANDS))

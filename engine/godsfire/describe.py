@@ -10,9 +10,7 @@ from engine.describe import When, Who, plural
 from engine.events import Event, GameImported
 from engine.godsfire import economy, politics
 from engine.godsfire import events as ev
-from engine.godsfire.phases import phase_line
-from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
-from engine.godsfire.state import PHASE_NAMES, GodsfireState, Region, System
+from engine.godsfire.state import PHASE_NAMES, Region
 
 FIELD_WORDS = {
     "enemy_units": "enemy units", "subversion_step": "subversion circle", "counter_subversion":
@@ -123,50 +121,3 @@ def chart_line(chart: str, column: str, die: int, words: str, detail: str) -> st
     if chart == "stacking":
         return f"📦 Stack check ({column}, {detail}): {words}."
     return f"{chart} {column}: die {die}: {words} ({detail})."
-
-
-# --- queries ---------------------------------------------------------------------------------------
-
-
-def system_lines(system: System) -> list[str]:
-    """A system's sheet, line by line."""
-    owner = system.owner or "neutral"
-    lines = [f"{system.name} — {owner}; {plural(system.planets, 'planet')}; bank {system.bank} GB"]
-    if system.loans:
-        lines.append("loans: " + ", ".join(f"{loan.amount} GB at box {loan.box}" for loan in system.loans))
-    lines.append(f"system cell: units {show(system.units)}" + (
-        f"; {system.enemy_units} enemy units (under siege)" if system.enemy_units else ""))
-    for region in system.regions:
-        text = (f"region {region.number}: {PARTY_NAMES[region.party]} ({region.party}), allegiance "
-                f"{region.allegiance}, {ECONOMY_NAMES.get(region.economy, region.economy)} ({region.economy})")
-        extras = []
-        if region.revolt:
-            extras.append("in revolt")
-        if region.units:
-            extras.append(f"units {show(region.units)}")
-        if region.enemy_units:
-            extras.append(f"{region.enemy_units} enemy units")
-        if region.subversion:
-            extras.append(f"subversion {show(region.subversion)}")
-        if region.counter_subversion:
-            extras.append(f"counter-subversion {region.counter_subversion}")
-        lines.append(text + (f"; {'; '.join(extras)}" if extras else ""))
-    return lines
-
-
-def status_lines(state: GodsfireState) -> list[str]:
-    """The game: turn and phase, each player with its government, money and systems, and the neutrals."""
-    lines = [phase_line(state)]
-    for player in state.players:
-        systems = ", ".join(s.name for s in state.systems_of(player.name)) or "no systems"
-        flags = [f for f, on in (("out of the game", player.out), ("Change Ministers! used",
-                                 player.ministers_changed), ("barred from loans", player.loans_barred)) if on]
-        lines.append(f"{player.name}: NG on {player.government or 'no system'}, NG money {player.ng_money} GB, "
-                     f"in transit {player.in_transit} GB, national allegiance {show(player.national_allegiance)}; "
-                     f"systems: {systems}" + (f" ({', '.join(flags)})" if flags else ""))
-    neutrals = [s.name for s in state.systems if s.owner is None]
-    if neutrals:
-        lines.append(f"neutral: {', '.join(neutrals)}")
-    if state.wars:
-        lines.append("at war: " + "; ".join(" and ".join(pair) for pair in state.wars))
-    return lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from engine.errors import UnknownNation
+from engine.errors import UnknownName
 from engine.godsfire.rules import GodsfireHouse
 from engine.names import name_key, named_item
 
@@ -61,7 +61,7 @@ class System:
     def region(self, number: int) -> Region:
         found = next((r for r in self.regions if r.number == number), None)
         if found is None:
-            raise UnknownNation(f"{self.name} has no region {number} (its regions: "
+            raise UnknownName(f"{self.name} has no region {number} (its regions: "
                                 f"{', '.join(str(r.number) for r in self.regions) or 'none'})")
         return found
 
@@ -104,7 +104,7 @@ class GodsfireState:
         refusal naming the players."""
         found = named_item(name, self.players, lambda p: p.name, "player")
         if found is None:
-            raise UnknownNation(f"no player called {name!r} in this game (players: "
+            raise UnknownName(f"no player called {name!r} in this game (players: "
                                 f"{', '.join(p.name for p in self.players) or 'none yet'})")
         return found
 
@@ -116,7 +116,7 @@ class GodsfireState:
         """A system by name or an unambiguous start of it; a refusal naming the systems."""
         found = named_item(name, self.systems, lambda s: s.name, "system")
         if found is None:
-            raise UnknownNation(f"no system called {name!r} in this game (systems: "
+            raise UnknownName(f"no system called {name!r} in this game (systems: "
                                 f"{', '.join(s.name for s in self.systems) or 'none yet'})")
         return found
 

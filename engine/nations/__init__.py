@@ -11,8 +11,9 @@ from typing import Any
 
 from engine.core import Context, Outcome
 from engine.errors import BadInput
-from engine.nations import clock, commands, describe, gm, peace, snapshot, war  # noqa: F401  (registers handlers)
-from engine.nations.common import RULESET
+from engine.nations import clock, commands, describe, gm, peace, snapshot, views, war  # noqa: F401  (handlers)
+from engine.nations.common import RULESET, find_nation
+from engine.nations.rules import rules_from_dict
 from engine.rulesets import RuleSet, register
 
 
@@ -37,4 +38,15 @@ RULES = register(RuleSet(
     fixed_house_keys=("turn_hours",),
     quick_catch_up=clock.quick_catch_up,
     rank=0,
+    rules_file="nations.toml",
+    rules_from_dict=rules_from_dict,
+    summary=lambda state: f"turn {state.turn}, {len(state.nations)} nations",
+    status=views.status_view,
+    find_side=lambda state, name: find_nation(state, name).name,
+    side_word="nation",
+    actor_note=views.actor_note,
+    final_standings=lambda state: state.final_standings(),
+    results=views.results_view,
+    discord="cogs.nations",
+    help_topic="docs/nations.md",
 ))

@@ -81,7 +81,7 @@ def deadlines(state: GameState) -> list[Deadline]:
                 due.append(Deadline(bonus.expires_at, "bonus expiry", nation.name, bonus.kind))
         for battle in state.battles.values():
             if battle.deadline is not None and not battle.over:
-                due.append(Deadline(battle.deadline, "battle choice", chooser(battle), battle=battle.id))
+                due.append(Deadline(battle.deadline, "battle choice", chooser(battle), battle.id))
     return sorted(due, key=lambda d: (d.at, ORDER[d.what]))
 
 
@@ -97,12 +97,12 @@ def apply_deadline(tx: Tx, due: Deadline) -> None:
         tx.emit(TurnEnded(state.turn + missed - 1, last_start, last_start + length, "clock", turn_summary(state),
                           turns=missed))
     elif due.what == "battle choice":
-        assert due.battle is not None
-        apply_default(tx, tx.state.battles[due.battle])
-    else:
-        assert due.nation is not None and due.bonus is not None
-        held = tx.state.nations[due.nation].bonuses[due.bonus]
-        tx.emit(BonusExpired(due.nation, due.bonus, held.value))
+        assert isinstance(due.about, int)  # the battle's number
+        apply_default(tx, tx.state.battles[due.about])
+    else:  # a bonus expiry: the nation's (who) bonus of a kind (about)
+        assert due.who is not None and isinstance(due.about, str)
+        held = tx.state.nations[due.who].bonuses[due.about]
+        tx.emit(BonusExpired(due.who, due.about, held.value))
 
 
 def quick_catch_up(doc: dict[str, Any], now: datetime) -> tuple[list[Event], datetime] | None:

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from engine.errors import BadInput
-from engine.nations import clock, gm, peace, war
+from engine.nations import clock, gm, peace, views, war
 from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, STATS
 from engine.vocabulary import Command, Param
 
@@ -68,8 +68,8 @@ COMMANDS: tuple[Command, ...] = (
              P("units", help='e.g. "infantry:3 bomber:1"'), P("player")),
             action=lambda o: peace.CreateNation(o["name"], o["economy"], o["military"], o["strength"],
                                                   o["weakness"], parse_units(o.get("units") or ""), o.get("player"))),
-    Command("nation show", "a nation's stats, bonuses and army", (NATION,)),
-    Command("nation list", "every nation of this game"),
+    Command("nation show", "a nation's stats, bonuses and army", (NATION,), view=views.show_nation),
+    Command("nation list", "every nation of this game", view=views.list_view),
     Command("economy grow", "ECONOMY check to raise ECONOMY", (NATION,),
             action=lambda o: peace.GrowEconomy(o.get("nation"))),
     Command("economy military", "ECONOMY check to raise MILITARY (costs 1 E)", (NATION,),
@@ -84,7 +84,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("propaganda encourage", "encourage workers, patriotism or morale for 36 hours",
             (P("kind", required=True, choices=BONUS_KINDS), NATION),
             action=lambda o: peace.Encourage(o["kind"], o.get("nation"))),
-    Command("army show", "a nation's units", (NATION,)),
+    Command("army show", "a nation's units", (NATION,), view=views.show_army),
     Command("army disband", "disband one of your units", (P("unit", int, True), NATION),
             action=lambda o: peace.Disband(o["unit"], o.get("nation"))),
     Command("attack declare", "ATTACK: send 1-3 of your units against a nation",
@@ -102,7 +102,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("attack retreat", "order a unit to retreat now, or when its HP falls to at_hp (0: cancel)",
             (P("unit", int, True), P("at_hp", int)),
             action=lambda o: war.OrderRetreat(o["unit"], o.get("at_hp"))),
-    Command("attack status", "the battles of this game and what each waits for", (P("battle", int),)),
+    Command("attack status", "the battles of this game and what each waits for", (P("battle", int),),
+            view=views.battles_view),
     Command("gm set", "set a stat (N) or adjust it (+N / -N)",
             (P("nation", required=True), P("stat", required=True, choices=SETTABLE_STATS), P("value", required=True)),
             action=_set_stat, gm_only=True),

@@ -1,0 +1,27 @@
+"""What the God Dice queries show, written once for every front-end: the table at a glance and the card
+file (`engine.view`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.describe import same
+from engine.goddice.describe import cards_lines, status_lines
+from engine.goddice.state import GoddiceState
+from engine.view import View, view
+
+
+def status_view(state: GoddiceState, rules: Any = None) -> View:
+    """/game status and /goddice status: seats, whose move, every character's life, the turn's dice."""
+    lines = status_lines(state, same)
+    return view(lines[0], *lines[1:], loud=state.ended)
+
+
+def status_query(state: GoddiceState, rules: Any, actor: str, options: dict[str, Any]) -> View:
+    return status_view(state, rules)
+
+
+def cards_view(state: GoddiceState, rules: Any, actor: str, options: dict[str, Any]) -> View:
+    """/goddice cards: every character of the game's card file with its attacks."""
+    lines = cards_lines(state.cards)
+    return view(lines[0], *lines[1:])

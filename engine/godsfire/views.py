@@ -1,0 +1,105 @@
+"""What the Godsfire queries show, written once for every front-end: the game's status, a system's sheet,
+the phase, the Social Interphase's steps left (`engine.view`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.describe import plural
+from engine.godsfire.phases import phase_line
+from engine.godsfire.politics import STEP_NAMES, interphase_left
+from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
+from engine.godsfire.state import PHASE_NAMES, GodsfireState, System
+from engine.view import Line, Person, Strong, View, item, line, view
+
+
+def units_text(units: dict[str, int]) -> str:
+    """`2 SQD, 1 FLT`, or `none`."""
+    return ", ".join(f"{n} {kind}" for kind, n in units.items() if n) or "none"
+
+
+def status_view(state: GodsfireState, rules: Any = None) -> View:
+    """/game status and /godsfire status: the turn and phase, each player (NG, money, allegiances), each system."""
+    title = line(f"Godsfire — turn {state.turn}, {PHASE_NAMES[state.phase]}; GM: ", Person(state.gm),
+                 *((" — ", Strong("GAME OVER")) if state.ended else ()))
+    lines: list[Line] = []
+    if state.forced_dice:
+        count = len(state.forced_dice)
+        lines.append(line(f"{count} GM-entered {'die' if count == 1 else 'dice'} waiting."))
+    for p in state.players:
+        systems = ", ".join(s.name for s in state.systems_of(p.name)) or "none"
+        allegiance = " ".join(f"{party} {n}" for party, n in p.national_allegiance.items())
+        marks: list[Any] = []
+        for mark, on in (("Change Ministers! used", p.ministers_changed),
+                         ("failed a repayment this turn", p.failed_repayment),
+                         ("no new loans until every allegiance is 3+", p.loans_barred)):
+            if on:
+                marks.append(f"; {mark}")
+        if p.out:
+            marks += ["; ", Strong("OUT OF THE GAME")]
+        lines.append(line(Person(p.name), f": NG on {p.government or 'no system yet'}, {p.ng_money} GB, in transit "
+                          f"{p.in_transit} GB; national allegiance {allegiance or 'none'}; systems: {systems}",
+                          *marks))
+    if not state.players:
+        lines.append(line("No players yet: the GM adds systems with /godsfire system add."))
+    lines += [system_line(s) for s in state.systems]
+    if state.wars:
+        lines.append(line("At war: " + "; ".join(" and ".join(pair) for pair in state.wars)))
+    return view(title, *lines, loud=state.ended)
+
+
+def system_line(system: System) -> Line:
+    """`Alpha (alice): 2 regions, 1 in revolt, bank 3 GB, space 2 SQD`."""
+    revolts = sum(1 for r in system.regions if r.revolt)
+    return line(system.name, " (", Person(system.owner) if system.owner else "neutral",
+                f"): {plural(len(system.regions), 'region')}" + (f", {revolts} in revolt" if revolts else "")
+                + f", bank {system.bank} GB, space {units_text(system.units)}")
+
+
+def system_view(system: System) -> View:
+    """A system's sheet: owner, planets, bank, space units, loans (each marker on its box, counted from 1 as
+    the sheet's boxes are), a siege, then one line a region."""
+    owner: tuple[Any, ...] = (Person(system.owner), "'s system") if system.owner else ("a neutral system",)
+    loans = "; ".join(f"{loan.amount} GB (marker on box {loan.box + 1})" for loan in system.loans) or "none"
+    siege: tuple[Any, ...] = ("; ", Strong("UNDER SIEGE"), f" ({plural(system.enemy_units, 'enemy unit')})") \
+        if system.enemy_units else ()
+    title = line(f"{system.name} — ", *owner, f", {plural(system.planets, 'planet')}; bank {system.bank} GB; "
+                 f"space {units_text(system.units)}; loans {loans}", *siege)
+    regions = []
+    for r in system.regions:
+        extra: list[Any] = [f"ground {units_text(r.units)}"]
+        if r.enemy_units:
+            extra.append(f"enemy units {r.enemy_units}")
+        money = [f"{p} {n} (circle {r.subversion_step.get(p, 0) + 1})" for p, n in r.subversion.items() if n]
+        if money:
+            extra.append("subversion " + ", ".join(money))
+        if r.desubversion:
+            extra.append(f"de-subversion {r.desubversion}")
+        if r.counter_subversion:
+            extra.append(f"counter-subversion {r.counter_subversion}")
+        revolt: tuple[Any, ...] = (Strong("IN REVOLT"), "; ") if r.revolt else ()
+        regions.append(item(f"Region {r.number}: {PARTY_NAMES[r.party]} ({r.party}), allegiance {r.allegiance}, "
+                            f"{ECONOMY_NAMES[r.economy]} ({r.economy}); ", *revolt, "; ".join(extra)))
+    return view(title, *regions)
+
+
+def show_system(state: GodsfireState, rules: Any, actor: str, options: dict[str, Any]) -> View:
+    """/godsfire system show name:."""
+    return system_view(state.system(options["name"]))
+
+
+def phase_view(state: GodsfireState, rules: Any = None, actor: str = "", options: dict[str, Any] | None = None
+               ) -> View:
+    """/godsfire phase show: where the turn is, and the next phase."""
+    return view(phase_line(state) + ".")
+
+
+def interphase_view(state: GodsfireState, rules: Any = None, actor: str = "",
+                    options: dict[str, Any] | None = None) -> View:
+    """/godsfire interphase show: each player's interphase steps not yet marked done."""
+    if state.phase != "interphase":
+        return view(f"Not in the Social Interphase: turn {state.turn} is in the {PHASE_NAMES[state.phase]}.")
+    lines = [line(Person(player), ": " + ("; ".join(f"{STEP_NAMES[s]} ({s})" for s in left) if left else "all done"))
+             for player, left in interphase_left(state).items()]
+    return view(f"Social Interphase, turn {state.turn} (a step skipped: /godsfire interphase done step:<step>):",
+                *lines)

@@ -1,0 +1,151 @@
+"""What the Nations queries show, written once for every front-end: the game's status, the nation list, a
+nation's sheet, an army, the battles (`engine.view`: the console lays them out as text, Discord as embeds).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.describe import plural
+from engine.nations.common import actions_left, army_mp, viewed_nation
+from engine.nations.describe import results_lines, unit_ref
+from engine.nations.rules import Rules
+from engine.nations.state import GameState, Nation
+from engine.nations.war import chooser
+from engine.view import At, Line, Person, Strong, View, item, line, view
+
+
+def nation_line(nation: Nation, state: GameState) -> Line:
+    """`Charon — bob: E 5 S 5 M 5 P 5 L 10; 2 units; 2 actions left`."""
+    tag = " (eliminated)" if nation.eliminated else ""
+    player: Any = Person(nation.player) if nation.player else "no player"
+    return line(f"{nation.name}{tag} — ", player,
+                f": E {nation.economy} S {nation.effective_stability} M {nation.military} P {nation.propaganda} "
+                f"L {nation.land}; {len(nation.units)} units"
+                + ("" if state.ended else f"; {plural(actions_left(state, nation), 'action')} left"))
+
+
+def status_view(state: GameState, rules: Rules) -> View:
+    """/game status of a Nations game: the turn and its clock, every nation, the battle choices waiting."""
+    clock: tuple[Any, ...] = ("over",) if state.ended else ("paused",) if state.paused \
+        else ("ends ", At(state.turn_ends_at))
+    title = line(f"Nations — turn {state.turn} ({state.turn_hours:g} h), ", *clock, "; GM: ", Person(state.gm),
+                 *((" — ", Strong("GAME OVER")) if state.ended else ()))
+    lines: list[Line] = []
+    if state.forced_dice:
+        count = len(state.forced_dice)
+        lines.append(line(f"{count} GM-entered {'die' if count == 1 else 'dice'} waiting."))
+    lines += [nation_line(n, state) for n in state.nations.values()] or [line("No nations yet.")]
+    waiting = [b for b in state.battles.values() if b.stage in ("commit", "pairing")]
+    lines += [line(f"Battle #{b.id} waits for {chooser(b)} to "
+                   f"{'commit units' if b.stage == 'commit' else 'pair units'} (default at ", At(b.deadline), ")")
+              for b in waiting if b.deadline]
+    return view(title, *lines, loud=state.ended)
+
+
+def list_view(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> View:
+    """/nation list."""
+    nations = [nation_line(n, state) for n in state.nations.values()]
+    if not nations:
+        return view("No nations yet: /nation claim or /nation create.")
+    return view(nations[0], *nations[1:])
+
+
+def nation_view(nation: Nation, state: GameState, rules: Rules) -> View:
+    """A nation's sheet: its stats with their modifiers, LAND, actions, bonuses and army."""
+    mod = rules.modifier
+    stab = f"{nation.effective_stability} (base {nation.stability}, −{nation.foreign_patches} foreign)" \
+        if nation.foreign_patches else f"{nation.stability}"
+    title = line(nation.name, *((" — ", Strong("ELIMINATED")) if nation.eliminated else ()), " — played by ",
+                 Person(nation.player) if nation.player else "nobody")
+    lines = [
+        line(f"ECONOMY {nation.economy} ({mod(nation.economy):+d})  "
+             f"STABILITY {stab} ({mod(nation.effective_stability):+d})"),
+        line(f"MILITARY {nation.military} ({mod(nation.military):+d})  PROPAGANDA {nation.propaganda} "
+             f"({mod(nation.propaganda):+d})  LAND ", Strong(str(nation.land)),
+             f" (E+M {nation.economy + nation.military})"),
+        line(f"STRENGTH {nation.strength}, WEAKNESS {nation.weakness}"),
+        line("The game is over." if state.ended else
+             f"Actions: {actions_left(state, nation)} of {state.house.actions_per_turn} left this turn"
+             + (f" (used: {', '.join(a.upper() for a in nation.actions_used)})" if nation.actions_used else "")),
+    ]
+    for bonus in nation.bonuses.values():
+        lines.append(line(f"{bonus.kind.capitalize()} {bonus.value:+d} until ", At(bonus.expires_at)))
+    army = army_view(nation, rules)
+    return view(title, *lines, army.title, *army.lines, loud=nation.eliminated)
+
+
+def army_view(nation: Nation, rules: Rules) -> View:
+    """A nation's army: its MP against its cap, then each unit with its HP and battle."""
+    mp = army_mp(rules, nation)
+    over = (" — ", Strong("OVER ITS MP CAP")) if mp > nation.military else ()
+    title = line(f"Army of {nation.name}: {mp} of {nation.military} MP", *over)
+    units = []
+    for unit in sorted(nation.units.values(), key=lambda u: u.id):
+        top = rules.max_hp(unit.type, unit.rank, nation.strength, nation.weakness)
+        where = f", in battle #{unit.battle}" if unit.battle is not None else ""
+        units.append(item(f"{unit_ref(unit.id, unit.type, unit.rank)} {unit.hp}/{top} HP{where}"))
+    return view(title, *units)
+
+
+def show_nation(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> View:
+    """/nation show [nation:]."""
+    return nation_view(viewed_nation(state, actor, options.get("nation")), state, rules)
+
+
+def show_army(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> View:
+    """/army show [nation:]."""
+    return army_view(viewed_nation(state, actor, options.get("nation")), rules)
+
+
+def battles_view(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> View:
+    """/attack status [battle:]: every battle (or one), with what it waits for and its duels so far."""
+    battle_id = options.get("battle")
+    battles = [b for b in state.battles.values() if battle_id in (None, b.id)]
+    if not battles:
+        return view("No battles." if battle_id is None else f"There is no battle #{battle_id}.")
+    lines: list[Line] = []
+    for b in battles:
+        status = b.result if b.over else {
+            "commit": f"waits for {b.defender} to commit units",
+            "pairing": f"waits for {chooser(b)} to pair units",
+        }.get(b.stage, "being fought")
+        due: tuple[Any, ...] = (" (until ", At(b.deadline), ")") if b.deadline and not b.over else ()
+        lines.append(line(f"Battle #{b.id}, turn {b.turn}: {b.attacker} against {b.defender} — {status}", *due))
+        lines.append(item(f"attacking: {_unit_list(b.attacking, b.in_fight_attacking, b.retreat_orders)}"))
+        if b.defending:
+            lines.append(item(f"defending: {_unit_list(b.defending, b.in_fight_defending, b.retreat_orders)}"))
+        for duel in b.duels:
+            rounds = len([r for r in duel["rounds"] if r["kind"] == "round"])
+            lines.append(item(f"duel: {unit_ref(duel['attacker_unit'], duel['attacker_type'])} vs "
+                              f"{unit_ref(duel['defender_unit'], duel['defender_type'])}, {rounds} rounds — "
+                              f"{duel['outcome'] or 'under way'}"))
+    return view(lines[0], *lines[1:])
+
+
+def _unit_list(ids: list[int], in_fight: list[int], orders: dict[int, int | None]) -> str:
+    def one(unit: int) -> str:
+        order = ""
+        if unit in orders:
+            order = ", retreat now" if orders[unit] is None else f", retreat at {orders[unit]} HP"
+        return f"#{unit}" + ("" if unit in in_fight else " (out)") + order
+
+    return "; ".join(one(u) for u in ids)
+
+
+def results_view(standings: dict[str, Any], who: Any) -> View | None:
+    """A Nations game's final standings (`GameEnded.standings`) as a view; None when there are none."""
+    if not standings.get("nations"):
+        return None
+    lines = results_lines(standings, who)
+    return view(lines[0], *lines[1:])
+
+
+def actor_note(state: GameState, events: list[Any], actor: str, when: Any) -> str | None:
+    """After a player's action: how many actions their nation has left, and when the turn ends."""
+    nation = state.nation_of(actor)
+    used = [e for e in events if e.kind == "action_used"]
+    if nation is None or not used or nation.eliminated:
+        return None
+    return (f"{nation.name}: {actions_left(state, nation)} of {state.house.actions_per_turn} actions left; "
+            f"turn {state.turn} ends {when(state.turn_ends_at)}.")

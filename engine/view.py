@@ -1,0 +1,153 @@
+"""A view as structured text: what a query shows (a status, a nation, a party, a system sheet, a battle),
+written once by its rule set and laid out by each front-end — the console as text, markdown or BBCode,
+Discord as an embed.
+
+A view is a title and sections; a section is an optional heading and lines; a line is parts, some of
+them marked `Strong` (a roll's total, a verdict, an alarm), and may be an item of a list under the line
+before it. No front-end adds emphasis to finished text: what is strong is said here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class Strong:
+    """A part of a line shown with emphasis (bold on Discord, in markdown and in BBCode)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class At:
+    """A moment, shown by each front-end its own way (the console as UTC text, Discord as a timestamp)."""
+
+    moment: datetime
+
+
+@dataclass(frozen=True)
+class Person:
+    """A player or GM as stored (a name in the console, a user id on Discord, shown as a mention)."""
+
+    who: str
+
+
+Part = str | Strong | At | Person
+
+
+def _utc(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _same(name: str) -> str:
+    return name
+
+
+def part_text(part: Part, when: Callable[[datetime], str] = _utc, who: Callable[[str], str] = _same) -> str:
+    """One part's words without emphasis: a moment through `when`, a person through `who`."""
+    if isinstance(part, Strong):
+        return part.text
+    if isinstance(part, At):
+        return when(part.moment)
+    if isinstance(part, Person):
+        return who(part.who)
+    return part
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a view: its parts in order; `item` when it is an entry of a list under the line before."""
+
+    parts: tuple[Part, ...]
+    item: bool = False
+
+    @property
+    def text(self) -> str:
+        """The line's words without emphasis, as the console shows them."""
+        return self.words()
+
+    def words(self, when: Callable[[datetime], str] = _utc, who: Callable[[str], str] = _same) -> str:
+        return "".join(part_text(p, when, who) for p in self.parts)
+
+
+def line(*parts: Part, item: bool = False) -> Line:
+    """`line("LAND ", Strong("25"))`: empty parts are left out."""
+    return Line(tuple(p for p in parts if not isinstance(p, str) or p), item)
+
+
+def item(*parts: Part) -> Line:
+    """A list entry: `line(..., item=True)`."""
+    return line(*parts, item=True)
+
+
+def lines_of(texts: Iterable[str]) -> tuple[Line, ...]:
+    """Plain lines; one starting with two spaces is a list item (the console's indent), as `Line.item`."""
+    return tuple(Line((t[2:],), True) if t.startswith("  ") else Line((t,)) for t in texts)
+
+
+@dataclass(frozen=True)
+class Section:
+    """A part of a view: on Discord an embed field when it has a heading, else the embed's text."""
+
+    heading: str | None
+    lines: tuple[Line, ...]
+
+
+@dataclass(frozen=True)
+class View:
+    """What one query shows. `title` heads it; `sections` follow in order; `footer` is a short last word."""
+
+    title: Line
+    sections: tuple[Section, ...] = ()
+    footer: str | None = None
+    loud: bool = False  # the view shows something alarming (eliminated, game over): Discord colours it
+
+    @property
+    def lines(self) -> list[Line]:
+        """Every line after the title, headings included as lines of their own."""
+        found: list[Line] = []
+        for section in self.sections:
+            if section.heading is not None:
+                found.append(Line((section.heading,)))
+            found.extend(section.lines)
+        return found
+
+
+def view(title: str | Line, *texts: str | Line, footer: str | None = None, loud: bool = False) -> View:
+    """A view of one untitled section from lines or plain texts (two leading spaces: a list item)."""
+    lines = tuple(t if isinstance(t, Line) else lines_of([t])[0] for t in texts)
+    head = title if isinstance(title, Line) else Line((title,))
+    return View(head, (Section(None, lines),) if lines else (), footer, loud)
+
+
+def text_lines(shown: View) -> list[str]:
+    """The view as the console's plain text: the title, then each line (a list item indented two spaces)."""
+    return [shown.title.text, *(("  " if ln.item else "") + ln.text for ln in shown.lines)]
+
+
+def joined(lines: Iterable[Line], separator: str = "; ") -> Line:
+    """Several lines' parts as one line."""
+    parts: list[Part] = []
+    for number, one in enumerate(lines):
+        if number:
+            parts.append(separator)
+        parts.extend(one.parts)
+    return Line(tuple(parts))
+
+
+@dataclass
+class Lines:
+    """A view being written section by section (a helper for rule sets' views)."""
+
+    title: Line | str
+    sections: list[Section] = field(default_factory=list)
+
+    def add(self, heading: str | None, *lines: Line | str) -> None:
+        self.sections.append(Section(heading, tuple(x if isinstance(x, Line) else lines_of([x])[0] for x in lines)))
+
+    def done(self, footer: str | None = None, loud: bool = False) -> View:
+        head = self.title if isinstance(self.title, Line) else Line((self.title,))
+        return View(head, tuple(self.sections), footer, loud)

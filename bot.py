@@ -26,10 +26,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs import frontends
 from cogs.render import error_embed
 from cogs.util import reply
 from cogs.views import DYNAMIC_ITEMS
-from data import nations_rules
 from data.store import SHUTTING_DOWN, Store, StoreUnavailable
 from engine.dice import Roller
 from engine.errors import RefereeError
@@ -79,10 +79,19 @@ def install_redaction(token: str | None) -> None:
 class ShuttingDown(app_commands.CheckFailure):
     """A command that arrives while the bot closes: refused, nothing changed."""
 
-EXTENSIONS = (
-    "cogs.game", "cogs.help", "cogs.nation", "cogs.economy", "cogs.propaganda", "cogs.army", "cogs.attack", "cogs.log",
-    "cogs.goddice", "cogs.godsfire", "cogs.gm", "cogs.clock", "cogs.roll",
-)
+EXTENSIONS = ("cogs.game", "cogs.help", "cogs.log", "cogs.gm", "cogs.clock", "cogs.roll")
+"""The cogs every game shares; each registered rule set's come from its Discord adapter (`cogs.frontends`)."""
+
+
+def extensions() -> list[str]:
+    """Every cog to load: the shared ones, then each registered rule set's (the generic vocabulary cog for a rule
+    set without a Discord package of its own)."""
+    return [*EXTENSIONS, *(e for e in frontends.extensions() if e not in EXTENSIONS)]
+
+
+def dynamic_items() -> list[type]:
+    """The persistent controls: the shared ones and each registered rule set's."""
+    return [*DYNAMIC_ITEMS, *frontends.dynamic_items()]
 
 
 @dataclass
@@ -176,11 +185,11 @@ class RefereeBot(commands.Bot):
     async def setup_hook(self) -> None:
         if getattr(self, "store", None) is None:  # `serve` opens it before connecting
             self.store = await Store.open(self.settings.db_path)
-        self.referee = Referee(self.store, nations_rules(), self.settings.roller, self.settings.clock)
+        self.referee = Referee(self.store, None, self.settings.roller, self.settings.clock)
         self.tree.on_error = self.on_app_command_error
         self.tree.interaction_check = self.accepting
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
-        for extension in EXTENSIONS:
+        self.add_dynamic_items(*dynamic_items())
+        for extension in extensions():
             await self.load_extension(extension)
         guild = discord.Object(self.settings.guild_id) if self.settings.guild_id else None
         registered: list[app_commands.AppCommand] = []

@@ -2,12 +2,16 @@
 database is the truth.
 
 The store keeps each game's next due time (the engine's deadlines: Nations turn ends, bonus expiries and
-battle choices; the God Dice reminder) and, for Nations, the front-end's next turn reminder, both indexed.
+battle choices; the God Dice reminder) and the front-end's own next reminder (Nations: the turn reminder), both
+indexed.
 The timer (one APScheduler job) fires at the earliest of them: every game due then is caught up in batches,
 one transaction a batch (`Referee.catch_up_due`), before anything is said; the announcements, reminders,
 battle choices and status edits of those games then go out through the `Announcer`, in order, at a pace
 within Discord's global rate limit, without holding up the next rollover. A command's own follow-up
 (`after_change`) runs at once. On start only the games due are read, never every game.
+
+What a rule set adds (Nations' battle choices and turn reminders, God Dice's move controls) comes from its
+adapter (`cogs.frontends`): this module knows no rule set.
 """
 
 from __future__ import annotations
@@ -23,29 +27,13 @@ import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord.ext import commands
 
+from cogs.frontends import adapter_of
 from cogs.host import RefereeHost
-from cogs.render import (
-    NO_PINGS,
-    event_lines,
-    message_batches,
-    move_prompt,
-    pings,
-    report_embeds,
-    results_embed,
-    safe,
-    status_embed,
-    when,
-    who,
-)
+from cogs.render import NO_PINGS, message_batches, report_embeds, results_embed, status_embed
 from cogs.util import channel_id_of
-from cogs.views import choice_view, move_view, swap_controls
 from data.store import GameRow, StoreUnavailable
 from engine.clock import next_deadline
 from engine.events import Event, GameEnded
-from engine.goddice.events import PlayerReminded
-from engine.nations.common import actions_left
-from engine.nations.events import BattleAwaits, BattleEnded, DuelStarted, UnitsCommitted
-from engine.nations.state import GameState
 from referee import Report
 
 log = logging.getLogger("referee.clock")
@@ -163,10 +151,11 @@ class Clock(commands.Cog):
     async def announce_and_follow(self, report: Report) -> None:
         if report.events:
             channel = self.channel(await self.bot.store.game(report.game_id))
-            if report.state.ruleset == "goddice":
-                await self.announce_reminder(channel, report)
+            announce = adapter_of(report.state).announce
+            if announce is not None:
+                await announce(self, channel, report)
             else:
-                for batch in message_batches(report_embeds(report.events, report.state)):
+                for batch in message_batches(report_embeds(report.events, report.state, by_clock=True)):
                     await channel.send(embeds=batch, allowed_mentions=NO_PINGS)
         await self.after_change(report)
 
@@ -177,7 +166,8 @@ class Clock(commands.Cog):
         return self.bot.get_partial_messageable(channel_id, guild_id=row.guild_id)
 
     async def after_change(self, report: Report) -> None:
-        """After any command or wake: (Nations) offer battle choices and remind; update the status, reschedule.
+        """After any command or wake: what the game's rule set does then (Nations: offer battle choices and
+        remind), the final results of a game this report ended; update the status, reschedule.
 
         One game at a time, from the state as it is now (another command may have finished meanwhile).
         """
@@ -187,98 +177,25 @@ class Clock(commands.Cog):
                 return
             state = await self.bot.store.load(report.game_id)
             channel = self.channel(row)
-            if state.ruleset == "nations":
-                await self.offer_choices(channel, report, state)
-                await self.announce_results(channel, report)
-                if not state.ended:
-                    row = await self.remind_if_due(row, state, channel)
-            elif state.ended:  # God Dice: a game ended by the GM keeps no move controls
-                await swap_controls(self.bot, channel, report.game_id, None)
+            adapter = adapter_of(state)
+            if adapter.after_change is not None:
+                row = await adapter.after_change(self, channel, report, state, row)
+            await self.announce_results(channel, report, state)
             await self.update_status(row, state, channel)
             await self.note_wake(row, state)
 
-    async def announce_results(self, channel: discord.PartialMessageable, report: Report) -> None:
-        """A Nations game that this report ended: its final results (LAND, stats, battles won, the winner), as a
-        message of their own; the pinned status turns to the same standings in `update_status`."""
+    async def announce_results(self, channel: discord.PartialMessageable, report: Report, state: Any) -> None:
+        """A game that this report ended with standings: its final results (Nations: LAND, stats, battles won, the
+        winner), as a message of their own; the pinned status turns to the same in `update_status`."""
         for event in report.events:
-            if isinstance(event, GameEnded) and "nations" in event.standings:
-                await channel.send(embed=results_embed(event.standings), allowed_mentions=NO_PINGS)
-
-    async def announce_reminder(self, channel: discord.PartialMessageable, report: Report) -> None:
-        """God Dice: the caught-up events (the engine's reminders) as a message that mentions the player, with
-        the awaited move's controls (they replace the previous ones)."""
-        state = report.state
-        reminded = any(isinstance(e, PlayerReminded) for e in report.events)
-        view = move_view(report.game_id, state) if reminded else None
-        text: str | None = "\n".join(event_lines(report.events))
-        if text and len(text) > CONTENT_LIMIT:  # too long for a message's text: embeds, then the prompt
-            for batch in message_batches(report_embeds(report.events, state)):
-                await channel.send(embeds=batch, allowed_mentions=NO_PINGS)
-            text = move_prompt(state) if reminded else None
-        if not text:
-            return
-        reminded_players = [e.player for e in report.events if isinstance(e, PlayerReminded)]
-        message = await channel.send(text, view=view, allowed_mentions=pings(*reminded_players))
-        if reminded:
-            await swap_controls(self.bot, channel, report.game_id, message.id if view else None)
-
-    async def offer_choices(self, channel: discord.PartialMessageable, report: Report, state: GameState) -> None:
-        """For each battle whose choice this report settled or opened: clear the old controls, offer the new."""
-        waiting: dict[int, BattleAwaits] = {}
-        moved: set[int] = set()
-        for event in report.caught_up + report.events:
-            if isinstance(event, BattleAwaits):
-                waiting[event.battle] = event
-            if isinstance(event, BattleAwaits | UnitsCommitted | DuelStarted | BattleEnded):
-                moved.add(event.battle)
-        for battle_id in sorted(moved):
-            await self.clear_choice(channel, report.game_id, battle_id)
-        for battle_id, event in waiting.items():
-            battle = state.battles.get(battle_id)
-            if battle is None or battle.stage != event.stage or battle.deadline != event.deadline:
-                continue  # the choice was made (or defaulted) since
-            most = self.bot.referee.rules.max_battle_units
-            view = choice_view(report.game_id, state, battle, most)
-            player = state.nations[event.nation].player
-            what = f"commit 1 to {most} units" if event.stage == "commit" else "pick the next pairing"
-            message = await channel.send(
-                f"⚔ Battle #{battle.id}: {who(player) if player else safe(event.nation)}, {what} "
-                f"(default {when(event.deadline)}).", view=view,
-                allowed_mentions=pings(player),
-            )
-            await self.bot.store.choice_message(report.game_id, battle_id, message.id)
-
-    async def clear_choice(self, channel: discord.PartialMessageable, game_id: int, battle_id: int) -> None:
-        """Take the controls off the message that offered a battle's last choice (made or defaulted)."""
-        old = await self.bot.store.choice_message(game_id, battle_id)
-        if old is None:
-            return
-        try:
-            await channel.get_partial_message(old).edit(view=None)
-        except discord.HTTPException:
-            log.warning("could not clear the controls of message %s", old)
-
-    def reminder_time(self, state: GameState) -> datetime:
-        return state.turn_ends_at - timedelta(hours=state.house.reminder_hours)
-
-    async def remind_if_due(self, row: GameRow, state: GameState, channel: discord.PartialMessageable) -> GameRow:
-        """Once per turn, before its end: mention only the players who still have actions left."""
-        if state.paused or row.reminded_turn >= state.turn or self.now() < self.reminder_time(state):
-            return row
-        if self.now() < state.turn_ends_at:
-            waiting = [n for n in state.nations.values()
-                       if n.player and not n.eliminated and actions_left(state, n) > 0]
-            if waiting:
-                lines = [f"⏰ Turn {state.turn} ends {when(state.turn_ends_at)}. Still to act:"]
-                lines += [f"{who(n.player or '')} ({safe(n.name)}, {actions_left(state, n)} left)" for n in waiting]
-                for content in _chunks(lines, CONTENT_LIMIT):
-                    await channel.send(content, allowed_mentions=pings(*(n.player for n in waiting)))
-        await self.bot.store.set_front_end(row.id, reminded_turn=state.turn)
-        return await self.bot.store.game(row.id)
+            if isinstance(event, GameEnded) and event.standings:
+                embed = results_embed(state, event.standings)
+                if embed is not None:
+                    await channel.send(embed=embed, allowed_mentions=NO_PINGS)
 
     async def update_status(self, row: GameRow, state: Any, channel: discord.PartialMessageable) -> None:
         """Keep one pinned status message per game current (post and pin it the first time)."""
-        embed = status_embed(state, self.bot.referee.rules)
+        embed = status_embed(state, self.bot.referee.rules_for(state.ruleset))
         if row.status_message_id:
             try:
                 await channel.get_partial_message(row.status_message_id).edit(embed=embed)
@@ -296,11 +213,10 @@ class Clock(commands.Cog):
         await self.bot.store.set_front_end(row.id, status_message_id=message.id)
 
     async def note_wake(self, row: GameRow, state: Any) -> None:
-        """Record the game's next front-end reminder (Nations) and arm the timer if the game needs it sooner."""
-        remind_at = None
-        if (state.ruleset == "nations" and not state.ended and not state.paused
-                and row.reminded_turn < state.turn):
-            remind_at = self.reminder_time(state)
+        """Record the game's next front-end reminder (its rule set's, if any) and arm the timer if the game needs
+        it sooner."""
+        remind = adapter_of(state).remind_at
+        remind_at = remind(row, state) if remind is not None and not state.ended else None
         if remind_at != row.remind_at:
             await self.bot.store.set_front_end(row.id, remind_at=remind_at)
         moments = [m for m in ([] if state.ended else [next_deadline(state), remind_at]) if m is not None]

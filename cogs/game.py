@@ -9,20 +9,23 @@ from discord.ext import commands
 from cogs.host import RefereeHost
 from cogs.render import digest_embeds, report_embeds, safe, status_embed
 from cogs.util import (
+    about,
     actor,
     channel_key,
-    choice_list,
     command_text,
+    described,
     given_options,
     has_gm_role,
+    offer_choices,
     publish,
     reply,
 )
 from cogs.views import confirm_view
+from engine.commands import choices
 from engine.errors import BadInput
+from engine.rulesets import default_ruleset
 from referee import GAME_OVER, MAX_EXPORT_BYTES, imported_summary, read_export
 
-RULESETS = choice_list("game start", "ruleset")
 MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
 
 
@@ -30,14 +33,13 @@ MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
 class Game(commands.GroupCog, group_name="game", group_description="Start, follow and end this channel's game"):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
+        # The rule sets registered now (a test may have registered one since this module was imported).
+        offer_choices(self.start, "ruleset", list(choices("game start", "ruleset")))
 
-    @app_commands.command(name="start", description="Start a game in this channel; you are its GM")
-    @app_commands.describe(
-        ruleset="The rule set: nations (default), goddice or godsfire",
-        turn_hours="How long a turn lasts, in hours (default 12)",
-        options='God Dice optional rules agreed now, e.g. "campaign resurrection free_for_all"',
-    )
-    @app_commands.choices(ruleset=RULESETS)
+    @app_commands.command(name="start", description=about("game start"))
+    @described("game start")
+    @app_commands.choices(ruleset=[app_commands.Choice(name=name, value=name)
+                                   for name in choices("game start", "ruleset")])
     async def start(self, interaction: discord.Interaction, ruleset: str | None = None,
                     turn_hours: app_commands.Range[float, 0.1, 336.0] | None = None,
                     options: str | None = None) -> None:
@@ -47,19 +49,18 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
         report = await self.bot.referee.start_game(channel_key(interaction), actor(interaction), turn_hours,
                                                    guild_id=interaction.guild_id,
                                                    command=command_text("game start", given),
-                                                   ruleset_name=ruleset or "nations", options=options)
+                                                   ruleset_name=ruleset or default_ruleset().name, options=options)
         await reply(interaction, embeds=report_embeds(report.events, report.state))
         await publish(interaction, report)
 
-    @app_commands.command(name="status", description="Where this channel's game stands")
+    @app_commands.command(name="status", description=about("game status"))
     async def status(self, interaction: discord.Interaction) -> None:
         state = await self.bot.referee.shown_state(channel_key(interaction))  # no live game: the last one, over
         await reply(interaction, GAME_OVER if state.ended else None,
-                    embed=status_embed(state, self.bot.referee.rules))
+                    embed=status_embed(state, self.bot.referee.rules_for(state.ruleset)))
 
-    @app_commands.command(name="digest", description="Everything since a time or the last digest, for a turn post")
-    @app_commands.describe(since="A UTC time (2026-03-01T12:00) or a span back (12h, 2d); "
-                                 "default: the GM's last digest")
+    @app_commands.command(name="digest", description=about("game digest"))
+    @described("game digest")
     async def digest(self, interaction: discord.Interaction,
                      since: app_commands.Range[str, 1, 40] | None = None) -> None:
         digest = await self.bot.referee.digest(channel_key(interaction), actor(interaction), since,
@@ -68,15 +69,13 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
         if digest.caught_up is not None and digest.caught_up.events:
             await publish(interaction, digest.caught_up)
 
-    @app_commands.command(name="end", description="End this game (GM; asks to confirm)")
+    @app_commands.command(name="end", description=about("game end"))
     async def end(self, interaction: discord.Interaction) -> None:
         game_id = await self.bot.referee.game_id(channel_key(interaction))
         await reply(interaction, "End this game for good? Its log and export stay in the database.",
                     view=confirm_view("end", game_id, interaction.user.id), ephemeral=True)
 
-    @app_commands.command(name="import",
-                          description="Start this channel's game from a JSON export (a channel with no game); "
-                                      "you become its GM")
+    @app_commands.command(name="import", description=about("game import"))
     @app_commands.describe(file="A JSON export of a game (from /gm export)")
     async def import_game(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
         if file.size > MAX_IMPORT_BYTES:

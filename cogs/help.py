@@ -8,21 +8,22 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.render import COLOUR
-from cogs.util import reply
+from cogs.util import about, described, offer_choices, reply
 from engine.commands import GUIDE, help_groups, help_lines
 
 GROUPS_LIMIT = 3800  # the list of groups, in an embed's description (4096) with the guide's line
-HELP_TOPICS = [app_commands.Choice(name=word, value=word) for word in help_groups()][:25]
 
 
 class Help(commands.Cog):
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
+        # The groups as the cog loads (a rule set registered since this module was imported adds its own).
+        offer_choices(self.help, "topic", list(help_groups()))
 
     @app_commands.guild_only()
-    @app_commands.command(name="help", description="The referee's command groups, or one group's commands")
-    @app_commands.describe(topic="A command group (none: the list of groups)")
-    @app_commands.choices(topic=HELP_TOPICS)
+    @app_commands.command(name="help", description=about("help"))
+    @described("help")
+    @app_commands.choices(topic=[app_commands.Choice(name=word, value=word) for word in help_groups()][:25])
     async def help(self, interaction: discord.Interaction, topic: str | None = None) -> None:
         title, _ = help_lines(topic)  # refuses an unknown topic, with the groups there are
         shown = help_text(topic, self.bot.command_ids, self.bot.tree)

@@ -12,9 +12,7 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.render import free_roll_embed
-from cogs.util import actor, channel_key, reply
-
-DICE_HELP = 'Dice as dice bots write them: 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis" (at most 100 dice)'
+from cogs.util import about, actor, channel_key, described, reply
 
 
 class Roll(commands.Cog):
@@ -22,8 +20,8 @@ class Roll(commands.Cog):
         self.bot = bot
 
     @app_commands.guild_only()
-    @app_commands.command(name="roll", description="Roll any dice: a free roll, not a rule roll (shown in /log)")
-    @app_commands.describe(dice=DICE_HELP)
+    @app_commands.command(name="roll", description=about("roll"))
+    @described("roll")
     async def roll(self, interaction: discord.Interaction, dice: app_commands.Range[str, 1, 100]) -> None:
         roll, logged = await self.bot.referee.free_roll(channel_key(interaction), actor(interaction), dice)
         await reply(interaction, embed=free_roll_embed(actor(interaction), roll, logged))

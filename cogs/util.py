@@ -1,22 +1,24 @@
-"""What every cog shares: who and where an interaction is, answering it once, running a command."""
+"""What every cog shares: who and where an interaction is, answering it once, running a command, and the
+help and choices of a command as the command table gives them."""
 
 from __future__ import annotations
 
-import re
+import inspect
+import tomllib
 from collections.abc import Awaitable, Callable
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import discord
 from discord import app_commands
 
+from cogs.frontends import adapter_of
 from cogs.host import RefereeHost
 from cogs.render import NO_PINGS, message_batches, report_embeds
 from engine.commands import BY_PATH, build_action, check_ruleset, choices, coerce_options
-from engine.errors import NoGame
-from engine.nations.describe import unit_ref
-from engine.nations.state import Battle, GameState, Unit
-from engine.nations.war import chooser
+from engine.errors import BadInput, NoGame
 from referee import Report
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def bot_of(interaction: discord.Interaction) -> RefereeHost:
@@ -111,13 +113,14 @@ async def run_action(interaction: discord.Interaction, action: Any, text: str,
     bot = bot_of(interaction)
     report = await bot.referee.act(channel_key(interaction), actor(interaction), action, text,
                                    gm_role=has_gm_role(interaction))
-    if answer is not None:
-        await answer(interaction, report)
-    else:
-        await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state,
-                                                      actor(interaction)))
+    await (answer or answer_events)(interaction, report)
     await publish(interaction, report)
     return report
+
+
+async def answer_events(interaction: discord.Interaction, report: Report) -> None:
+    """A command's answer: its events (the clock's catch-up first)."""
+    await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state, actor(interaction)))
 
 
 async def publish(interaction: discord.Interaction, report: Report) -> None:
@@ -140,12 +143,80 @@ async def query_state(interaction: discord.Interaction, path: str) -> Any:
     return state
 
 
+async def answer_report(interaction: discord.Interaction, report: Report) -> None:
+    """A report answered as its game's rule set answers a command (God Dice: with the next move's controls),
+    else as its events."""
+    await (adapter_of(report.state).answer or answer_events)(interaction, report)
+
+
+async def read_toml(file: discord.Attachment, limit: int, what: str) -> dict[str, Any]:
+    """An attached TOML file as a dict (a card file…); a refusal naming the file if it is too large or not TOML."""
+    if file.size > limit:
+        raise BadInput(f"that file is too large for {what} ({file.size} bytes; at most {limit})")
+    try:
+        return tomllib.loads((await file.read()).decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, discord.HTTPException) as err:
+        raise BadInput(f"cannot read {file.filename} as {what} (TOML): {err}") from None
+
+
+# --- help and choices from the command table -----------------------------------------------------
+
+
+DESCRIPTION_LIMIT = 100  # Discord's limit on a command's and an option's description
+
+
+def fit(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
+    """A description within Discord's limit, capitalised; when too long, cut after its last whole clause that
+    fits (", …"), else at a word ("…")."""
+    text = text[:1].upper() + text[1:]
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 3]
+    clause = max(head.rfind(", "), head.rfind("; "))
+    if clause > limit // 2 and head.count("(", 0, clause) == head.count(")", 0, clause):
+        return head[:clause] + ", …"
+    return text[:limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def about(path: str) -> str:
+    """A command's description on Discord: the vocabulary's help, with (GM) for a GM's command."""
+    command = BY_PATH[path]
+    gm = " (GM)" if command.gm_only and "(GM)" not in command.help else ""
+    return fit(command.help + gm)
+
+
+def helps(path: str, **renamed: str) -> dict[str, str]:
+    """The vocabulary's description of each option of a command (Discord's option descriptions); `renamed`
+    maps a Python parameter to the option it stands for (`from_="from"`)."""
+    python = {option: name for name, option in renamed.items()}
+    return {python.get(p.name, p.name): fit(p.help) for p in BY_PATH[path].params if p.help}
+
+
+def described(path: str, renamed: dict[str, str] | None = None, **missing: str) -> Callable[[F], F]:
+    """`app_commands.describe` with the command table's help of each option the slash command has (an option
+    the table offers and Discord does not, e.g. a GM's `nation:`, is left out). `missing` describes an option
+    the table gives no help for yet (Discord needs one for each); the table's help wins as soon as it has one,
+    so the two never differ. `renamed` maps a Python parameter to its option (`{"from_": "from"}`)."""
+    def decorator(func: F) -> F:
+        names = set(inspect.signature(func).parameters)
+        texts = {**{k: fit(v) for k, v in missing.items()}, **helps(path, **(renamed or {}))}
+        return app_commands.describe(**{k: v for k, v in texts.items() if k in names})(func)
+
+    return decorator
+
+
 # --- autocomplete --------------------------------------------------------------------------------
 
 
 def choice_list(path: str, param: str) -> list[app_commands.Choice[str]]:
     """Discord choices for a vocabulary option with fixed values."""
     return [app_commands.Choice(name=value, value=value) for value in choices(path, param)]
+
+
+def offer_choices(command: app_commands.Command, param: str, values: list[str]) -> None:
+    """Set an option's choices as the cog loads: the registry of rule sets may have grown since the module was
+    imported (a rule set registered by a test), and Discord offers only the choices registered with it."""
+    command._params[param].choices = [app_commands.Choice(name=v, value=v) for v in values][:25]
 
 
 async def state_or_none(interaction: discord.Interaction, ruleset: str | None = None) -> Any:
@@ -155,192 +226,3 @@ async def state_or_none(interaction: discord.Interaction, ruleset: str | None = 
     except NoGame:
         return None
     return state if ruleset is None or state.ruleset == ruleset else None
-
-
-async def nation_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    state: GameState | None = await state_or_none(interaction, "nations")
-    if state is None:
-        return []
-    names = [n.name for n in state.nations.values() if current.lower() in n.name.lower()]
-    return [app_commands.Choice(name=name, value=name) for name in names[:25]]
-
-
-async def own_unit_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
-    """The user's own units (a GM sees every unit)."""
-    state: GameState | None = await state_or_none(interaction, "nations")
-    if state is None:
-        return []
-    me = actor(interaction)
-    gm = has_gm_role(interaction) or state.gm == me
-    choices = []
-    for nation in state.nations.values():
-        if not gm and nation.player != me:
-            continue
-        for unit in nation.units.values():
-            label = f"{unit_label(unit)} ({nation.name})"
-            if current.strip("#") in str(unit.id) or current.lower() in label.lower():
-                choices.append(app_commands.Choice(name=label, value=unit.id))
-    return choices[:25]
-
-
-async def preset_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    rules = bot_of(interaction).referee.rules
-    state = await state_or_none(interaction)
-    if state is not None and state.ruleset != "nations":
-        return []
-    taken = {n.preset_slot for n in state.nations.values()} if state else set()
-    choices = []
-    for preset in rules.presets:
-        if preset.slot in taken:
-            continue
-        label = f"{preset.slot}: {preset.name or '(unnamed: name it with name:)'}"
-        if current.lower() in label.lower():
-            choices.append(app_commands.Choice(name=label, value=str(preset.slot)))
-    return choices[:25]
-
-
-# Unit lists ("1 2 3") and battle numbers: only suggestions; the engine checks every choice again.
-
-MAX_CHOICES = 25
-MAX_CHOICE_TEXT = 100  # Discord's limit for a choice's name and its value
-
-
-def unit_label(unit: Unit) -> str:
-    """`#3 infantry GREEN 3 HP`: a unit as every list of units names it (`unit_ref`)."""
-    return f"{unit_ref(unit.id, unit.type, unit.rank)} {unit.hp} HP"
-
-
-def _is_gm(interaction: discord.Interaction, state: GameState) -> bool:
-    return bot_of(interaction).referee.is_gm(state, actor(interaction), has_gm_role(interaction))
-
-
-def _live_battles(state: GameState) -> list[Battle]:
-    return [b for b in state.battles.values() if not b.over]
-
-
-def _battle_option(interaction: discord.Interaction) -> int | None:
-    """The `battle` option already filled in (None when empty or not a number)."""
-    value = getattr(interaction.namespace, "battle", None)
-    try:
-        return int(str(value).lstrip("#")) if value not in (None, "") else None
-    except ValueError:
-        return None
-
-
-def _waiting_on_me(interaction: discord.Interaction, state: GameState, stage: str) -> list[Battle]:
-    """The live battles at `stage` whose choice is the user's nation's (a GM: every one), narrowed to the
-    `battle` option when it is filled in."""
-    gm = _is_gm(interaction, state)
-    mine = state.nation_of(actor(interaction))
-    wanted = _battle_option(interaction)
-    return [b for b in _live_battles(state) if b.stage == stage and (wanted is None or b.id == wanted)
-            and (gm or (mine is not None and chooser(b) == mine.name))]
-
-
-def unit_list_choices(units: list[Unit], current: str) -> list[app_commands.Choice[str]]:
-    """Complete the last number being typed in a unit list, keeping the numbers already typed:
-    "1 2 " → "1 2 3 (#3 infantry GREEN 3 HP)" with the value "1 2 3"."""
-    text = str(current)
-    tokens = re.split(r"[\s,]+", text)
-    partial = tokens[-1] if tokens else ""
-    prefix = text[:len(text) - len(partial)]
-    if prefix and not prefix[-1].isspace() and prefix[-1] != ",":
-        prefix += " "
-    typed = {t.lstrip("#") for t in tokens[:-1] if t}
-    wanted = partial.lstrip("#").lower()
-    found = []
-    for unit in units:
-        label = unit_label(unit)
-        if str(unit.id) in typed or not (wanted in str(unit.id) or wanted in label.lower()):
-            continue
-        value = f"{prefix}{unit.id}"
-        if len(value) > MAX_CHOICE_TEXT:
-            continue
-        name = f"{value} ({label})"
-        if len(name) > MAX_CHOICE_TEXT:
-            name = f"{value[:MAX_CHOICE_TEXT - len(label) - 4]}… ({label})"[:MAX_CHOICE_TEXT]
-        found.append(app_commands.Choice(name=name, value=value))
-    return found[:MAX_CHOICES]
-
-
-async def own_units_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    """A list of the user's own units not already in a battle (a GM: every nation's)."""
-    state: GameState | None = await state_or_none(interaction, "nations")
-    if state is None:
-        return []
-    gm = _is_gm(interaction, state)
-    me = actor(interaction)
-    units = [u for n in state.nations.values() if gm or n.player == me for u in n.units.values() if u.battle is None]
-    return unit_list_choices(units, current)
-
-
-async def commit_units_autocomplete(interaction: discord.Interaction,
-                                    current: str) -> list[app_commands.Choice[str]]:
-    """A list of the defender's units for the battles waiting for the user's commitment (a GM: every such
-    battle's defender's, or the one named in `battle`)."""
-    state: GameState | None = await state_or_none(interaction, "nations")
-    if state is None:
-        return []
-    defenders = {b.defender for b in _waiting_on_me(interaction, state, "commit")}
-    units = [u for name in defenders if name in state.nations
-             for u in state.nations[name].units.values() if u.battle is None]
-    return unit_list_choices(sorted(units, key=lambda u: u.id), current)
-
-
-def _pairing_choices(interaction: discord.Interaction, state: GameState | None, side: str,
-                     current: str) -> list[app_commands.Choice[int]]:
-    if state is None:
-        return []
-    wanted = str(current).strip().lstrip("#").lower()
-    found = []
-    for battle in _waiting_on_me(interaction, state, "pairing"):
-        nation = state.nations.get(battle.attacker if side == "attacker" else battle.defender)
-        ids = battle.in_fight_attacking if side == "attacker" else battle.in_fight_defending
-        for unit_id in ids:
-            unit = nation.units.get(unit_id) if nation is not None else None
-            if unit is None:
-                continue
-            label = f"{unit_label(unit)} ({nation.name}, battle #{battle.id})"[:MAX_CHOICE_TEXT]
-            if wanted in str(unit.id) or wanted in label.lower():
-                found.append(app_commands.Choice(name=label, value=unit.id))
-    return found[:MAX_CHOICES]
-
-
-async def pair_attacker_autocomplete(interaction: discord.Interaction,
-                                     current: str) -> list[app_commands.Choice[int]]:
-    """The attacking units still fighting in the battles waiting for the user's pairing (a GM: every one)."""
-    return _pairing_choices(interaction, await state_or_none(interaction, "nations"), "attacker", current)
-
-
-async def pair_defender_autocomplete(interaction: discord.Interaction,
-                                     current: str) -> list[app_commands.Choice[int]]:
-    """The defending units still fighting in the battles waiting for the user's pairing (a GM: every one)."""
-    return _pairing_choices(interaction, await state_or_none(interaction, "nations"), "defender", current)
-
-
-def battle_label(battle: Battle) -> str:
-    return f"#{battle.id} {battle.attacker} → {battle.defender} ({battle.stage})"[:MAX_CHOICE_TEXT]
-
-
-def battle_choices(battles: list[Battle], current: str) -> list[app_commands.Choice[int]]:
-    wanted = str(current).strip().lstrip("#").lower()
-    return [app_commands.Choice(name=battle_label(b), value=b.id) for b in battles
-            if wanted in str(b.id) or wanted in battle_label(b).lower()][:MAX_CHOICES]
-
-
-async def my_battle_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
-    """The channel's live battles the user's nation fights in (a GM: every live battle)."""
-    state: GameState | None = await state_or_none(interaction, "nations")
-    if state is None:
-        return []
-    gm = _is_gm(interaction, state)
-    mine = state.nation_of(actor(interaction))
-    battles = [b for b in _live_battles(state)
-               if gm or (mine is not None and b.side_of(mine.name) is not None)]
-    return battle_choices(battles, current)
-
-
-async def any_battle_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
-    """Every live battle of the channel (for looking, e.g. /attack status)."""
-    state: GameState | None = await state_or_none(interaction, "nations")
-    return battle_choices(_live_battles(state), current) if state is not None else []

@@ -98,8 +98,15 @@ rebuild()
 on_register(rebuild)
 
 
-GUIDE = ("How to play each game with the referee, every command and every ruling: docs/nations.md, docs/goddice.md "
-         "and docs/godsfire.md in the referee's repository (its README says how to run it).")
+def guide() -> str:
+    """/help's last line: the guide of each rule set that has one, in docs/ (its `help_topic`)."""
+    guides = [r.help_topic for r in RULESETS.values() if r.help_topic]
+    listed = ", ".join(guides[:-1]) + f" and {guides[-1]}" if len(guides) > 1 else "".join(guides)
+    return (f"How to play each game with the referee, every command and every ruling: {listed} in the referee's "
+            "repository (its README says how to run it).")
+
+
+GUIDE = guide()
 
 
 def help_groups() -> dict[str, list[Command]]:

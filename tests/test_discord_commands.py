@@ -299,7 +299,7 @@ async def test_gm_commands(tmp_path):
         restored = await t.run(t.gm, "gm restore", nation="Charon")
         assert texts(restored) == f"Charon is restored to the game by GM {gm}."
         house = await t.run(t.gm, "gm house", key="bonus_hours", value="24")
-        assert texts(house) == "House setting bonus_hours is now 24.0 for this game."
+        assert texts(house) == r"House setting bonus\_hours is now 24.0 for this game."  # escaped as engine text
         unknown = await t.run(t.gm, "gm house", key="dragons", value="1")
         assert unknown.ephemeral and texts(unknown).startswith("⛔ unknown house setting 'dragons'; settings: ")
 
@@ -482,7 +482,7 @@ async def test_export_and_import_into_another_channel(tmp_path):
                                    file=FakeAttachment("nations-game.json", attachment.data))
             assert imported.deferred and imported.ephemeral
             done = await imported.wait_for_final_message()
-            assert done.content == "Game imported from nations-game.json: turn 1, 2 nations."
+            assert done.content == "Nations game imported from nations-game.json: turn 1, 2 nations."
             assert (await t.state(rb, annex)).gm == str(t.alice.id)
             status = t.status_message(annex)  # the imported game has its own pinned status message
             assert status.embeds[0]["title"] == "Nations — turn 1"

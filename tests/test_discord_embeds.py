@@ -5,10 +5,14 @@ in bold; unit ranks read the same way everywhere."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import discord
 from discordkit import start_war, table, texts
 
-from cogs.render import OUTCOME_COLOURS, emphasised
+from cogs.render import OUTCOME_COLOURS, event_lines
+from engine.dice import RollRecord
+from engine.events import DieRolled
 
 
 def look(result) -> tuple[int, str | None, str | None]:
@@ -66,9 +70,10 @@ def test_the_colour_table_and_bold_totals_and_verdicts():
     assert {name: colour.value for name, colour in OUTCOME_COLOURS.items()} == {
         "success": 0x2ECC71, "failure": 0xE67E22, "refusal": 0xE74C3C, "gm": 0x9B59B6, "clock": 0x3498DB,
         "neutral": 0xC27C0E, "results": 0xF1C40F}
-    assert emphasised("🎲 Charon, grow economy: d10 1 + mod(E) +1 = 2 vs > 10: failure") == (
-        "🎲 Charon, grow economy: d10 1 + mod(E) +1 = **2** vs > 10: **failure**")
-    assert emphasised("Turn 1 is over: success") == "Turn 1 is over: success"  # only rolls
+    roll = RollRecord(nation="Charon", purpose="grow economy", die=1, modifiers={"mod(E)": 1}, total=2, target=10,
+                      comparison=">", success=False, forced=False, turn=1, at=datetime(2026, 3, 1, tzinfo=UTC))
+    assert event_lines([DieRolled(roll=roll)]) == [
+        "🎲 Charon, grow economy: d10 1 + mod(E) +1 = **2** vs > 10: **failure**"]
 
 
 async def test_god_dice_and_godsfire_answers_are_signed_with_their_turn(tmp_path):

@@ -58,8 +58,8 @@ async def drafted(t, rb) -> int:
     begun = await t.run(t.gm, "goddice begin")
     assert lines(t, begun) == [
         "⏳ @alice, your move: choose to attack first or select first (/goddice choose first:attack|select).",
-        "🎲 @alice, rolloff: Y* Y* Y* B* B* B* B* B* B* (* entered by the GM)",
-        "🎲 @bob, rolloff: B* B* B* B* B* B* B* B* B* (* entered by the GM)",
+        "🎲 @alice, rolloff: Y\\* Y\\* Y\\* B\\* B\\* B\\* B\\* B\\* B\\* (\\* entered by the GM)",
+        "🎲 @bob, rolloff: B\\* B\\* B\\* B\\* B\\* B\\* B\\* B\\* B\\* (\\* entered by the GM)",
         "🏆 @alice wins the roll-off with 3 YELLOW.",
     ]
     assert pinged(begun.message) == [t.alice.id]  # pinged: the GM moved, alice is awaited
@@ -106,7 +106,7 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         assert lines(t, defended) == [
             "⏳ @alice, your move: make the opening roll (/goddice roll).",
             "🛡 @bob defends with the Monk.",
-            "🎲 @alice, god: S* A* (* entered by the GM)",
+            "🎲 @alice, god: S\\* A\\* (\\* entered by the GM)",
             "The God dice have no effect.",
         ]
         assert pinged(defended.message) == [t.alice.id]
@@ -120,7 +120,7 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         assert lines(t, opened) == [
             "⏳ @alice, your move: roll a type or attack (/goddice roll type:…, /goddice attack).",
             "Dice: 🟦 🟦 🟦 🟥 ⭕ ⭕ 5️⃣ 5️⃣ 5️⃣",
-            "🎲 @alice, opening: B* B* B* R* O* O* 5* 5* 5* (* entered by the GM)",
+            "🎲 @alice, opening: B\\* B\\* B\\* R\\* O\\* O\\* 5\\* 5\\* 5\\* (\\* entered by the GM)",
             "   dice: B B B R O O 5 5 5 — legal: basic 15",
         ]
         assert pinged(opened.message) == []  # alice made the move herself: mentioned, not pinged
@@ -151,7 +151,7 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         # ROLL # 2: the two O's.
         rolled = await t.click(t.alice, opened.message, roll_o)
         assert lines(t, rolled)[1:] == ["Dice: 🟦 🟦 🟦 🟥 🟨 ⭕ 5️⃣ 5️⃣ 5️⃣",
-                                        "🎲 @alice, o: Y* O* (* entered by the GM)",
+                                        "🎲 @alice, o: Y\\* O\\* (\\* entered by the GM)",
                                         "   dice: B B B R Y O 5 5 5 — legal: basic 15"]
         assert rolled.message.button_labels() == ["Roll BLUE ×3", "Roll RED ×1", "Roll YELLOW ×1", "Roll 5 ×3"]
         assert opened.custom_ids == []
@@ -160,7 +160,7 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         await t.run(t.gm, "gm dice", values="R O 5")
         third = await t.run(t.alice, "goddice roll", type="blue")
         assert lines(t, third)[1:] == ["Dice: 🟥 🟥 🟨 ⭕ ⭕ 5️⃣ 5️⃣ 5️⃣ 5️⃣",
-                                       "🎲 @alice, blue: R* O* 5* (* entered by the GM)",
+                                       "🎲 @alice, blue: R\\* O\\* 5\\* (\\* entered by the GM)",
                                        "   dice: R R Y O O 5 5 5 5 — no legal attack"]
         assert third.message.button_labels() == ["Roll RED ×2", "Roll YELLOW ×1", "Roll 5 ×4"]
         assert [c for c in third.custom_ids if ":attack:" in c] == []
@@ -185,7 +185,7 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         sixth = await t.click(t.alice, fifth.message, f"referee:goddice:roll:{game}:1-5:5")
         assert lines(t, sixth)[1:] == [
             "Dice: 🟦 🟥 ⭕ ⭕ ⭕ ⭕ ⭕ 5️⃣ 5️⃣",
-            "🎲 @alice, 5: R* O* 5* 5* (* entered by the GM)",
+            "🎲 @alice, 5: R\\* O\\* 5\\* 5\\* (\\* entered by the GM)",
             "   dice: B R O O O O O 5 5 — legal: basic 10, cleave 20, lacerate 25, lunge 15",
         ]
         attack_6 = f"referee:goddice:attack:{game}:1-6"
@@ -245,11 +245,12 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         logged = await t.run(t.bob, "log", limit=2)
         assert logged.embed["title"] == "Latest rolls"
         assert [line.split(" ", 3)[3] for line in lines(t, logged)[1:]] == [
-            "🎲 @alice, yellow: O* (* entered by the GM)", "🎲 @alice, 5: R* O* 5* 5* (* entered by the GM)"]
+            "🎲 @alice, yellow: O\\* (\\* entered by the GM)",
+            "🎲 @alice, 5: R\\* O\\* 5\\* 5\\* (\\* entered by the GM)"]
         theirs = await t.run(t.alice, "log", nation=bob)
         assert lines(t, theirs)[1] == "Rolls of @bob:"
         assert [line.split(" ", 3)[3] for line in lines(t, theirs)[2:]] == [
-            "🎲 @bob, rolloff: B* B* B* B* B* B* B* B* B* (* entered by the GM)"]
+            "🎲 @bob, rolloff: B\\* B\\* B\\* B\\* B\\* B\\* B\\* B\\* B\\* (\\* entered by the GM)"]
         players = await t.fake.autocomplete(t.guild, t.channel, t.alice, "log", focused="nation")
         assert [c["value"] for c in players] == [alice, bob]
         assert t.dice.all_used()  # every die was entered
@@ -284,7 +285,7 @@ async def test_keep_and_re_roll_buttons_for_whoever_is_in_favor(tmp_path):
             "⏳ @alice, your move: roll a type or attack (/goddice roll type:…, /goddice attack).",
             "Dice: 🟦 🟦 🟦 🟦 5️⃣ 5️⃣ 5️⃣ 5️⃣ 5️⃣",
             "@alice says: re-roll it.",
-            "🎲 @alice, favor: B* B* B* B* 5* 5* 5* 5* 5* (* entered by the GM)",
+            "🎲 @alice, favor: B\\* B\\* B\\* B\\* 5\\* 5\\* 5\\* 5\\* 5\\* (\\* entered by the GM)",
             "   dice: B B B B 5 5 5 5 5 — legal: basic 25",
         ]
         assert opened.custom_ids == []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from discordkit import field, table, texts
 
-from cogs.godsfire import DISCORD_PATHS
+from cogs.godsfire.cog import DISCORD_PATHS
 from engine.commands import COMMANDS
 from engine.rulesets import ruleset_of
 

@@ -34,7 +34,7 @@ async def test_every_option_of_every_command_has_a_description(tmp_path):
         assert len(options) > 60
         missing = [f"/{path} {option['name']}" for path, option in options
                    if not option.get("description", "").strip() or option["description"] == "…"]
-        assert missing == []
+        assert missing == [], "\n".join(missing)
         cut = [f"/{path} {option['name']}" for path, option in options  # over Discord's 100: cut with "…"
                if option["description"].endswith("…") and not option["description"].endswith(", …")]
         assert cut == []

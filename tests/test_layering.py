@@ -2,6 +2,10 @@
 
 What the cogs need of the bot is `cogs.host.RefereeHost`, a protocol that lists exactly what they use:
 these tests keep it that way (a type checker would also check the signatures; these check the names).
+
+And the shared Discord modules (bot.py, the cogs at the top of cogs/, the shared render modules) know no rule
+set (issue 23): they import no rule set's engine package nor its Discord package, and name no rule set; each
+rule set's Discord code lives in its own package (`cogs/nations/`…), found through the registry.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from bot import RefereeBot, Settings
 from cogs.host import HostSettings, RefereeHost
 
 ROOT = Path(__file__).resolve().parent.parent
-COGS = sorted((ROOT / "cogs").glob("*.py"))
+COGS = sorted((ROOT / "cogs").rglob("*.py"))
 NOT_FRONT_ENDS = [ROOT / "bot.py", ROOT / "console.py", ROOT / "referee.py",
                   *sorted((ROOT / "data").rglob("*.py")), *sorted((ROOT / "engine").rglob("*.py"))]
 
@@ -39,10 +43,29 @@ def test_bot_py_is_the_only_module_importing_the_cogs():
     assert importers == ["bot.py"]
 
 
+def module_name(path: Path) -> str:
+    """`cogs/nations/clock.py` → `cogs.nations.clock`; a package's `__init__.py` → the package."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def cog_imports(path: Path) -> set[str]:
+    """The cog modules a module imports, anywhere in it: `from cogs.nations import clock` is `cogs.nations.clock`
+    (a submodule), `from cogs.render import safe` is `cogs.render`."""
+    modules = {module_name(p) for p in COGS}
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.update(f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                         for a in node.names)
+    return {m for m in found if m in modules}
+
+
 def test_the_cogs_import_one_another_without_a_cycle():
     """Lazy imports inside functions count too: they only hide a cycle."""
-    graph = {f"cogs.{p.stem}": {m for m in imported_modules(p.read_text(encoding="utf-8"), str(p))
-                                if m.startswith("cogs.")} for p in COGS}
+    graph = {module_name(p): cog_imports(p) for p in COGS}
     while graph:  # take away the modules that import no module left; a cycle is what cannot be taken away
         leaves = {name for name, needs in graph.items() if not needs & set(graph)}
         assert leaves, f"import cycle among {sorted(graph)}"
@@ -51,7 +74,7 @@ def test_the_cogs_import_one_another_without_a_cycle():
 
 def test_the_cogs_load_without_the_entry_point():
     """At run time too: importing every cog does not import bot.py."""
-    names = [f"cogs.{p.stem}" for p in COGS if p.stem != "__init__"]
+    names = [module_name(p) for p in COGS]
     probe = (
         "import importlib, sys\n"
         f"for name in {names!r}:\n"
@@ -123,3 +146,60 @@ def test_the_check_sees_every_use_of_the_bot():
         "    other.settings.ignored\n"
     )
     assert uses(source) == ({"referee", "settings", "add_cog"}, {"gm_role", "clock"})
+
+
+# --- the shared Discord modules know no rule set (issue 23) -------------------------------------------------
+
+RULE_SETS = ("nations", "goddice", "godsfire")
+SHARED = [ROOT / "bot.py", *sorted((ROOT / "cogs").glob("*.py")), *sorted((ROOT / "cogs" / "render").glob("*.py"))]
+
+
+def rule_set_mentions(source: str, filename: str = "<source>", names: tuple[str, ...] = RULE_SETS) -> list[str]:
+    """Where a module knows a rule set: an import of its engine or Discord package (`engine.nations…`,
+    `cogs.goddice…`), or its name as a string (`state.ruleset == "nations"`, `state_or_none(i, "godsfire")`,
+    `"nations" in standings`, a default, a dotted name for importlib)."""
+    packages = {f"{top}.{name}" for top in ("engine", "cogs") for name in names}
+    found = [f"imports {m}" for m in sorted(imported_modules(source, filename))
+             if ".".join(m.split(".")[:2]) in packages]
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in ("engine", "cogs"):
+            found += [f"imports {node.module}.{a.name}" for a in node.names if a.name in names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.strip().lower()
+            if text in names or ".".join(text.split(".")[:2]) in packages:
+                found.append(f"line {node.lineno}: {node.value!r}")
+    return found
+
+
+@pytest.mark.parametrize("path", SHARED, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_shared_discord_module_knows_a_rule_set(path):
+    assert rule_set_mentions(path.read_text(encoding="utf-8"), str(path)) == []
+
+
+def test_each_rule_set_has_its_own_discord_package_named_in_the_registry():
+    from engine.rulesets import RULESETS
+
+    packages = {p.name for p in (ROOT / "cogs").iterdir() if (p / "__init__.py").exists()}
+    assert packages == {"render", *RULE_SETS}
+    assert {name: r.discord for name, r in RULESETS.items()} == {name: f"cogs.{name}" for name in RULE_SETS}
+
+
+def test_the_check_sees_every_way_of_knowing_a_rule_set():
+    source = (
+        "import engine.nations.state\n"
+        "from engine.goddice import play\n"
+        "from engine import godsfire\n"
+        "from cogs.nations.render import nation_embed\n"
+        "import importlib\n"
+        "def f(state, interaction):\n"
+        "    if state.ruleset == 'nations': pass\n"
+        "    state_or_none(interaction, 'godsfire')\n"
+        "    if 'nations' in state.standings: pass\n"
+        "    importlib.import_module('cogs.goddice')\n"
+        "    return {'ruleset': 'Nations nation'}\n"
+    )
+    assert rule_set_mentions(source) == [
+        "imports cogs.nations.render", "imports engine.goddice", "imports engine.nations.state",
+        "imports engine.godsfire", "line 7: 'nations'", "line 8: 'godsfire'", "line 9: 'nations'",
+        "line 10: 'cogs.goddice'"]
+

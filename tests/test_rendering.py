@@ -37,21 +37,24 @@ def test_bold_totals_and_verdicts_never_touch_an_escaped_name_and_never_double()
     [line] = render.event_lines([DieRolled(roll=roll)])
     assert line == (f"🎲 {render.safe(name)}, grow economy: d10 7 + mod(E) +1 = **8** vs > 12: **failure**")
     assert "****" not in line and line.count("**") == 4
-    assert render.emphasised(render.emphasised(line)) == render.emphasised(line)  # never doubled
-    assert render.emphasised(roll_line(roll).replace(name, "Charon")) == line.replace(render.safe(name), "Charon")
+    # the bold comes from the record (`roll_line`'s strong parts), never from the finished text: a plain name
+    charon = RollRecord(**{**roll.__dict__, "nation": "Charon"})
+    assert render.event_lines([DieRolled(roll=charon)]) == [line.replace(render.safe(name), "Charon")]
 
 
 def test_a_unit_and_its_rank_are_written_one_way_everywhere(game):
     """`#1 infantry GREEN` in every place a unit is shown: the new-unit line, promotion and demotion lines (the
     rank in capitals), the army on the console and on Discord, the autocomplete label and the battle selects."""
-    import console
-    from cogs.util import unit_label
-    from cogs.views import CommitSelect, PairSelect, RetreatSelect
+    from cogs.nations.autocomplete import unit_label
+    from cogs.nations.render import army_lines
+    from cogs.nations.views import CommitSelect, PairSelect, RetreatSelect
     from engine.describe import event_line
     from engine.nations.describe import unit_name, unit_ref
     from engine.nations.events import UnitAdded, UnitChanged
     from engine.nations.gm import AddUnit
+    from engine.nations.views import army_view
     from engine.nations.war import CommitUnits, DeclareAttack
+    from engine.view import text_lines
 
     assert unit_name("infantry", "green") == "infantry GREEN"
     assert unit_ref(1, "infantry", "green") == "#1 infantry GREEN"
@@ -77,8 +80,8 @@ def test_a_unit_and_its_rank_are_written_one_way_everywhere(game):
         "new unit (Discord)": render.event_lines([added])[0],
         "promotion": event_line(promoted),
         "demotion": event_line(demoted),
-        "army (console)": console.army_text(avalon, game.rules).splitlines()[1],
-        "army (Discord)": render.army_lines(avalon, game.rules).splitlines()[1].replace("`", ""),
+        "army (console)": text_lines(army_view(avalon, game.rules))[1],
+        "army (Discord)": army_lines(avalon, game.rules).splitlines()[1].replace("`", ""),
         "autocomplete": unit_label(avalon.units[1]),
         **{line: line for line in discord_lines},
     }

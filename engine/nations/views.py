@@ -62,8 +62,7 @@ def nation_view(nation: Nation, state: GameState, rules: Rules) -> View:
         line(f"ECONOMY {nation.economy} ({mod(nation.economy):+d})  "
              f"STABILITY {stab} ({mod(nation.effective_stability):+d})"),
         line(f"MILITARY {nation.military} ({mod(nation.military):+d})  PROPAGANDA {nation.propaganda} "
-             f"({mod(nation.propaganda):+d})  LAND ", Strong(str(nation.land)),
-             f" (E+M {nation.economy + nation.military})"),
+             f"({mod(nation.propaganda):+d})  LAND {nation.land} (E+M {nation.economy + nation.military})"),
         line(f"STRENGTH {nation.strength}, WEAKNESS {nation.weakness}"),
         line("The game is over." if state.ended else
              f"Actions: {actions_left(state, nation)} of {state.house.actions_per_turn} left this turn"

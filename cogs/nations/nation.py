@@ -7,9 +7,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.render import nation_embed, status_embed
-from cogs.util import actor, choice_list, nation_autocomplete, preset_autocomplete, query_state, reply, run_command
-from engine.nations.common import viewed_nation
+from cogs.nations.autocomplete import nation_autocomplete, preset_autocomplete
+from cogs.nations.render import nation_embed, status_embed
+from cogs.util import about, actor, choice_list, described, query_state, reply, run_command
+from engine.nations.common import RULESET, viewed_nation
 
 UNIT_TYPES = choice_list("nation create", "strength")
 
@@ -19,21 +20,18 @@ class Nation(commands.GroupCog, group_name="nation", group_description="Nations:
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
-    @app_commands.command(name="claim", description="Claim one of the seed's nations")
-    @app_commands.describe(preset="The nation: its name, the start of its name, or its slot",
-                           player="For someone else (GM)",
-                           name="The name of slot 11, the seed's unnamed nation (whoever claims it names it)")
+    @app_commands.command(name="claim", description=about("nation claim"))
+    @described("nation claim")
     @app_commands.autocomplete(preset=preset_autocomplete)
     async def claim(self, interaction: discord.Interaction, preset: str, player: discord.Member | None = None,
                     name: str | None = None) -> None:
         await run_command(interaction, "nation claim", preset=preset, player=str(player.id) if player else None,
                           name=name)
 
-    @app_commands.command(name="create", description="Create your own nation (E + M = 20)")
-    @app_commands.describe(name="Your nation's name", economy="Starting ECONOMY (E + M = 20)",
-                           military="Starting MILITARY (E + M = 20)", strength="The unit type your nation is strong in",
-                           weakness="The unit type your nation is weak in",
-                           units='Your starting army, e.g. "infantry:3 bomber:1"', player="For someone else (GM)")
+    @app_commands.command(name="create", description=about("nation create"))
+    @described("nation create", name="Your nation's name", economy="Starting ECONOMY (E + M = 20)",
+               military="Starting MILITARY (E + M = 20)", strength="The unit type your nation is strong in",
+               weakness="The unit type your nation is weak in", player="For someone else (GM)")
     @app_commands.choices(strength=UNIT_TYPES, weakness=UNIT_TYPES)
     async def create(self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 40],
                      economy: app_commands.Range[int, 0, 100], military: app_commands.Range[int, 0, 100],
@@ -43,18 +41,18 @@ class Nation(commands.GroupCog, group_name="nation", group_description="Nations:
                           strength=strength.value, weakness=weakness.value, units=units,
                           player=str(player.id) if player else None)
 
-    @app_commands.command(name="show", description="A nation's stats, bonuses and army")
-    @app_commands.describe(nation="A nation (default: yours)")
+    @app_commands.command(name="show", description=about("nation show"))
+    @described("nation show")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def show(self, interaction: discord.Interaction, nation: str | None = None) -> None:
         state = await query_state(interaction, "nation show")
         found = viewed_nation(state, actor(interaction), nation)
-        await reply(interaction, embed=nation_embed(found, state, self.bot.referee.rules))
+        await reply(interaction, embed=nation_embed(found, state, self.bot.referee.rules_for(RULESET)))
 
-    @app_commands.command(name="list", description="Every nation of this game")
+    @app_commands.command(name="list", description=about("nation list"))
     async def list_nations(self, interaction: discord.Interaction) -> None:
         state = await query_state(interaction, "nation list")
-        await reply(interaction, embed=status_embed(state, self.bot.referee.rules))
+        await reply(interaction, embed=status_embed(state, self.bot.referee.rules_for(RULESET)))
 
 
 async def setup(bot: RefereeHost) -> None:

@@ -7,8 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.render import battles_embed
-from cogs.util import (
+from cogs.nations.autocomplete import (
     any_battle_autocomplete,
     commit_units_autocomplete,
     my_battle_autocomplete,
@@ -17,10 +16,9 @@ from cogs.util import (
     own_units_autocomplete,
     pair_attacker_autocomplete,
     pair_defender_autocomplete,
-    query_state,
-    reply,
-    run_command,
 )
+from cogs.nations.render import battles_embed
+from cogs.util import about, described, query_state, reply, run_command
 
 UNITS_HELP = 'Your unit numbers, e.g. "1 2 3" (see /army show)'
 BATTLE_HELP = "The battle's number, if several wait for you (see /attack status)"
@@ -31,41 +29,40 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
-    @app_commands.command(name="declare", description="ATTACK: send 1 to 3 of your units against a nation")
-    @app_commands.describe(target="The nation to attack", units=UNITS_HELP,
-                           retreat_at="Each unit retreats when its HP falls to this")
+    @app_commands.command(name="declare", description=about("attack declare"))
+    @described("attack declare", target="The nation to attack")
     @app_commands.autocomplete(target=nation_autocomplete, units=own_units_autocomplete)
     async def declare(self, interaction: discord.Interaction, target: str, units: str,
                       retreat_at: app_commands.Range[int, 0, 10] | None = None) -> None:
         await run_command(interaction, "attack declare", target=target, units=units, retreat_at=retreat_at)
 
-    @app_commands.command(name="commit", description="Defend: commit 1 to 3 of your units")
-    @app_commands.describe(units=UNITS_HELP, retreat_at="Each unit retreats when its HP falls to this",
-                           battle=BATTLE_HELP)
+    @app_commands.command(name="commit", description=about("attack commit"))
+    @described("attack commit", units=UNITS_HELP, retreat_at="Each unit retreats when its HP falls to this",
+               battle=BATTLE_HELP)
     @app_commands.autocomplete(units=commit_units_autocomplete, battle=my_battle_autocomplete)
     async def commit(self, interaction: discord.Interaction, units: str,
                      retreat_at: app_commands.Range[int, 0, 10] | None = None, battle: int | None = None) -> None:
         await run_command(interaction, "attack commit", units=units, retreat_at=retreat_at, battle=battle)
 
-    @app_commands.command(name="pair", description="Initiative winner: pick a pairing; the duel is fought at once")
-    @app_commands.describe(attacker="The attacking unit's number", defender="The defending unit's number",
-                           battle=BATTLE_HELP)
+    @app_commands.command(name="pair", description=about("attack pair"))
+    @described("attack pair", attacker="The attacking unit's number", defender="The defending unit's number",
+               battle=BATTLE_HELP)
     @app_commands.autocomplete(attacker=pair_attacker_autocomplete, defender=pair_defender_autocomplete,
                                battle=my_battle_autocomplete)
     async def pair(self, interaction: discord.Interaction, attacker: int, defender: int,
                    battle: int | None = None) -> None:
         await run_command(interaction, "attack pair", attacker=attacker, defender=defender, battle=battle)
 
-    @app_commands.command(name="retreat", description="Order a unit to retreat now, or when its HP falls to at_hp")
-    @app_commands.describe(unit="Your unit's number (see /army show)",
-                           at_hp="Retreat when HP falls to this (0 withdraws the order; empty: now)")
+    @app_commands.command(name="retreat", description=about("attack retreat"))
+    @described("attack retreat", unit="Your unit's number (see /army show)",
+               at_hp="Retreat when HP falls to this (0 withdraws the order; empty: now)")
     @app_commands.autocomplete(unit=own_unit_autocomplete)
     async def retreat(self, interaction: discord.Interaction, unit: int,
                       at_hp: app_commands.Range[int, 0, 10] | None = None) -> None:
         await run_command(interaction, "attack retreat", unit=unit, at_hp=at_hp)
 
-    @app_commands.command(name="status", description="The battles of this game and what each waits for")
-    @app_commands.describe(battle="One battle's number (none: every battle)")
+    @app_commands.command(name="status", description=about("attack status"))
+    @described("attack status", battle="One battle's number (none: every battle)")
     @app_commands.autocomplete(battle=any_battle_autocomplete)
     async def status(self, interaction: discord.Interaction, battle: int | None = None) -> None:
         await reply(interaction, embed=battles_embed(await query_state(interaction, "attack status"), battle))

@@ -15,17 +15,17 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.host import RefereeHost
-from cogs.render import (
+from cogs.godsfire.render import (
     godsfire_embeds,
     godsfire_interphase_embed,
     godsfire_phase_embed,
-    godsfire_status_embed,
+    status_embed,
     system_embed,
 )
-from cogs.util import actor, choice_list, has_gm_role, query_state, reply, run_command, state_or_none
-from engine.commands import BY_PATH
+from cogs.host import RefereeHost
+from cogs.util import about, actor, choice_list, described, has_gm_role, query_state, reply, run_command, state_or_none
 from engine.godsfire.setup import FIELDS as SET_FIELDS
+from engine.godsfire.setup import RULESET
 from engine.godsfire.state import GodsfireState, System
 from engine.names import name_key
 from referee import Report
@@ -68,18 +68,6 @@ DISCORD_PATHS: dict[str, str] = {
 """Each /godsfire command on Discord (without the group's name) and the vocabulary command it runs."""
 
 
-def helps(path: str) -> dict[str, str]:
-    """The vocabulary's description of each option of a command (Discord's option descriptions)."""
-    return {p.name: p.help for p in BY_PATH[path].params if p.help}
-
-
-def about(path: str) -> str:
-    """A command's description on Discord: the vocabulary's help, with (GM) for a GM's command."""
-    command = BY_PATH[path]
-    text = command.help[:1].upper() + command.help[1:]
-    return (text + (" (GM)" if command.gm_only and "(GM)" not in text else ""))[:100]
-
-
 COLUMNS = choice_list("godsfire transit", "column")
 DICE = choice_list("godsfire money", "die")
 MOVERS = choice_list("godsfire move check", "unit")
@@ -95,7 +83,7 @@ YES_NO = [app_commands.Choice(name="true", value="true"), app_commands.Choice(na
 
 
 async def _state(interaction: discord.Interaction) -> GodsfireState | None:
-    return await state_or_none(interaction, "godsfire")
+    return await state_or_none(interaction, RULESET)
 
 
 def display(interaction: discord.Interaction, player: str | None) -> str:
@@ -274,7 +262,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
     # setup
 
     @player.command(name="add", description=about("godsfire player add"))
-    @app_commands.describe(**helps("godsfire player add"))
+    @described("godsfire player add")
     @app_commands.autocomplete(government=system_autocomplete)
     async def player_add(self, interaction: discord.Interaction, name: discord.Member,
                          government: str | None = None) -> None:
@@ -282,7 +270,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
                           government=government)
 
     @system.command(name="add", description=about("godsfire system add"))
-    @app_commands.describe(**helps("godsfire system add"))
+    @described("godsfire system add")
     async def system_add(self, interaction: discord.Interaction, name: str, owner: discord.Member | None = None,
                          planets: app_commands.Range[int, 1, 20] | None = None,
                          regions: app_commands.Range[int, 1, 40] | None = None,
@@ -291,21 +279,21 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
                           owner=member_id(owner), planets=planets, regions=regions, neutral=flag(neutral))
 
     @system.command(name="conquer", description=about("godsfire system conquer"))
-    @app_commands.describe(**helps("godsfire system conquer"))
+    @described("godsfire system conquer")
     @app_commands.autocomplete(name=system_autocomplete, player=player_autocomplete)
     async def system_conquer(self, interaction: discord.Interaction, name: str, player: str) -> None:
         await run_command(interaction, "godsfire system conquer", answer=answer_with_sheet(name), name=name,
                           player=player)
 
     @system.command(name="show", description=about("godsfire system show"))
-    @app_commands.describe(**helps("godsfire system show"))
+    @described("godsfire system show")
     @app_commands.autocomplete(name=system_autocomplete)
     async def system_show(self, interaction: discord.Interaction, name: str) -> None:
         state: GodsfireState = await query_state(interaction, "godsfire system show")
         await reply(interaction, embed=system_embed(state.system(name), state))
 
     @app_commands.command(name="set", description=about("godsfire set"))
-    @app_commands.describe(**helps("godsfire set"))
+    @described("godsfire set")
     @app_commands.autocomplete(field=field_autocomplete, system=system_autocomplete, region=region_autocomplete,
                                player=player_autocomplete)
     async def set_field(self, interaction: discord.Interaction, field: str, value: str, system: str | None = None,
@@ -316,26 +304,26 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
     # charts
 
     @app_commands.command(name="combat", description=about("godsfire combat"))
-    @app_commands.describe(**helps("godsfire combat"))
+    @described("godsfire combat")
     async def combat(self, interaction: discord.Interaction, attack: app_commands.Range[int, 0, 9999],
                      defence: app_commands.Range[int, 0, 9999], nebula: bool | None = None) -> None:
         await run_command(interaction, "godsfire combat", answer=answer, attack=attack, defence=defence,
                           nebula=flag(nebula))
 
     @app_commands.command(name="transit", description=about("godsfire transit"))
-    @app_commands.describe(**helps("godsfire transit"))
+    @described("godsfire transit")
     @app_commands.choices(column=COLUMNS)
     async def transit(self, interaction: discord.Interaction, column: app_commands.Choice[str]) -> None:
         await run_command(interaction, "godsfire transit", answer=answer, column=column.value)
 
     @app_commands.command(name="money", description=about("godsfire money"))
-    @app_commands.describe(**helps("godsfire money"))
+    @described("godsfire money")
     @app_commands.choices(die=DICE)
     async def money(self, interaction: discord.Interaction, die: app_commands.Choice[str]) -> None:
         await run_command(interaction, "godsfire money", answer=answer, die=die.value)
 
     @move.command(name="check", description=about("godsfire move check"))
-    @app_commands.describe(**helps("godsfire move check"))
+    @described("godsfire move check")
     @app_commands.choices(unit=MOVERS)
     async def move_check(self, interaction: discord.Interaction, unit: app_commands.Choice[str],
                          cells: app_commands.Range[int, 0, 99], nebula: app_commands.Range[int, 0, 99] | None = None,
@@ -344,7 +332,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
                           nebula=nebula, ground=ground)
 
     @stack.command(name="check", description=about("godsfire stack check"))
-    @app_commands.describe(**helps("godsfire stack check"))
+    @described("godsfire stack check")
     async def stack_check(self, interaction: discord.Interaction,
                           space: app_commands.Range[int, 0, 999] | None = None,
                           ground: app_commands.Range[int, 0, 999] | None = None,
@@ -367,30 +355,30 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
     @app_commands.command(name="status", description=about("godsfire status"))
     async def status(self, interaction: discord.Interaction) -> None:
         state: GodsfireState = await query_state(interaction, "godsfire status")
-        await reply(interaction, embed=godsfire_status_embed(state))
+        await reply(interaction, embed=status_embed(state))
 
     # the social interphase: economy
 
     @app_commands.command(name="tax", description=about("godsfire tax"))
-    @app_commands.describe(**helps("godsfire tax"))
+    @described("godsfire tax")
     @app_commands.autocomplete(system=system_autocomplete, extort=region_list_autocomplete)
     async def tax(self, interaction: discord.Interaction, system: str, extort: str | None = None) -> None:
         await run_command(interaction, "godsfire tax", answer=answer, system=system, extort=extort)
 
     @app_commands.command(name="repay", description=about("godsfire repay"))
-    @app_commands.describe(**helps("godsfire repay"))
+    @described("godsfire repay")
     @app_commands.autocomplete(system=system_autocomplete, lower=lower_autocomplete)
     async def repay(self, interaction: discord.Interaction, system: str, lower: str | None = None) -> None:
         await run_command(interaction, "godsfire repay", answer=answer, system=system, lower=lower)
 
     @app_commands.command(name="borrow", description=about("godsfire borrow"))
-    @app_commands.describe(**helps("godsfire borrow"))
+    @described("godsfire borrow")
     @app_commands.autocomplete(system=system_autocomplete)
     async def borrow(self, interaction: discord.Interaction, system: str, amount: Count) -> None:
         await run_command(interaction, "godsfire borrow", answer=answer, system=system, amount=amount)
 
     @app_commands.command(name="transfer", description=about("godsfire transfer"))
-    @app_commands.describe(**{("from_" if k == "from" else k): v for k, v in helps("godsfire transfer").items()})
+    @described("godsfire transfer", {"from_": "from"})
     @app_commands.rename(from_="from")
     @app_commands.autocomplete(from_=purse_autocomplete, to=purse_autocomplete, player=player_autocomplete)
     async def transfer(self, interaction: discord.Interaction, from_: str, to: str, amount: Count,
@@ -399,7 +387,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
                           **{"from": from_})
 
     @app_commands.command(name="buy", description=about("godsfire buy"))
-    @app_commands.describe(**helps("godsfire buy"))
+    @described("godsfire buy")
     @app_commands.choices(type=BUY_TYPES)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def buy(self, interaction: discord.Interaction, system: str, region: Region,
@@ -408,7 +396,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
                           count=count)
 
     @app_commands.command(name="loyalty", description=about("godsfire loyalty"))
-    @app_commands.describe(**helps("godsfire loyalty"))
+    @described("godsfire loyalty")
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def loyalty(self, interaction: discord.Interaction, system: str, region: Region,
                       amount: Count | None = None) -> None:
@@ -416,13 +404,13 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
                           amount=amount)
 
     @app_commands.command(name="develop", description=about("godsfire develop"))
-    @app_commands.describe(**helps("godsfire develop"))
+    @described("godsfire develop")
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def develop(self, interaction: discord.Interaction, system: str, region: Region) -> None:
         await run_command(interaction, "godsfire develop", answer=answer, system=system, region=region)
 
     @app_commands.command(name="place", description=about("godsfire place"))
-    @app_commands.describe(**helps("godsfire place"))
+    @described("godsfire place")
     @app_commands.choices(type=PLACE_TYPES)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def place(self, interaction: discord.Interaction, system: str, region: Region,
@@ -431,7 +419,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
                           type=type.value, count=count)
 
     @app_commands.command(name="ministers", description=about("godsfire ministers"))
-    @app_commands.describe(**helps("godsfire ministers"))
+    @described("godsfire ministers")
     @app_commands.autocomplete(player=player_autocomplete)
     async def ministers(self, interaction: discord.Interaction, player: str | None = None) -> None:
         await run_command(interaction, "godsfire ministers", answer=answer, player=player)
@@ -439,7 +427,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
     # the social interphase: politics
 
     @app_commands.command(name="party", description=about("godsfire party"))
-    @app_commands.describe(**helps("godsfire party"))
+    @described("godsfire party")
     @app_commands.choices(pay=PAY)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def party(self, interaction: discord.Interaction, system: str, region: Region,
@@ -448,7 +436,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
                           pay=pay.value if pay else None)
 
     @app_commands.command(name="revolt", description=about("godsfire revolt"))
-    @app_commands.describe(**helps("godsfire revolt"))
+    @described("godsfire revolt")
     @app_commands.choices(way=WAYS)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def revolt(self, interaction: discord.Interaction, system: str, region: Region,
@@ -457,13 +445,13 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
                           way=way.value)
 
     @subversion.command(name="resolve", description=about("godsfire subversion resolve"))
-    @app_commands.describe(**helps("godsfire subversion resolve"))
+    @described("godsfire subversion resolve")
     @app_commands.autocomplete(player=player_autocomplete)
     async def subversion_resolve(self, interaction: discord.Interaction, player: str | None = None) -> None:
         await run_command(interaction, "godsfire subversion resolve", answer=answer, player=player)
 
     @subversion.command(name="subvert", description=about("godsfire subversion subvert"))
-    @app_commands.describe(**helps("godsfire subversion subvert"))
+    @described("godsfire subversion subvert")
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete, player=player_autocomplete)
     async def subvert(self, interaction: discord.Interaction, system: str, region: Region, amount: Count,
                       player: str | None = None) -> None:
@@ -471,27 +459,27 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
                           amount=amount, player=player)
 
     @subversion.command(name="desubvert", description=about("godsfire subversion desubvert"))
-    @app_commands.describe(**helps("godsfire subversion desubvert"))
+    @described("godsfire subversion desubvert")
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def desubvert(self, interaction: discord.Interaction, system: str, region: Region, amount: Count) -> None:
         await run_command(interaction, "godsfire subversion desubvert", answer=answer, system=system, region=region,
                           amount=amount)
 
     @subversion.command(name="counter", description=about("godsfire subversion counter"))
-    @app_commands.describe(**helps("godsfire subversion counter"))
+    @described("godsfire subversion counter")
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def counter(self, interaction: discord.Interaction, system: str, region: Region, amount: Count) -> None:
         await run_command(interaction, "godsfire subversion counter", answer=answer, system=system, region=region,
                           amount=amount)
 
     @allegiance.command(name="check", description=about("godsfire allegiance check"))
-    @app_commands.describe(**helps("godsfire allegiance check"))
+    @described("godsfire allegiance check")
     @app_commands.autocomplete(player=player_autocomplete)
     async def allegiance_check(self, interaction: discord.Interaction, player: str | None = None) -> None:
         await run_command(interaction, "godsfire allegiance check", answer=answer, player=player)
 
     @economy.command(name="check", description=about("godsfire economy check"))
-    @app_commands.describe(**helps("godsfire economy check"))
+    @described("godsfire economy check")
     @app_commands.autocomplete(lower=lower_autocomplete, player=player_autocomplete)
     async def economy_check(self, interaction: discord.Interaction, lower: str | None = None,
                             player: str | None = None) -> None:
@@ -503,7 +491,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await reply(interaction, embed=godsfire_interphase_embed(state))
 
     @interphase.command(name="done", description=about("godsfire interphase done"))
-    @app_commands.describe(**helps("godsfire interphase done"))
+    @described("godsfire interphase done")
     @app_commands.choices(step=STEPS)
     @app_commands.autocomplete(player=player_autocomplete)
     async def done(self, interaction: discord.Interaction, step: app_commands.Choice[str],

@@ -7,10 +7,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.nation import UNIT_TYPES
-from cogs.util import nation_autocomplete, run_command
+from cogs.nations.autocomplete import nation_autocomplete
+from cogs.util import about, choice_list, described, run_command
 
-NATION_HELP = "For a nation other than yours (GM)"
+UNIT_TYPES = choice_list("economy recruit", "unit")
 
 
 @app_commands.guild_only()
@@ -18,20 +18,20 @@ class Economy(commands.GroupCog, group_name="economy", group_description="ECONOM
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
-    @app_commands.command(name="grow", description="ECONOMY check: d10 + mod(E) + Workers > E raises ECONOMY")
-    @app_commands.describe(nation=NATION_HELP)
+    @app_commands.command(name="grow", description=about("economy grow"))
+    @described("economy grow")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def grow(self, interaction: discord.Interaction, nation: str | None = None) -> None:
         await run_command(interaction, "economy grow", nation=nation)
 
-    @app_commands.command(name="military", description="ECONOMY check: > M raises MILITARY for 1 ECONOMY")
-    @app_commands.describe(nation=NATION_HELP)
+    @app_commands.command(name="military", description=about("economy military"))
+    @described("economy military")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def military(self, interaction: discord.Interaction, nation: str | None = None) -> None:
         await run_command(interaction, "economy military", nation=nation)
 
-    @app_commands.command(name="recruit", description="ECONOMY check against a unit's RD: one GREEN unit")
-    @app_commands.describe(unit="The unit type to recruit", nation=NATION_HELP)
+    @app_commands.command(name="recruit", description=about("economy recruit"))
+    @described("economy recruit", unit="The unit type to recruit")
     @app_commands.choices(unit=UNIT_TYPES)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def recruit(self, interaction: discord.Interaction, unit: app_commands.Choice[str],
@@ -44,8 +44,8 @@ class Stability(commands.GroupCog, group_name="stability", group_description="ST
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
-    @app_commands.command(name="raise", description="Trade 2 MILITARY for 1 STABILITY (no roll, no action)")
-    @app_commands.describe(nation=NATION_HELP)
+    @app_commands.command(name="raise", description=about("stability raise"))
+    @described("stability raise")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def raise_stability(self, interaction: discord.Interaction, nation: str | None = None) -> None:
         await run_command(interaction, "stability raise", nation=nation)

@@ -1,0 +1,147 @@
+"""Godsfire on Discord: chart results as embeds, the system sheet, the game's status, the phases and the
+Social Interphase's steps left."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from cogs.render import COLOUR, dress, event_lines, safe, who
+from cogs.render.common import text_embeds
+from engine.describe import plural
+from engine.events import Event
+from engine.godsfire.events import ChartRead
+from engine.godsfire.phases import phase_line
+from engine.godsfire.politics import STEP_NAMES, interphase_left
+from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
+from engine.godsfire.state import PHASE_NAMES, PHASES, GodsfireState, Player, Region, System
+
+CHART_TITLES = {"combat": "Combat Results Table", "transit": "Transit Attack", "money": "Money",
+                "movement": "Movement check", "stacking": "Stacking check"}
+
+
+def footer(state: GodsfireState, actor: str | None = None) -> str:
+    """A report's signature: the turn and its phase."""
+    return f"Godsfire · Turn {state.turn}, {PHASE_NAMES.get(state.phase, state.phase)}"
+
+
+def godsfire_embeds(events: list[Event], state: Any) -> list[discord.Embed]:
+    """A Godsfire command's answer: its events as lines, each chart read as its own embed after them."""
+    charts = [e for e in events if isinstance(e, ChartRead)]
+    rest = [e for e in events if not isinstance(e, ChartRead)]
+    embeds = text_embeds(event_lines(rest)) if rest or not charts else []
+    return dress(embeds + [chart_embed(e) for e in charts], events, state)
+
+
+def chart_embed(read: ChartRead) -> discord.Embed:
+    """One chart read: the column, the die and the result in words (the detail, e.g. the odds, above)."""
+    title = CHART_TITLES.get(read.chart, read.chart.replace("_", " ").capitalize())
+    embed = discord.Embed(title=title, description=safe(read.detail) if read.detail else None, colour=COLOUR)
+    embed.add_field(name="Column", value=read.column or "—")
+    if read.die:  # the movement and stacking checks roll nothing
+        embed.add_field(name="Die", value=str(read.die))
+    words = read.words.removeprefix(f"{read.result}: ")  # the words may start with the code itself
+    embed.add_field(name="Result", value=f"**{safe(read.result)}** — {safe(words)}"[:1024], inline=False)
+    return embed
+
+
+def _units(units: dict[str, int]) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in units.items() if n) or "none"
+
+
+def region_value(region: Region) -> str:
+    """A region on a system sheet: party, allegiance, economy, revolt, units, enemies and money placed."""
+    lines = [f"{PARTY_NAMES[region.party]} ({region.party}) · allegiance {region.allegiance}",
+             f"{ECONOMY_NAMES[region.economy]} ({region.economy})"]
+    if region.revolt:
+        lines.append("**in revolt**")
+    lines.append(f"ground: {_units(region.units)}")
+    if region.enemy_units:
+        lines.append(f"enemy units: {region.enemy_units}")
+    money = [f"{who(p)} {n} GB (circle {region.subversion_step.get(p, 0) + 1})"
+             for p, n in region.subversion.items() if n]
+    if money:
+        lines.append("subversion: " + ", ".join(money))
+    if region.desubversion:
+        lines.append(f"de-subversion: {region.desubversion} GB")
+    if region.counter_subversion:
+        lines.append(f"counter-subversion: {region.counter_subversion} GB")
+    return "\n".join(lines)[:1024]
+
+
+def system_embed(system: System, state: GodsfireState) -> discord.Embed:
+    """`/godsfire system show`: the system sheet — owner, planets, bank, loans, space units and each region."""
+    owner = f"{who(system.owner)}'s system" if system.owner else "a neutral system"
+    lines = [f"{owner}; {plural(system.planets, 'planet')}.", f"Bank: {system.bank} GB.",
+             f"Space: {_units(system.units)}."]
+    if system.enemy_units:
+        lines.append(f"Under siege: {plural(system.enemy_units, 'enemy unit')} on the system cell.")
+    loans = "; ".join(f"{loan.amount} GB (marker on box {loan.box + 1})" for loan in system.loans)
+    lines.append(f"Loans: {loans or 'none'}.")
+    embed = discord.Embed(title=safe(system.name)[:256], description="\n".join(lines), colour=COLOUR)
+    for region in system.regions[:25]:
+        embed.add_field(name=f"Region {region.number}", value=region_value(region))
+    return embed
+
+
+def status_embed(state: GodsfireState, rules: object = None) -> discord.Embed:
+    """The game at a glance: turn and phase, each player (NG, money, allegiance) and each system."""
+    title = f"Godsfire — turn {state.turn}, {PHASE_NAMES[state.phase]}" + (" — game over" if state.ended else "")
+    lines = [f"GM: {who(state.gm)}."]
+    if state.forced_dice:
+        count = len(state.forced_dice)
+        lines.append(f"{count} GM-entered {'die' if count == 1 else 'dice'} waiting: "
+                     f"{' '.join(str(d) for d in state.forced_dice)}")
+    if not state.players:
+        lines.append("No players yet: the GM adds systems with /godsfire system add.")
+    embed = discord.Embed(title=title, description="\n".join(lines), colour=COLOUR)
+    for player in state.players[:12]:
+        embed.add_field(name=f"Player {len(embed.fields) + 1}", value=player_value(player, state)[:1024])
+    systems = [system_line(s) for s in state.systems]
+    if systems:
+        embed.add_field(name="Systems", value="\n".join(systems)[:1024], inline=False)
+    return embed
+
+
+def player_value(player: Player, state: GodsfireState) -> str:
+    """A player on the status embed: National Government, its money and allegiances, systems."""
+    lines = [who(player.name) + (" — **out of the game**" if player.out else "")]
+    lines.append(f"NG on {safe(player.government)}" if player.government else "NG not placed")
+    lines.append(f"NG {player.ng_money} GB, in transit {player.in_transit} GB")
+    if player.national_allegiance:
+        lines.append("national allegiance " + " ".join(f"{p} {n}" for p, n in player.national_allegiance.items()))
+    marks = [m for m, on in (("Change Ministers! used", player.ministers_changed),
+                             ("failed a repayment this turn", player.failed_repayment),
+                             ("no new loans until every allegiance is 3+", player.loans_barred)) if on]
+    lines += marks
+    systems = ", ".join(safe(s.name) for s in state.systems_of(player.name))
+    lines.append(f"systems: {systems or 'none'}")
+    return "\n".join(lines)
+
+
+def system_line(system: System) -> str:
+    owner = who(system.owner) if system.owner else "neutral"
+    revolts = sum(1 for r in system.regions if r.revolt)
+    extra = f", {revolts} in revolt" if revolts else ""
+    return (f"**{safe(system.name)}** ({owner}): {plural(len(system.regions), 'region')}{extra}, "
+            f"bank {system.bank} GB, space {_units(system.units)}")
+
+
+def godsfire_phase_embed(state: GodsfireState) -> discord.Embed:
+    """`/godsfire phase show`: the turn, the phase, the next one and the phases of a turn in order."""
+    steps = [("▶ " if phase == state.phase else "• ") + PHASE_NAMES[phase] for phase in PHASES]
+    return discord.Embed(title=f"Godsfire — {phase_line(state)}", description="\n".join(steps), colour=COLOUR)
+
+
+def godsfire_interphase_embed(state: GodsfireState) -> discord.Embed:
+    """`/godsfire interphase show`: for each player, the interphase steps not marked done yet."""
+    if state.phase != "interphase":
+        return discord.Embed(title="Social Interphase", colour=COLOUR,
+                             description=f"Not now: turn {state.turn} is in the {PHASE_NAMES[state.phase]}.")
+    embed = discord.Embed(title=f"Social Interphase — turn {state.turn}", colour=COLOUR,
+                          description="Mark a step done with /godsfire interphase done step:<step>.")
+    for player, left in list(interphase_left(state).items())[:25]:
+        todo = "\n".join(f"• {STEP_NAMES[step]} (`{step}`)" for step in left) or "all done"
+        embed.add_field(name=f"Player {len(embed.fields) + 1}", value=f"{who(player)}\n{todo}"[:1024])
+    return embed

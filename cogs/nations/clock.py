@@ -1,0 +1,98 @@
+"""What the clock does for a Nations game after each change: offer the battle choices a report opened (and take
+the controls off the choices it settled), and once a turn, before its end, remind the players who still have
+actions left."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+import discord
+
+from cogs.clock import CONTENT_LIMIT, Clock, _chunks
+from cogs.nations.views import choice_view
+from cogs.render import pings, safe, when, who
+from data.store import GameRow
+from engine.nations.common import RULESET, actions_left
+from engine.nations.events import BattleAwaits, BattleEnded, DuelStarted, UnitsCommitted
+from engine.nations.state import GameState
+from referee import Report
+
+log = logging.getLogger("referee.clock")
+
+
+async def after_change(clock: Clock, channel: discord.PartialMessageable, report: Report, state: GameState,
+                       row: GameRow) -> GameRow:
+    """Offer the battle choices, then remind if it is time; the game's row as it is now."""
+    await offer_choices(clock, channel, report, state)
+    if not state.ended:
+        row = await remind_if_due(clock, row, state, channel)
+    return row
+
+
+async def offer_choices(clock: Clock, channel: discord.PartialMessageable, report: Report, state: GameState) -> None:
+    """For each battle whose choice this report settled or opened: clear the old controls, offer the new."""
+    bot = clock.bot
+    waiting: dict[int, BattleAwaits] = {}
+    moved: set[int] = set()
+    for event in report.caught_up + report.events:
+        if isinstance(event, BattleAwaits):
+            waiting[event.battle] = event
+        if isinstance(event, BattleAwaits | UnitsCommitted | DuelStarted | BattleEnded):
+            moved.add(event.battle)
+    for battle_id in sorted(moved):
+        await clear_choice(clock, channel, report.game_id, battle_id)
+    for battle_id, event in waiting.items():
+        battle = state.battles.get(battle_id)
+        if battle is None or battle.stage != event.stage or battle.deadline != event.deadline:
+            continue  # the choice was made (or defaulted) since
+        most = bot.referee.rules_for(RULESET).max_battle_units
+        view = choice_view(report.game_id, state, battle, most)
+        player = state.nations[event.nation].player
+        what = f"commit 1 to {most} units" if event.stage == "commit" else "pick the next pairing"
+        message = await channel.send(
+            f"⚔ Battle #{battle.id}: {who(player) if player else safe(event.nation)}, {what} "
+            f"(default {when(event.deadline)}).", view=view,
+            allowed_mentions=pings(player),
+        )
+        await bot.store.choice_message(report.game_id, battle_id, message.id)
+
+
+async def clear_choice(clock: Clock, channel: discord.PartialMessageable, game_id: int, battle_id: int) -> None:
+    """Take the controls off the message that offered a battle's last choice (made or defaulted)."""
+    bot = clock.bot
+    old = await bot.store.choice_message(game_id, battle_id)
+    if old is None:
+        return
+    try:
+        await channel.get_partial_message(old).edit(view=None)
+    except discord.HTTPException:
+        log.warning("could not clear the controls of message %s", old)
+
+
+def reminder_time(state: GameState) -> datetime:
+    return state.turn_ends_at - timedelta(hours=state.house.reminder_hours)
+
+
+def remind_at(row: GameRow, state: GameState) -> datetime | None:
+    """The turn's reminder, if not given yet (none while the clock is paused)."""
+    if state.paused or row.reminded_turn >= state.turn:
+        return None
+    return reminder_time(state)
+
+
+async def remind_if_due(clock: Clock, row: GameRow, state: GameState, channel: discord.PartialMessageable) -> GameRow:
+    """Once per turn, before its end: mention only the players who still have actions left."""
+    if state.paused or row.reminded_turn >= state.turn or clock.now() < reminder_time(state):
+        return row
+    if clock.now() < state.turn_ends_at:
+        waiting = [n for n in state.nations.values()
+                   if n.player and not n.eliminated and actions_left(state, n) > 0]
+        if waiting:
+            lines = [f"⏰ Turn {state.turn} ends {when(state.turn_ends_at)}. Still to act:"]
+            lines += [f"{who(n.player or '')} ({safe(n.name)}, {actions_left(state, n)} left)" for n in waiting]
+            for content in _chunks(lines, CONTENT_LIMIT):
+                await channel.send(content, allowed_mentions=pings(*(n.player for n in waiting)))
+    bot = clock.bot
+    await bot.store.set_front_end(row.id, reminded_turn=state.turn)
+    return await bot.store.game(row.id)

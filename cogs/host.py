@@ -1,7 +1,7 @@
 """What the cogs use of the bot that loads them, as a small typed interface of their own.
 
 `bot.RefereeBot` is a `RefereeHost`; the cogs name only this protocol, never `bot`, so the entry point
-imports the cogs and nothing imports back (tests/test_layering.py keeps it so, and keeps this list
+imports the cogs and nothing imports back (tests/plug/test_layering.py keeps it so, and keeps this list
 exactly what the cogs use).
 """
 

@@ -273,7 +273,7 @@ async def start_war(t: Table) -> None:
     await t.run(t.bob, "nation claim", preset="Charon")
 
 
-# --- hostile and simultaneous interactions (tests/test_discord_hardening.py) ------------------------
+# --- hostile and simultaneous interactions (tests/discord/test_discord_hardening.py) ------------------------
 
 
 async def invoke_raw(fake: FakeDiscord, guild: FakeGuild, channel: FakeChannel, member: FakeMember, command: str,

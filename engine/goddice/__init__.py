@@ -4,8 +4,8 @@ and attack, with the optional rules Campaign, Resurrection and Free for All.
 Modules: `cards` (the card file and house settings), `state`, `events`, `actions`, `common` (lookups and the
 attack dice), `setup` (the start, seating, roll-off and draft), `turn` (declare and the God dice), `attack` (the
 attack phase), `end` (the end of a turn and of a game), `gm` (the GM's powers), `clock` (the reminder),
-`snapshot` (the export format), `describe` (words), `commands` (the vocabulary); `play` re-exports the public
-names for the importers outside the package.
+`snapshot` (the export format), `describe` (words), `views` (what its queries show), `commands` (the
+vocabulary).
 """
 
 from __future__ import annotations

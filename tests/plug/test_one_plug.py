@@ -16,7 +16,7 @@ from test_engine_purity import imported_modules
 
 from engine.rulesets import RULESETS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULE_SET_NAMES = {"nations", "goddice", "godsfire"}
 LOADER = ROOT / "engine" / "__init__.py"
 

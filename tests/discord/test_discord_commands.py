@@ -22,7 +22,7 @@ from engine.commands import COMMANDS
 from engine.nations.snapshot import state_to_dict
 from engine.rulesets import RULESETS
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 NO_GAME = "⛔ there is no game in this channel: start one with /game start"
 
 
@@ -516,9 +516,10 @@ async def test_every_command_answers_in_time_even_with_a_tighter_deadline(tmp_pa
 
 def test_these_tests_run_every_command_of_the_vocabulary():
     """A guard for later commands: each path is invoked somewhere in the Discord tests (as a quoted string)."""
-    sources = "".join((REPO / "tests" / f"test_discord_{name}.py").read_text()
+    sources = "".join((REPO / "tests" / "discord" / f"test_discord_{name}.py").read_text()
                       for name in ("commands", "battle", "clock", "goddice", "godsfire"))
-    sources += "".join((REPO / "tests" / name).read_text() for name in ("test_roll.py", "test_digest.py"))  # issue 11
+    sources += "".join((REPO / "tests" / "discord" / name).read_text()
+                       for name in ("test_roll.py", "test_digest.py"))  # issue 11
     missing = [c.path for c in COMMANDS if f'"{c.path}"' not in sources]
     assert missing == []
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ENGINE_DIR = Path(__file__).resolve().parent.parent / "engine"
+ENGINE_DIR = Path(__file__).resolve().parents[2] / "engine"
 FORBIDDEN = {"discord", "aiosqlite", "apscheduler"}
 """Top-level packages the engine must never import (front-ends and the store may)."""
 

@@ -16,7 +16,7 @@ from fakediscord import FakeAttachment
 from engine.commands import COMMANDS
 from engine.rulesets import ruleset_of
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DRAFT = ["monk", "hero", "sage", "cleric", "assassin", "bowman", "hero", "sage"]  # bob, alice, bob, alice…
 
 

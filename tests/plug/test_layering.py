@@ -21,7 +21,7 @@ from test_engine_purity import imported_modules
 from bot import RefereeBot, Settings
 from cogs.host import HostSettings, RefereeHost
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COGS = sorted((ROOT / "cogs").rglob("*.py"))
 NOT_FRONT_ENDS = [ROOT / "bot.py", ROOT / "console.py", ROOT / "referee.py",
                   *sorted((ROOT / "data").rglob("*.py")), *sorted((ROOT / "engine").rglob("*.py"))]

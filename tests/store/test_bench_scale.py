@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bench.scale import run_worker
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--scale", "20", "--small", "10", "--commands", "20", "--actions", "40", "--active", "5",
         "--lateness-games", "2", "--turns", "1", "--turn-seconds", "0.5"]
 FIGURE = r"\d[\d,.]*"

@@ -28,6 +28,7 @@ from data.store import Store, StoreUnavailable
 from engine import clock
 from engine.commands import (
     GUIDE,
+    MAX_TOML_FILE,
     PREFIXES,
     Command,
     build_action,
@@ -41,11 +42,11 @@ from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
 from engine.errors import BadInput, NotGM, RefereeError, RuleViolation
 from engine.events import Event
 from engine.rulesets import ruleset
-from engine.view import At, Line, Person, Strong, View, text_lines
+from engine.view import Line, Strong, View, part_text, text_lines
 from referee import GAME_OVER, MAX_EXPORT_BYTES, Referee, digest_lines, imported_summary, read_export, utc_now
 
 CHANNEL = "console"
-MAX_CARD_FILE = 200_000
+MAX_CARD_FILE = MAX_TOML_FILE
 MAX_LINE = 4_000
 """The longest console line, in characters (a longer one is refused, not cut)."""
 MAX_LINE_BYTES = 4 * MAX_LINE  # what MAX_LINE characters of UTF-8 can take
@@ -242,8 +243,8 @@ class Console:
             state = await referee.shown_state(CHANNEL)  # with no live game: the last ended one, marked over
             self.show_status(state)
         elif command.view is not None:  # a query: its rule set's view
-            state = await (referee.shown_state(CHANNEL) if command.shows_ended else referee.state(CHANNEL))
-            self.say_view(command.view(state, referee.rules_for(state.ruleset), actor, options))
+            shown, state = await referee.show(CHANNEL, command, actor, options)
+            self.say_view(shown)
             if state.ended:
                 self.say(GAME_OVER)
         elif command.toml_option is not None:  # a file to read first (God Dice's card file): the GM's, when so
@@ -287,11 +288,7 @@ class Console:
 
     def show_status(self, state: Any) -> None:
         """/game status: the game's rule set's status view (an ended game's marked over)."""
-        status = ruleset(state.ruleset).status
-        if status is None:
-            self.say(f"{ruleset(state.ruleset).title} — {ruleset(state.ruleset).summary(state)}; GM: {state.gm}")
-        else:
-            self.say_view(status(state, self.referee.rules_for(state.ruleset)))
+        self.say_view(ruleset(state.ruleset).status(state, self.referee.rules_for(state.ruleset)))
         if state.ended:
             self.say(GAME_OVER)
 
@@ -365,8 +362,7 @@ class Formatter:
         bold = ("**{}**" if self.fmt == "markdown" else "[b]{}[/b]").format
         out = []
         for part in line.parts:
-            text = part.text if isinstance(part, Strong) else utc_text(part.moment) if isinstance(part, At) \
-                else part.who if isinstance(part, Person) else part
+            text = part_text(part)
             if self.fmt == "markdown":
                 text = _MD_SPECIAL.sub(r"\\\1", text)
                 if isinstance(part, str):

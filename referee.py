@@ -21,6 +21,7 @@ import engine  # noqa: F401  (registers every rule set)
 from data import rules_for
 from data.store import ActionRow, ChannelTaken, Entry, LoggedAction, Plan, Quick, Store
 from engine.clock import Tick
+from engine.commands import Command, check_ruleset
 from engine.core import Context, execute
 from engine.describe import event_line, plural, roll_line, same, utc_text
 from engine.dice import FreeRoll, RandomRoller, Roller, RollRecord, free_roll
@@ -246,6 +247,14 @@ class Referee:
     async def shown_state(self, channel: str) -> Any:
         """The state of `shown_game_id`'s game (`state.ended`: the last game, over)."""
         return await self.store.load(await self.shown_game_id(channel))
+
+    async def show(self, channel: str, command: Command, actor: str, options: dict[str, Any]) -> tuple[Any, Any]:
+        """A query's view (`command.view`) and the state it shows: the channel's live game or, for a query that
+        `shows_ended` (a status), its last ended one when none runs. A rule set's query in a game of another
+        rule set is refused with the reason."""
+        state = await (self.shown_state(channel) if command.shows_ended else self.state(channel))
+        check_ruleset(command, state.ruleset)
+        return command.view(state, self.rules_for(state.ruleset), actor, options), state
 
     # --- commands ------------------------------------------------------------------------------
 

@@ -23,13 +23,12 @@ from cogs.gm import GM, GMGroup, gm_check
 from cogs.host import RefereeHost
 from cogs.render import safe, view_embeds
 from cogs.util import about, actor, answer_events, bot_of, channel_key, fit, read_toml, reply, run_command
-from engine.commands import BY_PATH, Command, check_ruleset, coerce_options
+from engine.commands import BY_PATH, MAX_TOML_FILE, Command, coerce_options
 from engine.errors import BadInput
 from engine.rulesets import RULESETS
 from referee import GAME_OVER, Report
 
 KINDS: dict[type, type] = {str: str, int: int, float: float}
-MAX_TOML_BYTES = 200_000  # a rule set's TOML file (a card file…)
 MAX_CHOICES = 25
 
 
@@ -42,14 +41,9 @@ def python_name(option: str) -> str:
 async def answer(interaction: discord.Interaction, command: Command, given: dict[str, Any]) -> None:
     """Run one command of the table as the interaction's user: a query's view, or an action."""
     if command.view is not None:
-        referee = bot_of(interaction).referee
-        key = channel_key(interaction)
-        state = await (referee.shown_state(key) if command.shows_ended else referee.state(key))
-        check_ruleset(command, state.ruleset)
-        shown = command.view(state, referee.rules_for(state.ruleset), actor(interaction),
-                             coerce_options(command, given))
-        await reply(interaction, GAME_OVER if state.ended and command.shows_ended else None,
-                    embeds=view_embeds(shown))
+        shown, state = await bot_of(interaction).referee.show(channel_key(interaction), command, actor(interaction),
+                                                             coerce_options(command, given))
+        await reply(interaction, GAME_OVER if state.ended else None, embeds=view_embeds(shown))
         return
     file = given.get(command.toml_option or "")
     if not isinstance(file, discord.Attachment):
@@ -57,10 +51,10 @@ async def answer(interaction: discord.Interaction, command: Command, given: dict
         return
     # A file read first: ephemeral, like /game import, so that a refusal (too large, not TOML, not valid)
     # reaches its sender alone; the change itself is then answered to the channel.
-    if file.size > MAX_TOML_BYTES:
-        raise BadInput(f"that file is too large ({file.size} bytes; at most {MAX_TOML_BYTES})")
+    if file.size > MAX_TOML_FILE:
+        raise BadInput(f"that file is too large ({file.size} bytes; at most {MAX_TOML_FILE})")
     await interaction.response.defer(ephemeral=True, thinking=True)
-    given = {**given, command.toml_option: await read_toml(file, MAX_TOML_BYTES, "a TOML file")}
+    given = {**given, command.toml_option: await read_toml(file, MAX_TOML_FILE, "a TOML file")}
 
     async def read(interaction: discord.Interaction, report: Report) -> None:
         await reply(interaction, f"{safe(file.filename)} read.", ephemeral=True)

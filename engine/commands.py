@@ -12,10 +12,10 @@ import engine  # noqa: F401  (registers every rule set)
 from engine import clock, gm
 from engine.errors import BadInput, RuleViolation
 from engine.rulesets import RULESETS, on_register, ruleset
-from engine.vocabulary import Command, Param, build_action, coerce_options, parse_dice
+from engine.vocabulary import MAX_TOML_FILE, Command, Param, build_action, coerce_options, parse_dice
 
-__all__ = ["BY_PATH", "COMMANDS", "GUIDE", "PREFIXES", "Command", "Param", "build_action", "check_ruleset", "choices",
-           "coerce_options", "find_command", "help_groups", "help_lines", "parse_dice"]
+__all__ = ["BY_PATH", "COMMANDS", "GUIDE", "MAX_TOML_FILE", "PREFIXES", "Command", "Param", "build_action",
+           "check_ruleset", "choices", "coerce_options", "find_command", "help_groups", "help_lines", "parse_dice"]
 
 P = Param
 

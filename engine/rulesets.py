@@ -12,12 +12,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import BadInput
+from engine.view import View, view
 
 if TYPE_CHECKING:
     from engine.clock import Deadline
     from engine.core import Context, Outcome, Tx
     from engine.events import Event
-    from engine.view import View
 
     When = Callable[[Any], str]
     Who = Callable[[str], str]
@@ -47,7 +47,7 @@ class RuleSet:
     rules_file: str | None = None  # its data file in `data/` (None: `rules_from_dict({})` gives its rules)
     rules_from_dict: Callable[[dict[str, Any]], Any] | None = None  # the data file's document → its rules
     summary: Callable[[Any], str] = lambda state: f"turn {getattr(state, 'turn', 0)}"  # "turn 3, 4 nations"
-    status: Callable[[Any, Any], View] | None = None  # (state, rules) → /game status
+    status: Callable[[Any, Any], View] = lambda state, rules: summary_view(state)  # (state, rules) → /game status
     find_side: Callable[[Any, str], str] | None = None  # a nation or player named (a start will do) → its name
     side_word: str = "player"  # what one side is called ("nation"): /log's filter, the help
     actor_note: Callable[[Any, list[Event], str, When], str | None] | None = None  # after an action: what is left
@@ -96,6 +96,12 @@ def ruleset(name: str) -> RuleSet:
     if found is None:
         raise BadInput(f"unknown rule set {name!r}; rule sets: {', '.join(RULESETS)}")
     return found
+
+
+def summary_view(state: Any) -> View:
+    """A game's status when its rule set writes none: its title, summary and GM."""
+    found = ruleset_of(state)
+    return view(f"{found.title} — {found.summary(state)}; GM: {state.gm}")
 
 
 def ruleset_of(state: Any) -> RuleSet:

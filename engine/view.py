@@ -9,8 +9,8 @@ before it. No front-end adds emphasis to finished text: what is strong is said h
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 
 
@@ -38,22 +38,14 @@ class Person:
 Part = str | Strong | At | Person
 
 
-def _utc(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-def _same(name: str) -> str:
-    return name
-
-
-def part_text(part: Part, when: Callable[[datetime], str] = _utc, who: Callable[[str], str] = _same) -> str:
-    """One part's words without emphasis: a moment through `when`, a person through `who`."""
+def part_text(part: Part) -> str:
+    """One part's words as the console shows them: no emphasis, a moment in UTC, a person by name."""
     if isinstance(part, Strong):
         return part.text
     if isinstance(part, At):
-        return when(part.moment)
+        return part.moment.strftime("%Y-%m-%d %H:%M UTC")
     if isinstance(part, Person):
-        return who(part.who)
+        return part.who
     return part
 
 
@@ -67,10 +59,7 @@ class Line:
     @property
     def text(self) -> str:
         """The line's words without emphasis, as the console shows them."""
-        return self.words()
-
-    def words(self, when: Callable[[datetime], str] = _utc, who: Callable[[str], str] = _same) -> str:
-        return "".join(part_text(p, when, who) for p in self.parts)
+        return "".join(part_text(p) for p in self.parts)
 
 
 def line(*parts: Part, item: bool = False) -> Line:
@@ -98,11 +87,10 @@ class Section:
 
 @dataclass(frozen=True)
 class View:
-    """What one query shows. `title` heads it; `sections` follow in order; `footer` is a short last word."""
+    """What one query shows. `title` heads it; `sections` follow in order."""
 
     title: Line
     sections: tuple[Section, ...] = ()
-    footer: str | None = None
     loud: bool = False  # the view shows something alarming (eliminated, game over): Discord colours it
 
     @property
@@ -116,38 +104,14 @@ class View:
         return found
 
 
-def view(title: str | Line, *texts: str | Line, footer: str | None = None, loud: bool = False) -> View:
+def view(title: str | Line, *texts: str | Line, loud: bool = False) -> View:
     """A view of one untitled section from lines or plain texts (two leading spaces: a list item)."""
     lines = tuple(t if isinstance(t, Line) else lines_of([t])[0] for t in texts)
     head = title if isinstance(title, Line) else Line((title,))
-    return View(head, (Section(None, lines),) if lines else (), footer, loud)
+    return View(head, (Section(None, lines),) if lines else (), loud)
 
 
 def text_lines(shown: View) -> list[str]:
     """The view as the console's plain text: the title, then each line (a list item indented two spaces)."""
     return [shown.title.text, *(("  " if ln.item else "") + ln.text for ln in shown.lines)]
 
-
-def joined(lines: Iterable[Line], separator: str = "; ") -> Line:
-    """Several lines' parts as one line."""
-    parts: list[Part] = []
-    for number, one in enumerate(lines):
-        if number:
-            parts.append(separator)
-        parts.extend(one.parts)
-    return Line(tuple(parts))
-
-
-@dataclass
-class Lines:
-    """A view being written section by section (a helper for rule sets' views)."""
-
-    title: Line | str
-    sections: list[Section] = field(default_factory=list)
-
-    def add(self, heading: str | None, *lines: Line | str) -> None:
-        self.sections.append(Section(heading, tuple(x if isinstance(x, Line) else lines_of([x])[0] for x in lines)))
-
-    def done(self, footer: str | None = None, loud: bool = False) -> View:
-        head = self.title if isinstance(self.title, Line) else Line((self.title,))
-        return View(head, tuple(self.sections), footer, loud)

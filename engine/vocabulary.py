@@ -25,6 +25,10 @@ class Param:
     choices: tuple[str, ...] = ()  # offered as choices on Discord; the engine checks the value
 
 
+MAX_TOML_FILE = 200_000
+"""The largest TOML file a command reads (`Command.toml_option`: God Dice's card file, 5 kB as shipped), in bytes."""
+
+
 @dataclass(frozen=True)
 class Command:
     path: str

@@ -12,11 +12,10 @@ from cogs.goddice.views import answer_move
 from cogs.host import RefereeHost
 from cogs.render import report_embeds, safe
 from cogs.util import about, described, query_state, read_toml, reply, run_action, run_command
+from engine.commands import MAX_TOML_FILE
 from engine.goddice.actions import LoadCards
 from engine.goddice.cards import MAX_LIFE
 from referee import Report
-
-MAX_CARD_BYTES = 200_000  # a God Dice card file (the shipped one is 5 kB)
 
 
 class GoddiceGM(GMPowers):
@@ -32,11 +31,11 @@ class GoddiceGM(GMPowers):
     @app_commands.describe(file="A card file like the bot's data/goddice.toml")
     async def cards(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
         await query_state(interaction, "gm cards")  # a God Dice game's, or refused with the reason
-        if file.size <= MAX_CARD_BYTES:
+        if file.size <= MAX_TOML_FILE:
             # Ephemeral, like /game import: a refusal (not TOML, not a valid card file) reaches the GM alone; the
             # change itself is announced to the channel.
             await interaction.response.defer(ephemeral=True, thinking=True)
-        cards = await read_toml(file, MAX_CARD_BYTES, "a card file")
+        cards = await read_toml(file, MAX_TOML_FILE, "a card file")
         await run_action(interaction, LoadCards(cards), f"/gm cards file:{file.filename}", self.cards_loaded)
 
     @staticmethod

@@ -67,8 +67,6 @@ def view_embeds(shown: View, colour: discord.Colour = COLOUR) -> list[discord.Em
             embeds.append(discord.Embed(colour=colour))
         value = "\n".join(line_text(ln) for ln in section.lines) or "—"
         embeds[-1].add_field(name=(safe(section.heading) or "—")[:256], value=value[:FIELD_LIMIT], inline=False)
-    if shown.footer:
-        embeds[-1].set_footer(text=shown.footer[:2048])
     return embeds
 
 
@@ -85,10 +83,7 @@ def status_embed(state: Any, rules: Any) -> discord.Embed:
     adapter = adapter_of(state)
     if adapter.status_embed is not None:
         return adapter.status_embed(state, rules)
-    found = ruleset_of(state)
-    if found.status is not None:
-        return view_embed(found.status(state, rules))
-    return discord.Embed(title=f"{found.title} — {found.summary(state)}"[:256], colour=COLOUR)
+    return view_embed(ruleset_of(state).status(state, rules))
 
 
 def results_embed(state: Any, standings: dict[str, Any]) -> discord.Embed | None:

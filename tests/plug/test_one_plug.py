@@ -17,7 +17,7 @@ from test_engine_purity import imported_modules
 from engine.rulesets import RULESETS
 
 ROOT = Path(__file__).resolve().parents[2]
-RULE_SET_NAMES = {"nations", "goddice", "godsfire"}
+RULE_SETS = ("nations", "goddice", "godsfire")
 LOADER = ROOT / "engine" / "__init__.py"
 
 
@@ -27,52 +27,60 @@ def shared_modules() -> list[Path]:
     found = [ROOT / "bot.py", ROOT / "console.py", ROOT / "referee.py", *sorted((ROOT / "data").glob("*.py")),
              *sorted((ROOT / "engine").glob("*.py")), *sorted((ROOT / "cogs").glob("*.py")),
              *sorted((ROOT / "cogs" / "render").glob("*.py"))]
-    return [p for p in found if p != LOADER and p.exists()]
+    return [p for p in found if p != LOADER]
 
 
-def rule_set_imports(path: Path) -> list[str]:
-    names = imported_modules(path.read_text(encoding="utf-8"), str(path))
-    return sorted(n for n in names for top in ("engine", "cogs") for rs in RULE_SET_NAMES
-                  if n == f"{top}.{rs}" or n.startswith(f"{top}.{rs}."))
-
-
-def rule_set_names(path: Path) -> list[str]:
-    """Every string constant (outside docstrings) that is exactly a rule set's name, with its line."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-                  and node.body and isinstance(node.body[0], ast.Expr)
-                  and isinstance(node.body[0].value, ast.Constant)}
-    return [f"line {node.lineno}: {node.value!r}" for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
-            and node.value.strip().lower() in RULE_SET_NAMES]
-
-
-@pytest.mark.parametrize("path", shared_modules(), ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_a_shared_module_imports_no_rule_set_package(path):
-    assert rule_set_imports(path) == []
+def rule_set_mentions(source: str, filename: str = "<source>", names: tuple[str, ...] = RULE_SETS) -> list[str]:
+    """Where a module knows a rule set: an import of its engine or Discord package (`engine.nations…`,
+    `cogs.goddice…`), or its name as a string (`state.ruleset == "nations"`, `state_or_none(i, "godsfire")`,
+    `"nations" in standings`, a default, a dotted name for importlib)."""
+    packages = {f"{top}.{name}" for top in ("engine", "cogs") for name in names}
+    found = [f"imports {m}" for m in sorted(imported_modules(source, filename))
+             if ".".join(m.split(".")[:2]) in packages]
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in ("engine", "cogs"):
+            found += [f"imports {node.module}.{a.name}" for a in node.names if a.name in names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.strip().lower()
+            if text in names or ".".join(text.split(".")[:2]) in packages:
+                found.append(f"line {node.lineno}: {node.value!r}")
+    return found
 
 
 @pytest.mark.parametrize("path", shared_modules(), ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_a_shared_module_names_no_rule_set(path):
-    assert rule_set_names(path) == []
+def test_no_shared_module_knows_a_rule_set(path):
+    assert rule_set_mentions(path.read_text(encoding="utf-8"), str(path)) == []
 
 
-def test_the_checks_catch_what_they_are_for(tmp_path):
-    """The two checks above fail on the shapes they forbid (so a green run means something)."""
-    probe = tmp_path / "probe.py"
-    probe.write_text('"""Nations and God Dice in a docstring are words."""\n'
-                     "from engine.nations.common import find_nation\n"
-                     "import cogs.goddice.render\n"
-                     "def f(state):\n"
-                     "    return state.ruleset == 'nations' or state_or_none(1, \"godsfire\")\n")
-    assert rule_set_imports(probe) == ["cogs.goddice.render", "engine.nations.common"]
-    assert rule_set_names(probe) == ["line 5: 'nations'", "line 5: 'godsfire'"]
+def test_the_check_sees_every_way_of_knowing_a_rule_set():
+    source = (
+        '"""Nations and God Dice in a docstring are words."""\n'
+        "import engine.nations.state\n"
+        "from engine.goddice import play\n"
+        "from engine import godsfire\n"
+        "from cogs.nations.render import nation_embed\n"
+        "import importlib\n"
+        "def f(state, interaction):\n"
+        "    if state.ruleset == 'nations': pass\n"
+        "    state_or_none(interaction, 'godsfire')\n"
+        "    if 'nations' in state.standings: pass\n"
+        "    importlib.import_module('cogs.goddice')\n"
+        "    return {'ruleset': 'Nations nation'}\n"
+    )
+    assert rule_set_mentions(source) == [
+        "imports cogs.nations.render", "imports engine.goddice", "imports engine.nations.state",
+        "imports engine.godsfire", "line 8: 'nations'", "line 9: 'godsfire'", "line 10: 'nations'",
+        "line 11: 'cogs.goddice'"]
+
+
+def test_each_rule_set_has_its_own_discord_package_named_in_the_registry():
+    packages = {p.name for p in (ROOT / "cogs").iterdir() if (p / "__init__.py").exists()}
+    assert packages == {"render", *RULE_SETS}
+    assert {name: r.discord for name, r in RULESETS.items()} == {name: f"cogs.{name}" for name in RULE_SETS}
 
 
 def test_the_loader_is_the_one_place_that_lists_the_rule_sets():
-    assert set(RULESETS) >= RULE_SET_NAMES
     tree = ast.parse(LOADER.read_text(encoding="utf-8"))
     listed = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module == "engine"
               for alias in node.names}
-    assert listed & RULE_SET_NAMES == RULE_SET_NAMES
+    assert listed & set(RULE_SETS) == set(RULE_SETS)

@@ -57,7 +57,7 @@ class GM(commands.Cog):
         self.bot = bot
 
     @gm.command(name="dice", description=about("gm dice"))
-    @described("gm dice", values='The dice in the order they will be rolled, e.g. "7 3 10"; "clear" empties')
+    @described("gm dice")
     async def dice(self, interaction: discord.Interaction, values: str) -> None:
         await run_command(interaction, "gm dice", values=values)
 
@@ -74,7 +74,7 @@ class GM(commands.Cog):
                     view=confirm_view("undo", game_id, interaction.user.id, target.id), ephemeral=True)
 
     @gm.command(name="house", description=about("gm house"))
-    @described("gm house", key="The house setting (see the list offered)", value="Its new value for this game")
+    @described("gm house")
     async def house(self, interaction: discord.Interaction, key: str, value: str) -> None:
         await run_command(interaction, "gm house", key=key, value=value)
 

@@ -27,7 +27,7 @@ class Log(commands.Cog):
 
     @app_commands.guild_only()
     @app_commands.command(name="log", description=about("log"))
-    @described("log", limit="How many (1-25)")
+    @described("log")
     @app_commands.autocomplete(nation=whose_autocomplete)
     async def log(self, interaction: discord.Interaction, nation: str | None = None,
                   limit: app_commands.Range[int, 1, 25] = 10) -> None:

@@ -192,14 +192,13 @@ def helps(path: str, **renamed: str) -> dict[str, str]:
     return {python.get(p.name, p.name): fit(p.help) for p in BY_PATH[path].params if p.help}
 
 
-def described(path: str, renamed: dict[str, str] | None = None, **missing: str) -> Callable[[F], F]:
+def described(path: str, renamed: dict[str, str] | None = None) -> Callable[[F], F]:
     """`app_commands.describe` with the command table's help of each option the slash command has (an option
-    the table offers and Discord does not, e.g. a GM's `nation:`, is left out). `missing` describes an option
-    the table gives no help for yet (Discord needs one for each); the table's help wins as soon as it has one,
-    so the two never differ. `renamed` maps a Python parameter to its option (`{"from_": "from"}`)."""
+    the table offers and Discord does not, e.g. a GM's `nation:`, is left out): one text for both front-ends.
+    `renamed` maps a Python parameter to its option (`{"from_": "from"}`)."""
     def decorator(func: F) -> F:
         names = set(inspect.signature(func).parameters)
-        texts = {**{k: fit(v) for k, v in missing.items()}, **helps(path, **(renamed or {}))}
+        texts = helps(path, **(renamed or {}))
         return app_commands.describe(**{k: v for k, v in texts.items() if k in names})(func)
 
     return decorator

@@ -46,17 +46,21 @@ GAME_AFTER_START = (
             (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)"),)),
 )
 LOG = (Command("log", "the latest rolls", (P("nation", help="Nations: one nation's; God Dice: one player's"),
-                                           P("limit", int))),)
+                                           P("limit", int, help="how many rolls (default 10)"))),)
 ROLL = (Command("roll", "roll any dice — a free roll, not a rule roll (shown in /log when a game runs here)",
                 (P("dice", required=True,
                    help='dice as dice bots write them, e.g. 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis"'),)),)
 GM_DICE = (
-    Command("gm dice", "enter the next dice by hand (\"clear\" empties the queue)", (P("values", required=True),),
+    Command("gm dice", "enter the next dice by hand (\"clear\" empties the queue)",
+            (P("values", required=True,
+               help='the dice in the order they will be rolled, e.g. "7 3 10"; "clear" empties'),),
             action=_dice, gm_only=True),
 )
 GM_LATE = (
     Command("gm undo", "undo the game's last action, rolls included", gm_only=True),
-    Command("gm house", "change a house setting for this game", (P("key", required=True), P("value", required=True)),
+    Command("gm house", "change a house setting for this game",
+            (P("key", required=True, help="the house setting to change"),
+             P("value", required=True, help="its new value for this game")),
             action=lambda o: gm.SetHouse(o["key"], str(o["value"])), gm_only=True),
     Command("gm export", "write this game as JSON",
             (P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR"),

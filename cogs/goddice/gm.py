@@ -20,8 +20,7 @@ from referee import Report
 
 class GoddiceGM(GMPowers):
     @app_commands.command(name="life", description=about("gm life"))
-    @described("gm life", player="The player", character="One of that player's characters, living or dead",
-               life=f"The new life (0 to the character's full life, at most {MAX_LIFE})")
+    @described("gm life")
     @app_commands.autocomplete(player=player_autocomplete, character=any_character_autocomplete)
     async def life(self, interaction: discord.Interaction, player: str, character: str,
                    life: app_commands.Range[int, 0, MAX_LIFE]) -> None:

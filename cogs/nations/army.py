@@ -27,7 +27,7 @@ class Army(commands.GroupCog, group_name="army", group_description="Your units")
         await reply(interaction, embed=army_embed(found, self.bot.referee.rules_for(RULESET)))
 
     @app_commands.command(name="disband", description=about("army disband"))
-    @described("army disband", unit="Your unit's number (see /army show)")
+    @described("army disband")
     @app_commands.autocomplete(unit=own_unit_autocomplete)
     async def disband(self, interaction: discord.Interaction, unit: int) -> None:
         await run_command(interaction, "army disband", unit=unit)

@@ -20,9 +20,6 @@ from cogs.nations.autocomplete import (
 from cogs.nations.render import battles_embed
 from cogs.util import about, described, query_state, reply, run_command
 
-UNITS_HELP = 'Your unit numbers, e.g. "1 2 3" (see /army show)'
-BATTLE_HELP = "The battle's number, if several wait for you (see /attack status)"
-
 
 @app_commands.guild_only()
 class Attack(commands.GroupCog, group_name="attack", group_description="War: battles between nations"):
@@ -30,23 +27,21 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
         self.bot = bot
 
     @app_commands.command(name="declare", description=about("attack declare"))
-    @described("attack declare", target="The nation to attack")
+    @described("attack declare")
     @app_commands.autocomplete(target=nation_autocomplete, units=own_units_autocomplete)
     async def declare(self, interaction: discord.Interaction, target: str, units: str,
                       retreat_at: app_commands.Range[int, 0, 10] | None = None) -> None:
         await run_command(interaction, "attack declare", target=target, units=units, retreat_at=retreat_at)
 
     @app_commands.command(name="commit", description=about("attack commit"))
-    @described("attack commit", units=UNITS_HELP, retreat_at="Each unit retreats when its HP falls to this",
-               battle=BATTLE_HELP)
+    @described("attack commit")
     @app_commands.autocomplete(units=commit_units_autocomplete, battle=my_battle_autocomplete)
     async def commit(self, interaction: discord.Interaction, units: str,
                      retreat_at: app_commands.Range[int, 0, 10] | None = None, battle: int | None = None) -> None:
         await run_command(interaction, "attack commit", units=units, retreat_at=retreat_at, battle=battle)
 
     @app_commands.command(name="pair", description=about("attack pair"))
-    @described("attack pair", attacker="The attacking unit's number", defender="The defending unit's number",
-               battle=BATTLE_HELP)
+    @described("attack pair")
     @app_commands.autocomplete(attacker=pair_attacker_autocomplete, defender=pair_defender_autocomplete,
                                battle=my_battle_autocomplete)
     async def pair(self, interaction: discord.Interaction, attacker: int, defender: int,
@@ -54,15 +49,14 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
         await run_command(interaction, "attack pair", attacker=attacker, defender=defender, battle=battle)
 
     @app_commands.command(name="retreat", description=about("attack retreat"))
-    @described("attack retreat", unit="Your unit's number (see /army show)",
-               at_hp="Retreat when HP falls to this (0 withdraws the order; empty: now)")
+    @described("attack retreat")
     @app_commands.autocomplete(unit=own_unit_autocomplete)
     async def retreat(self, interaction: discord.Interaction, unit: int,
                       at_hp: app_commands.Range[int, 0, 10] | None = None) -> None:
         await run_command(interaction, "attack retreat", unit=unit, at_hp=at_hp)
 
     @app_commands.command(name="status", description=about("attack status"))
-    @described("attack status", battle="One battle's number (none: every battle)")
+    @described("attack status")
     @app_commands.autocomplete(battle=any_battle_autocomplete)
     async def status(self, interaction: discord.Interaction, battle: int | None = None) -> None:
         await reply(interaction, embed=battles_embed(await query_state(interaction, "attack status"), battle))

@@ -31,7 +31,7 @@ class Economy(commands.GroupCog, group_name="economy", group_description="ECONOM
         await run_command(interaction, "economy military", nation=nation)
 
     @app_commands.command(name="recruit", description=about("economy recruit"))
-    @described("economy recruit", unit="The unit type to recruit")
+    @described("economy recruit")
     @app_commands.choices(unit=UNIT_TYPES)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def recruit(self, interaction: discord.Interaction, unit: app_commands.Choice[str],

@@ -22,11 +22,6 @@ STATS = choice_list("gm set", "stat")
 RANKS = choice_list("gm unit rank", "rank")
 KINDS = choice_list("gm action grant", "kind")
 TYPES = choice_list("gm unit add", "type")
-# Descriptions of options the command table gives no help for yet (its help, once given, replaces them).
-NATION = "The nation"
-UNIT = "The unit's number (see /army show)"
-BATTLE = "The battle's number (see /attack status)"
-ACTION_KIND = "Which action: attack, economy or propaganda (none: any)"
 
 
 class NationsGM(GMPowers):
@@ -37,7 +32,7 @@ class NationsGM(GMPowers):
     battle = app_commands.Group(name="battle", description="Battles")
 
     @app_commands.command(name="set", description=about("gm set"))
-    @described("gm set", nation=NATION, stat="The stat to set", value="A number (N) or a change (+N / -N)")
+    @described("gm set")
     @app_commands.choices(stat=STATS)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def set_stat(self, interaction: discord.Interaction, nation: str, stat: app_commands.Choice[str],
@@ -45,7 +40,7 @@ class NationsGM(GMPowers):
         await run_command(interaction, "gm set", nation=nation, stat=stat.value, value=value)
 
     @unit.command(name="add", description=about("gm unit add"))
-    @described("gm unit add", nation=NATION, type="The unit type", rank="Its rank (default: GREEN)")
+    @described("gm unit add")
     @app_commands.choices(type=TYPES, rank=RANKS)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def unit_add(self, interaction: discord.Interaction, nation: str, type: app_commands.Choice[str],
@@ -54,13 +49,13 @@ class NationsGM(GMPowers):
                           rank=rank.value if rank else None)
 
     @unit.command(name="remove", description=about("gm unit remove"))
-    @described("gm unit remove", unit=UNIT)
+    @described("gm unit remove")
     @app_commands.autocomplete(unit=own_unit_autocomplete)
     async def unit_remove(self, interaction: discord.Interaction, unit: int) -> None:
         await run_command(interaction, "gm unit remove", unit=unit)
 
     @unit.command(name="rank", description=about("gm unit rank"))
-    @described("gm unit rank", unit=UNIT, rank="The new rank", hp="Its HP (default: the rank's full HP)")
+    @described("gm unit rank")
     @app_commands.choices(rank=RANKS)
     @app_commands.autocomplete(unit=own_unit_autocomplete)
     async def unit_rank(self, interaction: discord.Interaction, unit: int, rank: app_commands.Choice[str],
@@ -68,7 +63,7 @@ class NationsGM(GMPowers):
         await run_command(interaction, "gm unit rank", unit=unit, rank=rank.value, hp=hp)
 
     @action.command(name="grant", description=about("gm action grant"))
-    @described("gm action grant", nation=NATION, kind=ACTION_KIND)
+    @described("gm action grant")
     @app_commands.choices(kind=KINDS)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def action_grant(self, interaction: discord.Interaction, nation: str,
@@ -76,7 +71,7 @@ class NationsGM(GMPowers):
         await run_command(interaction, "gm action grant", nation=nation, kind=kind.value if kind else None)
 
     @action.command(name="revoke", description=about("gm action revoke"))
-    @described("gm action revoke", nation=NATION, kind=ACTION_KIND)
+    @described("gm action revoke")
     @app_commands.choices(kind=KINDS)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def action_revoke(self, interaction: discord.Interaction, nation: str,
@@ -96,32 +91,31 @@ class NationsGM(GMPowers):
         await run_command(interaction, "gm clock resume")
 
     @clock.command(name="length", description=about("gm clock length"))
-    @described("gm clock length", hours="The new turn length, in hours")
+    @described("gm clock length")
     async def clock_length(self, interaction: discord.Interaction,
                            hours: app_commands.Range[float, 0.1, 336.0]) -> None:
         await run_command(interaction, "gm clock length", hours=hours)
 
     @app_commands.command(name="assign", description=about("gm assign"))
-    @described("gm assign", nation=NATION, player="Its new player (none: unassign it)")
+    @described("gm assign")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def assign(self, interaction: discord.Interaction, nation: str, player: discord.Member | None = None) -> None:
         await run_command(interaction, "gm assign", nation=nation, player=str(player.id) if player else "none")
 
     @app_commands.command(name="eliminate", description=about("gm eliminate"))
-    @described("gm eliminate", nation=NATION)
+    @described("gm eliminate")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def eliminate(self, interaction: discord.Interaction, nation: str) -> None:
         await run_command(interaction, "gm eliminate", nation=nation)
 
     @app_commands.command(name="restore", description=about("gm restore"))
-    @described("gm restore", nation="The eliminated nation")
+    @described("gm restore")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def restore(self, interaction: discord.Interaction, nation: str) -> None:
         await run_command(interaction, "gm restore", nation=nation)
 
     @app_commands.command(name="decide", description=about("gm decide"))
-    @described("gm decide", battle=BATTLE, units='Commit: the defender\'s unit numbers, e.g. "6 7"',
-               attacker="Pairing: the attacking unit's number", defender="Pairing: the defending unit's number")
+    @described("gm decide")
     @app_commands.autocomplete(battle=my_battle_autocomplete, units=commit_units_autocomplete,
                                attacker=pair_attacker_autocomplete, defender=pair_defender_autocomplete)
     async def decide(self, interaction: discord.Interaction, battle: int, units: str | None = None,
@@ -129,7 +123,7 @@ class NationsGM(GMPowers):
         await run_command(interaction, "gm decide", battle=battle, units=units, attacker=attacker, defender=defender)
 
     @battle.command(name="cancel", description=about("gm battle cancel"))
-    @described("gm battle cancel", battle=BATTLE)
+    @described("gm battle cancel")
     @app_commands.autocomplete(battle=my_battle_autocomplete)
     async def battle_cancel(self, interaction: discord.Interaction, battle: int) -> None:
         await run_command(interaction, "gm battle cancel", battle=battle)

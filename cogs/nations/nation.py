@@ -29,9 +29,7 @@ class Nation(commands.GroupCog, group_name="nation", group_description="Nations:
                           name=name)
 
     @app_commands.command(name="create", description=about("nation create"))
-    @described("nation create", name="Your nation's name", economy="Starting ECONOMY (E + M = 20)",
-               military="Starting MILITARY (E + M = 20)", strength="The unit type your nation is strong in",
-               weakness="The unit type your nation is weak in", player="For someone else (GM)")
+    @described("nation create")
     @app_commands.choices(strength=UNIT_TYPES, weakness=UNIT_TYPES)
     async def create(self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 40],
                      economy: app_commands.Range[int, 0, 100], military: app_commands.Range[int, 0, 100],

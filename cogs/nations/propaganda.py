@@ -19,13 +19,13 @@ class Propaganda(commands.GroupCog, group_name="propaganda", group_description="
         self.bot = bot
 
     @app_commands.command(name="attack", description=about("propaganda attack"))
-    @described("propaganda attack", target="The nation to sway")
+    @described("propaganda attack")
     @app_commands.autocomplete(target=nation_autocomplete, nation=nation_autocomplete)
     async def attack(self, interaction: discord.Interaction, target: str, nation: str | None = None) -> None:
         await run_command(interaction, "propaganda attack", target=target, nation=nation)
 
     @app_commands.command(name="encourage", description=about("propaganda encourage"))
-    @described("propaganda encourage", kind="The bonus: workers, patriotism or morale")
+    @described("propaganda encourage")
     @app_commands.choices(kind=KINDS)
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def encourage(self, interaction: discord.Interaction, kind: app_commands.Choice[str],

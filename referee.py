@@ -199,11 +199,6 @@ class Referee:
         """Commands of one game run one at a time."""
         return self._locks.setdefault(game_id, asyncio.Lock())
 
-    @property
-    def rules(self) -> Any:
-        """The main game's rules (`rules_for` gives any rule set's)."""
-        return self.rules_for(default_ruleset().name)
-
     def rules_for(self, name: str) -> Any:
         """The rules a game of rule set `name` runs under (a rule set registered later: from `data/`)."""
         if name not in self.rules_by_set:

@@ -79,8 +79,9 @@ async def running(fake: FakeDiscord, config: Settings, **options: object) -> Asy
         await running_bot.close()
 
 
-# discord.py's task per interaction, and the clock's announcer while it has announcements to send
-BOT_WORK = ("CommandTree-invoker", "discord-ui-dynamic-item-", "referee-announcer")
+# discord.py's task per interaction (a modal's submission its own), and the clock's announcer while it has
+# announcements to send
+BOT_WORK = ("CommandTree-invoker", "discord-ui-dynamic-item-", "discord-ui-modal-dispatch-", "referee-announcer")
 
 
 def _bot_work(task: Any) -> bool:
@@ -215,6 +216,13 @@ class Table:
     async def click(self, user: FakeMember, message: FakeMessage, custom_id: str,
                     channel: FakeChannel | None = None) -> InteractionResult:
         result = await self.fake.click(self.guild, channel or self.channel, user, message, custom_id)
+        await settle(self.fake)
+        return result
+
+    async def submit(self, opened: InteractionResult, values: dict[str, Any],
+                     user: FakeMember | None = None) -> InteractionResult:
+        """Fill in and submit the modal a click or command opened; its work is done when this returns."""
+        result = await self.fake.submit_modal(opened, values, user=user)
         await settle(self.fake)
         return result
 

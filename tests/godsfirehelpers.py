@@ -36,7 +36,7 @@ from engine.dice import ForcedRoller
 from engine.errors import RefereeError
 from engine.events import Event, replay
 from engine.gm import QueueDice
-from engine.godsfire import phases
+from engine.godsfire import movement, phases
 from engine.godsfire.events import (
     ChartRead,
     GodsfireStarted,
@@ -188,8 +188,16 @@ class Table:
         self.emit(lambda tx: change_game(tx, "set by the test", **fields))
         return self.state
 
-    def next_phase(self) -> Outcome:
-        return self.do(phases.NextPhase())
+    def next_phase(self, dice: Iterable[int] | None = None) -> Outcome:
+        """Step to the next phase as the GM. A step that rolls the turn's player order (into the interphase
+        of a turn without one, out of it into the next turn) is given, unless `dice` says otherwise, the dice
+        6, 5, 4… in joining order: the order stays the players' joining order."""
+        if dice is None:
+            state = self.state
+            active = [p for p in state.players if not p.out]
+            rolls = (state.phase == "war" and not state.order) or state.phase == "interphase"
+            dice = list(range(6, 6 - len(active), -1)) if rolls and len(active) > 1 else []
+        return self.do(phases.NextPhase(), dice=dice)
 
     def to_phase(self, phase: str, turn: int | None = None) -> None:
         """Step the phases (as the GM) until `phase` of `turn` (default: this turn, or the next if past it)."""
@@ -197,6 +205,8 @@ class Table:
         for _ in range(4 * 50):
             if self.state.phase == phase and (turn is None or self.state.turn == turn):
                 return
+            while self.state.initiative is not None:  # every go at initiative passed, by the GM
+                self.do(movement.EndGo(True, self.state.initiative.awaiting))
             self.next_phase()
         raise AssertionError(f"never reached {phase} of turn {turn}")
 

@@ -4,17 +4,26 @@ Every command runs a vocabulary command (`engine.godsfire.commands`) through `ru
 decides every rule (GM-only commands included) and the console means the same thing. Chart results answer
 as embeds with the column, the die and the result in words; `/godsfire system show` is a system sheet.
 
-Discord allows at most 25 entries in a group, and a group cannot also be a command: the vocabulary's paths
-are chosen to fit (`/godsfire phase show`, `/godsfire subversion subvert` …), so both front ends spell every
-command the same (`DISCORD_PATHS`: the cog's name → the vocabulary path, checked by the tests).
+Discord allows at most 25 entries in a group, and a group cannot also be a command: `DISCORD_PATHS` maps each
+Discord name to the vocabulary command it runs (checked by the tests). The refereed procedure's commands (the
+table, the Movement and Combat Phases, war) outgrew the 25 with the vocabulary's paths as they are (and `move`,
+`transit`, `money` are both a command and a group there), so on Discord the sheet's charts are under
+`/godsfire chart …`, the loans under `/godsfire loan …`, a region's purchases and politics under
+`/godsfire region …` and the interphase's checks and Change Ministers! under `/godsfire interphase …`.
+
+The answer to every Godsfire action carries the controls of what the game waits for (`cogs.godsfire.buttons`):
+the awaited go's Move, Done and Pass; a loss choice's select; a retreat's button.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.godsfire.buttons import answer, answer_with, counter_label
 from cogs.godsfire.render import (
     godsfire_embeds,
     godsfire_interphase_embed,
@@ -23,48 +32,93 @@ from cogs.godsfire.render import (
     system_embed,
 )
 from cogs.host import RefereeHost
-from cogs.util import about, actor, choice_list, described, has_gm_role, query_state, reply, run_command, state_or_none
+from cogs.render import view_embeds
+from cogs.util import (
+    about,
+    actor,
+    bot_of,
+    channel_key,
+    choice_list,
+    command_text,
+    described,
+    given_options,
+    has_gm_role,
+    query_state,
+    reply,
+    run_action,
+    run_command,
+    state_or_none,
+)
+from engine.commands import BY_PATH, build_action, check_ruleset, coerce_options
 from engine.godsfire.setup import FIELDS as SET_FIELDS
 from engine.godsfire.setup import RULESET
 from engine.godsfire.state import GodsfireState, System
 from engine.names import name_key
-from referee import Report
+from referee import GAME_OVER, Report
 
 DISCORD_PATHS: dict[str, str] = {
     "player add": "godsfire player add",
     "system add": "godsfire system add",
     "system conquer": "godsfire system conquer",
     "system show": "godsfire system show",
+    "system control": "godsfire neutral control",
     "set": "godsfire set",
-    "combat": "godsfire combat",
-    "transit": "godsfire transit",
-    "money": "godsfire money",
-    "move check": "godsfire move check",
-    "stack check": "godsfire stack check",
+    "status": "godsfire status",
     "phase show": "godsfire phase show",
     "phase next": "godsfire phase next",
-    "status": "godsfire status",
+    # the sheet's charts by hand (the procedure below rolls them itself)
+    "chart combat": "godsfire combat",
+    "chart transit": "godsfire transit",
+    "chart money": "godsfire money",
+    "chart move": "godsfire move check",
+    "chart stack": "godsfire stack check",
+    # the table and the Movement Phase
+    "counters": "godsfire counters",
+    "counter add": "godsfire counter add",
+    "counter remove": "godsfire counter remove",
+    "initiative start": "godsfire initiative start",
+    "move": "godsfire move",
+    "done": "godsfire done",
+    "pass": "godsfire pass",
+    "transit answer": "godsfire transit answer",
+    # war and the end
+    "war declare": "godsfire war declare",
+    "victory set": "godsfire victory set",
+    "victory declare": "godsfire victory declare",
+    # the Social Interphase
     "tax": "godsfire tax",
-    "repay": "godsfire repay",
-    "borrow": "godsfire borrow",
     "transfer": "godsfire transfer",
-    "buy": "godsfire buy",
-    "loyalty": "godsfire loyalty",
-    "develop": "godsfire develop",
-    "place": "godsfire place",
-    "ministers": "godsfire ministers",
-    "party": "godsfire party",
-    "revolt": "godsfire revolt",
+    "money send": "godsfire money send",
+    "loan repay": "godsfire repay",
+    "loan borrow": "godsfire borrow",
+    "region buy": "godsfire buy",
+    "region place": "godsfire place",
+    "region develop": "godsfire develop",
+    "region loyalty": "godsfire loyalty",
+    "region party": "godsfire party",
+    "region revolt": "godsfire revolt",
     "subversion resolve": "godsfire subversion resolve",
     "subversion subvert": "godsfire subversion subvert",
     "subversion desubvert": "godsfire subversion desubvert",
     "subversion counter": "godsfire subversion counter",
-    "allegiance check": "godsfire allegiance check",
-    "economy check": "godsfire economy check",
     "interphase show": "godsfire interphase show",
-    "interphase end": "godsfire interphase end",
     "interphase done": "godsfire interphase done",
+    "interphase end": "godsfire interphase end",
+    "interphase ministers": "godsfire ministers",
+    "interphase allegiance": "godsfire allegiance check",
+    "interphase economy": "godsfire economy check",
 }
+COMBAT_PATHS = {
+    "attack announce": "godsfire attack announce",
+    "attack cancel": "godsfire attack cancel",
+    "attack resolve": "godsfire attack resolve",
+    "losses choose": "godsfire losses choose",
+    "retreat": "godsfire retreat",
+}
+COMBAT = all(path in BY_PATH for path in COMBAT_PATHS.values())
+"""The Combat Phase's commands are on Discord once the engine has them all."""
+if COMBAT:
+    DISCORD_PATHS.update(COMBAT_PATHS)
 """Each /godsfire command on Discord (without the group's name) and the vocabulary command it runs."""
 
 
@@ -207,12 +261,65 @@ async def field_autocomplete(interaction: discord.Interaction, current: str) -> 
     return matching([app_commands.Choice(name=n, value=n) for n in names], current)
 
 
+async def counters_autocomplete(interaction: discord.Interaction,
+                                current: str) -> list[app_commands.Choice[str]]:
+    """Counters for a list option ("3 4"): the ones typed so far, then one more of the user's (a GM's: any),
+    named with where it is."""
+    state = await _state(interaction)
+    if state is None:
+        return []
+    me = actor(interaction)
+    gm = has_gm_role(interaction) or name_key(state.gm) == name_key(me)
+    typed = current.replace(",", " ").replace("#", " ").split()
+    done = [t for t in typed if t.isdigit()]
+    prefix = " ".join(done)
+    choices = []
+    for c in state.counters:
+        if str(c.number) in done or (not gm and (c.owner is None or name_key(c.owner) != name_key(me))):
+            continue
+        value = f"{prefix} {c.number}".strip()
+        moved = ", moved" if c.moved == state.turn else ""
+        name = f"{value} — {counter_label(state, c.number)} ({display(interaction, c.owner)}{moved})"
+        choices.append(app_commands.Choice(name=name[:100], value=value[:100]))
+    return choices[:25]
+
+
+async def position_autocomplete(interaction: discord.Interaction,
+                                current: str) -> list[app_commands.Choice[str]]:
+    """Positions: each system's cell, its regions ("Sol 2", on the ground) and the cells counters are on; any
+    other cell of the group's map may be typed as it is."""
+    state = await _state(interaction)
+    if state is None:
+        return []
+    names = [current.strip()] if current.strip() else []
+    for system in state.systems:
+        names.append(system.name)
+        names += [f"{system.name} {r.number}" for r in system.regions]
+    names += [c.at for c in state.counters]
+    unique = list(dict.fromkeys(n for n in names if n))
+    key = current.strip().lower()
+    return [app_commands.Choice(name=n[:100], value=n[:100]) for n in unique if key in n.lower()][:25]
+
+
+async def losses_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """The units among which the user's pending losses are chosen (a GM: any pending)."""
+    state = await _state(interaction)
+    if state is None:
+        return []
+    me = actor(interaction)
+    gm = has_gm_role(interaction) or name_key(state.gm) == name_key(me)
+    among = [n for c in state.choices if c.kind == "losses" and (gm or name_key(c.chooser) == name_key(me))
+             for n in c.counters]
+    typed = current.replace(",", " ").replace("#", " ").split()
+    done = [t for t in typed if t.isdigit()]
+    prefix = " ".join(done)
+    choices = [app_commands.Choice(name=f"{prefix} {n} — {counter_label(state, n)}".strip()[:100],
+                                   value=f"{prefix} {n}".strip()[:100])
+               for n in dict.fromkeys(among) if str(n) not in done]
+    return choices[:25]
+
+
 # --- answers ---------------------------------------------------------------------------------------
-
-
-async def answer(interaction: discord.Interaction, report: Report) -> None:
-    """A Godsfire command's events: each chart read as its own embed (column, die, result in words)."""
-    await reply(interaction, embeds=godsfire_embeds(report.caught_up + report.events, report.state))
 
 
 def answer_with_sheet(system_name: str):
@@ -223,9 +330,17 @@ def answer_with_sheet(system_name: str):
         system = report.state.find_system(system_name)
         if system is not None:
             embeds.append(system_embed(system, report.state))
-        await reply(interaction, embeds=embeds)
+        await answer_with(interaction, report, embeds)
 
     return answering
+
+
+async def show_view(interaction: discord.Interaction, path: str, **options: Any) -> None:
+    """A query of the vocabulary whose view the engine writes (`/godsfire counters`), laid out as embeds."""
+    command = BY_PATH[path]
+    shown, state = await bot_of(interaction).referee.show(channel_key(interaction), command, actor(interaction),
+                                                         coerce_options(command, given_options(**options)))
+    await reply(interaction, GAME_OVER if state.ended else None, embeds=view_embeds(shown))
 
 
 def member_id(member: discord.Member | None) -> str | None:
@@ -238,6 +353,11 @@ def flag(value: bool | None) -> str | None:
 
 Region = app_commands.Range[int, 1, 99]
 Count = app_commands.Range[int, 1, 999]
+Cells = app_commands.Range[int, 1, 100]
+Number = app_commands.Range[int, 1, 9999]
+ANSWERS = choice_list("godsfire transit answer", "answer")
+COUNTER_KINDS = choice_list("godsfire counter add", "kind")
+VICTORIES = choice_list("godsfire victory set", "condition")
 
 
 # --- the commands ----------------------------------------------------------------------------------
@@ -245,16 +365,26 @@ Count = app_commands.Range[int, 1, 999]
 
 @app_commands.guild_only()
 class Godsfire(commands.GroupCog, group_name="godsfire",
-               group_description="Godsfire: systems, charts, phases and the social interphase"):
+               group_description="Godsfire: systems, the table, the phases and the social interphase"):
     player = app_commands.Group(name="player", description="Players and their National Governments")
-    system = app_commands.Group(name="system", description="Star systems: set up, conquer, show")
-    move = app_commands.Group(name="move", description="Movement allowances")
-    stack = app_commands.Group(name="stack", description="Stacking limits")
+    system = app_commands.Group(name="system", description="Star systems: set up, conquer, show, neutral control")
     phase = app_commands.Group(name="phase", description="The turn's phases")
+    chart = app_commands.Group(name="chart", description="The sheet's charts by hand: combat, transit, money, "
+                               "movement, stacking")
+    counter = app_commands.Group(name="counter", description="Counters on the table (GM)")
+    initiative = app_commands.Group(name="initiative", description="The Movement Phase's initiative (A.1)")
+    transit_group = app_commands.Group(name="transit", description="Transit attacks and blocks (A.2.3)")
+    war = app_commands.Group(name="war", description="War between players (C)")
+    victory = app_commands.Group(name="victory", description="The scenario's victory condition")
+    money_group = app_commands.Group(name="money", description="Money in transit (D.3)")
+    loan = app_commands.Group(name="loan", description="Loans: repay (D.1), borrow (D.2)")
+    region = app_commands.Group(name="region", description="A region: buy, place, develop, loyalty, party, revolt")
     subversion = app_commands.Group(name="subversion", description="Subversion, de-subversion, counter-subversion")
-    allegiance = app_commands.Group(name="allegiance", description="Allegiance drops (D.9)")
-    economy = app_commands.Group(name="economy", description="Economy drops (D.10)")
-    interphase = app_commands.Group(name="interphase", description="The social interphase")
+    interphase = app_commands.Group(name="interphase", description="The social interphase: steps, checks, "
+                                    "ministers")
+    if COMBAT:
+        attack = app_commands.Group(name="attack", description="The Combat Phase's attacks (B)")
+        losses = app_commands.Group(name="losses", description="Losses the enemy chooses (B)")
 
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
@@ -292,6 +422,12 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         state: GodsfireState = await query_state(interaction, "godsfire system show")
         await reply(interaction, embed=system_embed(state.system(name), state))
 
+    @system.command(name="control", description=about("godsfire neutral control"))
+    @described("godsfire neutral control")
+    @app_commands.autocomplete(system=system_autocomplete, player=player_autocomplete)
+    async def system_control(self, interaction: discord.Interaction, system: str, player: str) -> None:
+        await run_command(interaction, "godsfire neutral control", answer=answer, system=system, player=player)
+
     @app_commands.command(name="set", description=about("godsfire set"))
     @described("godsfire set")
     @app_commands.autocomplete(field=field_autocomplete, system=system_autocomplete, region=region_autocomplete,
@@ -301,28 +437,28 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await run_command(interaction, "godsfire set", answer=answer, field=field, value=value, system=system,
                           region=region, player=player)
 
-    # charts
+    # the sheet's charts, by hand
 
-    @app_commands.command(name="combat", description=about("godsfire combat"))
+    @chart.command(name="combat", description=about("godsfire combat"))
     @described("godsfire combat")
     async def combat(self, interaction: discord.Interaction, attack: app_commands.Range[int, 0, 9999],
                      defence: app_commands.Range[int, 0, 9999], nebula: bool | None = None) -> None:
         await run_command(interaction, "godsfire combat", answer=answer, attack=attack, defence=defence,
                           nebula=flag(nebula))
 
-    @app_commands.command(name="transit", description=about("godsfire transit"))
+    @chart.command(name="transit", description=about("godsfire transit"))
     @described("godsfire transit")
     @app_commands.choices(column=COLUMNS)
     async def transit(self, interaction: discord.Interaction, column: app_commands.Choice[str]) -> None:
         await run_command(interaction, "godsfire transit", answer=answer, column=column.value)
 
-    @app_commands.command(name="money", description=about("godsfire money"))
+    @chart.command(name="money", description=about("godsfire money"))
     @described("godsfire money")
     @app_commands.choices(die=DICE)
     async def money(self, interaction: discord.Interaction, die: app_commands.Choice[str]) -> None:
         await run_command(interaction, "godsfire money", answer=answer, die=die.value)
 
-    @move.command(name="check", description=about("godsfire move check"))
+    @chart.command(name="move", description=about("godsfire move check"))
     @described("godsfire move check")
     @app_commands.choices(unit=MOVERS)
     async def move_check(self, interaction: discord.Interaction, unit: app_commands.Choice[str],
@@ -331,7 +467,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await run_command(interaction, "godsfire move check", answer=answer, unit=unit.value, cells=cells,
                           nebula=nebula, ground=ground)
 
-    @stack.command(name="check", description=about("godsfire stack check"))
+    @chart.command(name="stack", description=about("godsfire stack check"))
     @described("godsfire stack check")
     async def stack_check(self, interaction: discord.Interaction,
                           space: app_commands.Range[int, 0, 999] | None = None,
@@ -357,6 +493,133 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         state: GodsfireState = await query_state(interaction, "godsfire status")
         await reply(interaction, embed=status_embed(state))
 
+    # the table
+
+    @app_commands.command(name="counters", description=about("godsfire counters"))
+    @described("godsfire counters")
+    @app_commands.autocomplete(player=player_autocomplete, at=position_autocomplete)
+    async def counters(self, interaction: discord.Interaction, player: str | None = None,
+                       at: str | None = None) -> None:
+        await show_view(interaction, "godsfire counters", player=player, at=at)
+
+    @counter.command(name="add", description=about("godsfire counter add"))
+    @described("godsfire counter add")
+    @app_commands.choices(kind=COUNTER_KINDS)
+    @app_commands.autocomplete(at=position_autocomplete, owner=player_autocomplete)
+    async def counter_add(self, interaction: discord.Interaction, kind: app_commands.Choice[str], at: str,
+                          owner: str | None = None, count: Count | None = None, amount: Count | None = None) -> None:
+        await run_command(interaction, "godsfire counter add", answer=answer, kind=kind.value, at=at, owner=owner,
+                          count=count, amount=amount)
+
+    @counter.command(name="remove", description=about("godsfire counter remove"))
+    @described("godsfire counter remove")
+    @app_commands.autocomplete(counters=counters_autocomplete)
+    async def counter_remove(self, interaction: discord.Interaction, counters: str,
+                             reason: str | None = None) -> None:
+        await run_command(interaction, "godsfire counter remove", answer=answer, counters=counters, reason=reason)
+
+    # the Movement Phase
+
+    @initiative.command(name="start", description=about("godsfire initiative start"))
+    async def initiative_start(self, interaction: discord.Interaction) -> None:
+        await run_command(interaction, "godsfire initiative start", answer=answer)
+
+    @app_commands.command(name="move", description=about("godsfire move"))
+    @described("godsfire move")
+    @app_commands.autocomplete(counters=counters_autocomplete, to=position_autocomplete,
+                               player=player_autocomplete)
+    async def move(self, interaction: discord.Interaction, counters: str, to: str, through: str | None = None,
+                   cells: Cells | None = None, nebula: app_commands.Range[int, 0, 100] | None = None,
+                   player: str | None = None) -> None:
+        await run_command(interaction, "godsfire move", answer=answer, counters=counters, to=to, through=through,
+                          cells=cells, nebula=nebula, player=player)
+
+    @app_commands.command(name="done", description=about("godsfire done"))
+    @described("godsfire done")
+    @app_commands.autocomplete(player=player_autocomplete)
+    async def go_done(self, interaction: discord.Interaction, player: str | None = None) -> None:
+        await run_command(interaction, "godsfire done", answer=answer, player=player)
+
+    @app_commands.command(name="pass", description=about("godsfire pass"))
+    @described("godsfire pass")
+    @app_commands.autocomplete(player=player_autocomplete)
+    async def go_pass(self, interaction: discord.Interaction, player: str | None = None) -> None:
+        await run_command(interaction, "godsfire pass", answer=answer, player=player)
+
+    @transit_group.command(name="answer", description=about("godsfire transit answer"))
+    @described("godsfire transit answer", {"answer_": "answer"})
+    @app_commands.rename(answer_="answer")
+    @app_commands.choices(answer_=ANSWERS, column=COLUMNS)
+    @app_commands.autocomplete(retreat=position_autocomplete, player=player_autocomplete)
+    async def transit_answer(self, interaction: discord.Interaction, answer_: app_commands.Choice[str],
+                             retreat: str | None = None, column: app_commands.Choice[str] | None = None,
+                             player: str | None = None) -> None:
+        # The option is called `answer`, as run_command's own parameter is: the action is built here.
+        path = "godsfire transit answer"
+        command = BY_PATH[path]
+        check_ruleset(command, await bot_of(interaction).referee.ruleset_name(channel_key(interaction)))
+        given = given_options(answer=answer_.value, retreat=retreat, column=column.value if column else None,
+                              player=player)
+        await run_action(interaction, build_action(command, coerce_options(command, given)),
+                         command_text(path, given), answer)
+
+    # the Combat Phase (once the engine has it)
+
+    if COMBAT:
+        @attack.command(name="announce", description=about("godsfire attack announce"))
+        @described("godsfire attack announce", {"with_": "with"})
+        @app_commands.rename(with_="with")
+        @app_commands.autocomplete(units=counters_autocomplete, target=position_autocomplete,
+                                   player=player_autocomplete)
+        async def attack_announce(self, interaction: discord.Interaction, units: str, target: str,
+                                  with_: str | None = None, nebula: bool | None = None,
+                                  player: str | None = None) -> None:
+            await run_command(interaction, "godsfire attack announce", answer=answer, units=units, target=target,
+                              nebula=flag(nebula), player=player, **{"with": with_})
+
+        @attack.command(name="cancel", description=about("godsfire attack cancel"))
+        @described("godsfire attack cancel")
+        async def attack_cancel(self, interaction: discord.Interaction, number: Number) -> None:
+            await run_command(interaction, "godsfire attack cancel", answer=answer, number=number)
+
+        @attack.command(name="resolve", description=about("godsfire attack resolve"))
+        async def attack_resolve(self, interaction: discord.Interaction) -> None:
+            await run_command(interaction, "godsfire attack resolve", answer=answer)
+
+        @losses.command(name="choose", description=about("godsfire losses choose"))
+        @described("godsfire losses choose")
+        @app_commands.autocomplete(units=losses_autocomplete)
+        async def losses_choose(self, interaction: discord.Interaction, units: str,
+                                number: Number | None = None) -> None:
+            await run_command(interaction, "godsfire losses choose", answer=answer, units=units, number=number)
+
+        @app_commands.command(name="retreat", description=about("godsfire retreat"))
+        @described("godsfire retreat")
+        @app_commands.autocomplete(to=position_autocomplete)
+        async def retreat(self, interaction: discord.Interaction, to: str, number: Number | None = None) -> None:
+            await run_command(interaction, "godsfire retreat", answer=answer, to=to, number=number)
+
+    # war and the end
+
+    @war.command(name="declare", description=about("godsfire war declare"))
+    @described("godsfire war declare")
+    @app_commands.autocomplete(target=player_autocomplete, player=player_autocomplete)
+    async def war_declare(self, interaction: discord.Interaction, target: str, player: str | None = None) -> None:
+        await run_command(interaction, "godsfire war declare", answer=answer, target=target, player=player)
+
+    @victory.command(name="set", description=about("godsfire victory set"))
+    @described("godsfire victory set")
+    @app_commands.choices(condition=VICTORIES)
+    async def victory_set(self, interaction: discord.Interaction, condition: app_commands.Choice[str],
+                          turns: app_commands.Range[int, 1, 999] | None = None) -> None:
+        await run_command(interaction, "godsfire victory set", answer=answer, condition=condition.value, turns=turns)
+
+    @victory.command(name="declare", description=about("godsfire victory declare"))
+    @described("godsfire victory declare")
+    @app_commands.autocomplete(player=player_autocomplete)
+    async def victory_declare(self, interaction: discord.Interaction, player: str) -> None:
+        await run_command(interaction, "godsfire victory declare", answer=answer, player=player)
+
     # the social interphase: economy
 
     @app_commands.command(name="tax", description=about("godsfire tax"))
@@ -365,13 +628,13 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
     async def tax(self, interaction: discord.Interaction, system: str, extort: str | None = None) -> None:
         await run_command(interaction, "godsfire tax", answer=answer, system=system, extort=extort)
 
-    @app_commands.command(name="repay", description=about("godsfire repay"))
+    @loan.command(name="repay", description=about("godsfire repay"))
     @described("godsfire repay")
     @app_commands.autocomplete(system=system_autocomplete, lower=lower_autocomplete)
     async def repay(self, interaction: discord.Interaction, system: str, lower: str | None = None) -> None:
         await run_command(interaction, "godsfire repay", answer=answer, system=system, lower=lower)
 
-    @app_commands.command(name="borrow", description=about("godsfire borrow"))
+    @loan.command(name="borrow", description=about("godsfire borrow"))
     @described("godsfire borrow")
     @app_commands.autocomplete(system=system_autocomplete)
     async def borrow(self, interaction: discord.Interaction, system: str, amount: Count) -> None:
@@ -386,7 +649,17 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await run_command(interaction, "godsfire transfer", answer=answer, to=to, amount=amount, player=player,
                           **{"from": from_})
 
-    @app_commands.command(name="buy", description=about("godsfire buy"))
+    @money_group.command(name="send", description=about("godsfire money send"))
+    @described("godsfire money send", {"from_": "from"})
+    @app_commands.rename(from_="from")
+    @app_commands.autocomplete(from_=purse_autocomplete, to=system_autocomplete, player=player_autocomplete)
+    async def money_send(self, interaction: discord.Interaction, amount: Count, from_: str, to: str, cells: Cells,
+                         ship: Number | None = None, turns: app_commands.Range[int, 1, 99] | None = None,
+                         player: str | None = None) -> None:
+        await run_command(interaction, "godsfire money send", answer=answer, amount=amount, to=to, cells=cells,
+                          ship=ship, turns=turns, player=player, **{"from": from_})
+
+    @region.command(name="buy", description=about("godsfire buy"))
     @described("godsfire buy")
     @app_commands.choices(type=BUY_TYPES)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
@@ -395,7 +668,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await run_command(interaction, "godsfire buy", answer=answer, system=system, region=region, type=type.value,
                           count=count)
 
-    @app_commands.command(name="loyalty", description=about("godsfire loyalty"))
+    @region.command(name="loyalty", description=about("godsfire loyalty"))
     @described("godsfire loyalty")
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def loyalty(self, interaction: discord.Interaction, system: str, region: Region,
@@ -403,13 +676,13 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await run_command(interaction, "godsfire loyalty", answer=answer, system=system, region=region,
                           amount=amount)
 
-    @app_commands.command(name="develop", description=about("godsfire develop"))
+    @region.command(name="develop", description=about("godsfire develop"))
     @described("godsfire develop")
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def develop(self, interaction: discord.Interaction, system: str, region: Region) -> None:
         await run_command(interaction, "godsfire develop", answer=answer, system=system, region=region)
 
-    @app_commands.command(name="place", description=about("godsfire place"))
+    @region.command(name="place", description=about("godsfire place"))
     @described("godsfire place")
     @app_commands.choices(type=PLACE_TYPES)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
@@ -418,15 +691,9 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await run_command(interaction, "godsfire place", answer=answer, system=system, region=region,
                           type=type.value, count=count)
 
-    @app_commands.command(name="ministers", description=about("godsfire ministers"))
-    @described("godsfire ministers")
-    @app_commands.autocomplete(player=player_autocomplete)
-    async def ministers(self, interaction: discord.Interaction, player: str | None = None) -> None:
-        await run_command(interaction, "godsfire ministers", answer=answer, player=player)
-
     # the social interphase: politics
 
-    @app_commands.command(name="party", description=about("godsfire party"))
+    @region.command(name="party", description=about("godsfire party"))
     @described("godsfire party")
     @app_commands.choices(pay=PAY)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
@@ -435,7 +702,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await run_command(interaction, "godsfire party", answer=answer, system=system, region=region,
                           pay=pay.value if pay else None)
 
-    @app_commands.command(name="revolt", description=about("godsfire revolt"))
+    @region.command(name="revolt", description=about("godsfire revolt"))
     @described("godsfire revolt")
     @app_commands.choices(way=WAYS)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
@@ -468,17 +735,24 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
     @subversion.command(name="counter", description=about("godsfire subversion counter"))
     @described("godsfire subversion counter")
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
-    async def counter(self, interaction: discord.Interaction, system: str, region: Region, amount: Count) -> None:
+    async def counter_subversion(self, interaction: discord.Interaction, system: str, region: Region,
+                                 amount: Count) -> None:
         await run_command(interaction, "godsfire subversion counter", answer=answer, system=system, region=region,
                           amount=amount)
 
-    @allegiance.command(name="check", description=about("godsfire allegiance check"))
+    @interphase.command(name="ministers", description=about("godsfire ministers"))
+    @described("godsfire ministers")
+    @app_commands.autocomplete(player=player_autocomplete)
+    async def ministers(self, interaction: discord.Interaction, player: str | None = None) -> None:
+        await run_command(interaction, "godsfire ministers", answer=answer, player=player)
+
+    @interphase.command(name="allegiance", description=about("godsfire allegiance check"))
     @described("godsfire allegiance check")
     @app_commands.autocomplete(player=player_autocomplete)
     async def allegiance_check(self, interaction: discord.Interaction, player: str | None = None) -> None:
         await run_command(interaction, "godsfire allegiance check", answer=answer, player=player)
 
-    @economy.command(name="check", description=about("godsfire economy check"))
+    @interphase.command(name="economy", description=about("godsfire economy check"))
     @described("godsfire economy check")
     @app_commands.autocomplete(lower=lower_autocomplete, player=player_autocomplete)
     async def economy_check(self, interaction: discord.Interaction, lower: str | None = None,
@@ -494,8 +768,8 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
     @described("godsfire interphase done")
     @app_commands.choices(step=STEPS)
     @app_commands.autocomplete(player=player_autocomplete)
-    async def done(self, interaction: discord.Interaction, step: app_commands.Choice[str],
-                   player: str | None = None) -> None:
+    async def interphase_done(self, interaction: discord.Interaction, step: app_commands.Choice[str],
+                              player: str | None = None) -> None:
         await run_command(interaction, "godsfire interphase done", answer=answer, step=step.value, player=player)
 
     @interphase.command(name="end", description=about("godsfire interphase end"))

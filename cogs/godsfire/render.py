@@ -1,21 +1,24 @@
 """Godsfire on Discord: chart results as embeds, the system sheet, the game's status, the phases and the
-Social Interphase's steps left."""
+Social Interphase's steps left. A region's 2d6 party roll is one line with its sum and the party it gives;
+players are mentions wherever the engine's words name them (a chart's detail included)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import discord
 
-from cogs.render import COLOUR, dress, event_lines, safe, who
-from cogs.render.common import text_embeds
+from cogs.render import COLOUR, dress, finish, line_text, safe, strong, who
+from cogs.render.common import raw_event_line, text_embeds
 from engine.describe import plural
-from engine.events import Event
-from engine.godsfire.events import ChartRead
+from engine.events import DieRolled, Event
+from engine.godsfire.events import ChartRead, SystemAdded
 from engine.godsfire.phases import phase_line
 from engine.godsfire.politics import STEP_NAMES, interphase_left
 from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
 from engine.godsfire.state import PHASE_NAMES, PHASES, GodsfireState, Player, Region, System
+from engine.godsfire.tableviews import procedure_lines
 
 CHART_TITLES = {"combat": "Combat Results Table", "transit": "Transit Attack", "money": "Money",
                 "movement": "Movement check", "stacking": "Stacking check"}
@@ -30,19 +33,64 @@ def godsfire_embeds(events: list[Event], state: Any) -> list[discord.Embed]:
     """A Godsfire command's answer: its events as lines, each chart read as its own embed after them."""
     charts = [e for e in events if isinstance(e, ChartRead)]
     rest = [e for e in events if not isinstance(e, ChartRead)]
-    embeds = text_embeds(event_lines(rest)) if rest or not charts else []
+    embeds = text_embeds(godsfire_lines(rest)) if rest or not charts else []
     return dress(embeds + [chart_embed(e) for e in charts], events, state)
 
 
+PARTY_ROLL = re.compile(r"^(?P<system>.+) region (?P<region>\d+) party$")
+
+
+def godsfire_lines(events: list[Event]) -> list[str]:
+    """Events as lines for Discord (escaped, players as mentions); a region's two party dice as one line."""
+    lines: list[str] = []
+    i = 0
+    while i < len(events):
+        event, after = events[i], events[i + 1] if i + 1 < len(events) else None
+        if isinstance(event, DieRolled) and isinstance(after, DieRolled) and PARTY_ROLL.match(event.roll.purpose) \
+                and (after.roll.purpose, after.roll.nation) == (event.roll.purpose, event.roll.nation):
+            lines.append(finish(party_roll_line(event, after, events)))
+            i += 2
+            continue
+        raw = raw_event_line(event)
+        if raw:
+            lines.append(finish(raw))
+        i += 1
+    return lines
+
+
+def party_roll_line(first: DieRolled, second: DieRolled, events: list[Event]) -> str:
+    """`🎲 @alice, Sol region 1 party: 2d6 3 + 4 = 7: Moderate (M)` (marked, not yet escaped): the sum, and the
+    party the starting table gives, as the system's sheet in the same answer records it."""
+    a, b = first.roll, second.roll
+    gm = " (GM dice)" if a.forced and b.forced else " (GM die)" if a.forced or b.forced else ""
+    party = _rolled_party(a.purpose, events)
+    gives = f": {PARTY_NAMES.get(party, party)} ({party})" if party else ""
+    who_ = f"{a.nation}, " if a.nation else ""
+    return f"🎲 {who_}{a.purpose}: 2d6 {a.die} + {b.die}{gm} = {strong(str(a.die + b.die))}{gives}"
+
+
+def _rolled_party(purpose: str, events: list[Event]) -> str | None:
+    found = PARTY_ROLL.match(purpose)
+    if found is None:
+        return None
+    for event in events:
+        if isinstance(event, SystemAdded) and event.system.get("name") == found["system"]:
+            for region in event.system.get("regions", []):
+                if str(region.get("number")) == found["region"]:
+                    return str(region.get("party"))
+    return None
+
+
 def chart_embed(read: ChartRead) -> discord.Embed:
-    """One chart read: the column, the die and the result in words (the detail, e.g. the odds, above)."""
+    """One chart read: the column, the die and the result in words (the detail, e.g. the odds, above; a player
+    it names is a mention)."""
     title = CHART_TITLES.get(read.chart, read.chart.replace("_", " ").capitalize())
-    embed = discord.Embed(title=title, description=safe(read.detail) if read.detail else None, colour=COLOUR)
+    embed = discord.Embed(title=title, description=finish(read.detail) if read.detail else None, colour=COLOUR)
     embed.add_field(name="Column", value=read.column or "—")
     if read.die:  # the movement and stacking checks roll nothing
         embed.add_field(name="Die", value=str(read.die))
     words = read.words.removeprefix(f"{read.result}: ")  # the words may start with the code itself
-    embed.add_field(name="Result", value=f"**{safe(read.result)}** — {safe(words)}"[:1024], inline=False)
+    embed.add_field(name="Result", value=f"**{safe(read.result)}** — {finish(words)}"[:1024], inline=False)
     return embed
 
 
@@ -86,7 +134,8 @@ def system_embed(system: System, state: GodsfireState) -> discord.Embed:
 
 
 def status_embed(state: GodsfireState, rules: object = None) -> discord.Embed:
-    """The game at a glance: turn and phase, each player (NG, money, allegiance) and each system."""
+    """The game at a glance: turn and phase, each player (NG, money, allegiance), each system, and the table:
+    the turn's order, whose go it is, the attacks and choices awaited, the money in transit, the victory."""
     title = f"Godsfire — turn {state.turn}, {PHASE_NAMES[state.phase]}" + (" — game over" if state.ended else "")
     lines = [f"GM: {who(state.gm)}."]
     if state.forced_dice:
@@ -101,6 +150,9 @@ def status_embed(state: GodsfireState, rules: object = None) -> discord.Embed:
     systems = [system_line(s) for s in state.systems]
     if systems:
         embed.add_field(name="Systems", value="\n".join(systems)[:1024], inline=False)
+    table = [line_text(shown) for shown in procedure_lines(state, rules)]
+    if table:
+        embed.add_field(name="The table", value="\n".join(table)[:1024], inline=False)
     return embed
 
 

@@ -10,18 +10,40 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.godsfire import charts, commands, describe, phases, setup, snapshot, views  # noqa: F401  (handlers)
+from engine.clock import Deadline
+from engine.godsfire import (  # noqa: F401  (handlers)
+    charts,
+    combat,
+    commands,
+    describe,
+    movement,
+    phases,
+    setup,
+    snapshot,
+    table,
+    tableviews,
+    views,
+    war,
+)
 from engine.godsfire.rules import rules_from_dict
 from engine.rulesets import RuleSet, register
 
 
 def deadlines(state: Any) -> list[Any]:
-    """Godsfire has no clock: the GM steps the phases."""
-    return []
+    """No turn clock (the GM steps the phases), but every answer awaited has its deadline: a go at
+    initiative (reminded at half time), a transit attack, losses or a retreat to choose."""
+    if state.ended:
+        return []
+    choices = [Deadline(at, "choice", choice.chooser, choice.attack) for at, choice in combat.choice_deadlines(state)]
+    return sorted([*movement.deadlines(state), *choices], key=lambda d: d.at)
 
 
 def apply_deadline(tx: Any, deadline: Any) -> None:
-    """Never called (no deadlines)."""
+    """The default when an answer is late: a pass, a transit allowed, the first units, the nearest cell."""
+    if deadline.what == "choice":
+        combat.choice_defaults(tx, tx.ctx.now)
+    else:
+        movement.apply_deadline(tx, deadline)
 
 
 RULES = register(RuleSet(
@@ -38,6 +60,8 @@ RULES = register(RuleSet(
     commands=commands.COMMANDS,
     roll_to_dict=snapshot.roll_to_dict,
     rank=2,
+    final_standings=war.standings,
+    results=tableviews.results_view,
     rules_file="godsfire.toml",
     rules_from_dict=rules_from_dict,
     summary=lambda state: f"turn {state.turn}, {len(state.players)} players, {len(state.systems)} systems",

@@ -6,14 +6,18 @@ Rulings (the sheet is silent):
   ceil(A / D)-1 (5 vs 2 = 2.5:1 reads 3-1; 7 vs 6 reads 2-1); when A < D it is 1-floor(D / A)
   (2 vs 3 = 1:1.5 reads 1-1; 2 vs 5 = 1:2.5 reads 1-2; 3 vs 8 reads 1-2). Worse than 1-3 reads 1-3,
   better than 4-1 reads 4-1. Both sides are at least 1 (there is no combat against nothing).
-- Nebula: attack and defence are each divided by the divisor (2), rounding UP, so a side of strength 1
-  still counts 1 (and the odds of equal sides stay equal).
+- Nebula (B.1.2): attack and defence are each divided by the divisor (2) WITHOUT rounding either side
+  (fractions: 7 → 3½, 3 → 1½), then the odds are rounded in the attacker's favour like any other, so a
+  nebula keeps the odds' column (7 against 3 reads 3-1 in a nebula as outside it; 1 against 3 reads 1-3).
+  `/godsfire combat` and the Combat Phase's attacks (`combat.py`) read the chart through `read_combat`.
 - The movement and stacking checks are answers, not dice: they roll nothing (their ChartRead's die is 0).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
+from math import ceil, floor
 
 from engine.core import Tx
 from engine.errors import BadInput
@@ -88,33 +92,65 @@ def result_words(rules: GodsfireRules, code: str) -> str:
     return f"{code}: {text}"
 
 
-def halve(value: int, divisor: int) -> int:
-    """A nebula's halving, rounded up (a side of 1 still counts 1)."""
-    return -(-value // divisor)
+Strength = int | Fraction
 
 
-def odds_column(attack: int, defence: int) -> str:
-    """The CRT column the odds read, rounded in the attacker's favour, 1-3 … 4-1 (see the module's ruling)."""
+def halve(value: Strength, divisor: int) -> Fraction:
+    """A nebula's halving (B.1.2): exact, no rounding (7 → 7/2); the odds are rounded afterwards."""
+    return Fraction(value) / divisor
+
+
+def odds_column(attack: Strength, defence: Strength) -> str:
+    """The CRT column the odds read, rounded in the attacker's favour, 1-3 … 4-1 (see the module's ruling).
+    Either side may be a fraction (a nebula's halves): 7/2 against 3/2 is 7:3 and reads 3-1."""
+    attack, defence = Fraction(attack), Fraction(defence)
+    if attack <= 0 or defence <= 0:
+        raise ValueError(f"odds need both sides above 0, not {attack} against {defence}")
     if attack >= defence:
-        return f"{min(4, -(-attack // defence))}-1"
-    return f"1-{min(3, defence // attack)}"
+        return f"{min(4, ceil(attack / defence))}-1"
+    return f"1-{min(3, floor(defence / attack))}"
+
+
+def strength_text(value: Strength) -> str:
+    """`7`, `3½`, `½`, `7/3` (a divisor other than 2)."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    if value.denominator == 2:
+        whole = value.numerator // 2
+        return f"{whole or ''}½"
+    return f"{value.numerator}/{value.denominator}"
+
+
+def combat_odds(rules: GodsfireRules, attack: Strength, defence: Strength, nebula: bool) -> tuple[str, str]:
+    """The odds' column and how it was read: `7 against 3, halved in the nebula to 3½ against 1½: odds 3-1`."""
+    detail = f"{strength_text(attack)} against {strength_text(defence)}"
+    if nebula:
+        attack, defence = halve(attack, rules.nebula_divisor), halve(defence, rules.nebula_divisor)
+        detail += f", halved in the nebula to {strength_text(attack)} against {strength_text(defence)}"
+    column = odds_column(attack, defence)
+    return column, f"{detail}: odds {column}"
+
+
+def read_combat(tx: Tx, attack: Strength, defence: Strength, nebula: bool, purpose: str, who: str | None,
+                about: str = "") -> ChartRead:
+    """The Combat Results Table read once: the odds' column, a d6 rolled for `purpose` (in the ledger), the
+    result; emits and returns the `ChartRead` (`about` goes before the odds in its detail)."""
+    rules: GodsfireRules = tx.rules
+    column, detail = combat_odds(rules, attack, defence, nebula)
+    die = tx.roll(purpose, who).die
+    code = rules.combat.read(column, die)
+    read = ChartRead("combat", column, die, code, result_words(rules, code), f"{about}{detail}")
+    tx.emit(read)
+    return read
 
 
 @handles(Combat)
 def combat(tx: Tx, action: Combat) -> None:
-    rules: GodsfireRules = tx.rules
     for name, value in (("attack", action.attack), ("defence", action.defence)):
         if not 1 <= value <= MAX_STRENGTH:
             raise BadInput(f"{name} is a strength of 1 to {MAX_STRENGTH}, not {value}")
-    attack, defence = action.attack, action.defence
-    detail = f"{attack} against {defence}"
-    if action.nebula:
-        attack, defence = halve(attack, rules.nebula_divisor), halve(defence, rules.nebula_divisor)
-        detail += f", halved in the nebula (rounded up) to {attack} against {defence}"
-    column = odds_column(attack, defence)
-    die = tx.roll("combat", tx.ctx.actor).die
-    code = rules.combat.read(column, die)
-    tx.emit(ChartRead("combat", column, die, code, result_words(rules, code), f"{detail}: odds {column}"))
+    read_combat(tx, action.attack, action.defence, action.nebula, "combat", tx.ctx.actor)
 
 
 @handles(Transit)

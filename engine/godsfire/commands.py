@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from engine.godsfire import charts, economy, phases, politics, setup, views
+from engine.godsfire import charts, combat, economy, movement, phases, politics, setup, table, tableviews, views, war
 from engine.godsfire.rules import MOVERS
 from engine.vocabulary import Command, Param
 
@@ -79,6 +79,22 @@ OWN: tuple[Command, ...] = (
                                                _opt_int(o, "combat"), _opt_int(o, "total"))),
     Command("godsfire phase show", "where the turn is: its phase and the next", view=views.phase_view),
     Command("godsfire phase next", "step to the next phase (GM)", action=lambda o: phases.NextPhase(), gm_only=True),
+    Command("godsfire counters", "the counters on the table: where each unit is, whose, and if it moved",
+            (P("player", help="only this player's"), P("at", help="only those at this position")),
+            view=tableviews.counters_view),
+    Command("godsfire counter add", "put counters on the table (GM): a unit, an NG or money carried",
+            (P("kind", required=True, choices=("SQD", "AG", "PDF", "NG", "GB"), help="SQD, AG, PDF, NG or GB"),
+             P("at", required=True, help="a system (Sol), a region (Sol 2) or a cell"),
+             P("owner", help="the player (none: a neutral's)"), P("count", int, help="how many (default 1)"),
+             P("amount", int, help="GB: the money it is")),
+            action=lambda o: table.AddCounters(o["kind"], o["at"], o.get("owner"), int(o.get("count") or 1),
+                                               int(o.get("amount") or 0)), gm_only=True),
+    Command("godsfire counter remove", "take counters off the table (GM)",
+            (P("counters", required=True, help='e.g. "3 4"'), P("reason", help="why (logged)")),
+            action=lambda o: table.RemoveCounters(o["counters"], o.get("reason") or ""), gm_only=True),
+    Command("godsfire neutral control", "name the player who moves a neutral system's units in combat (GM)",
+            (P("system", required=True, help="the neutral system"), P("player", required=True, help="the player")),
+            action=lambda o: table.SetNeutralControl(o["system"], o["player"]), gm_only=True),
     Command("godsfire status", "the game: turn and phase, players, their systems and money",
             view=lambda state, rules, actor, options: views.status_view(state, rules), shows_ended=True),
 )
@@ -87,4 +103,5 @@ OWN: tuple[Command, ...] = (
 QUERY_VIEWS = {"godsfire interphase show": views.interphase_view}
 """Queries declared beside their rules whose views are written here (the views read those rules)."""
 COMMANDS: tuple[Command, ...] = tuple(replace(c, view=QUERY_VIEWS[c.path]) if c.path in QUERY_VIEWS else c
-                                      for c in (*OWN, *economy.COMMANDS, *politics.COMMANDS))
+                                      for c in (*OWN, *movement.COMMANDS, *combat.COMMANDS, *war.COMMANDS,
+                                                *economy.COMMANDS, *politics.COMMANDS))

@@ -91,7 +91,9 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
             if set(changes) == {"done"}:
                 return None  # the interphase's marks cleared: the phase line says so
             if set(changes) == {"order"}:
-                return f"The interphase's order: {', '.join(who(n) for n in changes['order']) or 'nobody'}."
+                return f"🎲 {reason[0].upper()}{reason[1:]}." if changes["order"] else None
+            if set(changes) <= TABLE_FIELDS:
+                return f"{TABLE_MARK} {reason[0].upper()}{reason[1:]}."
             return f"The game: {changes_text(changes, before)} ({reason})."
         case ev.GodsfirePhaseChanged(turn=turn, phase=phase):
             return f"⏭ Turn {turn}: the {PHASE_NAMES.get(phase, phase)} begins."
@@ -106,6 +108,12 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
         if found is not None:
             return found
     return None
+
+
+TABLE_FIELDS = {"counters", "next_counter", "initiative", "transit", "attacks", "next_attack", "choices",
+                "shipments", "neutral_control", "victory", "victory_turns", "winner", "wars"}
+"""The game's fields the procedure changes: their log line is the reason, which says what happened."""
+TABLE_MARK = "▸"
 
 
 def chart_line(chart: str, column: str, die: int, words: str, detail: str) -> str:

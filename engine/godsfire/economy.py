@@ -3,6 +3,12 @@ extortion, loan repayment and default, borrowing, transfers, purchases, loyalty 
 placing of new units. Every number comes from `data/godsfire.toml` (`rules.table(...)`); every change is a
 `RegionChanged` / `SystemChanged` / `PlayerChanged` with its reason. Rulings where the sheet is silent are
 in docs/godsfire.md (and noted at the function that applies them).
+
+Each action is a step of its owner's interphase, taken in the sheet's order (`politics.open_step` refuses a
+closed step or one whose compulsory earlier step is not taken; `politics.take_step` closes the earlier
+ones). A spend that would make regional jealousy (D.9) lower other regions is refused, saying what it will
+cost, unless confirmed (`confirm`). A loan repayment not made by the end of the tax step is a default of
+the whole amount due (`default_unpaid`).
 """
 
 from __future__ import annotations
@@ -73,6 +79,7 @@ class Buy:
     region: int
     type: str
     count: int
+    confirm: bool = False  # spend even if regional jealousy (D.9) will lower other regions
 
 
 @dataclass
@@ -82,6 +89,7 @@ class Loyalty:
     system: str
     region: int
     amount: int | None = None
+    confirm: bool = False  # spend even if regional jealousy (D.9) will lower other regions
 
 
 @dataclass
@@ -90,6 +98,7 @@ class Develop:
 
     system: str
     region: int
+    confirm: bool = False  # spend even if regional jealousy (D.9) will lower other regions
 
 
 @dataclass
@@ -164,8 +173,54 @@ def _lower_allegiance(tx: Tx, system: System, region: Region, by: int, reason: s
     change_region(tx, system.name, region.number, reason, allegiance=allegiance, revolt=revolt)
 
 
-def _highest(rules: Any, party: str) -> int:
-    return int(rules.highest_by_party.get(party, rules.allegiance_highest))
+def _open(tx: Tx, player: str, step: str) -> None:
+    """Refuse an action of `step` for `player` if the step is closed or a compulsory earlier step has not
+    been taken (the sheet's order, D.1 to D.14; see `politics.open_step`)."""
+    from engine.godsfire import politics  # (politics imports this module)
+
+    politics.open_step(tx, player, step)
+
+
+def _take(tx: Tx, player: str, step: str) -> None:
+    """`player` takes `step`: every earlier step is closed (`politics.take_step`). Called once the action
+    is known to be allowed, before its first change."""
+    from engine.godsfire import politics  # (politics imports this module)
+
+    politics.take_step(tx, player, step)
+
+
+def jealousy(system: System, spent: dict[int, int] | None = None) -> dict[int, int]:
+    """D.9.2, regional jealousy: each region's drop, 1 for every GB it was shorted against the region of its
+    system on which most was spent this interphase (`spent`: the regions' spending, if not as it stands)."""
+    spending = spent if spent is not None else {r.number: r.spent for r in system.regions}
+    most = max(spending.values(), default=0)
+    return {number: most - money for number, money in spending.items()}
+
+
+def _jealousy_warning(tx: Tx, system: System, region: Region, cost: int, confirm: bool) -> None:
+    """Refuse a spend that would make regional jealousy (D.9) lower other regions of the system, saying
+    what it will cost, unless confirmed. The drops are the D.9 check's at this moment: each other region's
+    shortfall against the system's new highest spending (regions in revolt cannot fall)."""
+    if confirm or cost <= 0:
+        return
+    spent = {r.number: r.spent for r in system.regions}
+    before = max(spent.values(), default=0)
+    spent[region.number] += cost
+    if max(spent.values()) <= before:
+        return  # the spend raises nobody's shortfall
+    drops = jealousy(system, spent)
+    hits = []
+    for other in system.regions:
+        drop = drops[other.number]
+        if other.number == region.number or other.revolt or drop <= 0:
+            continue
+        level = other.allegiance - drop
+        revolt = level < tx.rules.allegiance_lowest
+        hits.append(f"{system.name} {other.number} by {drop}: allegiance {other.allegiance} → "
+                    f"{0 if revolt else level}{', in revolt' if revolt else ''}")
+    if hits:
+        raise RuleViolation(f"regional jealousy (D.9): spending {cost} in {system.name} {region.number} will "
+                            f"lower {'; '.join(hits)} — add confirm:true to spend")
 
 
 def _region_numbers(raw: str, system: System) -> list[int]:
@@ -218,7 +273,8 @@ def revenue(rules: Any, system: System) -> tuple[int, list[str]]:
 @handles(Tax, RULESET)
 def tax(tx: Tx, action: Tax) -> None:
     _interphase(tx, "the tax (D.1)")
-    system, _ = _own_system(tx, action.system, "tax")
+    system, owner = _own_system(tx, action.system, "tax")
+    _open(tx, owner.name, "tax")
     if system.taxed_turn == tx.state.turn:
         raise RuleViolation(f"{system.name} has already paid its tax this turn (D.1: once per interphase)")
     table = tx.rules.table("tax")
@@ -235,6 +291,7 @@ def tax(tx: Tx, action: Tax) -> None:
         total += extra
         items.append(f"extortion in region {number} +{extra}")
     reason = f"tax of turn {tx.state.turn}: " + ", ".join(items) + f" = {total} GB"
+    _take(tx, owner.name, "tax")
     change_system(tx, system.name, reason, bank=system.bank + total, taxed_turn=tx.state.turn)
     drop = int(table["extortion_allegiance"])
     for number in extorted:
@@ -320,32 +377,57 @@ def _default(tx: Tx, player: Player, shortfall: int, lower: str | None) -> None:
                   failed_repayment=True, loans_barred=True)
 
 
+def repayments_due(state: GodsfireState, player: str) -> list[System]:
+    """The player's systems whose loan repayment of this turn (D.1.4) is not made yet (a loan borrowed this
+    turn is first due next turn)."""
+    return [s for s in state.systems_of(player) if s.loans and s.repaid_turn != state.turn]
+
+
+def _repayment(tx: Tx, system: System, player: str, paid: int, lower: str | None, note: str = "") -> None:
+    """Pay `paid` of the system's due boxes; every marker moves up one box (ruling: the box is gone, paid or
+    defaulted); a shortfall is a default (D.1.5)."""
+    payments = int(tx.rules.table("loans")["payments"])
+    due = sum(box_payment(tx.rules, loan) for loan in system.loans)
+    shortfall = due - paid
+    loans = [{"amount": loan.amount, "box": loan.box + 1} for loan in system.loans]
+    kept = [loan for loan in loans if loan["box"] < payments]
+    cleared = len(loans) - len(kept)
+    reason = (f"loan repayment of turn {tx.state.turn}{note}: {due} GB due, {paid} GB paid"
+              + (f", {shortfall} GB short" if shortfall else "")
+              + (f"; {cleared} loan{'s' if cleared != 1 else ''} {'fully paid' if not shortfall else 'off the track'}"
+                 if cleared else ""))
+    change_system(tx, system.name, reason, bank=system.bank - paid, loans=kept, repaid_turn=tx.state.turn)
+    if shortfall:
+        _default(tx, tx.state.player(player), shortfall, lower)
+
+
 @handles(Repay, RULESET)
 def repay(tx: Tx, action: Repay) -> None:
     _interphase(tx, "loan repayment (D.1)")
     system, player = _own_system(tx, action.system, "repay loans")
+    _open(tx, player.name, "loans")
     if not system.loans:
         raise RuleViolation(f"{system.name} has no loans to repay")
     if system.repaid_turn == tx.state.turn:
         raise RuleViolation(f"{system.name}'s loan repayments of this turn are done (D.1.4: one box a turn)")
-    payments = int(tx.rules.table("loans")["payments"])
     due = sum(box_payment(tx.rules, loan) for loan in system.loans)
-    paid = min(due, system.bank)
+    paid = min(due, system.bank)  # ruling: the bank pays what it can; the shortfall is the default
     shortfall = due - paid
-    # Ruling: the bank pays what it can and every marker moves up; the shortfall is the default.
-    loans = [{"amount": loan.amount, "box": loan.box + 1} for loan in system.loans]
-    kept = [loan for loan in loans if loan["box"] < payments]
-    cleared = len(loans) - len(kept)
-    reason = (f"loan repayment of turn {tx.state.turn}: {due} GB due, {paid} GB paid"
-              + (f", {shortfall} GB short" if shortfall else "")
-              + (f"; {cleared} loan{'s' if cleared != 1 else ''} fully paid" if cleared else ""))
     if action.lower is not None and shortfall <= int(tx.rules.table("loans")["default_levels_over"]):
         raise BadInput(f"lower: is for a default of more than "
                        f"{tx.rules.table('loans')['default_levels_over']} GB; this repayment is "
                        + (f"{shortfall} GB short" if shortfall else "paid in full"))
-    change_system(tx, system.name, reason, bank=system.bank - paid, loans=kept, repaid_turn=tx.state.turn)
-    if shortfall:
-        _default(tx, tx.state.player(player.name), shortfall, action.lower)
+    _take(tx, player.name, "loans")
+    _repayment(tx, system, player.name, paid, action.lower)
+
+
+def default_unpaid(tx: Tx, player: str) -> None:
+    """The ruling: a loan repayment not made by the end of the tax step (D.1) is a default of the whole
+    amount due. For each of the player's systems whose repayment is still due: nothing is paid, every marker
+    moves up one box as in any repayment, and the whole amount due is that system's default (D.1.5; the
+    economic levels of a default over 4 are taken highest first)."""
+    for system in repayments_due(tx.state, player):
+        _repayment(tx, system, player, 0, None, " not made by the end of the tax step (D.1)")
 
 
 # --- D.2 borrowing -------------------------------------------------------------------------------
@@ -361,6 +443,7 @@ def allegiances_at_least(state: GodsfireState, player: Player, level: int) -> bo
 def borrow(tx: Tx, action: Borrow) -> None:
     _interphase(tx, "borrowing (D.2)")
     system, player = _own_system(tx, action.system, "borrow")
+    _open(tx, player.name, "borrow")
     _positive(action.amount, "amount")
     table = tx.rules.table("loans")
     if player.failed_repayment:
@@ -371,13 +454,10 @@ def borrow(tx: Tx, action: Borrow) -> None:
             raise RuleViolation(f"the sheet: after a default you cannot get further loans until all regional "
                                 f"and national allegiances are at {table['barred_until']} or better")
         lift = True
-    unpaid = [s.name for s in tx.state.systems_of(player.name) if s.loans and s.repaid_turn != tx.state.turn]
-    if unpaid:
-        raise RuleViolation(f"the sheet's order: make this turn's loan repayments (D.1) before borrowing "
-                            f"(D.2): /godsfire repay system:{unpaid[0]} first")
     most = int(table["most"])
     if action.amount > most:
         raise RuleViolation(f"a loan is at most {most} GB (house rule), not {action.amount}")
+    _take(tx, player.name, "borrow")  # D.1 (its repayments, compulsory) comes first: see _open
     if lift:
         change_player(tx, player.name, f"every allegiance is {table['barred_until']} or better: loans allowed "
                       f"again (D.1.5)", loans_barred=False)
@@ -431,6 +511,7 @@ def transfer(tx: Tx, action: Transfer) -> None:
                            f"or transit box")
     else:
         system, player = None, _acting_player(tx, action.player, "move money")
+    _open(tx, player.name, "transfer")
     if system is not None and "ng" in (source_kind, target_kind):
         _ng_reaches(player, system)
     held = {"ng": player.ng_money, "transit": player.in_transit,
@@ -439,6 +520,7 @@ def transfer(tx: Tx, action: Transfer) -> None:
         where = {"ng": f"{player.name}'s National Government holds", "transit": "the Money in Transit box holds",
                  "system": f"{source.name}'s bank holds" if source else ""}[source_kind]
         raise RuleViolation(f"{where} {held} GB, less than {action.amount}")
+    _take(tx, player.name, "transfer")
     names = {"ng": "the National Government", "transit": "the Money in Transit box"}
     reason = (f"transfer of {action.amount} GB (D.3) from {source.name if source else names[source_kind]} "
               f"to {target.name if target else names[target_kind]}")
@@ -468,7 +550,8 @@ def _unit_type(raw: str) -> str:
 @handles(Buy, RULESET)
 def buy(tx: Tx, action: Buy) -> None:
     _interphase(tx, "purchasing (D.4)")
-    system, _ = _own_system(tx, action.system, "buy units")
+    system, owner = _own_system(tx, action.system, "buy units")
+    _open(tx, owner.name, "purchase")
     region = system.region(action.region)
     kind = _unit_type(action.type)
     _positive(action.count, "count")
@@ -493,6 +576,8 @@ def buy(tx: Tx, action: Buy) -> None:
                             f"a turn; region {region.number} of {system.name} has bought {region.bought}")
     cost = int(table["cost"]) * action.count
     _pay(tx, system, cost, f"{action.count} {kind}")
+    _jealousy_warning(tx, system, region, cost, action.confirm)
+    _take(tx, owner.name, "purchase")
     reason = f"bought {action.count} {kind} in region {region.number} for {cost} GB (D.4), placed at D.14"
     _spend(tx, system, region, cost, reason)
     to_place = dict(region.to_place)
@@ -506,10 +591,11 @@ def buy(tx: Tx, action: Buy) -> None:
 @handles(Loyalty, RULESET)
 def loyalty(tx: Tx, action: Loyalty) -> None:
     """Ruling: without `amount` the point is the raise, so a region that cannot rise (raised this turn,
-    or at its party's highest level) is refused; with `amount` the money is spent even then, for
-    regional jealousy (D.5.2), and the region rises by 1 if it can."""
+    or at the highest level, 5, for every party) is refused; with `amount` the money is spent even then,
+    for regional jealousy (D.5.2), and the region rises by 1 if it can."""
     _interphase(tx, "the Loyalty box (D.5)")
-    system, _ = _own_system(tx, action.system, "spend on loyalty")
+    system, owner = _own_system(tx, action.system, "spend on loyalty")
+    _open(tx, owner.name, "raise")
     region = system.region(action.region)
     cost = int(tx.rules.table("raise")["loyalty_cost"])
     amount = cost if action.amount is None else action.amount
@@ -518,14 +604,16 @@ def loyalty(tx: Tx, action: Loyalty) -> None:
     if region.revolt:
         raise RuleViolation(f"region {region.number} of {system.name} is in revolt: deal with it at D.7 "
                             f"(negotiate, bribery or police action), not with the Loyalty box")
-    top = _highest(tx.rules, region.party)
+    top = tx.rules.allegiance_highest  # the rulings: allegiance runs 0-5 for every party
     blocked = ("the sheet: maximum increase is 1 per turn" if region.raised
-               else f"allegiance {region.allegiance} is party {region.party}'s highest level ({top})"
+               else f"allegiance {region.allegiance} is the highest level ({top})"
                if region.allegiance >= top else None)
     if blocked and action.amount is None:
         raise RuleViolation(f"{blocked}: region {region.number} of {system.name} cannot rise (give amount: to "
                             f"spend money on it for regional jealousy anyway)")
     _pay(tx, system, amount, "the Loyalty box")
+    _jealousy_warning(tx, system, region, amount, action.confirm)
+    _take(tx, owner.name, "raise")
     if blocked:
         reason = f"{amount} GB on region {region.number}'s Loyalty box (D.5.2: regional jealousy; {blocked})"
         _spend(tx, system, region, amount, reason)
@@ -539,7 +627,8 @@ def loyalty(tx: Tx, action: Loyalty) -> None:
 def develop(tx: Tx, action: Develop) -> None:
     """Ruling: the sheet sets no limit of levels a turn: each raise pays its own cost."""
     _interphase(tx, "the Econ box (D.5)")
-    system, _ = _own_system(tx, action.system, "raise economic levels")
+    system, owner = _own_system(tx, action.system, "raise economic levels")
+    _open(tx, owner.name, "raise")
     region = system.region(action.region)
     if region.party != "M" or region.revolt:
         raise RuleViolation(f"the sheet: only Moderate (M) governments not in revolt can raise economic levels "
@@ -557,6 +646,8 @@ def develop(tx: Tx, action: Develop) -> None:
         raise RuleViolation(f"region {region.number} of {system.name} is {region.economy}, the highest level")
     raised = ECONOMY[index + 1]
     _pay(tx, system, cost, f"raising {region.economy} to {raised}")
+    _jealousy_warning(tx, system, region, cost, action.confirm)
+    _take(tx, owner.name, "raise")
     reason = f"{cost} GB on region {region.number}'s Econ box (D.5.4): {region.economy} → {raised}"
     _spend(tx, system, region, cost, reason)
     change_region(tx, system.name, region.number, reason, economy=raised)
@@ -571,7 +662,8 @@ def place(tx: Tx, action: Place) -> None:
     placed stay in the region's box for a later D.14; an industrial region that fell from I-2 to I-1
     still places them all (it has not lost its industrial capacity)."""
     _interphase(tx, "placing new units (D.14)")
-    system, _ = _own_system(tx, action.system, "place units")
+    system, owner = _own_system(tx, action.system, "place units")
+    _open(tx, owner.name, "units")
     region = system.region(action.region)
     kind = _unit_type(action.type)
     _positive(action.count, "count")
@@ -585,6 +677,7 @@ def place(tx: Tx, action: Place) -> None:
     if region.economy not in INDUSTRIAL:
         raise RuleViolation(f"the sheet: cannot place new units if the region has lost its industrial capacity "
                             f"(region {region.number} of {system.name} is now {region.economy})")
+    _take(tx, owner.name, "units")
     to_place = dict(region.to_place)
     to_place[kind] -= action.count
     if not to_place[kind]:
@@ -608,7 +701,8 @@ def place(tx: Tx, action: Place) -> None:
 @handles(ChangeMinisters, RULESET)
 def change_ministers(tx: Tx, action: ChangeMinisters) -> None:
     """Ruling: it may be announced at any time (the sheet puts it under the National Government, not in
-    the interphase); a region already at its party's highest level stays there."""
+    the interphase: no interphase step); every region not in revolt rises up to 5, the highest level for
+    every party, and one already at 5 stays there."""
     player = _acting_player(tx, action.player, "announce \"Change Ministers!\"")
     if player.ministers_changed:
         raise RuleViolation(f"the sheet: \"Change Ministers!\" is once per game, and {player.name} has "
@@ -618,7 +712,7 @@ def change_ministers(tx: Tx, action: ChangeMinisters) -> None:
         for region in system.regions:
             if region.revolt:
                 continue
-            top = _highest(tx.rules, region.party)
+            top = tx.rules.allegiance_highest
             change_region(tx, system.name, region.number, reason,
                           allegiance=max(region.allegiance, min(top, region.allegiance + 1)))
     change_player(tx, player.name, reason, ministers_changed=True)
@@ -629,6 +723,12 @@ def change_ministers(tx: Tx, action: ChangeMinisters) -> None:
 P = Param
 _SYSTEM = P("system", required=True, help="your system")
 _REGION = P("region", int, True, help="the region's number in the system")
+_CONFIRM = P("confirm", choices=("true", "false"),
+             help="true: spend even if regional jealousy (D.9) will lower other regions of the system")
+
+
+def _confirmed(o: dict[str, Any]) -> bool:
+    return str(o.get("confirm") or "false").strip().lower() in ("true", "yes", "1")
 
 
 def _command(path: str, help: str, params: tuple[Param, ...], action: Any) -> Command:
@@ -653,13 +753,13 @@ COMMANDS: tuple[Command, ...] = (
              lambda o: Transfer(o["from"], o["to"], o["amount"], o.get("player"))),
     _command("godsfire buy", "D.4: buy units of the type the region's party wants, placed at D.14",
              (_SYSTEM, _REGION, P("type", required=True, choices=UNIT_TYPES, help="SQD, AG or PDF"),
-              P("count", int, True, help="how many")),
-             lambda o: Buy(o["system"], o["region"], o["type"], o["count"])),
+              P("count", int, True, help="how many"), _CONFIRM),
+             lambda o: Buy(o["system"], o["region"], o["type"], o["count"], _confirmed(o))),
     _command("godsfire loyalty", "D.5: spend on the region's Loyalty box (+1 allegiance, once a turn)",
-             (_SYSTEM, _REGION, P("amount", int, help="GB spent (more than 1: regional jealousy)")),
-             lambda o: Loyalty(o["system"], o["region"], o.get("amount"))),
+             (_SYSTEM, _REGION, P("amount", int, help="GB spent (more than 1: regional jealousy)"), _CONFIRM),
+             lambda o: Loyalty(o["system"], o["region"], o.get("amount"), _confirmed(o))),
     _command("godsfire develop", "D.5: raise a Moderate region's economy one level",
-             (_SYSTEM, _REGION), lambda o: Develop(o["system"], o["region"])),
+             (_SYSTEM, _REGION, _CONFIRM), lambda o: Develop(o["system"], o["region"], _confirmed(o))),
     _command("godsfire place", "D.14: place units bought this interphase",
              (_SYSTEM, _REGION, P("type", required=True, choices=UNIT_TYPES, help="SQD, AG or PDF"),
               P("count", int, True, help="how many")),

@@ -12,7 +12,57 @@ from typing import Any, ClassVar
 from engine.core import Tx
 from engine.events import Event
 from engine.godsfire.rules import GodsfireHouse
-from engine.godsfire.state import GodsfireState, Loan, Player, Region, System
+from engine.godsfire.state import (
+    Attack,
+    Counter,
+    GodsfireState,
+    Initiative,
+    Loan,
+    LossChoice,
+    Player,
+    Region,
+    Shipment,
+    System,
+    Transit,
+)
+
+LISTS: dict[str, type] = {"counters": Counter, "attacks": Attack, "choices": LossChoice, "shipments": Shipment,
+                          "loans": Loan}
+"""The game's fields that are lists of records, and the record each item is."""
+SINGLE: dict[str, type] = {"initiative": Initiative, "transit": Transit}
+"""The game's fields that are one record or None."""
+TIMES = ("since",)  # record fields that are moments (ISO text in their plain form)
+
+
+def to_plain(value: Any) -> Any:
+    """A record (or a list of them) as plain JSON values: what the log and the export hold."""
+    if isinstance(value, list):
+        return [to_plain(v) for v in value]
+    if hasattr(value, "__dataclass_fields__"):
+        out = {}
+        for f in fields(value):
+            item = getattr(value, f.name)
+            out[f.name] = item.isoformat() if isinstance(item, datetime) else copy.deepcopy(item)
+        return out
+    return copy.deepcopy(value)
+
+
+def _record(cls: type, raw: dict[str, Any]) -> Any:
+    known = {f.name for f in fields(cls)}
+    values = {k: copy.deepcopy(v) for k, v in raw.items() if k in known}
+    for key in TIMES:
+        if isinstance(values.get(key), str):
+            values[key] = datetime.fromisoformat(values[key])
+    return cls(**values)
+
+
+def from_plain(key: str, value: Any) -> Any:
+    """The inverse of `to_plain` for the game's field `key`."""
+    if key in LISTS:
+        return [_record(LISTS[key], v) for v in value]
+    if key in SINGLE:
+        return None if value is None else _record(SINGLE[key], value)
+    return copy.deepcopy(value)
 
 
 @dataclass
@@ -51,9 +101,7 @@ class SystemAdded(Event):
 
 def _set(target: Any, changes: dict[str, Any]) -> None:
     for key, value in changes.items():
-        if key == "loans":
-            value = [Loan(**loan) for loan in value]
-        setattr(target, key, copy.deepcopy(value))
+        setattr(target, key, from_plain(key, value))
 
 
 @dataclass
@@ -167,10 +215,9 @@ class ChartRead(Event):
 def _diff(target: Any, new: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     changes, before = {}, {}
     for key, value in new.items():
-        old = getattr(target, key)
-        plain_old = [dict(amount=o.amount, box=o.box) for o in old] if key == "loans" else old
-        if plain_old != value:
-            changes[key], before[key] = copy.deepcopy(value), copy.deepcopy(plain_old)
+        plain_old, plain_new = to_plain(getattr(target, key)), to_plain(value)
+        if plain_old != plain_new:
+            changes[key], before[key] = plain_new, plain_old
     return changes, before
 
 

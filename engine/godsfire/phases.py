@@ -1,8 +1,9 @@
 """The turn's phases: A. Movement, B. Combat, C. the last chance to declare war, D. the Social Interphase,
-then the next turn's Movement. The GM steps them (`/godsfire phase next`).
+then the next turn's Movement. The GM steps them (`/godsfire phase next`); a phase whose procedure is not
+finished (initiative running, attacks unresolved, losses to choose) is not left.
 
-Ruling: the interphase's player order is the order the players were added (players out of the game left
-out); the sheet's initiative order is for movement, which the bot does not track.
+The player order is rolled at the start of each turn (A.1.1) and used for initiative and for the interphase
+(D.11 places subversion in it); turn 1's is rolled when the GM starts initiative, or at the interphase.
 """
 
 from __future__ import annotations
@@ -31,18 +32,30 @@ def require_phase(tx: Tx, phase: str, what: str) -> None:
 
 def enter_interphase(tx: Tx) -> None:
     """The Social Interphase begins: its per-turn marks cleared and the players' order set."""
+    from engine.godsfire import movement, war
+
     state: GodsfireState = tx.state
     tx.emit(GodsfirePhaseChanged(state.turn, "interphase"))
     tx.emit(InterphaseReset(state.turn))
-    change_game(tx, "the interphase's order: the players in the order they joined",
-                order=[p.name for p in tx.state.players if not p.out])
+    if not [p for p in tx.state.order if tx.state.find_player(p)]:
+        order = movement.roll_order(tx)
+        change_game(tx, f"turn {state.turn}'s player order (A.1.1): {', '.join(order)}", order=order)
+    war.land_shipments(tx)
 
 
 def leave_interphase(tx: Tx) -> None:
     """The Social Interphase ends: the steps done are cleared and the next turn's Movement Phase begins."""
+    from engine.godsfire import movement, war
+
     state: GodsfireState = tx.state
     change_game(tx, "the interphase is over", done={p.name: [] for p in state.players})
+    war.check_victory(tx)
+    if tx.state.ended:
+        return
     tx.emit(GodsfirePhaseChanged(state.turn + 1, "movement"))
+    change_game(tx, "a new turn", order=[])
+    if tx.state.active_players():
+        movement.begin_turn(tx)
 
 
 def advance(tx: Tx) -> None:
@@ -57,7 +70,26 @@ def advance(tx: Tx) -> None:
     elif following == "interphase":
         enter_interphase(tx)
     else:
+        _leave(tx, state.phase)
         tx.emit(GodsfirePhaseChanged(state.turn, following))
+
+
+def _leave(tx: Tx, phase: str) -> None:
+    """Refuse to leave the Movement or Combat Phase before its procedure is done."""
+    from engine.godsfire import movement
+
+    state = tx.state
+    if phase == "movement":
+        left = movement.movement_left(state, tx.rules)
+        if left:
+            raise RuleViolation("the Movement Phase is not over: " + "; ".join(left))
+    elif phase == "combat":
+        from engine.godsfire import combat
+
+        left = combat.combat_left(state)
+        if left:
+            raise RuleViolation("the Combat Phase is not over: " + "; ".join(left))
+        combat.clear_combat(tx)
 
 
 @handles(NextPhase)

@@ -1,5 +1,6 @@
 """Godsfire's Social Interphase, its politics: party changes (D.6), revolts (D.7), subversion (D.8, D.11-13),
-allegiance and economy drops (D.9, D.10), and the interphase's bookkeeping (steps done, what is left, its end).
+allegiance and economy drops (D.9, D.10), and the interphase's bookkeeping: each player's steps in the
+sheet's order (`open_step`, `take_step`), the checklist, what is left, and its end (`compulsory_left_over`).
 
 Every number comes from `data/godsfire.toml` (`rules.table(...)`); every change is a generic
 `RegionChanged`/`SystemChanged`/`PlayerChanged`/`GameChanged` with its reason. Rulings where the sheet is
@@ -15,7 +16,7 @@ from typing import Any
 from engine import core
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, NotYourNation, RuleViolation
-from engine.godsfire import phases
+from engine.godsfire import economy, phases
 from engine.godsfire.common import acting_player
 from engine.godsfire.events import (
     StepDone,
@@ -34,6 +35,11 @@ PAYMENTS = ("ng", "loyalty")
 CHECKED = {"subversion": "subversion resolve", "allegiance": "allegiance check", "economy": "economy check"}
 """The steps a check applies to every system of a player at once: done by running it, not by saying so."""
 ADJACENT_PARTY = {"R": "M", "E": "M"}  # ruling: R and E each have one neighbour, M
+STEP_RULE = dict(zip(STEPS, (1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14), strict=True))
+"""Each interphase step's number on the sheet (D.1 holds both the tax and the loan repayment)."""
+COMPULSORY = ("loans", "subversion", "allegiance", "economy")
+"""The steps a player cannot leave out: a due loan repayment (D.1.4), D.8, D.9 and D.10. An action of a
+later step is refused while one is not taken; the end of the interphase applies those left."""
 STEP_NAMES = {
     "tax": "D.1 tax and loan repayment", "loans": "D.1 loan repayment", "borrow": "D.2 borrowing",
     "transfer": "D.3 transfers", "purchase": "D.4 purchases", "raise": "D.5 loyalty and economy raises",
@@ -211,6 +217,7 @@ def _where(system: System, region: Region) -> str:
 def change_party(tx: Tx, action: ChangeParty) -> None:
     _in_interphase(tx, "D.6 changing a party")
     system = _owned(tx, action.system, "attempt a party change")
+    open_step(tx, system.owner, "party")
     region = system.region(action.region)
     table = tx.rules.table("party_change")
     where = _where(system, region)
@@ -230,6 +237,7 @@ def change_party(tx: Tx, action: ChangeParty) -> None:
         if owner.ng_money < cost:
             raise RuleViolation(f"the sheet (D.6.2): a party change costs {cost} from the National "
                                 f"Government; {owner.name}'s NG has {owner.ng_money}")
+        take_step(tx, owner.name, "party")
         change_player(tx, owner.name, f"D.6: paid {cost} for a party change in {where}",
                       ng_money=owner.ng_money - cost)
         change_region(tx, system.name, region.number, f"D.6: {cost} spent on a party change",
@@ -239,6 +247,7 @@ def change_party(tx: Tx, action: ChangeParty) -> None:
         if level <= 0:  # ruling: as a loan default, national allegiance goes no lower than 0
             raise RuleViolation(f"the sheet (D.6.2): {owner.name}'s national allegiance for the "
                                 f"{PARTY_NAMES[party]}s is {level}: nothing left to lower; pay from the NG instead")
+        take_step(tx, owner.name, "party")
         national = dict(owner.national_allegiance)
         national[party] = level - 1
         change_player(tx, owner.name, f"D.6: national {PARTY_NAMES[party]} allegiance lowered for a party "
@@ -264,6 +273,7 @@ def change_party(tx: Tx, action: ChangeParty) -> None:
 def deal_with_revolt(tx: Tx, action: DealWithRevolt) -> None:
     _in_interphase(tx, "D.7 dealing with revolts")
     system = _owned(tx, action.system, "deal with a revolt")
+    open_step(tx, system.owner, "revolts")
     region = system.region(action.region)
     table = tx.rules.table("revolts")
     where = _where(system, region)
@@ -275,26 +285,27 @@ def deal_with_revolt(tx: Tx, action: DealWithRevolt) -> None:
         raise RuleViolation(f"the sheet (D.7): ONE option per region per turn; {where}'s revolt was already "
                             f"dealt with this turn")
     owner = system.owner
+    if action.way == "bribe" and region.party != "R":
+        raise RuleViolation(f"the sheet (D.7.2): bribery only works for Reactionary (R) revolts; {where} "
+                            f"is {PARTY_NAMES[region.party]} ({region.party})")
+    if action.way == "bribe" and system.bank < int(table["bribe_cost"]):
+        raise RuleViolation(f"the sheet (D.7.2): bribery costs {table['bribe_cost']} from the system bank; "
+                            f"{system.name}'s bank has {system.bank}")
+    if action.way == "police" and _pdfs(system) <= 0:
+        raise RuleViolation(f"the sheet (D.7.3): police action needs a die at most the number of PDFs in "
+                            f"the system; {system.name} has none")
+    take_step(tx, owner, "revolts")
     if action.way == "negotiate":
         die = tx.roll(f"revolt: negotiate ({where})", owner).die
         success, level = _band(table["negotiate"], die), int(table["negotiate_to"])
     elif action.way == "bribe":
         cost = int(table["bribe_cost"])
-        if region.party != "R":
-            raise RuleViolation(f"the sheet (D.7.2): bribery only works for Reactionary (R) revolts; {where} "
-                                f"is {PARTY_NAMES[region.party]} ({region.party})")
-        if system.bank < cost:
-            raise RuleViolation(f"the sheet (D.7.2): bribery costs {cost} from the system bank; {system.name}'s "
-                                f"bank has {system.bank}")
         # bribes are not "spent" for regional jealousy (the sheet, D.9.2)
         change_system(tx, system.name, f"D.7: bribe of {cost} in {where}", bank=system.bank - cost)
         die = tx.roll(f"revolt: bribery ({where})", owner).die
         success, level = _band(table["bribe"], die), int(table["bribe_to"])
     else:
         pdfs = _pdfs(system)
-        if pdfs <= 0:
-            raise RuleViolation(f"the sheet (D.7.3): police action needs a die at most the number of PDFs in "
-                                f"the system; {system.name} has none")
         die = tx.roll(f"revolt: police action, {pdfs} PDF ({where})", owner).die
         success, level = die <= pdfs, int(table["police_to"])
     words = {"negotiate": "negotiation", "bribe": "bribery", "police": "police action"}[action.way]
@@ -365,29 +376,38 @@ def _government_lost(tx: Tx, system: System, owner: str | None) -> None:
 @handles(ResolveSubversion)
 def resolve_subversion(tx: Tx, action: ResolveSubversion) -> None:
     _in_interphase(tx, "D.8 resolving subversion")
+    players = _players_for(tx, action.player, "subversion")
+    for player in players:
+        open_step(tx, player, "subversion")
+    for player in players:
+        take_step(tx, player, "subversion")
+        _resolve_subversion(tx, player)
+
+
+def _resolve_subversion(tx: Tx, player: str) -> None:
+    """D.8 for one player's systems; the step marked done."""
     track = int(tx.rules.table("subversion")["track"])
-    for player in _players_for(tx, action.player, "subversion"):
-        for system in list(tx.state.systems_of(player)):
-            for region in system.regions:
-                money = {p: m for p, m in region.subversion.items() if m > 0}
-                fields: dict[str, Any] = {}
-                notes = []
-                if money and region.counter_subversion <= 0:
-                    fields.update(_lowered(tx.rules, region, 1))
-                    notes.append("undefended subversion lowers allegiance by 1")
-                if region.counter_subversion:
-                    fields["counter_subversion"] = 0
-                    notes.append("counter-subversion money removed")
-                if money:
-                    steps = {p: region.subversion_step.get(p, 0) + 1 for p in money}
-                    fields["subversion"] = {p: m for p, m in money.items() if steps[p] < track}
-                    fields["subversion_step"] = {p: s for p, s in steps.items() if s < track}
-                    gone = sorted(p for p in money if steps[p] >= track)
-                    notes.append("subversion money moves down 1" + (f" ({', '.join(gone)}'s off the track)"
-                                                                     if gone else ""))
-                if fields:
-                    change_region(tx, system.name, region.number, "D.8: " + "; ".join(notes), **fields)
-        tx.emit(StepDone(player, "subversion"))
+    for system in list(tx.state.systems_of(player)):
+        for region in system.regions:
+            money = {p: m for p, m in region.subversion.items() if m > 0}
+            fields: dict[str, Any] = {}
+            notes = []
+            if money and region.counter_subversion <= 0:
+                fields.update(_lowered(tx.rules, region, 1))
+                notes.append("undefended subversion lowers allegiance by 1")
+            if region.counter_subversion:
+                fields["counter_subversion"] = 0
+                notes.append("counter-subversion money removed")
+            if money:
+                steps = {p: region.subversion_step.get(p, 0) + 1 for p in money}
+                fields["subversion"] = {p: m for p, m in money.items() if steps[p] < track}
+                fields["subversion_step"] = {p: s for p, s in steps.items() if s < track}
+                gone = sorted(p for p in money if steps[p] >= track)
+                notes.append("subversion money moves down 1" + (f" ({', '.join(gone)}'s off the track)"
+                                                                 if gone else ""))
+            if fields:
+                change_region(tx, system.name, region.number, "D.8: " + "; ".join(notes), **fields)
+    tx.emit(StepDone(player, "subversion"))
 
 
 # --- D.9 allegiance ------------------------------------------------------------------------------
@@ -396,26 +416,35 @@ def resolve_subversion(tx: Tx, action: ResolveSubversion) -> None:
 @handles(CheckAllegiance)
 def check_allegiance(tx: Tx, action: CheckAllegiance) -> None:
     _in_interphase(tx, "D.9 lowering allegiance")
-    for player in _players_for(tx, action.player, "allegiance"):
-        for system in list(tx.state.systems_of(player)):
-            # ruling: adjacency and money as they stand when the check starts; regions of one system whose
-            # numbers differ by 1 are adjacent (the maps are not in the seed)
-            in_revolt = {r.number for r in system.regions if r.revolt}
-            most = max((r.spent for r in system.regions), default=0)
-            for region in system.regions:
-                next_to = sorted(n for n in (region.number - 1, region.number + 1) if n in in_revolt)
-                short = most - region.spent
-                drop = (1 if next_to else 0) + short
-                fields = _lowered(tx.rules, region, drop)
-                if not fields:
-                    continue
-                notes = []
-                if next_to:
-                    notes.append(f"next to region {next_to[0]} in revolt")
-                if short:
-                    notes.append(f"regional jealousy: {short} less spent than in the system's best-served region")
-                change_region(tx, system.name, region.number, f"D.9: {', '.join(notes)}", **fields)
-        tx.emit(StepDone(player, "allegiance"))
+    players = _players_for(tx, action.player, "allegiance")
+    for player in players:
+        open_step(tx, player, "allegiance")
+    for player in players:
+        take_step(tx, player, "allegiance")
+        _check_allegiance(tx, player)
+
+
+def _check_allegiance(tx: Tx, player: str) -> None:
+    """D.9 for one player's systems; the step marked done."""
+    for system in list(tx.state.systems_of(player)):
+        # ruling: adjacency and money as they stand when the check starts; regions of one system whose
+        # numbers differ by 1 are adjacent (the maps are not in the seed)
+        in_revolt = {r.number for r in system.regions if r.revolt}
+        shorted = economy.jealousy(system)
+        for region in system.regions:
+            next_to = sorted(n for n in (region.number - 1, region.number + 1) if n in in_revolt)
+            short = shorted[region.number]
+            drop = (1 if next_to else 0) + short
+            fields = _lowered(tx.rules, region, drop)
+            if not fields:
+                continue
+            notes = []
+            if next_to:
+                notes.append(f"next to region {next_to[0]} in revolt")
+            if short:
+                notes.append(f"regional jealousy: {short} less spent than in the system's best-served region")
+            change_region(tx, system.name, region.number, f"D.9: {', '.join(notes)}", **fields)
+    tx.emit(StepDone(player, "allegiance"))
 
 
 # --- D.10 economy --------------------------------------------------------------------------------
@@ -453,6 +482,8 @@ def feeders(system: System) -> dict[int, int | None]:
 def check_economy(tx: Tx, action: CheckEconomy) -> None:
     _in_interphase(tx, "D.10 lowering economic levels")
     players = _players_for(tx, action.player, "economy")
+    for player in players:
+        open_step(tx, player, "economy")
     wished = parse_regions(tx.state, action.lower) if action.lower else []
     keys = {name_key(p) for p in players}
     for system_name, number in wished:
@@ -463,26 +494,31 @@ def check_economy(tx: Tx, action: CheckEconomy) -> None:
         if system.region(number).economy == ECONOMY[0]:
             raise RuleViolation(f"the sheet (D.10): {system.name} region {number} is at Subsistence (S), the "
                                 f"lowest economic level")
-    wanted = set(wished)
     for player in players:
-        for system in list(tx.state.systems_of(player)):
-            fed = feeders(system)
-            for region in system.regions:
-                why = []
-                if region.revolt:
-                    why.append("in revolt")
-                if region.economy == "I-2" and fed.get(region.number) is None:
-                    why.append("I-2 with no A-2 to feed it")
-                if region.economy == "I-1" and fed.get(region.number) is None:
-                    why.append("I-1 with no A-1 or A-2 to feed it")
-                if region.enemy_units > 0:
-                    why.append("occupied by enemy units")
-                if (system.name, region.number) in wanted:
-                    why.append("lowered by its owner")
-                new = _economy_down(region.economy)
-                if why and new != region.economy:
-                    change_region(tx, system.name, region.number, f"D.10: {', '.join(why)}", economy=new)
-        tx.emit(StepDone(player, "economy"))
+        take_step(tx, player, "economy")
+        _check_economy(tx, player, set(wished))
+
+
+def _check_economy(tx: Tx, player: str, wanted: set[tuple[str, int]]) -> None:
+    """D.10 for one player's systems, with the drops the player wants (`wanted`); the step marked done."""
+    for system in list(tx.state.systems_of(player)):
+        fed = feeders(system)
+        for region in system.regions:
+            why = []
+            if region.revolt:
+                why.append("in revolt")
+            if region.economy == "I-2" and fed.get(region.number) is None:
+                why.append("I-2 with no A-2 to feed it")
+            if region.economy == "I-1" and fed.get(region.number) is None:
+                why.append("I-1 with no A-1 or A-2 to feed it")
+            if region.enemy_units > 0:
+                why.append("occupied by enemy units")
+            if (system.name, region.number) in wanted:
+                why.append("lowered by its owner")
+            new = _economy_down(region.economy)
+            if why and new != region.economy:
+                change_region(tx, system.name, region.number, f"D.10: {', '.join(why)}", economy=new)
+    tx.emit(StepDone(player, "economy"))
 
 
 # --- D.11-13 subversion, de-subversion, counter-subversion ---------------------------------------
@@ -505,6 +541,14 @@ def subvert(tx: Tx, action: Subvert) -> None:
     if system.owner is not None and name_key(system.owner) == name_key(payer.name):
         raise RuleViolation(f"{system.name} is {payer.name}'s own system: subversion is placed in other "
                             f"players' systems")
+    open_step(tx, payer.name, "subvert")
+    target = state.player(system.owner) if system.owner is not None else None
+    if target is not None and not target.out and "subversion" not in state.done.get(target.name, []):
+        # ruling: subversion placed at D.11 first acts at the next turn's D.8, so it waits for its target's
+        # D.8 of this turn
+        raise RuleViolation(f"subversion placed at D.11 first acts at the next turn's D.8: {target.name} has "
+                            f"not resolved this turn's subversion (D.8) yet, so it cannot be placed in "
+                            f"{system.name} before that (/godsfire subversion resolve)")
     per = int(tx.rules.table("subversion")["cost"][region.economy])
     cost = per * amount
     if payer.ng_money < cost:
@@ -513,6 +557,7 @@ def subvert(tx: Tx, action: Subvert) -> None:
     war = ""
     if system.owner is not None and state.at_war(payer.name, system.owner):
         war = " (at war: the money must have been carried to a cell next to the system, the sheet C and D.11.1)"
+    take_step(tx, payer.name, "subvert")
     change_player(tx, payer.name, f"D.11: {cost} paid for subversion in {where}{war}",
                   ng_money=payer.ng_money - cost)
     money = dict(region.subversion)
@@ -528,6 +573,7 @@ def desubvert(tx: Tx, action: Desubvert) -> None:
     _in_interphase(tx, "D.12 placing de-subversion money")
     amount = _amount(action.amount)
     system = _owned(tx, action.system, "place de-subversion money")
+    open_step(tx, system.owner, "desubvert")
     region = system.region(action.region)
     where = _where(system, region)
     present = sum(m for m in region.subversion.values() if m > 0)
@@ -540,8 +586,10 @@ def desubvert(tx: Tx, action: Desubvert) -> None:
     if system.bank < cost:
         raise RuleViolation(f"the sheet (D.12.1): de-subversion in a {region.economy} region costs {per} each, "
                             f"{cost} for {amount}; {system.name}'s bank has {system.bank}")
+    take_step(tx, system.owner, "desubvert")
     change_system(tx, system.name, f"D.12: {cost} paid for de-subversion in {where}", bank=system.bank - cost)
-    # ruling: each de-subversion money removes one subversion money, the largest stack first (then by name)
+    # ruling: each de-subversion money removes one subversion money, the largest stack first (then by name);
+    # then the de-subversion money itself is removed (D.12.2): nothing of it stays on the region
     money = {p: m for p, m in region.subversion.items() if m > 0}
     left = amount
     for player in sorted(money, key=lambda p: (-money[p], p)):
@@ -550,9 +598,8 @@ def desubvert(tx: Tx, action: Desubvert) -> None:
         left -= taken
     steps = {p: s for p, s in region.subversion_step.items() if money.get(p, 0) > 0}
     change_region(tx, system.name, region.number, f"D.12: {amount} de-subversion money placed; it and "
-                  f"{amount} subversion money are removed",
-                  subversion={p: m for p, m in money.items() if m > 0}, subversion_step=steps,
-                  desubversion=region.desubversion + amount)
+                  f"{amount} subversion money are removed (D.12.2)",
+                  subversion={p: m for p, m in money.items() if m > 0}, subversion_step=steps, desubversion=0)
 
 
 @handles(Counter)
@@ -560,6 +607,7 @@ def counter(tx: Tx, action: Counter) -> None:
     _in_interphase(tx, "D.13 placing counter-subversion money")
     amount = _amount(action.amount)
     system = _owned(tx, action.system, "place counter-subversion money")
+    open_step(tx, system.owner, "counter")
     region = system.region(action.region)
     where = _where(system, region)
     per = int(tx.rules.table("subversion")["counter_cost"][region.economy])
@@ -567,6 +615,7 @@ def counter(tx: Tx, action: Counter) -> None:
     if system.bank < cost:
         raise RuleViolation(f"the sheet (D.13): counter-subversion in a {region.economy} region costs {per} "
                             f"each, {cost} for {amount}; {system.name}'s bank has {system.bank}")
+    take_step(tx, system.owner, "counter")
     change_system(tx, system.name, f"D.13: {cost} paid for counter-subversion in {where}",
                   bank=system.bank - cost)
     change_region(tx, system.name, region.number, f"D.13: {amount} counter-subversion money placed",
@@ -576,22 +625,137 @@ def counter(tx: Tx, action: Counter) -> None:
 # --- the interphase's bookkeeping ----------------------------------------------------------------
 
 
-def interphase_left(state: GodsfireState) -> dict[str, list[str]]:
-    """What each player still in the game has left to do this interphase, in the sheet's order (players in
-    the interphase's order, then the rest as they joined). Empty lists outside the interphase."""
+def interphase_players(state: GodsfireState) -> list[str]:
+    """The players still in the game: in the interphase's order, then the rest as they joined."""
     named = [state.player(p).name for p in state.order if state.find_player(p)]
     players = named + [p.name for p in state.players if p.name not in named]
-    left: dict[str, list[str]] = {}
-    for name in players:
-        if state.player(name).out:
+    return [name for name in players if not state.player(name).out]
+
+
+def step_label(step: str) -> str:
+    """`D.9` for the allegiance step."""
+    return f"D.{STEP_RULE[step]}"
+
+
+def _closed_by(state: GodsfireState, player: str, step: str) -> str | None:
+    """The latest step after `step` the player has taken (which closed it), or None."""
+    done = state.done.get(player, [])
+    later = [s for s in STEPS[STEPS.index(step) + 1:] if s in done]
+    return later[-1] if later else None
+
+
+def _pending(state: GodsfireState, player: str, step: str) -> str | None:
+    """The command that takes `step`, if it is a compulsory step the player has not taken: a due loan
+    repayment, or D.8, D.9, D.10 for a player with systems. None otherwise."""
+    if step in state.done.get(player, []):
+        return None
+    if step == "loans":
+        due = economy.repayments_due(state, player)
+        return f"/godsfire repay system:{due[0].name}" if due else None
+    if step in CHECKED and state.systems_of(player):
+        return f"/godsfire {CHECKED[step]}"
+    return None
+
+
+def open_step(tx: Tx, player: str, step: str) -> None:
+    """Refuse an action of `step` for `player` (whoever acts: the GM for a player counts for him) when the
+    step is closed — a later step was taken — or a compulsory earlier step has not been taken (the sheet's
+    order: each player's interphase runs D.1 to D.14)."""
+    state: GodsfireState = tx.state
+    player = state.player(player).name
+    if step in state.done.get(player, []):
+        later = _closed_by(state, player, step)
+        why = (f"a later step ({step_label(later)}) was taken" if later is not None
+               else "it is done (marked done, or closed by the step taken after it)")
+        raise RuleViolation(f"{step_label(step)} is closed for {player}: {why}")
+    for earlier in STEPS[:STEPS.index(step)]:
+        command = _pending(state, player, earlier)
+        if command is None:
             continue
-        done = state.done.get(name, [])
-        left[name] = [s for s in STEPS if s not in done] if state.phase == "interphase" else []
-    return left
+        name = "loan repayment" if earlier == "loans" else CHECKED[earlier]
+        whose = f" player:{player}" if earlier != "loans" and name_key(player) != name_key(tx.ctx.actor) else ""
+        raise RuleViolation(f"{step_label(earlier)} {name} comes first: {command}{whose}")
+
+
+def take_step(tx: Tx, player: str, step: str) -> None:
+    """`player` takes `step`: refused as `open_step` says; otherwise every earlier step not yet done is closed
+    (marked done), the revolts step with its whole-system check (D.7.4). Call it once the action is known to
+    be allowed, before its first change."""
+    open_step(tx, player, step)
+    player = tx.state.player(player).name
+    for earlier in STEPS[:STEPS.index(step)]:
+        if earlier in tx.state.done.get(player, []):
+            continue
+        if earlier == "revolts":
+            _whole_system_revolts(tx, player)
+        tx.emit(StepDone(player, earlier))
+
+
+@dataclass(frozen=True)
+class StepState:
+    """One line of a player's interphase checklist."""
+
+    step: str
+    state: str  # done, next or left
+    compulsory: bool
+    note: str = ""
+
+
+def _step_done(state: GodsfireState, player: str, step: str) -> bool:
+    """Done: marked (taken, skipped, or closed by a later step); the tax also once every system of the player
+    paid it this turn, the loan repayment once every box due this turn is paid."""
+    if step in state.done.get(player, []):
+        return True
+    systems = state.systems_of(player)
+    if step == "tax":
+        return bool(systems) and all(s.taxed_turn == state.turn for s in systems)
+    if step == "loans":
+        return any(s.loans for s in systems) and not economy.repayments_due(state, player)
+    return False
+
+
+def interphase_checklist(state: GodsfireState) -> dict[str, list[StepState]]:
+    """Each player's Social Interphase, step by step in the sheet's order (players in the interphase's order,
+    those out of the game left out): done, next (the first step not done) or left, the compulsory ones
+    marked (a loan repayment due this turn, D.8, D.9, D.10). Empty outside the interphase."""
+    if state.phase != "interphase":
+        return {}
+    checklist: dict[str, list[StepState]] = {}
+    for player in interphase_players(state):
+        due = economy.repayments_due(state, player)
+        rows: list[StepState] = []
+        seen_next = False
+        for step in STEPS:
+            done = _step_done(state, player, step)
+            word = "done" if done else "left" if seen_next else "next"
+            seen_next = seen_next or not done
+            note = ""
+            if step == "loans":
+                compulsory = any(s.loans for s in state.systems_of(player))
+                if due and not done:
+                    note = "due on " + ", ".join(s.name for s in due)
+            else:
+                compulsory = step in COMPULSORY
+            rows.append(StepState(step, word, compulsory, note))
+        checklist[player] = rows
+    return checklist
+
+
+def interphase_left(state: GodsfireState) -> dict[str, list[str]]:
+    """What each player still in the game has left to do this interphase, in the sheet's order (players in
+    the interphase's order, then the rest as they joined): the checklist's steps not done. Empty lists
+    outside the interphase."""
+    if state.phase != "interphase":
+        return {name: [] for name in interphase_players(state)}
+    return {player: [row.step for row in rows if row.state != "done"]
+            for player, rows in interphase_checklist(state).items()}
 
 
 @handles(MarkDone)
 def mark_done(tx: Tx, action: MarkDone) -> None:
+    """A step marked done is taken with nothing more done in it: it closes the earlier steps (see
+    `take_step`). The loan repayment marked done with a repayment due is a default of the whole amount due
+    (the rulings); the revolts step applies the whole-system check (D.7.4)."""
     state = _in_interphase(tx, "marking a step done")
     step = action.step.strip().lower()
     if step not in STEPS:
@@ -600,8 +764,11 @@ def mark_done(tx: Tx, action: MarkDone) -> None:
         raise RuleViolation(f"{STEP_NAMES[step]} is not skipped: /godsfire {CHECKED[step]} applies it and marks it "
                             f"done")
     player = acting_player(tx, action.player, "mark steps done")
-    if step in state.done.get(player.name, []):
+    if step in state.done.get(player.name, []) and _closed_by(state, player.name, step) is None:
         raise RuleViolation(f"{STEP_NAMES[step]} is already done for {player.name} this interphase")
+    take_step(tx, player.name, step)
+    if step == "loans":
+        economy.default_unpaid(tx, player.name)
     if step == "revolts":
         _whole_system_revolts(tx, player.name)
     tx.emit(StepDone(player.name, step))
@@ -611,16 +778,38 @@ def mark_done(tx: Tx, action: MarkDone) -> None:
 def end_interphase(tx: Tx, action: EndInterphase) -> None:
     require_gm(tx, "end the Social Interphase")
     _in_interphase(tx, "ending the interphase")
-    revolts_left_over(tx)
+    compulsory_left_over(tx)
     phases.leave_interphase(tx)
 
 
-def revolts_left_over(tx: Tx) -> None:
-    """D.7.4 for every player who never marked the revolts step done, so that ending the interphase does
-    not skip it (call it before leaving the interphase)."""
-    for player in [p.name for p in tx.state.players if not p.out]:
-        if "revolts" not in tx.state.done.get(player, []):
-            _whole_system_revolts(tx, player)
+def compulsory_left_over(tx: Tx) -> None:
+    """Before the interphase ends (`/godsfire interphase end`, or the GM stepping the phase on): for each player
+    in the interphase's order, every compulsory step not yet taken, in the sheet's order, as if the player
+    had run it — a due loan repayment not made is a default of the whole amount due (D.1.4-5), then the
+    whole-system revolt check (D.7.4), D.8 subversion resolve, D.9 allegiance check and D.10 economy check
+    (no voluntary lowering)."""
+    for player in interphase_players(tx.state):
+        for step in ("loans", "revolts", "subversion", "allegiance", "economy"):
+            if tx.state.player(player).out:
+                break  # its National Government lost on the way (D.7.4)
+            if step in tx.state.done.get(player, []):
+                continue
+            if step == "loans":
+                if economy.repayments_due(tx.state, player):
+                    economy.default_unpaid(tx, player)
+                    tx.emit(StepDone(player, "loans"))
+            elif step == "revolts":
+                _whole_system_revolts(tx, player)
+            elif step == "subversion":
+                _resolve_subversion(tx, player)
+            elif step == "allegiance":
+                _check_allegiance(tx, player)
+            else:
+                _check_economy(tx, player, set())
+
+
+revolts_left_over = compulsory_left_over
+"""The former name (phases.advance calls it): every compulsory step left over, not only D.7.4."""
 
 
 # --- commands ------------------------------------------------------------------------------------

@@ -28,8 +28,13 @@ class GodsfireHouse(House):
         "national_allegiance_start": (1, 5),
         "economy_cost_s": (0, 100), "economy_cost_a1": (0, 100), "economy_cost_a2": (0, 100),
         "economy_cost_i1": (0, 100),
+        "response_hours": (0.1, 168),
+        "sqd_strength": (0, 50), "ag_strength": (0, 50), "ag_strength_small": (0, 50), "pdf_strength": (0, 50),
+        "ng_strength": (0, 50),
     }
-    UNITS: ClassVar[dict[str, str]] = {f"economy_cost_{level}": "GB" for level in ("s", "a1", "a2", "i1")}
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"transit_column": ("-2", "-1", "0")}
+    UNITS: ClassVar[dict[str, str]] = {**{f"economy_cost_{level}": "GB" for level in ("s", "a1", "a2", "i1")},
+                                       "response_hours": "hours"}
 
     national_allegiance_start: int = 5
     # The costs between economic levels (D.5.4): the sheet's Economic Scale is not included.
@@ -37,6 +42,24 @@ class GodsfireHouse(House):
     economy_cost_a1: int = 3  # A-1 -> A-2
     economy_cost_a2: int = 4  # A-2 -> I-1
     economy_cost_i1: int = 6  # I-1 -> I-2
+    # How long a player has to answer: a go at initiative, a transit attack, losses or a retreat to choose
+    # (then the default applies: pass, no attack, the first units listed, the first cell offered).
+    response_hours: float = 12.0
+    # The Transit Attacks column is the referee's call: this one unless the GM names another.
+    transit_column: str = "0"
+    # Each unit type's combat strength (the counters' numbers are not on the sheet). An AG has two: the
+    # larger on a system sheet or cell, the smaller elsewhere (B.1.4).
+    sqd_strength: int = 2
+    ag_strength: int = 4
+    ag_strength_small: int = 2
+    pdf_strength: int = 3
+    ng_strength: int = 0
+
+    def strength(self, kind: str, on_system: bool) -> int:
+        """A unit's combat strength (B.1.4: an AG uses the smaller number unless on a system sheet or cell)."""
+        if kind == "AG":
+            return self.ag_strength if on_system else self.ag_strength_small
+        return {"SQD": self.sqd_strength, "PDF": self.pdf_strength, "NG": self.ng_strength}.get(kind, 0)
 
     def economy_cost(self, level: str) -> int | None:
         """What raising a region from `level` to the next costs (None: `level` is the highest)."""
@@ -78,7 +101,6 @@ class GodsfireRules:
     conquered_party: str
     allegiance_lowest: int
     allegiance_highest: int
-    highest_by_party: dict[str, int]
     combat: Chart
     nebula_divisor: int
     transit: Chart
@@ -133,7 +155,6 @@ def rules_from_dict(data: dict[str, Any]) -> GodsfireRules:
             conquered_party=setup["conquered_party"],
             allegiance_lowest=int(allegiance["lowest"]),
             allegiance_highest=int(allegiance["highest"]),
-            highest_by_party=dict(allegiance["highest_by_party"]),
             combat=_chart(data["combat"], "combat"),
             nebula_divisor=int(data["combat"]["nebula_divisor"]),
             transit=_chart(data["transit"], "transit"),
@@ -149,8 +170,6 @@ def rules_from_dict(data: dict[str, Any]) -> GodsfireRules:
         raise RulesError("setup.party must name the parties R, M and E")
     if any(b.value not in ECONOMY for b in rules.economy):
         raise RulesError(f"setup.economy levels must be among {', '.join(ECONOMY)}")
-    if set(rules.highest_by_party) != set(PARTIES):
-        raise RulesError("allegiance.highest_by_party must give R, M and E")
     for units in (rules.neutral_units, rules.gone_neutral_units):
         if set(units) - set(UNIT_TYPES):
             raise RulesError(f"unit types are {', '.join(UNIT_TYPES)}")

@@ -32,6 +32,7 @@ MAX_SYSTEMS = 500
 MAX_REGIONS = 12
 MAX_LOANS = 20
 MAX_COUNT = 1_000_000  # money and unit counts
+MAX_COUNTERS = 5_000  # counters on the table
 
 Count = Annotated[int, count(0, MAX_COUNT)]
 Level = Annotated[int, count(0, 5)]
@@ -90,6 +91,79 @@ class Player(Strict):
     out: bool = False
 
 
+Kind = Literal["SQD", "AG", "PDF", "NG", "GB"]
+Cell = Annotated[str, Field(min_length=1, max_length=60)]
+Numbers = Annotated[list[Annotated[int, count(1, MAX_COUNT)]], Field(max_length=MAX_COUNTERS)]
+Names = Annotated[list[Name], Field(max_length=MAX_PLAYERS)]
+HowMany = Annotated[int, count(0, MAX_COUNTERS)]
+
+
+class Counter(Strict):
+    number: Annotated[int, count(1, MAX_COUNT)]
+    kind: Kind
+    owner: Name | None = None
+    at: Cell
+    ground: bool = False
+    moved: Annotated[int, count(0, MAX_COUNT)] = 0
+    amount: Count = 0
+
+
+class Initiative(Strict):
+    holder: Name
+    round: Annotated[int, count(1, 10)] = 1
+    awaiting: Name | None = None
+    since: TimeText | None = None
+    moved: bool = False
+    held: Names = []
+    reminded: bool = False
+
+
+class Transit(Strict):
+    mover: Name
+    counters: Numbers
+    cell: Cell
+    to: Cell
+    ground: bool = False
+    stationary: Name
+    came_from: Annotated[str, Field(max_length=60)] = ""
+    rest: Annotated[list[Cell], Field(max_length=40)] = []
+    since: TimeText | None = None
+
+
+class Attack(Strict):
+    number: Annotated[int, count(1, MAX_COUNT)]
+    attackers: Names
+    units: Numbers
+    target: Cell
+    ground: bool = False
+    defender: Name | None = None
+    result: Annotated[str, Field(max_length=4)] = ""
+    column: Annotated[str, Field(max_length=4)] = ""
+    die: Annotated[int, count(0, 6)] = 0
+    attack: Annotated[float, Field(ge=0, le=MAX_COUNT)] = 0
+    defence: Annotated[float, Field(ge=0, le=MAX_COUNT)] = 0
+    nebula: bool = False
+
+
+class LossChoice(Strict):
+    chooser: Name
+    kind: Literal["losses", "retreat"]
+    counters: Numbers
+    count: HowMany = 0
+    reason: Annotated[str, Field(max_length=300)] = ""
+    since: TimeText | None = None
+    attack: Count = 0
+
+
+class Shipment(Strict):
+    owner: Name
+    amount: Annotated[int, count(1, MAX_COUNT)]
+    source: Cell
+    to: Cell
+    arrives: Annotated[int, count(1, MAX_COUNT)]
+    carrier: Annotated[int, count(1, MAX_COUNT)] | None = None
+
+
 class Game(Strict):
     ruleset: Literal["godsfire"]
     gm: Annotated[str, Field(max_length=200)] = "gm"
@@ -104,6 +178,18 @@ class Game(Strict):
     order: Annotated[list[Name], Field(max_length=MAX_PLAYERS)] = []
     done: Annotated[dict[Name, Annotated[list[Literal[STEPS]], Field(max_length=len(STEPS))]],  # type: ignore
                     Field(max_length=MAX_PLAYERS)] = {}
+    counters: Annotated[list[Counter], Field(max_length=MAX_COUNTERS)] = []
+    next_counter: Annotated[int, count(1, MAX_COUNT)] = 1
+    initiative: Initiative | None = None
+    transit: Transit | None = None
+    attacks: Annotated[list[Attack], Field(max_length=MAX_COUNTERS)] = []
+    next_attack: Annotated[int, count(1, MAX_COUNT)] = 1
+    choices: Annotated[list[LossChoice], Field(max_length=MAX_COUNTERS)] = []
+    shipments: Annotated[list[Shipment], Field(max_length=MAX_COUNTERS)] = []
+    neutral_control: Annotated[dict[Name, Name], Field(max_length=MAX_SYSTEMS)] = {}
+    victory: Literal["gm", "last-ng", "most-systems"] = "gm"
+    victory_turns: Annotated[int, count(0, 10_000)] = 0
+    winner: Name | None = None
 
 
 class Export(Strict):

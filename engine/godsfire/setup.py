@@ -227,6 +227,24 @@ def conquer_system(tx: Tx, action: ConquerSystem) -> None:
         change_region(tx, system.name, number, f"conquered by {owner}", party=party, allegiance=allegiance,
                       economy=economy, revolt=False, units={}, enemy_units=0, subversion={},
                       subversion_step={}, desubversion=0, counter_subversion=0)
+    offer_government(tx, owner, system.name)
+
+
+def lose_government(tx: Tx, system: str, player: str) -> None:
+    """The sheet (National Government): if lost, the player is out of the game — whether its system went
+    neutral, changed hands or its NG counter was destroyed."""
+    change_player(tx, player, f"the sheet: {player}'s National Government on {system} is lost: {player} is out "
+                  "of the game", out=True, government=None)
+
+
+def offer_government(tx: Tx, player: str, system: str) -> None:
+    """A player without a National Government who gains a system sets it up there (the sheet: the NG starts
+    on the system of the player's choice; the GM moves it with /godsfire player add government:)."""
+    found = tx.state.find_player(player)
+    if found is not None and found.government is None and not found.out:
+        change_player(tx, found.name, f"{found.name} had no National Government: it is set up on {system} (the GM "
+                      "may move it to another of their systems with /godsfire player add government:)",
+                      government=system)
 
 
 # --- the GM's hand edits -------------------------------------------------------------------------
@@ -381,7 +399,9 @@ def set_field(tx: Tx, action: SetField) -> None:
     if change_system(tx, system.name, reason, **{field: value}) is None:
         raise RuleViolation(f"{system.name}'s {field} is already {action.value}")
     if field == "owner":
-        for player in state.players:  # a National Government stays on its own player's system
-            if player.government is not None and name_key(player.government) == name_key(system.name) and (
-                    value is None or name_key(value) != name_key(player.name)):
-                change_player(tx, player.name, f"{system.name} changed hands", government=None)
+        previous = next((p for p in state.players if p.government is not None
+                         and name_key(p.government) == name_key(system.name)), None)
+        if previous is not None and (value is None or name_key(value) != name_key(previous.name)):
+            lose_government(tx, system.name, previous.name)
+        if value is not None:
+            offer_government(tx, value, system.name)

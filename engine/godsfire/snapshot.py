@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.godsfire import schema
-from engine.godsfire.events import system_from_dict, system_to_dict
+from engine.godsfire.events import from_plain, system_from_dict, system_to_dict, to_plain
 from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, GodsfireHouse
 from engine.godsfire.state import PHASES, STEPS, GodsfireState, Player
 from engine.names import name_key
@@ -17,6 +17,11 @@ from engine.rulesets import register_schema
 register_schema("godsfire", schema.validate_export)  # imports are checked by it before `state_from_dict`
 
 LEVELS = (0, 5)  # allegiance levels a region or a national government can hold (0: in revolt)
+
+
+PROCEDURE = ("counters", "next_counter", "initiative", "transit", "attacks", "next_attack", "choices",
+             "shipments", "neutral_control", "victory", "victory_turns", "winner")
+"""The game's fields the refereed procedure adds (the table, initiative, combat, money in transit, victory)."""
 
 
 def state_to_dict(state: GodsfireState) -> dict[str, Any]:
@@ -28,6 +33,7 @@ def state_to_dict(state: GodsfireState) -> dict[str, Any]:
             "forced_dice": list(state.forced_dice), "house": state.house.as_dict(),
             "wars": [list(pair) for pair in state.wars], "order": list(state.order),
             "done": {name: list(steps) for name, steps in state.done.items()},
+            **{key: to_plain(getattr(state, key)) for key in PROCEDURE},
         },
         "players": [{f.name: copy.deepcopy(getattr(p, f.name)) for f in fields(Player)} for p in state.players],
         "systems": [system_to_dict(s) for s in state.systems],
@@ -54,6 +60,9 @@ def state_from_dict(data: dict[str, Any]) -> GodsfireState:
         order=[str(name) for name in game.get("order", [])],
         done={str(name): [str(s) for s in steps] for name, steps in game.get("done", {}).items()},
     )
+    for key in PROCEDURE:
+        if key in game:
+            setattr(state, key, from_plain(key, game[key]))
     known = {f.name for f in fields(Player)}
     for raw in data.get("players", []):
         state.players.append(Player(**{k: copy.deepcopy(v) for k, v in raw.items() if k in known}))

@@ -79,6 +79,97 @@ class Player:
     out: bool = False  # lost its National Government: out of the game
 
 
+KINDS = ("SQD", "AG", "PDF", "NG", "GB")
+"""The counters on the table: squadrons, attack groups, planetary defence forces, a National Government,
+and money carried (GB)."""
+FIGHTING = ("SQD", "AG", "PDF")
+
+
+@dataclass
+class Counter:
+    """One counter on the table at a position the players name: a system's cell ("Sol"), a region of a
+    system on the ground ("Sol 2"), or any other cell of the group's map ("K12")."""
+
+    number: int  # shown as #number; never reused in a game
+    kind: str  # SQD, AG, PDF, NG or GB
+    owner: str | None  # None: a neutral system's
+    at: str
+    ground: bool = False  # on the ground of a region (`at` is "System N")
+    moved: int = 0  # the turn it last moved (A.2.1: once a turn)
+    amount: int = 0  # GB: the money it is
+
+
+@dataclass
+class Initiative:
+    """The Movement Phase's initiative (A.1): who holds it, the round, and whose go is awaited."""
+
+    holder: str  # the player holding initiative
+    round: int = 1  # 1.. (3 rounds, 4 in a two-player game)
+    awaiting: str | None = None  # whose go it is (the holder first, then each responder in order)
+    since: datetime | None = None  # when that go began (the response deadline counts from it)
+    moved: bool = False  # the awaited player moved a counter in this go
+    held: list[str] = field(default_factory=list)  # players who have held initiative this turn
+    reminded: bool = False  # the awaited player was reminded at half time
+
+
+@dataclass
+class Transit:
+    """A transit attack or block the stationary player may declare on a move through their cell (A.2.3)."""
+
+    mover: str  # the moving player
+    counters: list[int]  # the moving counters (they wait in `cell`)
+    cell: str  # the cell passed through
+    to: str  # where the move was going
+    ground: bool  # whether `to` is on the ground
+    stationary: str  # the player whose stationary units are there
+    came_from: str = ""  # where the movers started (a blocking force may not retreat there)
+    rest: list[str] = field(default_factory=list)  # the cells still to pass through after this one
+    since: datetime | None = None  # when the stationary player was asked
+
+
+@dataclass
+class Attack:
+    """An attack announced in the Combat Phase (B), resolved with all the others."""
+
+    number: int
+    attackers: list[str]  # the players combining (B.2.5)
+    units: list[int]  # the attacking counters
+    target: str  # the cell (or region, "Sol 2") attacked
+    ground: bool
+    defender: str | None  # the defending player (None: a neutral's units)
+    result: str = ""  # the chart's result once resolved
+    column: str = ""
+    die: int = 0
+    attack: float = 0
+    defence: float = 0
+    nebula: bool = False  # announced as in a nebula (B.1.2: both sides halved)
+
+
+@dataclass
+class LossChoice:
+    """Units a side must lose, chosen by its enemy (the chart's 1, 2), or a retreat the loser must make (r)."""
+
+    chooser: str  # the player who chooses (the enemy for losses; the loser for a retreat)
+    kind: str  # "losses" or "retreat"
+    counters: list[int]  # the counters to choose among (the losing side's)
+    count: int = 0  # losses: how many
+    reason: str = ""
+    since: datetime | None = None
+    attack: int = 0  # the attack it comes from
+
+
+@dataclass
+class Shipment:
+    """Money in transit (D.3): on its way to a system, landing in a later turn's transfer step."""
+
+    owner: str
+    amount: int
+    source: str  # where it left from (a system, or the NG)
+    to: str  # the system it lands on
+    arrives: int  # the turn in whose Social Interphase it lands
+    carrier: int | None = None  # the ship counter carrying it (None: at speed 3 by itself)
+
+
 @dataclass
 class GodsfireState:
     gm: str
@@ -92,8 +183,20 @@ class GodsfireState:
     players: list[Player] = field(default_factory=list)
     systems: list[System] = field(default_factory=list)
     wars: list[list[str]] = field(default_factory=list)  # pairs of players at war, each sorted
-    order: list[str] = field(default_factory=list)  # the interphase's player order
+    order: list[str] = field(default_factory=list)  # the turn's player order, rolled at its start (A.1.1)
     done: dict[str, list[str]] = field(default_factory=dict)  # player -> interphase steps done
+    counters: list[Counter] = field(default_factory=list)
+    next_counter: int = 1
+    initiative: Initiative | None = None  # None outside the Movement Phase's initiative
+    transit: Transit | None = None  # a move through enemy units waiting on their owner
+    attacks: list[Attack] = field(default_factory=list)  # this Combat Phase's announced attacks
+    next_attack: int = 1
+    choices: list[LossChoice] = field(default_factory=list)  # losses and retreats still to be chosen
+    shipments: list[Shipment] = field(default_factory=list)  # the Money in Transit box
+    neutral_control: dict[str, str] = field(default_factory=dict)  # neutral system -> the player moving its units
+    victory: str = "gm"  # the scenario's condition: "last-ng", "most-systems" or "gm"
+    victory_turns: int = 0  # most-systems: the game ends after this turn
+    winner: str | None = None
 
     def find_player(self, name: str) -> Player | None:
         key = name_key(name)
@@ -126,3 +229,17 @@ class GodsfireState:
 
     def at_war(self, a: str, b: str) -> bool:
         return sorted([a, b]) in self.wars
+
+    def counter(self, number: int) -> Counter:
+        """A counter by number; a refusal naming how to list them."""
+        found = next((c for c in self.counters if c.number == number), None)
+        if found is None:
+            raise UnknownName(f"no counter #{number} on the table (/godsfire counters lists them)")
+        return found
+
+    def counters_at(self, at: str) -> list[Counter]:
+        key = name_key(at)
+        return [c for c in self.counters if name_key(c.at) == key]
+
+    def active_players(self) -> list[Player]:
+        return [p for p in self.players if not p.out]

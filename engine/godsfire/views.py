@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.describe import plural
 from engine.godsfire.phases import phase_line
-from engine.godsfire.politics import STEP_NAMES, interphase_left
+from engine.godsfire.politics import STEP_NAMES, interphase_checklist
 from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
 from engine.godsfire.state import PHASE_NAMES, GodsfireState, System
 from engine.view import Line, Person, Strong, View, item, line, view
@@ -45,6 +45,9 @@ def status_view(state: GodsfireState, rules: Any = None) -> View:
     lines += [system_line(s) for s in state.systems]
     if state.wars:
         lines.append(line("At war: " + "; ".join(" and ".join(pair) for pair in state.wars)))
+    from engine.godsfire.tableviews import procedure_lines  # (it imports this module's neighbours)
+
+    lines += procedure_lines(state, rules)
     return view(title, *lines, loud=state.ended)
 
 
@@ -96,10 +99,18 @@ def phase_view(state: GodsfireState, rules: Any = None, actor: str = "", options
 
 def interphase_view(state: GodsfireState, rules: Any = None, actor: str = "",
                     options: dict[str, Any] | None = None) -> View:
-    """/godsfire interphase show: each player's interphase steps not yet marked done."""
+    """/godsfire interphase show: the Social Interphase's checklist, each player in the interphase's order with
+    every step D.1 to D.14 in the sheet's order: done, next (the first not done) or left; the compulsory ones
+    (a loan repayment due this turn, D.8, D.9, D.10) marked, the end of the interphase applies them if left."""
     if state.phase != "interphase":
         return view(f"Not in the Social Interphase: turn {state.turn} is in the {PHASE_NAMES[state.phase]}.")
-    lines = [line(Person(player), ": " + ("; ".join(f"{STEP_NAMES[s]} ({s})" for s in left) if left else "all done"))
-             for player, left in interphase_left(state).items()]
-    return view(f"Social Interphase, turn {state.turn} (a step skipped: /godsfire interphase done step:<step>):",
-                *lines)
+    lines: list[Line] = []
+    for player, rows in interphase_checklist(state).items():
+        upcoming = next((row for row in rows if row.state == "next"), None)
+        lines.append(line(Person(player), ": " + (f"next {STEP_NAMES[upcoming.step]} ({upcoming.step})"
+                                                  if upcoming else "all done")))
+        for row in rows:
+            marks = ", ".join(m for m in ("compulsory" if row.compulsory else "", row.note) if m)
+            lines.append(item(f"{STEP_NAMES[row.step]} ({row.step}): {row.state}" + (f" — {marks}" if marks else "")))
+    return view(f"Social Interphase, turn {state.turn}: each player's steps in the sheet's order (a step skipped: "
+                f"/godsfire interphase done step:<step>; the compulsory ones left are applied when it ends):", *lines)

@@ -275,7 +275,7 @@ async def test_console_fuzz_hostile_lines(tmp_path, monkeypatch, caplog, seed, g
     assert result["lines"] >= LINES_PER_SEED
     # the fuzz reaches the game: many lines are refused, and many others change it
     assert result["refused"] > LINES_PER_SEED // 3
-    assert result["applied"] > LINES_PER_SEED // 40
+    assert result["applied"] > LINES_PER_SEED // 50  # (the more commands, the fewer fit one game)
 
 
 REFUSED_LINES = [

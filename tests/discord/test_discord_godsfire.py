@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from discordkit import field, table, texts
 
-from cogs.godsfire.cog import DISCORD_PATHS
+from cogs.godsfire.cog import COMBAT, DISCORD_PATHS
 from engine.commands import COMMANDS
 from engine.rulesets import ruleset_of
 
@@ -30,6 +30,7 @@ def snapshot(state) -> dict:
 
 def test_every_godsfire_command_has_its_discord_command():
     paths = {c.path for c in COMMANDS if c.ruleset == "godsfire"}
+    assert len(set(DISCORD_PATHS.values())) == len(DISCORD_PATHS)  # each once
     assert set(DISCORD_PATHS.values()) == paths
     top = {name.split()[0] for name in DISCORD_PATHS}
     assert len(top) <= 25  # Discord's limit on one group's commands and subgroups
@@ -59,14 +60,14 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
         systems = await t.fake.autocomplete(t.guild, t.channel, t.bob, "godsfire tax", focused="system")
         assert [c["value"] for c in systems] == ["Vega", "Sol"]
         assert systems[0]["name"] == "Vega (bob (you), 1 region, bank 0 GB)"
-        regions = await t.fake.autocomplete(t.guild, t.channel, t.alice, "godsfire buy", focused="region",
+        regions = await t.fake.autocomplete(t.guild, t.channel, t.alice, "godsfire region buy", focused="region",
                                             options={"system": "sol"})
         assert [(c["name"], c["value"]) for c in regions] == [
             ("Region 1: M, allegiance 5, A-1", 1), ("Region 2: R, allegiance 4, A-2", 2)]
 
         # A chart: 7 against 3 reads the 3-1 column; die 4: D1.
         await t.run(t.gm, "gm dice", values="4")
-        fought = await t.run(t.alice, "godsfire combat", attack=7, defence=3)
+        fought = await t.run(t.alice, "godsfire chart combat", attack=7, defence=3)
         chart = fought.embeds[-1]
         assert chart["title"] == "Combat Results Table"
         assert field(chart, "Column") == "3-1"
@@ -85,6 +86,7 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
 
         phase = await t.run(t.alice, "godsfire phase show")
         assert phase.embed["title"] == "Godsfire — Turn 1: Movement Phase (next: Combat Phase)"
+        await t.run(t.gm, "gm dice", values="3 5")  # the turn's player order, rolled at the interphase
         for _ in range(3):
             await t.run(t.gm, "godsfire phase next")
         left = await t.run(t.alice, "godsfire interphase show")
@@ -115,8 +117,9 @@ async def test_godsfire_commands_are_refused_in_a_god_dice_game(tmp_path):
 
 
 async def test_every_godsfire_command_answers_on_discord(tmp_path):
-    """Each /godsfire command once, in the Social Interphase: each reaches the engine (or its query) and is
-    answered — its result or a one-line refusal — with nothing logged as an error."""
+    """Each Godsfire command of the vocabulary once, by its Discord name (`DISCORD_PATHS`), mostly in the Social
+    Interphase: each reaches the engine (or its query) and is answered — its result or a one-line refusal — with
+    nothing logged as an error."""
     async with table(tmp_path) as t, t.bot():
         await t.run(t.gm, "game start", ruleset="godsfire")
         await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6 6 6 1 1 2 2 2 2")
@@ -158,8 +161,31 @@ async def test_every_godsfire_command_answers_on_discord(tmp_path):
             (t.alice, "godsfire interphase show", {}),
             (t.alice, "godsfire interphase done", {"step": "borrow"}),
             (t.gm, "godsfire interphase end", {}),
+            # the table, the Movement Phase and war (refused here, out of their phase, or done)
+            (t.alice, "godsfire counters", {}),
+            (t.gm, "godsfire counter add", {"kind": "AG", "at": "K1", "owner": str(t.alice.id)}),
+            (t.gm, "godsfire counter remove", {"counters": "999"}),
+            (t.gm, "godsfire neutral control", {"system": "Rigel", "player": str(t.alice.id)}),
+            (t.gm, "godsfire initiative start", {}),
+            (t.alice, "godsfire move", {"counters": "1", "to": "K2", "through": "K1"}),
+            (t.alice, "godsfire done", {}),
+            (t.alice, "godsfire pass", {}),
+            (t.bob, "godsfire transit answer", {"answer": "block", "retreat": "K3"}),
+            (t.alice, "godsfire war declare", {"target": str(t.bob.id)}),
+            (t.alice, "godsfire money send", {"amount": 1, "from": "Sol", "to": "Vega", "cells": 3}),
+            (t.gm, "godsfire victory set", {"condition": "last-ng"}),
         ]
-        for user, command, options in runs:
-            result = await t.run(user, command, **options)
-            assert result.acknowledged and texts(result), command
-        assert {f"godsfire {name}" for name in DISCORD_PATHS} == {command for _, command, _ in runs}
+        if COMBAT:
+            runs += [
+                (t.alice, "godsfire attack announce", {"units": "1", "target": "Vega"}),
+                (t.alice, "godsfire attack cancel", {"number": 1}),
+                (t.gm, "godsfire attack resolve", {}),
+                (t.bob, "godsfire losses choose", {"units": "1"}),
+                (t.bob, "godsfire retreat", {"to": "K4"}),
+            ]
+        runs.append((t.gm, "godsfire victory declare", {"player": str(t.alice.id)}))
+        on_discord = {path: f"godsfire {name}" for name, path in DISCORD_PATHS.items()}
+        for user, path, options in runs:
+            result = await t.run(user, on_discord[path], **options)
+            assert result.acknowledged and texts(result), path
+        assert set(DISCORD_PATHS.values()) == {path for _, path, _ in runs}

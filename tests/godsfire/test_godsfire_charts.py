@@ -85,15 +85,15 @@ def test_the_odds_round_in_the_attackers_favour(attack, defence, column):
 
 
 @pytest.mark.parametrize(("attack", "defence", "halved", "column"), [
-    (5, 2, (3, 1), "3-1"),   # 5 → 3 and 2 → 1 (rounded up): 3-1 (out of the nebula 5 vs 2 reads 3-1 too)
-    (1, 1, (1, 1), "1-1"),   # a side of 1 still counts 1
-    (4, 7, (2, 4), "1-2"),   # out of the nebula 4 vs 7 reads 1-1
-    (9, 2, (5, 1), "4-1"),
+    (5, 2, "2½ against 1", "3-1"),   # halved without rounding: 2.5 to 1, rounded up to 3-1 as outside
+    (1, 1, "½ against ½", "1-1"),
+    (4, 7, "2 against 3½", "1-1"),   # the same odds as 4 against 7 outside the nebula
+    (9, 2, "4½ against 1", "4-1"),
 ])
-def test_the_nebula_halves_both_sides_rounding_up(table, attack, defence, halved, column):
+def test_the_nebula_halves_both_sides_without_rounding(table, attack, defence, halved, column):
     read = table.chart(table.do(Combat(attack, defence, nebula=True), "alice", entered=[3]))
     assert read.column == column
-    assert f"halved in the nebula (rounded up) to {halved[0]} against {halved[1]}" in read.detail
+    assert f"halved in the nebula to {halved}" in read.detail
 
 
 @pytest.mark.parametrize(("colour", "die", "gb"), [("black", d, d) for d in range(1, 7)] +

@@ -15,12 +15,23 @@ from storehelpers import console_on, said
 from console import Console
 from data.store import Store
 
-INTERPHASE_STEPS = ("D.1 tax and loan repayment (tax); D.1 loan repayment (loans); D.2 borrowing (borrow); "
-                    "D.3 transfers (transfer); D.4 purchases (purchase); D.5 loyalty and economy raises (raise); "
-                    "D.6 party changes (party); D.7 revolts (revolts); D.8 subversion (subversion); "
-                    "D.9 allegiance drops (allegiance); D.10 economy drops (economy); "
-                    "D.11 subversion placing (subvert); D.12 de-subversion (desubvert); "
-                    "D.13 counter-subversion (counter); D.14 new units (units)")
+INTERPHASE_STEPS = [  # a player's checklist before any step (no loans: D.8-D.10 are the compulsory ones)
+    "  D.1 tax and loan repayment (tax): next",
+    "  D.1 loan repayment (loans): left",
+    "  D.2 borrowing (borrow): left",
+    "  D.3 transfers (transfer): left",
+    "  D.4 purchases (purchase): left",
+    "  D.5 loyalty and economy raises (raise): left",
+    "  D.6 party changes (party): left",
+    "  D.7 revolts (revolts): left",
+    "  D.8 subversion (subversion): left — compulsory",
+    "  D.9 allegiance drops (allegiance): left — compulsory",
+    "  D.10 economy drops (economy): left — compulsory",
+    "  D.11 subversion placing (subvert): left",
+    "  D.12 de-subversion (desubvert): left",
+    "  D.13 counter-subversion (counter): left",
+    "  D.14 new units (units): left",
+]
 SOL_BEFORE = [
     "Sol — alice's system, 2 planets; bank 0 GB; space none; loans none",
     "  Region 1: Moderate (M), allegiance 5, Agriculture-1 (A-1); ground none",
@@ -69,7 +80,7 @@ TRANSCRIPT: list[tuple[str, list[str]]] = [
     ("gm /gm dice values:6", ["GM gm entered the next 1 die."]),
     ("alice /godsfire combat attack:2 defence:7 nebula:true", [
         "🎲 alice, combat: d6 6 (GM die)",
-        ("⚔ Combat, 2 against 7, halved in the nebula (rounded up) to 1 against 4: odds 1-3; die 6: AE: the "
+        ("⚔ Combat, 2 against 7, halved in the nebula to 1 against 3½: odds 1-3; die 6: AE: the "
         "attacker is eliminated."),
     ]),
     ("gm /gm dice values:3", ["GM gm entered the next 1 die."]),
@@ -91,12 +102,17 @@ TRANSCRIPT: list[tuple[str, list[str]]] = [
     ("bob /godsfire phase next", ["error: only the GM may step the phases"]),
     ("gm /godsfire phase next", ["⏭ Turn 1: the Combat Phase begins."]),
     ("gm /godsfire phase next", ["⏭ Turn 1: the Last Chance to Declare War begins."]),
-    ("gm /godsfire phase next", ["⏭ Turn 1: the Social Interphase begins.", "The interphase's order: bob, alice."]),
+    ("gm /gm dice values:\"6 2\"", ["GM gm entered the next 2 dice."]),
+    ("gm /godsfire phase next", ["⏭ Turn 1: the Social Interphase begins.",
+                                 "🎲 bob, turn 1 player order: d6 6 (GM die)",
+                                 "🎲 alice, turn 1 player order: d6 2 (GM die)",
+                                 "🎲 Turn 1's player order (A.1.1): bob, alice."]),
     ("gm /godsfire phase show", ["Turn 1: Social Interphase (next: Movement Phase of turn 2)."]),
     ("alice /godsfire interphase show", [
-        "Social Interphase, turn 1 (a step skipped: /godsfire interphase done step:<step>):",
-        f"bob: {INTERPHASE_STEPS}",
-        f"alice: {INTERPHASE_STEPS}",
+        ("Social Interphase, turn 1: each player's steps in the sheet's order (a step skipped: /godsfire "
+         "interphase done step:<step>; the compulsory ones left are applied when it ends):"),
+        "bob: next D.1 tax and loan repayment (tax)", *INTERPHASE_STEPS,
+        "alice: next D.1 tax and loan repayment (tax)", *INTERPHASE_STEPS,
     ]),
     # Tax: 2 planets +2, region 2 (A-2) +1, extortion in region 2 +1 and its allegiance 4 → 3.
     ("bob /godsfire tax system:Sol", ["error: Sol belongs to alice: only its owner or the GM may tax there"]),
@@ -120,6 +136,7 @@ TRANSCRIPT: list[tuple[str, list[str]]] = [
         "alice: NG on Sol, 0 GB, in transit 0 GB; national allegiance R 5 M 5 E 5; systems: Sol",
         "Sol (alice): 2 regions, bank 4 GB, space none",
         "Vega (bob): 1 region, bank 0 GB, space none",
+        "Turn 1's player order: bob, alice.",
     ]),
 ]
 

@@ -32,8 +32,9 @@ from engine.godsfire.economy import (
     box_payment,
 )
 from engine.godsfire.events import SystemAdded
+from engine.godsfire.politics import CheckAllegiance, CheckEconomy, ResolveSubversion
 from engine.godsfire.snapshot import state_from_dict, state_to_dict
-from engine.godsfire.state import Loan
+from engine.godsfire.state import STEPS, Loan
 from engine.vocabulary import build_action, coerce_options
 
 RULES = rules_for("godsfire")
@@ -127,9 +128,12 @@ def test_tax_counts_planets_and_economies_and_skips_revolts_and_enemies() -> Non
     assert game.sys("Sol").bank == 6
     assert game.sys("Sol").taxed_turn == 1
     game.refuse(Tax("Sol"), RuleViolation, "already paid its tax this turn")
+    # Ending turn 1's interphase applies alice's compulsory steps: D.9, region 3 (E 1) next to region 4 in
+    # revolt falls into revolt, region 5 3 -> 2; D.10, regions 3 and 4 in revolt A-2 -> A-1, region 5
+    # occupied I-1 -> A-2 (region 1's I-2 is fed by region 3's A-2 as it stood when the check started).
     game.next_interphase()
     game.do(Tax("sol"), "gm")  # the GM may act for anyone; names are matched loosely
-    assert game.sys("Sol").bank == 12
+    assert game.sys("Sol").bank == 11  # 6 + 2 planets + I-2 2 + I-1 1 (regions 3, 4 in revolt, 5 occupied)
 
 
 def test_extortion_adds_one_per_region_and_lowers_allegiance_into_revolt() -> None:
@@ -237,11 +241,11 @@ def test_borrowing_puts_money_on_the_system_and_a_loan_on_the_bottom_box() -> No
     game = Game(sol())
     game.do(Borrow("Sol", 10))
     assert game.sys("Sol").bank == 10 and game.sys("Sol").loans == [Loan(10, 0)]
-    game.refuse(Repay("Sol"), RuleViolation, "repayments of this turn are done")  # first box due next turn
+    game.refuse(Repay("Sol"), RuleViolation, "D.1 is closed for alice")  # D.2 taken; the first box is due next turn
     game.refuse(Borrow("Sol", 21), RuleViolation, "at most 20 GB")
     game.refuse(Borrow("Sol", 0), BadInput, "at least 1")
     game.next_interphase()
-    game.refuse(Borrow("Sol", 5), RuleViolation, "repayments (D.1) before borrowing (D.2)")
+    game.refuse(Borrow("Sol", 5), RuleViolation, "D.1 loan repayment comes first: /godsfire repay system:Sol")
     game.do(Repay("Sol"))
     game.do(Borrow("Sol", 5))
     assert game.sys("Sol").bank == 11 and game.sys("Sol").loans == [Loan(10, 1), Loan(5, 0)]
@@ -252,21 +256,24 @@ def test_no_borrowing_after_a_failed_repayment_then_until_allegiances_are_three(
     game.do(Repay("Vega"), "bob")
     game.refuse(Borrow("Rigel", 5), RuleViolation, "you may not borrow money if you failed a loan repayment "
                 "this turn", "bob")
+    # the end of turn 1 (bob's D.9): Vega 1 and 3 next to Vega 2 in revolt, 2 -> 1 and 3 -> 2
     game.next_interphase()
     game.do(Repay("Vega"), "gm")  # 0 in the bank: 7 short again; allegiances fall once more
+    # Vega 1 1 -> revolt, Vega 3 2 -> 1, Rigel 1 4 -> 3; the end of turn 2 (D.9): Vega 3 next to Vega 2
+    # in revolt, 1 -> revolt
     game.next_interphase()
     game.system_set("Vega", bank=7)
     game.do(Repay("Vega"), "bob")
     game.refuse(Borrow("Rigel", 5), RuleViolation, "until all regional and national allegiances are at 3",
                 "bob")
-    # two defaults: Vega 1 at 1, Vega 2 in revolt, Vega 3 at 2, Rigel 1 at 3; national 3
-    assert [r.allegiance for r in game.sys("Vega").regions] == [1, 0, 2]
+    # two defaults and two ends of the interphase: Vega all in revolt, Rigel 1 at 3; national 3
+    assert [(r.allegiance, r.revolt) for r in game.sys("Vega").regions] == [(0, True)] * 3
     assert game.reg("Rigel", 1).allegiance == 3
     assert game.player_of("bob").national_allegiance == {"R": 3, "M": 3, "E": 3}
     for number in (1, 2):
         game.set_region("Vega", number, allegiance=3, revolt=False)
-    game.refuse(Borrow("Rigel", 5), RuleViolation, "allegiances are at 3", "bob")  # Vega 3 still at 2
-    game.set_region("Vega", 3, allegiance=3)
+    game.refuse(Borrow("Rigel", 5), RuleViolation, "allegiances are at 3", "bob")  # Vega 3 still in revolt
+    game.set_region("Vega", 3, allegiance=3, revolt=False)
     game.do(Borrow("Rigel", 5), "bob")
     assert not game.player_of("bob").loans_barred
     assert game.sys("Rigel").loans == [Loan(5, 0)]
@@ -301,11 +308,11 @@ def test_transfers_go_through_the_transit_box_and_the_ng() -> None:
 
 def test_purchases_cost_one_each_up_to_the_industrial_limit() -> None:
     game = Game(system("Sol", "alice", [region(1, "M", 3, "I-2"), region(2, "R", 4, "I-1")], bank=12))
-    game.do(Buy("Sol", 1, "ag", 4))  # Moderates want AG (house)
+    game.do(Buy("Sol", 1, "ag", 4, confirm=True))  # Moderates want AG (house); region 2 jealous
     region1 = game.reg("Sol", 1)
     assert (game.sys("Sol").bank, region1.bought, region1.to_place, region1.spent) == (8, 4, {"AG": 4}, 4)
     game.refuse(Buy("Sol", 1, "AG", 3), RuleViolation, "I-2 regions may produce up to 6 units")
-    game.do(Buy("Sol", 1, "AG", 2))
+    game.do(Buy("Sol", 1, "AG", 2, confirm=True))
     game.do(Buy("Sol", 2, "PDF", 4))
     game.refuse(Buy("Sol", 2, "PDF", 1), RuleViolation, "I-1 regions may produce up to 4 units")
     assert game.sys("Sol").bank == 2
@@ -339,27 +346,28 @@ def test_squadrons_bought_when_the_system_cell_is_clear() -> None:
 def test_loyalty_raises_by_one_a_turn_and_extra_money_counts_for_jealousy() -> None:
     game = Game(sol())
     game.system_set("Sol", bank=10)
-    game.do(Loyalty("Sol", 1))
+    game.do(Loyalty("Sol", 1, confirm=True))  # the others are shorted 1 (regional jealousy): confirmed
     assert (game.reg("Sol", 1).allegiance, game.reg("Sol", 1).raised, game.reg("Sol", 1).spent) == (4, True, 1)
     game.refuse(Loyalty("Sol", 1), RuleViolation, "maximum increase is 1 per turn")
-    game.do(Loyalty("Sol", 1, amount=2))  # jealousy money: no second raise
+    game.do(Loyalty("Sol", 1, amount=2, confirm=True))  # jealousy money: no second raise
     assert (game.reg("Sol", 1).allegiance, game.reg("Sol", 1).spent, game.sys("Sol").bank) == (4, 3, 7)
-    game.do(Loyalty("Sol", 3, amount=3))  # three spent, still +1
+    game.do(Loyalty("Sol", 3, amount=3))  # three spent, still +1 (the system's most stays 3: no warning)
     assert (game.reg("Sol", 3).allegiance, game.reg("Sol", 3).spent, game.sys("Sol").bank) == (2, 3, 4)
-    game.refuse(Loyalty("Sol", 2), RuleViolation, "party R's highest level (4)")
+    game.do(Loyalty("Sol", 2))  # R 4 -> 5: allegiance runs to 5 for every party
+    assert (game.reg("Sol", 2).allegiance, game.sys("Sol").bank) == (5, 3)
     game.refuse(Loyalty("Sol", 4), RuleViolation, "is in revolt: deal with it at D.7")
     game.refuse(Loyalty("Sol", 3, amount=0), RuleViolation, "costs 1 GB")
-    game.refuse(Loyalty("Sol", 5, amount=5), RuleViolation, "bank holds 4 GB")
+    game.refuse(Loyalty("Sol", 5, amount=5), RuleViolation, "bank holds 3 GB")
     game.next_interphase()
-    game.do(Loyalty("Sol", 1))
-    assert game.reg("Sol", 1).allegiance == 5  # a Moderate's highest
+    game.do(Loyalty("Sol", 1, confirm=True))
+    assert game.reg("Sol", 1).allegiance == 5  # the highest level
     game.refuse(Loyalty("Sol", 1), RuleViolation, "maximum increase is 1 per turn")
 
 
 def test_a_gm_changes_the_cost_between_economic_levels_for_one_game() -> None:
     game = Game(altair())
     game.do(SetHouse("economy_cost_a1", "5"), gm=True)  # A-1 → A-2 costs 5 GB in this game (the house default is 3)
-    game.do(Develop("Altair", 1))
+    game.do(Develop("Altair", 1, confirm=True))
     assert (game.reg("Altair", 1).economy, game.sys("Altair").bank) == ("A-2", 15)
     game.refuse(SetHouse("economy_cost_a1", "-1"), BadInput, "economy_cost_a1 must be between 0 and 100 GB",
                 gm=True)
@@ -367,14 +375,14 @@ def test_a_gm_changes_the_cost_between_economic_levels_for_one_game() -> None:
 
 def test_develop_pays_the_house_cost_between_levels() -> None:
     game = Game(altair())
-    game.do(Develop("Altair", 1))  # A-1 → A-2: 3
-    game.do(Develop("Altair", 1))  # A-2 → I-1: 4
+    game.do(Develop("Altair", 1, confirm=True))  # A-1 → A-2: 3 (region 2 is shorted: confirmed)
+    game.do(Develop("Altair", 1, confirm=True))  # A-2 → I-1: 4
     assert (game.reg("Altair", 1).economy, game.sys("Altair").bank, game.reg("Altair", 1).spent) == ("I-1", 13, 7)
-    game.do(Develop("Altair", 1))  # I-1 → I-2: 6
+    game.do(Develop("Altair", 1, confirm=True))  # I-1 → I-2: 6
     assert (game.reg("Altair", 1).economy, game.sys("Altair").bank) == ("I-2", 7)
     game.refuse(Develop("Altair", 1), RuleViolation, "I-2, the highest level")
     game.set_region("Altair", 1, economy="S")
-    game.do(Develop("Altair", 1))  # S → A-1: 2
+    game.do(Develop("Altair", 1, confirm=True))  # S → A-1: 2
     assert game.sys("Altair").bank == 5
     game.set_region("Altair", 1, economy="I-1")
     game.refuse(Develop("Altair", 1), RuleViolation, "costs 6 GB and Altair's bank holds 5 GB")
@@ -403,9 +411,10 @@ def test_develop_refusals(number: int, setup: dict[str, Any], words: str) -> Non
 def test_placing_bought_units() -> None:
     game = Game(system("Sol", "alice", [region(1, "M", 3, "I-2"), region(2, "E", 3, "I-1")], bank=10,
                        units={"SQD": 1}))
-    game.do(Buy("Sol", 1, "AG", 5))
+    game.do(Buy("Sol", 1, "AG", 5, confirm=True))
     game.do(Buy("Sol", 2, "SQD", 3))
     game.set_region("Sol", 1, party="R")  # party changes do not affect builds
+    game.game_set(done={"alice": list(STEPS[:STEPS.index("units")]), "bob": []})  # the GM: D.1-D.13 taken
     game.do(Place("Sol", 1, "AG", 4))
     assert game.reg("Sol", 1).units == {"AG": 4} and game.reg("Sol", 1).to_place == {"AG": 1}
     game.do(Place("Sol", 2, "SQD", 3))  # squadrons never go on the ground
@@ -426,7 +435,7 @@ def test_change_ministers_once_a_game() -> None:
     game = Game(sol(), altair(), phase="movement")  # any phase: it is the National Government's call
     game.do(ChangeMinisters())
     assert [(r.allegiance, r.revolt) for r in game.sys("Sol").regions] == [
-        (4, False), (4, False), (2, False), (0, True), (4, False)]  # R 4 is R's highest; revolts stay
+        (4, False), (5, False), (2, False), (0, True), (4, False)]  # up to 5 for every party; revolts stay
     assert [r.allegiance for r in game.sys("Altair").regions] == [3, 4]
     assert game.player_of("alice").ministers_changed
     game.refuse(ChangeMinisters(), RuleViolation, "once per game")
@@ -476,7 +485,8 @@ def test_commands_build_the_actions(path: str, options: dict[str, str], expected
 
 
 def test_a_scripted_interphase_for_one_player_replays() -> None:
-    """Tax, repay, borrow, move money, buy, raise, develop and place, in the sheet's order."""
+    """Tax, repay, borrow, move money, buy, raise, develop, the compulsory checks (D.8-D.10) and place, in the
+    sheet's order."""
     game = Game(sol(), altair())
     game.system_set("Sol", loans=[{"amount": 8, "box": 0}])
     game.do(Tax("Sol", extort="2"))                # 6 + 1 = 7
@@ -484,10 +494,14 @@ def test_a_scripted_interphase_for_one_player_replays() -> None:
     game.do(Borrow("Sol", 6))                      # 10
     game.do(Transfer("Altair", "transit", 5))      # Altair 15, transit 5
     game.do(Transfer("transit", "Sol", 5))         # Sol 15
-    game.do(Buy("Sol", 1, "AG", 6))                # 9
+    game.do(Buy("Sol", 1, "AG", 6, confirm=True))  # 9 (the other regions shorted: confirmed)
     game.do(Buy("Sol", 2, "PDF", 4))               # 5
     game.do(Loyalty("Sol", 2))                     # 4; region 2: 4 - 1 (extortion) + 1 = 4
-    game.do(Develop("Altair", 1))                  # Altair 15 - 3 = 12
+    game.do(Develop("Altair", 1, confirm=True))    # Altair 15 - 3 = 12
+    game.do(ResolveSubversion(), "alice")          # nothing to resolve
+    game.do(CheckAllegiance(), "alice")            # Sol spent 6/5/0/0/0: region 2 (shorted 1) 4 -> 3,
+    #   regions 3 and 5 (next to region 4 in revolt, shorted 6) revolt; Altair 2 (shorted 3) 3 -> revolt
+    game.do(CheckEconomy(), "alice")               # Sol 3, 4, 5 and Altair 2 in revolt lose a level
     game.do(Place("Sol", 1, "AG", 6))
     game.do(Place("Sol", 2, "PDF", 4))
     sol_now = game.sys("Sol")
@@ -495,7 +509,8 @@ def test_a_scripted_interphase_for_one_player_replays() -> None:
     assert sol_now.loans == [Loan(8, 1), Loan(6, 0)]
     assert [r.units for r in sol_now.regions[:2]] == [{"AG": 6}, {"PDF": 4}]
     assert [r.spent for r in sol_now.regions] == [6, 5, 0, 0, 0]
-    assert game.reg("Sol", 2).allegiance == 4 and game.reg("Altair", 1).economy == "A-2"
+    assert game.reg("Sol", 2).allegiance == 3 and game.reg("Altair", 1).economy == "A-2"
+    assert [r.economy for r in sol_now.regions] == ["I-2", "I-1", "A-1", "A-1", "A-2"]
 
 
 def test_the_export_keeps_the_economy_marks() -> None:
@@ -504,7 +519,7 @@ def test_the_export_keeps_the_economy_marks() -> None:
     game.system_set("Sol", loans=[{"amount": 4, "box": 0}])
     game.do(Tax("Sol"))
     game.do(Repay("Sol"))
-    game.do(Buy("Sol", 1, "AG", 1))
+    game.do(Buy("Sol", 1, "AG", 1, confirm=True))
     restored = state_from_dict(state_to_dict(game.state))
     assert restored.system("Sol").region(1).to_place == {"AG": 1}
     assert restored == game.state

@@ -7,14 +7,16 @@ out by hand below from the sheet's rules and `data/godsfire.toml`:
 - a loan box: ceil(amount x 1.25 / 4); a default: every regional (not in revolt) and national allegiance
   -1, more than 4 GB short deducts that many economic levels, no borrowing this turn, loans barred;
 - a unit costs 1 (I-1 up to 4, I-2 up to 6; R wants PDF, M AG, E SQD); loyalty 1 (+1 once a turn, never
-  above R 4, M 5, E 4); economy S->A-1 2, A-1->A-2 3, A-2->I-1 4, I-1->I-2 6 (Moderates only);
+  above 5, for every party); economy S->A-1 2, A-1->A-2 3, A-2->I-1 4, I-1->I-2 6 (Moderates only); a spend
+  that makes regional jealousy lower other regions of its system is refused unless confirmed;
 - party change at allegiance 2: a Moderate 1-3 E, 4-6 R; R or E 1-3 revolt, 4-6 M;
 - revolts: negotiate 1-2 -> 3; bribe (R only) 2 GB, 1-4 -> 2, not counted for jealousy; police: die <= PDFs -> 2;
 - D.8: subversion without counter-subversion -1, counter removed, money one circle down (off after 3);
 - D.9: -1 next to a region in revolt (numbers differ by 1), -1 per GB less spent than the system's best;
 - D.10: -1 level in revolt, occupied, I-2 without a free A-2, I-1 without a free A-1 or A-2;
-- D.11 subversion from the NG: 2 a GB in A-2/I-2, else 1; D.12 de-subversion from the bank: 3 in S, else 2;
-  D.13 counter-subversion: 2 in S, else 1.
+- D.11 subversion from the NG: 2 a GB in A-2/I-2, else 1; D.12 de-subversion from the bank: 3 in S, else 2,
+  removed with the subversion it cancels; D.13 counter-subversion: 2 in S, else 1;
+- each player's steps in the sheet's order: a step is closed once a later one is taken.
 
 The starting map (after the GM's dice and hand edits), regions as "party allegiance economy":
 
@@ -186,6 +188,7 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         # The GM steps Movement -> Combat -> the last chance to declare war -> the Social Interphase;
         # a step is refused before it.
         await forum.refused("alice /godsfire tax system:Sol", "Social Interphase")
+        await forum.dice(6, 5)  # the turn's player order (A.1.1): alice 6, bob 5
         for _ in range(3):
             await forum.say("gm /godsfire phase next")
         s = await forum.state()
@@ -268,12 +271,21 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         # --- D.4 purchases -----------------------------------------------------------------------
         # Sol 1 (M, I-2, up to 6) wants AG, not SQD: refused. 2 AG there: Sol 7 -> 5, spent 2.
         # Procyon 3 (M, I-1): 1 AG: Procyon 6 -> 5, spent 1. Vega 1 (E, I-1): 1 SQD: Vega 3 -> 2, spent 1.
-        # Altair 1 is A-1: no purchase in a non-industrial region.
+        # Altair 1 is A-1: no purchase in a non-industrial region. Each of the three buys makes its system's
+        # other regions jealous (D.9): refused with what it will cost until confirmed — e.g. Sol 2 (5) and
+        # Sol 3 (2) shorted 2; Procyon 1 (2) shorted 1 (Procyon 2 is in revolt); Vega 2 (1) and 3 (1) shorted 1.
         await forum.refused("alice /godsfire buy system:Sol region:1 type:SQD count:1", "wants AG")
         await forum.refused("alice /godsfire buy system:Altair region:1 type:AG count:1", "industrial")
-        await forum.say("alice /godsfire buy system:Sol region:1 type:AG count:2")
-        await forum.say("alice /godsfire buy system:Procyon region:3 type:AG count:1")
-        await forum.say("bob /godsfire buy system:Vega region:1 type:SQD count:1")
+        await forum.refused("alice /godsfire buy system:Sol region:1 type:AG count:2",
+                            "regional jealousy (D.9): spending 2 in Sol 1 will lower Sol 2 by 2: allegiance 5 → 3; "
+                            "Sol 3 by 2: allegiance 2 → 0, in revolt — add confirm:true to spend")
+        await forum.say("alice /godsfire buy system:Sol region:1 type:AG count:2 confirm:true")
+        await forum.refused("alice /godsfire buy system:Procyon region:3 type:AG count:1",
+                            "will lower Procyon 1 by 1: allegiance 2 → 1 — add confirm:true")
+        await forum.say("alice /godsfire buy system:Procyon region:3 type:AG count:1 confirm:true")
+        await forum.refused("bob /godsfire buy system:Vega region:1 type:SQD count:1",
+                            "Vega 2 by 1: allegiance 1 → 0, in revolt; Vega 3 by 1: allegiance 1 → 0, in revolt")
+        await forum.say("bob /godsfire buy system:Vega region:1 type:SQD count:1 confirm:true")
         s = await forum.state()
         assert banks(s) == {"Sol": 5, "Procyon": 5, "Altair": 6, "Vega": 2, "Deneb": 4, "Rigel": 5}
         assert s.system("Sol").region(1).to_place == {"AG": 2}
@@ -283,16 +295,17 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
             await forum.done(player, "purchase")
 
         # --- D.5 loyalty and economy raises --------------------------------------------------------
-        # Sol 2 is M at 5, its party's highest: `amount:2` spends 2 for regional jealousy, no rise (5 -> 3).
+        # Sol 2 is M at 5, the highest level: `amount:2` spends 2 for regional jealousy, no rise (5 -> 3).
         # Sol 3 (R 2) amount 2: +1 -> 3, spent 2 (3 -> 1). Sol spent 2/2/2: nobody jealous.
-        # Altair 2 (M, S): develop S -> A-1 for 2 (6 -> 4). Altair 1 (M 4): +1 -> 5 for 1 (4 -> 3). Altair 3
-        #   (R 4, its highest) amount 1: spent, no rise (3 -> 2). Altair spent 1/2/1.
+        # Altair 2 (M, S): develop S -> A-1 for 2 (6 -> 4; Altair 1 and 3 shorted 2: confirmed). Altair 1
+        #   (M 4): +1 -> 5 for 1 (4 -> 3; the most spent stays 2: no warning). Altair 3
+        #   (R 4) amount 1: +1 -> 5 (allegiance runs to 5 for every party) (3 -> 2). Altair spent 1/2/1.
         # Vega 2 (E 1) +1 -> 2 and Vega 3 (R 1) +1 -> 2, 1 each: Vega 2 -> 0; Vega spent 1/1/1.
         # Refused: raising Sol 3's economy (Reactionary), a second rise in Altair 1 this turn.
         await forum.say("alice /godsfire loyalty system:Sol region:2 amount:2")
         await forum.say("alice /godsfire loyalty system:Sol region:3 amount:2")
         await forum.refused("alice /godsfire develop system:Sol region:3", "Moderate")
-        await forum.say("alice /godsfire develop system:Altair region:2")
+        await forum.say("alice /godsfire develop system:Altair region:2 confirm:true")
         await forum.say("alice /godsfire loyalty system:Altair region:1")
         await forum.refused("alice /godsfire loyalty system:Altair region:1", "1 per turn")
         await forum.say("alice /godsfire loyalty system:Altair region:3 amount:1")
@@ -301,7 +314,7 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         s = await forum.state()
         assert banks(s) == {"Sol": 1, "Procyon": 5, "Altair": 2, "Vega": 0, "Deneb": 4, "Rigel": 5}
         assert rows(s, "Sol") == ["M 4 I-2", "M 5 A-2", "R 3 A-1"]
-        assert rows(s, "Altair") == ["M 5 A-1", "M 3 A-1", "R 4 A-2"]
+        assert rows(s, "Altair") == ["M 5 A-1", "M 3 A-1", "R 5 A-2"]
         assert rows(s, "Vega") == ["E 3 I-1", "E 2 A-1", "R 2 S"]
         assert [r.spent for r in s.system("Sol").regions] == [2, 2, 2]
         assert [r.spent for r in s.system("Altair").regions] == [1, 2, 1]
@@ -346,27 +359,27 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         assert [s.owner for s in (await forum.state()).systems] == ["alice"] * 3 + ["bob"] * 3
 
         # --- D.8 subversion -----------------------------------------------------------------------
-        # Altair 3: bob's 2, no counter-subversion: allegiance 4 -> 3; the money moves to circle 1.
+        # Altair 3: bob's 2, no counter-subversion: allegiance 5 -> 4; the money moves to circle 1.
         # Rigel 2: alice's 1 with 1 counter-subversion: no drop; the counter-subversion is removed; the
         #   money moves past the last (third) circle and leaves the track.
         await forum.say("alice /godsfire subversion resolve")
         await forum.say("bob /godsfire subversion resolve")
         s = await forum.state()
         altair3, rigel2 = s.system("Altair").region(3), s.system("Rigel").region(2)
-        assert (altair3.allegiance, altair3.subversion, altair3.subversion_step) == (3, {"bob": 2}, {"bob": 1})
+        assert (altair3.allegiance, altair3.subversion, altair3.subversion_step) == (4, {"bob": 2}, {"bob": 1})
         assert (rigel2.allegiance, rigel2.subversion, rigel2.counter_subversion) == (3, {}, 0)
 
         # --- D.9 allegiance drops -----------------------------------------------------------------
         # Sol: spent 2/2/2, no revolt: nothing. Procyon: spent 1 (party change) / 0 (the bribe does not
         #   count) / 1: region 2 loses 1 (2 -> 1). Altair: spent 1/2/1: regions 1 and 3 lose 1 (5 -> 4,
-        #   3 -> 2). Vega: 1/1/1: nothing. Deneb: nothing spent, no revolt left: nothing. Rigel: region 2 is
+        #   4 -> 3). Vega: 1/1/1: nothing. Deneb: nothing spent, no revolt left: nothing. Rigel: region 2 is
         #   next to region 1 in revolt: 3 -> 2; region 3 is not (3 and 1 differ by 2).
         await forum.say("alice /godsfire allegiance check")
         await forum.say("bob /godsfire allegiance check")
         s = await forum.state()
         assert rows(s, "Sol") == ["M 4 I-2", "M 5 A-2", "R 3 A-1"]
         assert rows(s, "Procyon") == ["M 2 A-1", "R 1 A-2", "M 4 I-1"]
-        assert rows(s, "Altair") == ["M 4 A-1", "M 3 A-1", "R 2 A-2"]
+        assert rows(s, "Altair") == ["M 4 A-1", "M 3 A-1", "R 3 A-2"]
         assert rows(s, "Vega") == ["E 3 I-1", "E 2 A-1", "M 2 S"]
         assert rows(s, "Deneb") == ["R 2 S", "M 2 A-1", "M 3 I-2"]
         assert rows(s, "Rigel") == ["E 0 A-1 revolt", "M 2 S", "E 2 A-2"]
@@ -378,7 +391,7 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         await forum.say("alice /godsfire economy check")
         await forum.say("bob /godsfire economy check")
         s = await forum.state()
-        assert rows(s, "Altair") == ["M 4 S", "M 3 A-1", "R 2 A-2"]
+        assert rows(s, "Altair") == ["M 4 S", "M 3 A-1", "R 3 A-2"]
         assert rows(s, "Deneb") == ["R 2 S", "M 2 A-1", "M 3 I-1"]
         assert rows(s, "Rigel") == ["E 0 S revolt", "M 2 S", "E 2 A-2"]
         assert rows(s, "Sol") == ["M 4 I-2", "M 5 A-2", "R 3 A-1"]
@@ -388,9 +401,11 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         # --- D.11 subversion placing ----------------------------------------------------------------
         # alice in Rigel 2 (S: 1 a GB): 1 -> NG 3 -> 2. bob in Sol 2 (A-2: 2 a GB): 1 -> NG 4 -> 2; and in
         # Altair 3 (A-2): 1 more on his 2 there -> 3, the stack back to the top circle; NG 2 -> 0.
-        # Not in his own system.
+        # Not in his own system. Once alice has placed subversion (D.11), her purchases (D.4) are closed.
         await forum.refused("bob /godsfire subversion subvert system:Deneb region:2 amount:1", "own system")
         await forum.say("alice /godsfire subversion subvert system:Rigel region:2 amount:1")
+        await forum.refused("alice /godsfire buy system:Sol region:1 type:AG count:1",
+                            "D.4 is closed for alice: a later step (D.10) was taken")
         await forum.say("bob /godsfire subversion subvert system:Sol region:2 amount:1")
         await forum.say("bob /godsfire subversion subvert system:Altair region:3 amount:1")
         s = await forum.state()
@@ -404,13 +419,14 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
 
         # --- D.12 de-subversion ---------------------------------------------------------------------
         # alice removes 1 of bob's 3 in Altair 3 (A-2: 2 a GB): Altair 2 -> 0, 2 left on the top circle.
-        # bob removes alice's 1 in Rigel 2 (S: 3 a GB): Rigel 5 -> 2.
+        # bob removes alice's 1 in Rigel 2 (S: 3 a GB): Rigel 5 -> 2. The de-subversion money is removed with
+        # the subversion it cancels (D.12.2): none stays on the regions.
         await forum.say("alice /godsfire subversion desubvert system:Altair region:3 amount:1")
         await forum.say("bob /godsfire subversion desubvert system:Rigel region:2 amount:1")
         s = await forum.state()
         altair3, rigel2 = s.system("Altair").region(3), s.system("Rigel").region(2)
-        assert (altair3.subversion, altair3.subversion_step, altair3.desubversion) == ({"bob": 2}, {"bob": 0}, 1)
-        assert (rigel2.subversion, rigel2.desubversion) == ({}, 1)
+        assert (altair3.subversion, altair3.subversion_step, altair3.desubversion) == ({"bob": 2}, {"bob": 0}, 0)
+        assert (rigel2.subversion, rigel2.desubversion) == ({}, 0)
         for player in ("alice", "bob"):
             await forum.done(player, "desubvert")
 
@@ -432,10 +448,13 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         for player in ("alice", "bob"):
             await forum.done(player, "units")
         said = await forum.say("alice /godsfire interphase show")
-        assert said[1:] == ["alice: all done", "bob: all done"], said
+        assert [line for line in said[1:] if not line.startswith("  ")] == ["alice: all done", "bob: all done"], said
+        assert len(said) == 1 + 2 * 16 and all(line.endswith((": done", ": done — compulsory"))
+                                               for line in said if line.startswith("  ")), said
 
         # --- the end of the interphase: turn 2's Movement Phase -----------------------------------
         await forum.refused("alice /godsfire interphase end", "GM")
+        await forum.dice(6, 5)  # turn 2's player order (A.1.1), rolled as the interphase ends: alice 6, bob 5
         await forum.say("gm /godsfire interphase end")
         s = await forum.state()
         assert (s.turn, s.phase) == (2, "movement")
@@ -445,7 +464,7 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         assert {n: rows(s, n) for n in ("Sol", "Procyon", "Altair", "Vega", "Deneb", "Rigel")} == {
             "Sol": ["M 4 I-2", "M 5 A-2", "R 3 A-1"],
             "Procyon": ["M 2 A-1", "R 1 A-2", "M 4 I-1"],
-            "Altair": ["M 4 S", "M 3 A-1", "R 2 A-2"],
+            "Altair": ["M 4 S", "M 3 A-1", "R 3 A-2"],
             "Vega": ["E 3 I-1", "E 2 A-1", "M 2 S"],
             "Deneb": ["R 2 S", "M 2 A-1", "M 3 I-1"],
             "Rigel": ["E 0 S revolt", "M 2 S", "E 2 A-2"],
@@ -468,9 +487,9 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         assert s.forced_dice == []
         game_id = await forum.console.referee.game_id(CHANNEL)
         rolls = await store.rolls(game_id)
-        assert len(rolls) == forum.entered == 6 * 12 + 5
+        assert len(rolls) == forum.entered == 6 * 12 + 5 + 2 * 2  # with turn 1's and turn 2's player orders
         assert all(r.forced for r in rolls)
-        assert [(r.purpose, r.die) for r in rolls[-5:]] == [
+        assert [(r.purpose, r.die) for r in rolls if "player order" not in r.purpose][-5:] == [
             ("party change (Procyon region 1)", 5), ("party change (Vega region 3)", 4),
             ("revolt: bribery (Procyon region 2)", 3), ("revolt: police action, 3 PDF (Deneb region 1)", 3),
             ("revolt: negotiate (Rigel region 1)", 5)]

@@ -244,9 +244,10 @@ def test_a_sole_subverter_takes_a_system_all_in_revolt_on_4_to_6(die: int, taken
 def test_the_gm_ending_the_interphase_runs_the_whole_revolt_check_and_starts_turn_2() -> None:
     g = whole_revolt({})
     g.refuse(EndInterphase(), NotGM, "only the GM may end the Social Interphase")
+    g.enter([6, 5])  # bob's and carol's dice for turn 2's player order, where it is rolled as the turn begins
     outcome = g.do(EndInterphase(), GM, gm=True)
     assert g.state.system("Sol").owner is None
-    assert outcome.events[-1] == GodsfirePhaseChanged(2, "movement")
+    assert GodsfirePhaseChanged(2, "movement") in outcome.events
     assert (g.state.turn, g.state.phase) == (2, "movement")
     g.refuse(EndInterphase(), RuleViolation, "game is in the Movement Phase of turn 2", GM, gm=True)
     g.assert_replays()
@@ -254,6 +255,7 @@ def test_the_gm_ending_the_interphase_runs_the_whole_revolt_check_and_starts_tur
 
 def test_stepping_the_phase_on_from_the_interphase_runs_the_whole_revolt_check_too() -> None:
     g = whole_revolt({})
+    g.enter([6, 5])  # bob's and carol's dice for turn 2's player order, where it is rolled as the turn begins
     g.do(NextPhase(), GM, gm=True)
     assert g.state.system("Sol").owner is None  # D.7.4, as /godsfire interphase end does
     assert (g.state.turn, g.state.phase) == (2, "movement")
@@ -287,7 +289,7 @@ def test_resolve_subversion() -> None:
         (3, False, {}, {}, 0),
     ]
     assert g.state.system("Vega").region(1).allegiance == 3  # bob's own systems: his own step
-    assert g.state.done["alice"] == ["subversion"]
+    assert g.state.done["alice"] == list(STEPS[:STEPS.index("subversion") + 1])  # D.1-D.7 closed by D.8
     g.refuse(ResolveSubversion(), RuleViolation, "D.8 subversion is already done for alice")
     g.refuse(MarkDone("subversion"), RuleViolation, "/godsfire subversion resolve applies it")
     g.refuse(ResolveSubversion("alice"), NotYourNation, "only the GM may run D.8 subversion for alice", "bob")
@@ -311,6 +313,8 @@ def test_allegiance_drops_next_to_revolts_and_for_regional_jealousy() -> None:
         region(5, allegiance=2, spent=0),  # 3 short: -3 -> revolt
     ])
     g.system("Vega", "alice", [region(1, allegiance=3, spent=2), region(2, allegiance=3, spent=2)])
+    g.refuse(CheckAllegiance(), RuleViolation, "D.8 subversion resolve comes first: /godsfire subversion resolve")
+    g.do(ResolveSubversion())  # nothing to resolve: the sheet's order
     outcome = g.do(CheckAllegiance())
     sol = g.state.system("Sol")
     assert [(r.allegiance, r.revolt) for r in sol.regions] == [(2, False), (0, True), (1, False), (4, False),
@@ -338,6 +342,8 @@ def test_economy_drops() -> None:
     g.system("Rigel", "bob", [region(1, economy="I-2")])
     assert feeders(g.state.system("Sol")) == {1: 2, 3: None, 4: 5, 6: None}
     assert feeders(g.state.system("Vega")) == {5: 1}  # fed by region 1 as it stood before the check
+    g.do(ResolveSubversion(), GM, gm=True)  # D.8 and D.9 first (the sheet's order): D.9 lowers Vega 3 (next
+    g.do(CheckAllegiance(), GM, gm=True)  # to Vega 2 in revolt) to allegiance 2, nothing else
     g.refuse(CheckEconomy("Vega 2"), RuleViolation, "Vega region 2 is at Subsistence (S), the lowest")
     g.refuse(CheckEconomy("Rigel 1"), NotYourNation, "Rigel is not among the systems of this check")
     g.refuse(CheckEconomy("Vega"), BadInput, "name a region as")
@@ -364,7 +370,15 @@ def test_feeders_use_an_a2_for_an_i1_when_no_a1_is_left() -> None:
 # --- D.11-13 placing money -------------------------------------------------------------------------
 
 
+def checked(game: Game) -> None:
+    """Every player's compulsory checks D.8-D.10, run by the GM (nothing changes in these systems): the
+    steps before placing money."""
+    for check in (ResolveSubversion(), CheckAllegiance(), CheckEconomy()):
+        game.do(check, GM, gm=True)
+
+
 def test_subvert_costs_by_economy_and_goes_to_the_top_circle(game: Game) -> None:
+    checked(game)
     game.add(RegionChanged("Sol", 2, {"economy": "A-2"}, {}, "test"))
     game.do(Subvert("Sol", 2, 2), "bob")  # A-2: 2 a placement
     assert game.state.player("bob").ng_money == 1
@@ -385,6 +399,7 @@ def test_subvert_costs_by_economy_and_goes_to_the_top_circle(game: Game) -> None
 
 
 def test_subversion_between_players_at_war_notes_the_transport(game: Game) -> None:
+    checked(game)
     game.add(GameChanged({"wars": [["alice", "bob"]]}, {}, "test"))
     outcome = game.do(Subvert("Vega", 1, 1))
     assert all("at war: the money must have been carried" in r for r in reasons(outcome))
@@ -393,6 +408,7 @@ def test_subversion_between_players_at_war_notes_the_transport(game: Game) -> No
 
 def test_desubvert_removes_the_largest_stack_first(game: Game) -> None:
     game.player("carol")
+    checked(game)
     game.add(RegionChanged("Sol", 4, {"economy": "S", "subversion": {"carol": 2, "bob": 2},
                                       "subversion_step": {"carol": 1, "bob": 0}}, {}, "test"))
     game.refuse(Desubvert("Sol", 4, 2), RuleViolation, "costs 3 each, 6 for 2; Sol's bank has 5")
@@ -403,11 +419,13 @@ def test_desubvert_removes_the_largest_stack_first(game: Game) -> None:
     game.do(Desubvert("Sol", 4, 3))  # S: 3 each; bob's 2 (a tie, by name), then 1 of carol's
     changed = game.reg("Sol", 4)
     assert game.state.system("Sol").bank == 1
-    assert (changed.subversion, changed.subversion_step, changed.desubversion) == ({"carol": 1}, {"carol": 1}, 3)
+    # D.12.2: the de-subversion money is removed after placement as well
+    assert (changed.subversion, changed.subversion_step, changed.desubversion) == ({"carol": 1}, {"carol": 1}, 0)
     game.assert_replays()
 
 
 def test_counter_subversion(game: Game) -> None:
+    checked(game)
     game.do(Counter("Sol", 1, 2))  # A-1: 1 each
     game.add(RegionChanged("Sol", 2, {"economy": "S"}, {}, "test"))
     game.do(Counter("Sol", 2, 1))  # S: 2
@@ -427,9 +445,12 @@ def test_steps_done_and_what_is_left(game: Game) -> None:
     assert interphase_left(game.state)["alice"] == list(STEPS)
     outcome = game.do(MarkDone("tax"))
     assert outcome.events == [StepDone("alice", "tax")]
-    game.do(MarkDone("units", "bob"), GM, gm=True)
+    game.refuse(MarkDone("units", "bob"), RuleViolation,
+                "D.8 subversion resolve comes first: /godsfire subversion resolve player:bob", GM, gm=True)
+    game.do(MarkDone("revolts", "bob"), GM, gm=True)  # closes D.1-D.6 for bob
     left = interphase_left(game.state)
-    assert left["alice"] == [s for s in STEPS if s != "tax"] and left["bob"] == list(STEPS[:-1])
+    assert left["alice"] == [s for s in STEPS if s != "tax"]
+    assert left["bob"] == list(STEPS[STEPS.index("subversion"):])
     game.refuse(MarkDone("tax"), RuleViolation, "D.1 tax and loan repayment is already done for alice")
     game.refuse(MarkDone("nap"), BadInput, "step: must be one of tax")
     game.refuse(MarkDone("tax", "bob"), NotYourNation, "only the GM may mark steps done for bob")

@@ -1,0 +1,405 @@
+"""Godsfire's controls on Discord: the awaited go's Move, Done and Pass (A.1, A.2), and the Combat Phase's
+loss choices (a select of the units lost) and retreats (B). They keep working after a restart: each custom id
+carries the game, and the go or the attack it belongs to.
+
+Every Godsfire answer carries the controls of what the game waits for now (the prompt above them mentions
+whose it is), and they come off the message that carried them before. A control runs the engine's command as
+the clicker, so the engine decides every rule; a go's buttons are the awaited player's (a GM's click plays
+the go for that player), and anyone else is refused, ephemerally, before a modal opens or anything changes.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import discord
+
+from cogs.godsfire.render import godsfire_embeds
+from cogs.host import RefereeHost
+from cogs.render import NO_PINGS, finish, message_batches, pings, report_embeds
+from cogs.util import actor, bot_of, channel_key, has_gm_role, reply, run_command
+from cogs.views import click_lock, guarded
+from engine.describe import plural
+from engine.errors import RuleViolation
+from engine.godsfire.state import GodsfireState, LossChoice
+from engine.names import name_key
+from referee import Report
+
+log = logging.getLogger("referee.views")
+
+CONTROLS = 0  # the `choice_messages` row of a Godsfire game's controls (it has no battles of Nations' kind)
+ATTACK_OF = r"attack (\d+):"  # a loss choice's reason starts with its attack (`combat.choice_attack`)
+MAX_CHOICES = 4  # the rows left under the go's buttons (a message has 5)
+
+
+# --- what the game waits for --------------------------------------------------------------------------
+
+
+def go_of(state: GodsfireState) -> str | None:
+    """The awaited go as a custom id's part (`turn-holder-round-awaiting`, players by their place in the turn's
+    order), or None when no go is awaited (no initiative, or a transit waiting on its answer)."""
+    ini = state.initiative
+    if state.ended or ini is None or state.transit is not None or not ini.awaiting or state.phase != "movement":
+        return None
+    keys = [name_key(p) for p in state.order]
+
+    def place(player: str) -> int:
+        return keys.index(name_key(player)) if name_key(player) in keys else len(keys)
+
+    return f"{state.turn}-{place(ini.holder)}-{ini.round}-{place(ini.awaiting)}"
+
+
+def attack_of(choice: LossChoice) -> int:
+    """The number of the attack a choice comes from (its `attack`, else as its reason says; 0: unknown)."""
+    number = getattr(choice, "attack", None)
+    if isinstance(number, int) and number > 0:
+        return number
+    found = re.match(ATTACK_OF, choice.reason)
+    return int(found.group(1)) if found else 0
+
+
+def offered_choices(state: GodsfireState) -> list[LossChoice]:
+    """The loss choices and retreats offered as controls (those of an attack named in their reason)."""
+    return [c for c in state.choices if c.kind in ("losses", "retreat") and attack_of(c)][:MAX_CHOICES]
+
+
+def waiting_on(state: GodsfireState) -> list[str]:
+    """The players the controls are for: the awaited go's, then each chooser's."""
+    players = [state.initiative.awaiting] if go_of(state) and state.initiative and state.initiative.awaiting else []
+    players += [c.chooser for c in offered_choices(state)]
+    return list(dict.fromkeys(players))
+
+
+def counter_label(state: GodsfireState, number: int) -> str:
+    """`AG #5 at Sol` (`on the ground of Sol 2` for a region)."""
+    found = next((c for c in state.counters if c.number == number), None)
+    if found is None:
+        return f"#{number}"
+    kind = f"{found.amount} GB" if found.kind == "GB" else found.kind
+    return f"{kind} #{found.number} {'on the ground of' if found.ground else 'at'} {found.at}"
+
+
+def prompt_lines(state: GodsfireState) -> list[str]:
+    """What the controls are for, players mentioned (marked and escaped like any engine text)."""
+    lines: list[str] = []
+    ini = state.initiative
+    if go_of(state) and ini is not None and ini.awaiting:
+        if name_key(ini.awaiting) == name_key(ini.holder):
+            then = "Done" if ini.moved else "Move (then Done)"
+            lines.append(finish(f"⏳ {ini.awaiting} holds initiative (round {ini.round}): {then}, or Pass."))
+        else:
+            lines.append(finish(f"⏳ {ini.awaiting} may respond to {ini.holder}'s initiative (round {ini.round}): "
+                                "Move (then Done), or Pass."))
+    for choice in offered_choices(state):
+        label = f"attack {attack_of(choice)}"
+        if choice.kind == "losses":
+            count = min(choice.count, len(choice.counters))
+            units = "unit" if count == 1 else f"{count} units"
+            lines.append(finish(f"⏳ {choice.chooser} chooses the {units} lost in {label} "
+                                f"(of {len(choice.counters)})."))
+        else:
+            lines.append(finish(f"⏳ {choice.chooser} retreats the units of {label}: Retreat… names where."))
+    return lines
+
+
+# --- checks ---------------------------------------------------------------------------------------------
+
+
+async def live_state(interaction: discord.Interaction, game_id: int) -> GodsfireState:
+    """The game's state, if it is still the channel's game; else a refusal."""
+    referee = bot_of(interaction).referee
+    if await referee.store.live_game(channel_key(interaction)) != game_id:
+        raise RuleViolation("those controls belong to a game that is over")
+    return await referee.store.load(game_id)
+
+
+async def current_go(interaction: discord.Interaction, game_id: int, go: str) -> GodsfireState:
+    """The state if the control's go is still the awaited one; else a refusal saying whose go it is now."""
+    state = await live_state(interaction, game_id)
+    if go_of(state) != go:
+        now = state.initiative.awaiting if go_of(state) and state.initiative else None
+        raise RuleViolation("that go is over" + (f": it is {now}'s go now" if now else ""))
+    return state
+
+
+def is_gm(interaction: discord.Interaction, state: GodsfireState) -> bool:
+    return has_gm_role(interaction) or name_key(actor(interaction)) == name_key(state.gm)
+
+
+def playing_for(interaction: discord.Interaction, state: GodsfireState) -> str | None:
+    """Whom a go's button plays for: None for the awaited player themself, the awaited player for a GM; anyone
+    else is refused (what the engine says of a move out of turn)."""
+    ini = state.initiative
+    assert ini is not None and ini.awaiting is not None
+    me = actor(interaction)
+    if name_key(me) == name_key(ini.awaiting):
+        return None
+    if is_gm(interaction, state):
+        return ini.awaiting
+    raise RuleViolation(f"A.1: it is {ini.awaiting}'s go ({ini.holder} holds initiative, round {ini.round}); "
+                        f"{me} may not move or pass now")
+
+
+def pending_choice(state: GodsfireState, kind: str, attack: int) -> LossChoice:
+    found = next((c for c in state.choices if c.kind == kind and attack_of(c) == attack), None)
+    if found is None:
+        what = "losses to choose" if kind == "losses" else "retreat"
+        raise RuleViolation(f"attack {attack} has no {what} pending any more")
+    return found
+
+
+# --- the go: Move, Done, Pass ----------------------------------------------------------------------------
+
+
+GO_BUTTONS = {"move": ("Move", "🚀", discord.ButtonStyle.primary),
+              "done": ("Done", "✅", discord.ButtonStyle.success),
+              "pass": ("Pass", "⏭", discord.ButtonStyle.secondary)}
+
+
+class GoButton(discord.ui.DynamicItem[discord.ui.Button],
+               template=r"referee:godsfire:go:(?P<what>move|done|pass):(?P<game>\d+):(?P<go>\d+-\d+-\d+-\d+)"):
+    """Move (a modal asks which counters, where to and through which cells), Done or Pass, for the awaited
+    go (`/godsfire move`, `/godsfire done`, `/godsfire pass`)."""
+
+    def __init__(self, what: str, game_id: int, go: str, button: discord.ui.Button | None = None,
+                 disabled: bool = False) -> None:
+        self.what, self.game_id, self.go = what, game_id, go
+        label, emoji, style = GO_BUTTONS[what]
+        super().__init__(button or discord.ui.Button(
+            custom_id=f"referee:godsfire:go:{what}:{game_id}:{go}", label=label, emoji=emoji, style=style,
+            disabled=disabled))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: Any) -> GoButton:
+        return cls(match["what"], int(match["game"]), match["go"], item)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            async with click_lock(interaction, self.game_id):
+                state = await current_go(interaction, self.game_id, self.go)
+                player = playing_for(interaction, state)
+                if self.what == "move":
+                    await interaction.response.send_modal(MoveModal(self.game_id, self.go, player, state))
+                    return
+                await run_command(interaction, f"godsfire {self.what}", answer=answer, player=player)
+
+        await guarded(interaction, work)
+
+
+def movable(state: GodsfireState, player: str) -> str:
+    """The player's counters that may still move this turn, for the modal's hint: `1 2 3 (SQD, SQD, AG)`."""
+    mine = [c for c in state.counters
+            if c.owner is not None and name_key(c.owner) == name_key(player) and c.moved != state.turn]
+    return " ".join(str(c.number) for c in mine) + (f" ({', '.join(c.kind for c in mine)})" if mine else "")
+
+
+class MoveModal(discord.ui.Modal):
+    """`/godsfire move` in a form: counters, where to, and the cells passed through."""
+
+    def __init__(self, game_id: int, go: str, player: str | None, state: GodsfireState) -> None:
+        super().__init__(title="Move counters", custom_id=f"referee:godsfire:move:{game_id}:{go}", timeout=None)
+        self.game_id, self.go, self.player = game_id, go, player
+        awaited = state.initiative.awaiting if state.initiative else None
+        hint = movable(state, awaited) if awaited else ""
+        self.counters: discord.ui.TextInput[MoveModal] = discord.ui.TextInput(
+            label="Counters", custom_id="counters", max_length=200,
+            placeholder=(f"not moved yet: {hint}" if hint else 'e.g. "3 4"')[:100])
+        self.to: discord.ui.TextInput[MoveModal] = discord.ui.TextInput(
+            label="To", custom_id="to", max_length=60, placeholder="a system (Sol), a region (Sol 2) or a cell (K12)")
+        self.through: discord.ui.TextInput[MoveModal] = discord.ui.TextInput(
+            label="Through (optional)", custom_id="through", required=False, max_length=600,
+            placeholder="the cells passed through, in order: K11, K12")
+        for item in (self.counters, self.to, self.through):
+            self.add_item(item)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            async with click_lock(interaction, self.game_id):
+                state = await current_go(interaction, self.game_id, self.go)
+                player = playing_for(interaction, state)
+                await run_command(interaction, "godsfire move", answer=answer, counters=self.counters.value,
+                                  to=self.to.value, through=self.through.value or None, player=player)
+
+        await guarded(interaction, work)
+
+
+# --- the Combat Phase: losses and retreats ----------------------------------------------------------------
+
+
+class LossSelect(discord.ui.DynamicItem[discord.ui.Select],
+                 template=r"referee:godsfire:losses:(?P<game>\d+):(?P<attack>\d+)"):
+    """The chooser picks exactly the units lost (`/godsfire losses choose units:… number:<attack>`)."""
+
+    def __init__(self, game_id: int, attack: int, select: discord.ui.Select | None = None) -> None:
+        self.game_id, self.attack = game_id, attack
+        super().__init__(select or discord.ui.Select(custom_id=f"referee:godsfire:losses:{game_id}:{attack}"))
+
+    @classmethod
+    def offer(cls, game_id: int, state: GodsfireState, choice: LossChoice) -> LossSelect:
+        among = [n for n in choice.counters if any(c.number == n for c in state.counters)][:25] or choice.counters[:25]
+        count = max(1, min(choice.count, len(among)))
+        attack = attack_of(choice)
+        select = discord.ui.Select(
+            custom_id=f"referee:godsfire:losses:{game_id}:{attack}",
+            placeholder=f"Attack {attack}: choose the {plural(count, 'unit')} lost"[:150],
+            min_values=count, max_values=count,
+            options=[discord.SelectOption(label=counter_label(state, n)[:100], value=str(n)) for n in among])
+        return cls(game_id, attack, select)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Select,
+                             match: Any) -> LossSelect:
+        return cls(int(match["game"]), int(match["attack"]), item)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            async with click_lock(interaction, self.game_id):
+                state = await live_state(interaction, self.game_id)
+                pending_choice(state, "losses", self.attack)
+                # The engine refuses anyone but the chooser (or the GM), with its words.
+                await run_command(interaction, "godsfire losses choose", answer=answer,
+                                  units=" ".join(self.item.values), number=self.attack)
+
+        await guarded(interaction, work)
+
+
+class RetreatButton(discord.ui.DynamicItem[discord.ui.Button],
+                    template=r"referee:godsfire:retreat:(?P<game>\d+):(?P<attack>\d+)"):
+    """The side that lost retreats: a modal asks where to (`/godsfire retreat to:… number:<attack>`)."""
+
+    def __init__(self, game_id: int, attack: int, button: discord.ui.Button | None = None) -> None:
+        self.game_id, self.attack = game_id, attack
+        super().__init__(button or discord.ui.Button(
+            custom_id=f"referee:godsfire:retreat:{game_id}:{attack}", label=f"Retreat… (attack {attack})",
+            emoji="↩", style=discord.ButtonStyle.danger))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: Any) -> RetreatButton:
+        return cls(int(match["game"]), int(match["attack"]), item)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            async with click_lock(interaction, self.game_id):
+                state = await live_state(interaction, self.game_id)
+                choice = pending_choice(state, "retreat", self.attack)
+                if name_key(choice.chooser) != name_key(actor(interaction)) and not is_gm(interaction, state):
+                    raise RuleViolation(f"B: a retreat is made by the side that lost (r = retreat); attack "
+                                        f"{self.attack}'s is {choice.chooser}'s (or the GM's)")
+                units = ", ".join(counter_label(state, n) for n in choice.counters)
+                await interaction.response.send_modal(RetreatModal(self.game_id, self.attack, units))
+
+        await guarded(interaction, work)
+
+
+class RetreatModal(discord.ui.Modal):
+    """`/godsfire retreat` in a form: the position one cell away."""
+
+    def __init__(self, game_id: int, attack: int, units: str) -> None:
+        super().__init__(title=f"Retreat: attack {attack}"[:45], custom_id=f"referee:godsfire:retreating:{game_id}:"
+                         f"{attack}", timeout=None)
+        self.game_id, self.attack = game_id, attack
+        self.to: discord.ui.TextInput[RetreatModal] = discord.ui.TextInput(
+            label="Retreat to", custom_id="to", max_length=60,
+            placeholder=(f"one cell away, for {units}" if units else "a cell (K12), a system (Sol) or a region")[:100])
+        self.add_item(self.to)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            async with click_lock(interaction, self.game_id):
+                state = await live_state(interaction, self.game_id)
+                pending_choice(state, "retreat", self.attack)
+                await run_command(interaction, "godsfire retreat", answer=answer, to=self.to.value,
+                                  number=self.attack)
+
+        await guarded(interaction, work)
+
+
+# --- the controls on an answer --------------------------------------------------------------------------
+
+
+def controls_view(game_id: int, state: GodsfireState) -> discord.ui.View | None:
+    """The controls of what the game waits for: the awaited go's Move, Done and Pass; each loss choice's
+    select and each retreat's button. None when it waits for no one."""
+    view = discord.ui.View(timeout=None)
+    go = go_of(state)
+    ini = state.initiative
+    if go is not None and ini is not None:
+        holder_first = name_key(ini.awaiting or "") == name_key(ini.holder) and not ini.moved
+        view.add_item(GoButton("move", game_id, go))
+        view.add_item(GoButton("done", game_id, go, disabled=holder_first))  # A.1.2: the holder moves first
+        view.add_item(GoButton("pass", game_id, go))
+    for choice in offered_choices(state):
+        item: discord.ui.Item[Any] = (LossSelect.offer(game_id, state, choice) if choice.kind == "losses"
+                                      else RetreatButton(game_id, attack_of(choice)))
+        try:
+            view.add_item(item)
+        except ValueError:  # no room left on the message
+            break
+    return view if view.children else None
+
+
+def prompt(state: GodsfireState) -> str | None:
+    return "\n".join(prompt_lines(state)) or None
+
+
+async def answer(interaction: discord.Interaction, report: Report) -> None:
+    """A Godsfire command's answer: its events (each chart read as its own embed), then whose go or choice it
+    is now (mentioned, pinged unless it is the one who acted) with its controls; the controls come off the
+    message that carried them before."""
+    await answer_with(interaction, report, godsfire_embeds(report.caught_up + report.events, report.state))
+
+
+async def answer_with(interaction: discord.Interaction, report: Report, embeds: list[discord.Embed]) -> None:
+    state = report.state
+    view = controls_view(report.game_id, state) if isinstance(state, GodsfireState) else None
+    text = prompt(state) if view is not None else None
+    me = name_key(actor(interaction))
+    notify = [p for p in waiting_on(state) if name_key(p) != me] if view is not None else []
+    message_id = await reply(interaction, text, embeds=embeds, view=view, allowed_mentions=pings(*notify))
+    channel = bot_of(interaction).get_partial_messageable(interaction.channel_id or 0, guild_id=interaction.guild_id)
+    await swap_controls(bot_of(interaction), channel, report.game_id, message_id if view is not None else None)
+
+
+async def swap_controls(bot: RefereeHost, channel: discord.PartialMessageable, game_id: int,
+                        message_id: int | None) -> None:
+    """Record the message carrying a Godsfire game's controls (None: none now) and take the controls off the
+    message that carried them before."""
+    old = await bot.store.choice_message(game_id, CONTROLS, message_id or 0)
+    if old and old != message_id:
+        try:
+            await channel.get_partial_message(old).edit(view=None)
+        except discord.HTTPException:
+            log.warning("could not clear the controls of message %s", old)
+
+
+# --- the clock ------------------------------------------------------------------------------------------
+
+
+async def announce(clock: Any, channel: discord.PartialMessageable, report: Report) -> None:
+    """What the clock caught up on (a reminder, a go run out, a transit let through): its report, the last
+    message carrying the controls of what the game waits for now, pinging whose they are."""
+    state = report.state
+    view = controls_view(report.game_id, state)
+    batches = message_batches(report_embeds(report.events, state, by_clock=True))
+    for batch in batches[:-1]:
+        await channel.send(embeds=batch, allowed_mentions=NO_PINGS)
+    text = prompt(state) if view is not None else None
+    message = await channel.send(text, embeds=batches[-1], view=view,
+                                 allowed_mentions=pings(*waiting_on(state)) if view is not None else NO_PINGS)
+    await swap_controls(clock.bot, channel, report.game_id, message.id if view is not None else None)
+
+
+async def after_change(clock: Any, channel: discord.PartialMessageable, report: Report, state: GodsfireState,
+                       row: Any) -> Any:
+    """A game that ended keeps no controls."""
+    if state.ended:
+        await swap_controls(clock.bot, channel, report.game_id, None)
+    return row
+
+
+DYNAMIC_ITEMS = (GoButton, LossSelect, RetreatButton)
+

@@ -1,0 +1,251 @@
+"""The counters on the table: where each unit is, as the players name it.
+
+The bot has no map geometry. A position is a system's cell ("Sol": space), a region of a system on the
+ground ("Sol 2"), or any other cell of the group's map ("K12"). Within a system the sheet's boxes (a
+system's units in its cell, a region's on its ground, the enemy units that stop taxes and builds) are
+counted from the counters there: `reconcile` first makes the counters match the boxes (a GM's hand edit, the
+units placed at D.14), each table action moves counters, and `sync` writes the boxes back from them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core import Tx, require_gm
+from engine.errors import BadInput, RuleViolation
+from engine.godsfire.events import change_game, change_region, change_system
+from engine.godsfire.setup import handles
+from engine.godsfire.state import FIGHTING, KINDS, Counter, GodsfireState, System
+from engine.names import name_key
+
+MAX_CELL = 60  # the longest cell name
+MAX_LISTED = 40  # counters named in one command
+
+
+@dataclass(frozen=True)
+class Place:
+    """A resolved position: its canonical text, whether it is on the ground, and its system (if any)."""
+
+    at: str
+    ground: bool
+    system: System | None = None
+    region: int | None = None
+
+
+def place_of(state: GodsfireState, raw: str) -> Place:
+    """`Sol` → Sol's cell; `Sol 2` → region 2 of Sol on the ground; anything else → a cell of that name."""
+    text = " ".join(str(raw).split())
+    if not text:
+        raise BadInput("name a position: a system (Sol), a region (Sol 2) or a cell of your map (K12)")
+    if len(text) > MAX_CELL:
+        raise BadInput(f"a position's name is at most {MAX_CELL} characters")
+    system = state.find_system(text)
+    if system is not None:
+        return Place(system.name, False, system)
+    match = re.fullmatch(r"(.+?)\s*(\d+)", text)
+    if match:
+        system = state.find_system(match.group(1))
+        if system is not None:
+            region = system.region(int(match.group(2)))
+            return Place(f"{system.name} {region.number}", True, system, region.number)
+    return Place(text, False)
+
+
+def parse_numbers(raw: Any, what: str = "counters") -> list[int]:
+    """`"3 4, #7"` → [3, 4, 7] (each once)."""
+    words = [w.lstrip("#") for w in re.split(r"[\s,]+", str(raw).strip()) if w]
+    if not words or not all(w.isdecimal() for w in words):
+        raise BadInput(f"{what}: give counter numbers, e.g. \"3 4\" (/godsfire counters lists them)")
+    numbers = list(dict.fromkeys(int(w) for w in words))
+    if len(numbers) > MAX_LISTED:
+        raise BadInput(f"{what}: at most {MAX_LISTED} counters at once")
+    return numbers
+
+
+def label(counter: Counter) -> str:
+    """`AG #4 (alice) at Sol 2` — money shows its amount."""
+    owner = counter.owner or "neutral"
+    kind = f"{counter.amount} GB" if counter.kind == "GB" else counter.kind
+    return f"{kind} #{counter.number} ({owner}) at {counter.at}{' (ground)' if counter.ground else ''}"
+
+
+def short(counter: Counter) -> str:
+    return f"{counter.kind} #{counter.number}"
+
+
+def is_enemy(counter: Counter, player: str | None) -> bool:
+    """Whether a counter is an enemy unit to `player` (money is not a unit)."""
+    if counter.kind == "GB":
+        return False
+    return counter.owner is None or player is None or name_key(counter.owner) != name_key(player)
+
+
+def side_of(state: GodsfireState, counter: Counter) -> str | None:
+    """Who moves and fights with a counter: its owner, or for a neutral's the player the GM named."""
+    if counter.owner is not None:
+        return counter.owner
+    system = next((s for s in state.systems if counter.at == s.name or counter.at.startswith(s.name + " ")), None)
+    return state.neutral_control.get(system.name) if system is not None else None
+
+
+# --- the boxes and the counters ------------------------------------------------------------------
+
+
+def _add(counters: list[Counter], kind: str, owner: str | None, at: str, ground: bool, first: int) -> None:
+    number = max([first - 1, *(c.number for c in counters)]) + 1
+    counters.append(Counter(number, kind, owner, at, ground))
+
+
+def reconcile(tx: Tx) -> None:
+    """Make the counters match the sheet's boxes (the boxes change by hand edits and D.14's placing): a box
+    with more units than counters gets new counters there; one with fewer loses its last counters."""
+    state: GodsfireState = tx.state
+    counters = copy_counters(state)
+    first = state.next_counter
+    boxes: list[tuple[str, bool, str | None, dict[str, int]]] = []
+    for system in state.systems:
+        boxes.append((system.name, False, system.owner, system.units))
+        for region in system.regions:
+            boxes.append((f"{system.name} {region.number}", True, system.owner, region.units))
+    for at, ground, owner, units in boxes:
+        for kind in FIGHTING:
+            here = [c for c in counters if c.at == at and c.kind == kind and c.owner == owner]
+            want = int(units.get(kind, 0))
+            for _ in range(want - len(here)):
+                _add(counters, kind, owner, at, ground, first)
+            for extra in here[want:][::-1] if len(here) > want else []:
+                counters.remove(extra)
+    for player in state.players:
+        ng = [c for c in counters if c.kind == "NG" and c.owner == player.name]
+        if player.government and not player.out and not ng:
+            _add(counters, "NG", player.name, player.government, False, first)
+    number = max([first - 1, *(c.number for c in counters)]) + 1
+    change_game(tx, "the counters match the sheet's boxes", counters=counters, next_counter=number)
+
+
+def sync(tx: Tx) -> None:
+    """Write each system's and region's boxes from the counters there: its owner's units by type, the
+    enemy units present (a system cell's make it "under siege")."""
+    state: GodsfireState = tx.state
+    for system in state.systems:
+        in_cell = [c for c in state.counters if c.at == system.name and c.kind in FIGHTING]
+        own = [c for c in in_cell if c.owner == system.owner]
+        change_system(tx, system.name, "the counters on its cell", units=_by_kind(own),
+                      enemy_units=len(in_cell) - len(own))
+        for region in system.regions:
+            at = f"{system.name} {region.number}"
+            here = [c for c in state.counters if c.at == at and c.kind in FIGHTING]
+            mine = [c for c in here if c.owner == system.owner]
+            change_region(tx, system.name, region.number, "the counters on its ground", units=_by_kind(mine),
+                          enemy_units=len(here) - len(mine))
+
+
+def _by_kind(counters: list[Counter]) -> dict[str, int]:
+    found = {kind: sum(1 for c in counters if c.kind == kind) for kind in FIGHTING}
+    return {kind: n for kind, n in found.items() if n}
+
+
+def set_counters(tx: Tx, counters: list[Counter], reason: str) -> None:
+    """Replace the table's counters (one logged change) and write the boxes back."""
+    change_game(tx, reason, counters=counters)
+    sync(tx)
+
+
+def copy_counters(state: GodsfireState) -> list[Counter]:
+    return [Counter(**vars(c)) for c in state.counters]
+
+
+def stacks_over(state: GodsfireState, rules: Any) -> list[str]:
+    """The stacks over the limits (per player and position: space 3, ground 6), in words."""
+    over = []
+    limits = {False: int(rules.stacking["space"]), True: int(rules.stacking["ground"])}
+    seen: dict[tuple[str, str | None, bool], int] = {}
+    for c in state.counters:
+        if c.kind in FIGHTING:
+            key = (c.at, c.owner, c.ground)
+            seen[key] = seen.get(key, 0) + 1
+    for (at, owner, ground), n in seen.items():
+        if n > limits[ground]:
+            over.append(f"{owner or 'neutral'} has {n} units at {at} ({'ground' if ground else 'space'} "
+                        f"stacking: {limits[ground]} at most)")
+    return over
+
+
+# --- GM's hand on the table ----------------------------------------------------------------------
+
+
+@dataclass
+class AddCounters:
+    kind: str
+    at: str
+    owner: str | None = None
+    count: int = 1
+    amount: int = 0
+
+
+@dataclass
+class RemoveCounters:
+    counters: str
+    reason: str = ""
+
+
+@dataclass
+class SetNeutralControl:
+    system: str
+    player: str
+
+
+@handles(AddCounters)
+def add_counters(tx: Tx, action: AddCounters) -> None:
+    """Put counters on the table (GM): any position, owned by a player or a neutral's."""
+    require_gm(tx, "put counters on the table")
+    kind = action.kind.strip().upper()
+    if kind not in KINDS:
+        raise BadInput(f"kind: one of {', '.join(KINDS)}")
+    if not 1 <= action.count <= MAX_LISTED:
+        raise BadInput(f"count: 1 to {MAX_LISTED}")
+    owner = None
+    if action.owner and action.owner.strip().lower() not in ("none", "neutral"):
+        owner = tx.state.player(action.owner).name
+    place = place_of(tx.state, action.at)
+    if kind == "SQD" and place.ground:
+        raise RuleViolation("the sheet (A.2.4): SQDs never go on the ground")
+    if kind == "GB" and not 1 <= action.amount <= 1_000_000:
+        raise BadInput("amount: the money the GB counter is, 1 or more")
+    reconcile(tx)
+    counters = copy_counters(tx.state)
+    number = tx.state.next_counter
+    for i in range(action.count):
+        counters.append(Counter(number + i, kind, owner, place.at, place.ground, 0,
+                                action.amount if kind == "GB" else 0))
+    change_game(tx, f"the GM put {action.count} {kind} at {place.at}", next_counter=number + action.count)
+    set_counters(tx, counters, f"the GM put {action.count} {kind} at {place.at}")
+
+
+@handles(RemoveCounters)
+def remove_counters(tx: Tx, action: RemoveCounters) -> None:
+    """Take counters off the table (GM)."""
+    require_gm(tx, "take counters off the table")
+    numbers = parse_numbers(action.counters)
+    reconcile(tx)
+    for n in numbers:
+        tx.state.counter(n)
+    kept = [c for c in copy_counters(tx.state) if c.number not in numbers]
+    set_counters(tx, kept, f"the GM took off {', '.join(f'#{n}' for n in numbers)}"
+                 + (f": {action.reason}" if action.reason else ""))
+
+
+@handles(SetNeutralControl)
+def set_neutral_control(tx: Tx, action: SetNeutralControl) -> None:
+    """Name the player who controls a neutral system's units (the sheet: neutrals are controlled by another
+    player)."""
+    require_gm(tx, "name who controls a neutral")
+    system = tx.state.system(action.system)
+    if system.owner is not None:
+        raise RuleViolation(f"{system.name} is {system.owner}'s, not neutral")
+    player = tx.state.player(action.player).name
+    control = dict(tx.state.neutral_control)
+    control[system.name] = player
+    change_game(tx, f"{player} controls neutral {system.name}'s units", neutral_control=control)

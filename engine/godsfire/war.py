@@ -1,0 +1,288 @@
+"""C. The last chance to declare war; money in transit (D.3); the end of the game (the scenario's victory
+condition, set by the GM at the start; nobody wins with a loan outstanding)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core import Tx, require_gm
+from engine.errors import BadInput, NotYourNation, RuleViolation
+from engine.events import GameEnded
+from engine.godsfire import table
+from engine.godsfire.events import change_game, change_player, change_system
+from engine.godsfire.setup import handles
+from engine.godsfire.state import GodsfireState, Shipment
+from engine.names import name_key
+from engine.vocabulary import Command, Param
+
+VICTORIES = ("gm", "last-ng", "most-systems")
+VICTORY_WORDS = {"gm": "the GM's call", "last-ng": "the last National Government standing",
+                 "most-systems": "the most systems after turn {turns}"}
+MAX_TURNS = 10_000
+MAX_CELLS = 100
+
+
+def _player_acting(tx: Tx, named: str | None) -> str:
+    if named:
+        player = tx.state.player(named).name
+        if not tx.ctx.is_gm and name_key(player) != name_key(tx.ctx.actor):
+            raise NotYourNation(f"only the GM may act for {player}")
+        return player
+    found = tx.state.find_player(tx.ctx.actor)
+    if found is None:
+        raise BadInput("you are not a player in this game: name the player (player:)")
+    return found.name
+
+
+# --- C. war ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class DeclareWar:
+    target: str
+    player: str | None = None
+
+
+@handles(DeclareWar)
+def declare_war(tx: Tx, action: DeclareWar) -> None:
+    """C: war is declared only in the Last Chance to Declare War phase, until the next Movement Phase."""
+    state: GodsfireState = tx.state
+    player = _player_acting(tx, action.player)
+    if state.phase != "war":
+        raise RuleViolation(f"C: war is declared only in the Last Chance to Declare War phase; it is now turn "
+                            f"{state.turn}'s {state.phase} phase")
+    target = state.player(action.target).name
+    if name_key(target) == name_key(player):
+        raise BadInput("a player does not declare war on themselves")
+    if state.player(target).out or state.player(player).out:
+        raise RuleViolation(f"{target if state.player(target).out else player} is out of the game")
+    if state.at_war(player, target):
+        raise RuleViolation(f"{player} and {target} are already at war")
+    wars = [*state.wars, sorted([player, target])]
+    change_game(tx, f"{player} declares war on {target} (C): subversion money between them must now be carried "
+                "to a cell next to the target system", wars=wars)
+
+
+# --- D.3 money in transit ----------------------------------------------------------------------------
+
+
+@dataclass
+class SendMoney:
+    amount: int
+    source: str  # a system, or "ng"
+    to: str
+    cells: int
+    ship: int | None = None
+    turns: int | None = None
+    player: str | None = None
+
+
+def travel_turns(rules: Any, cells: int, ship: bool) -> int:
+    """Whole turns a shipment needs: at speed 3 by itself (GB), or a ship's allowance; at least one (it lands
+    in a later turn's transfer step)."""
+    speed = int(rules.movement["SQD" if ship else "GB"])
+    return max(1, math.ceil(cells / speed))
+
+
+@handles(SendMoney)
+def send_money(tx: Tx, action: SendMoney) -> None:
+    """D.3.2: money for another planet moves through space, carried by a ship or at speed 3 by itself; it
+    waits in the Money in Transit box and lands in the transfer step of the turn it arrives."""
+    state: GodsfireState = tx.state
+    if state.phase != "interphase":
+        raise RuleViolation("D.3: money is sent in the Social Interphase's transfer step")
+    player = state.player(_player_acting(tx, action.player))
+    if not 1 <= action.amount <= 1_000_000:
+        raise BadInput("amount: 1 GB or more")
+    if not 1 <= action.cells <= MAX_CELLS:
+        raise BadInput(f"cells: the space cells between the systems, 1 to {MAX_CELLS}")
+    to = state.system(action.to)
+    if to.owner is None or name_key(to.owner) != name_key(player.name):
+        raise RuleViolation(f"D.3: money goes to one of {player.name}'s own systems; {to.name} is not")
+    carrier = None
+    if action.ship is not None:
+        carrier = state.counter(action.ship)
+        if carrier.kind not in ("SQD", "AG") or carrier.owner != player.name:
+            raise RuleViolation(f"D.3.2: money is carried by one of {player.name}'s ships (SQD or AG); "
+                                f"{table.label(carrier)} is not")
+    needed = travel_turns(tx.rules, action.cells, carrier is not None)
+    if action.turns is not None and action.turns < needed:
+        speed = tx.rules.movement["SQD" if carrier else "GB"]
+        raise RuleViolation(f"D.3.2: {'a ship' if carrier else 'money by itself'} moves at speed {speed}: "
+                            f"{action.cells} cells take {needed} turn{'s' if needed > 1 else ''}, not {action.turns}")
+    turns = action.turns if action.turns is not None else needed
+    if not 1 <= turns <= MAX_TURNS:
+        raise BadInput(f"turns: 1 to {MAX_TURNS}")
+    raw = action.source.strip()
+    if raw.lower() in ("ng", "national government"):
+        if player.ng_money < action.amount:
+            raise RuleViolation(f"{player.name}'s National Government holds {player.ng_money} GB, not "
+                                f"{action.amount}")
+        change_player(tx, player.name, f"{action.amount} GB leave the NG for {to.name}",
+                      ng_money=player.ng_money - action.amount, in_transit=player.in_transit + action.amount)
+        source = "the NG"
+    else:
+        system = state.system(raw)
+        if system.owner is None or name_key(system.owner) != name_key(player.name):
+            raise RuleViolation(f"{system.name} is not {player.name}'s")
+        if system.name == to.name:
+            raise BadInput("the money is already there")
+        if system.bank < action.amount:
+            raise RuleViolation(f"{system.name}'s bank holds {system.bank} GB, not {action.amount}")
+        change_system(tx, system.name, f"{action.amount} GB leave for {to.name}", bank=system.bank - action.amount)
+        change_player(tx, player.name, f"{action.amount} GB in transit", in_transit=player.in_transit + action.amount)
+        source = system.name
+    shipment = Shipment(player.name, action.amount, source, to.name, state.turn + turns,
+                        carrier.number if carrier else None)
+    change_game(tx, f"{action.amount} GB from {source} to {to.name} ({action.cells} cells"
+                f"{f', carried by {table.short(carrier)}' if carrier else ', at speed 3'}): lands in turn "
+                f"{state.turn + turns}'s transfer step", shipments=[*state.shipments, shipment])
+
+
+def land_shipments(tx: Tx) -> None:
+    """At the Social Interphase's start: the money due this turn lands in its system's bank (D.3.1). Money
+    bound for a system its player no longer holds goes to the National Government; money whose carrier was
+    destroyed is lost with it."""
+    state: GodsfireState = tx.state
+    due = [s for s in state.shipments if s.arrives <= state.turn]
+    if not due:
+        return
+    change_game(tx, "the Money in Transit box: what lands this turn is taken out",
+                shipments=[s for s in state.shipments if s.arrives > state.turn])
+    for shipment in due:
+        player = tx.state.find_player(shipment.owner)
+        if player is None:
+            continue
+        change_player(tx, player.name, f"{shipment.amount} GB out of the Money in Transit box",
+                      in_transit=max(0, player.in_transit - shipment.amount))
+        if shipment.carrier is not None and not any(c.number == shipment.carrier for c in tx.state.counters):
+            change_player(tx, player.name, f"{shipment.amount} GB lost with their carrier #{shipment.carrier}")
+            continue
+        system = tx.state.find_system(shipment.to)
+        if system is not None and system.owner is not None and name_key(system.owner) == name_key(player.name):
+            change_system(tx, system.name, f"{shipment.amount} GB from {shipment.source} land (D.3)",
+                          bank=system.bank + shipment.amount)
+        elif not player.out:
+            change_player(tx, player.name, f"{shipment.to} is no longer {player.name}'s: the {shipment.amount} GB "
+                          "go to the National Government", ng_money=player.ng_money + shipment.amount)
+
+
+# --- the end of the game ---------------------------------------------------------------------------
+
+
+@dataclass
+class SetVictory:
+    condition: str
+    turns: int = 0
+
+
+@dataclass
+class DeclareWinner:
+    player: str
+
+
+def loans_outstanding(state: GodsfireState, player: str) -> int:
+    """GB borrowed and not yet repaid on the player's systems (D.1.4: nobody wins with loans outstanding)."""
+    return sum(loan.amount for s in state.systems_of(player) for loan in s.loans)
+
+
+@handles(SetVictory)
+def set_victory(tx: Tx, action: SetVictory) -> None:
+    """The scenario's victory condition, set by the GM at the start (turn 1)."""
+    require_gm(tx, "set the victory condition")
+    state: GodsfireState = tx.state
+    condition = action.condition.strip().lower()
+    if condition not in VICTORIES:
+        raise BadInput(f"condition: one of {', '.join(VICTORIES)}")
+    if state.turn != 1 or state.phase != "movement":
+        raise RuleViolation("the scenario's victory condition is set at the start: in turn 1's Movement Phase")
+    if condition == "most-systems" and not 1 <= action.turns <= MAX_TURNS:
+        raise BadInput(f"turns: most-systems names the last turn, 1 to {MAX_TURNS}")
+    turns = action.turns if condition == "most-systems" else 0
+    change_game(tx, f"victory: {VICTORY_WORDS[condition].format(turns=turns)}", victory=condition,
+                victory_turns=turns)
+
+
+def standings(state: GodsfireState) -> dict[str, Any]:
+    """Every player's systems, planets, banks, loans outstanding and whether still in, and the winner."""
+    rows = []
+    for p in state.players:
+        systems = state.systems_of(p.name)
+        rows.append({"player": p.name, "systems": len(systems), "planets": sum(s.planets for s in systems),
+                     "money": sum(s.bank for s in systems) + p.ng_money + p.in_transit,
+                     "loans": loans_outstanding(state, p.name), "out": p.out})
+    rows.sort(key=lambda r: (r["out"], -r["systems"], -r["planets"], r["player"]))
+    return {"ruleset": "godsfire", "turn": state.turn, "victory": state.victory, "players": rows,
+            "winner": state.winner}
+
+
+def _end(tx: Tx, winner: str | None, why: str) -> None:
+    change_game(tx, why, winner=winner)
+    tx.emit(GameEnded(standings=standings(tx.state)))
+
+
+@handles(DeclareWinner)
+def declare_winner(tx: Tx, action: DeclareWinner) -> None:
+    """The GM's call ends the game with a winner, never one with loans outstanding."""
+    require_gm(tx, "declare the winner")
+    state: GodsfireState = tx.state
+    player = state.player(action.player)
+    owed = loans_outstanding(state, player.name)
+    if owed:
+        raise RuleViolation(f"D.1.4: {player.name} cannot win with loans outstanding ({owed} GB)")
+    if player.out:
+        raise RuleViolation(f"{player.name} is out of the game")
+    _end(tx, player.name, f"the GM declares {player.name} the winner")
+
+
+def check_victory(tx: Tx) -> None:
+    """At the end of each turn: the scenario's condition, if it is met, ends the game."""
+    state: GodsfireState = tx.state
+    if state.ended or state.victory == "gm":
+        return
+    standing = [p.name for p in state.active_players()]
+    if state.victory == "last-ng" and len(state.players) > 1 and len(standing) <= 1:
+        winner = standing[0] if standing else None
+        if winner and loans_outstanding(state, winner):
+            change_game(tx, f"{winner}'s is the last National Government, but D.1.4: nobody wins with loans "
+                        "outstanding: the game goes on until they are repaid")
+            return
+        _end(tx, winner, f"the last National Government standing: {winner or 'nobody'}")
+    elif state.victory == "most-systems" and state.turn >= state.victory_turns:
+        eligible = [p for p in standing if not loans_outstanding(state, p)]
+        counts = {p: len(state.systems_of(p)) for p in eligible}
+        best = max(counts.values(), default=0)
+        leaders = [p for p, n in counts.items() if n == best]
+        winner = leaders[0] if len(leaders) == 1 and best > 0 else None
+        why = (f"turn {state.turn} is over: {winner} holds the most systems ({best})" if winner else
+               f"turn {state.turn} is over: no single winner (tied, or loans outstanding): the GM decides")
+        _end(tx, winner, why)
+
+
+# --- commands --------------------------------------------------------------------------------------
+
+P = Param
+_PLAYER = P("player", help="GM: the player it is for")
+COMMANDS: tuple[Command, ...] = (
+    Command("godsfire war declare", "C: declare war on a player (in the Last Chance to Declare War phase)",
+            (P("target", required=True, help="the player"), _PLAYER),
+            action=lambda o: DeclareWar(o["target"], o.get("player"))),
+    Command("godsfire money send", "D.3: send money to another of your systems through space (lands later)",
+            (P("amount", int, True, help="GB"), P("from", required=True, help="a system of yours, or ng"),
+             P("to", required=True, help="the system it goes to"),
+             P("cells", int, True, help="space cells between them"),
+             P("ship", int, help="the SQD or AG counter carrying it (else speed 3 by itself)"),
+             P("turns", int, help="turns on the way (at least what its speed needs)"), _PLAYER),
+            action=lambda o: SendMoney(int(o["amount"]), o["from"], o["to"], int(o["cells"]),
+                                       None if o.get("ship") is None else int(o["ship"]),
+                                       None if o.get("turns") is None else int(o["turns"]), o.get("player"))),
+    Command("godsfire victory set", "the scenario's victory condition (GM, at the start)",
+            (P("condition", required=True, choices=VICTORIES, help="gm, last-ng or most-systems"),
+             P("turns", int, help="most-systems: the last turn")),
+            action=lambda o: SetVictory(o["condition"], int(o.get("turns") or 0)), gm_only=True),
+    Command("godsfire victory declare", "end the game with the GM's winner (no loans outstanding)",
+            (P("player", required=True, help="the winner"),),
+            action=lambda o: DeclareWinner(o["player"]), gm_only=True),
+)

@@ -1,0 +1,197 @@
+"""Issue 16: the turn's procedure refereed — the player order rolled (A.1.1), initiative rounds and passes
+(A.1), moves of tracked counters (A.2) with their refusals, a transit attack and a block (A.2.3), war only
+in phase C, money in transit landing a turn later (D.3), a National Government lost puts its player out,
+the victory condition, and the response deadline's default on the clock. Every die is entered and every
+figure worked out by hand below."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from godsfirehelpers import Table
+
+from engine.clock import Tick
+from engine.errors import RuleViolation
+from engine.godsfire import movement, phases, setup, table, war
+
+
+def two_players() -> Table:
+    """alice: Sol (SQD, SQD, AG in its cell); bob: Vega (SQD in its cell). Counters #1-#4 by box, #5-#6 NGs."""
+    t = Table()
+    t.system("Sol", "alice", ["M 4 A-1", "R 3 I-1"], units={"SQD": 2, "AG": 1})
+    t.system("Vega", "bob", ["E 4 A-2"], units={"SQD": 1})
+    return t
+
+
+def test_the_order_is_rolled_highest_first_and_ties_roll_again() -> None:
+    t = Table()
+    for name in ("alice", "bob", "carol"):
+        t.system(name.title(), name, ["M 4 A-1"], units={"AG": 1})
+    # alice 3, bob 5, carol 3: bob first; alice and carol roll again: alice 2, carol 4
+    out = t.do(movement.StartInitiative(), dice=[3, 5, 3, 2, 4])
+    assert t.state.order == ["bob", "carol", "alice"]
+    assert [r.nation for r in out.rolls] == ["alice", "bob", "carol", "alice", "carol"]
+    assert t.state.initiative is not None and t.state.initiative.holder == "bob"
+    t.refuse(movement.StartInitiative(), RuleViolation, "once a turn")
+
+
+def test_initiative_rounds_four_with_two_players_then_the_next_holder() -> None:
+    t = two_players()
+    t.do(movement.StartInitiative(), dice=[2, 5])  # alice 2, bob 5: bob holds initiative
+    assert t.state.order == ["bob", "alice"]
+    assert [table.label(c) for c in t.state.counters] == [
+        "SQD #1 (alice) at Sol", "SQD #2 (alice) at Sol", "AG #3 (alice) at Sol", "SQD #4 (bob) at Vega",
+        "NG #5 (alice) at Sol", "NG #6 (bob) at Vega"]
+    t.refuse(movement.Move("1", "K1"), RuleViolation, "A.1: it is bob's go", "alice")
+    t.refuse(movement.EndGo(), RuleViolation, "A.1.2", "bob")  # the holder moves at least one counter
+    t.do(movement.Move("4", "K9"), "bob")
+    t.do(movement.EndGo(), "bob")
+    assert t.state.initiative.awaiting == "alice"
+    t.do(movement.Move("1", "K1"), "alice")
+    t.refuse(movement.Move("1", "K2"), RuleViolation, "A.2.1", "alice")  # once a turn
+    t.do(movement.EndGo(), "alice")
+    assert (t.state.initiative.round, t.state.initiative.awaiting) == (2, "bob")
+    # round 2: bob (the holder) passes: initiative goes to alice (A.1.4)
+    t.do(movement.EndGo(True), "bob")
+    assert (t.state.initiative.holder, t.state.initiative.awaiting, t.state.initiative.held) == ("alice", "alice",
+                                                                                                ["bob"])
+    # alice holds initiative: 4 rounds of alice moving and bob responding
+    t.do(movement.Move("2", "K2"), "alice")
+    t.do(movement.EndGo(), "alice")
+    t.do(movement.EndGo(True), "bob")  # a responder's pass
+    t.do(movement.Move("3", "K3"), "alice")
+    t.do(movement.EndGo(), "alice")
+    t.do(movement.EndGo(True), "bob")
+    t.do(movement.Move("5", "K5"), "alice")  # the NG moves 3
+    t.do(movement.EndGo(), "alice")
+    t.do(movement.EndGo(True), "bob")
+    assert t.state.initiative.round == 4
+    t.refuse(movement.Move("1", "K4"), RuleViolation, "A.2.1", "alice")
+    t.do(movement.EndGo(True), "alice")  # every player has held initiative: movement is over
+    assert t.state.initiative is None
+    t.refuse(movement.EndGo(True), RuleViolation, "movement is over", "alice")
+    t.next_phase()
+    assert t.state.phase == "combat"
+    t.assert_replays()
+
+
+def test_moves_refused_by_the_rules_letter() -> None:
+    t = two_players()
+    t.do(movement.StartInitiative(), dice=[6, 1])  # alice first
+    t.refuse(movement.Move("1", "Vega"), RuleViolation, "A.2.2", "alice")  # bob's SQD #4 is there
+    t.refuse(movement.Move("1", "Sol 1"), RuleViolation, "A.2.4", "alice")  # SQDs never on the ground
+    t.refuse(movement.Move("4", "K1"), RuleViolation, "not alice's", "alice")
+    t.refuse(movement.Move("3", "K1", through="K2, K3, K4, K5"), RuleViolation, "moves 4", "alice")
+    t.do(movement.Move("3", "Sol 2"), "alice")  # space to ground in its own system: free
+    assert t.state.counter(3).at == "Sol 2" and t.state.counter(3).ground
+    assert t.sys("Sol").units == {"SQD": 2} and t.reg("Sol", 2).units == {"AG": 1}
+    t.assert_replays()
+
+
+def test_landing_needs_the_system_cell_and_only_ags_land_on_hostile_planets() -> None:
+    t = two_players()
+    t.do(table.AddCounters("PDF", "K1", "alice"))  # #7
+    t.do(table.AddCounters("AG", "K1", "alice"))  # #8
+    t.do(movement.StartInitiative(), dice=[6, 1])
+    t.refuse(movement.Move("8", "Vega 1"), RuleViolation, "B.2.1", "alice")  # bob's SQD holds Vega's cell
+    t.emit(lambda tx: table.set_counters(tx, [c for c in table.copy_counters(tx.state) if c.number != 4], "test"))
+    t.refuse(movement.Move("7", "Vega 1"), RuleViolation, "B.2.2", "alice")
+    t.do(movement.Move("8", "Vega 1"), "alice")
+    assert t.reg("Vega", 1).enemy_units == 1
+
+
+def test_a_transit_attack_and_a_block() -> None:
+    t = two_players()
+    t.do(table.AddCounters("AG", "K5", "bob"))  # #7, stationary in K5
+    t.do(movement.StartInitiative(), dice=[6, 1])
+    # alice moves SQD #1 and #2 through K5 to K6: bob's AG may attack them
+    t.do(movement.Move("1 2", "K6", through="K5"), "alice")
+    assert t.state.transit is not None and t.state.transit.stationary == "bob"
+    t.refuse(movement.EndGo(), RuleViolation, "A.2.3", "alice")
+    t.refuse(movement.TransitAnswer("attack"), RuleViolation, "bob's to answer", "alice")
+    # column 0 (the house's): #1 die 1 -> ME, #2 die 4 -> ne
+    out = t.do(movement.TransitAnswer("attack"), "bob", dice=[1, 4])
+    assert [r.die for r in out.rolls] == [1, 4]
+    assert [c.number for c in t.state.counters if c.owner == "alice"] == [2, 3, 5]
+    assert t.state.counter(2).at == "K6" and t.state.transit is None
+    t.do(movement.EndGo(), "alice")
+    t.do(movement.EndGo(True), "bob")
+    # round 2: AG #3 through K5 again; bob blocks and retreats to K4 (not Sol, where the AG came from)
+    t.do(movement.Move("3", "K6", through="K5"), "alice")
+    t.refuse(movement.TransitAnswer("block", retreat="Sol"), RuleViolation, "not to the cell the movers came from",
+             "bob")
+    t.do(movement.TransitAnswer("block", retreat="K4"), "bob")
+    assert (t.state.counter(3).at, t.state.counter(7).at) == ("K5", "K4")
+    t.assert_replays()
+
+
+def test_a_go_not_taken_in_time_is_a_pass_and_is_reminded_at_half_time() -> None:
+    t = two_players()
+    t.do(movement.StartInitiative(), dice=[6, 1])  # alice holds initiative from NOW; 12 hours to answer
+    t.now = t.now + timedelta(hours=6)
+    out = t.do(Tick())
+    assert any("reminder: it is alice's go" in e.reason for e in out.events if hasattr(e, "reason"))
+    t.now = t.now + timedelta(hours=6)
+    t.do(Tick())
+    assert t.state.initiative.holder == "bob" and t.state.initiative.held == ["alice"]
+
+
+def test_war_only_in_phase_c_and_shown() -> None:
+    t = two_players()
+    t.refuse(war.DeclareWar("bob"), RuleViolation, "C: war is declared only", "alice")
+    t.to_phase("war")
+    t.do(war.DeclareWar("bob"), "alice")
+    assert t.state.wars == [["alice", "bob"]]
+    t.refuse(war.DeclareWar("alice"), RuleViolation, "already at war", "bob")
+
+
+def test_money_in_transit_lands_a_turn_later() -> None:
+    t = two_players()
+    t.system("Rigel", "alice", ["M 4 A-1"])
+    t.system_set("Sol", bank=9)
+    t.to_phase("interphase")
+    # 7 cells at speed 3 by itself: 3 turns; asking for 2 is refused
+    t.refuse(war.SendMoney(5, "Sol", "Rigel", 7, turns=2), RuleViolation, "speed 3: 7 cells take 3 turns",
+             "alice")
+    t.do(war.SendMoney(5, "Sol", "Rigel", 3), "alice")  # 3 cells: 1 turn
+    assert t.sys("Sol").bank == 4 and t.state.player("alice").in_transit == 5
+    assert [(s.amount, s.to, s.arrives) for s in t.state.shipments] == [(5, "Rigel", 2)]
+    t.to_phase("interphase", 2)
+    assert t.sys("Rigel").bank == 5 and t.state.shipments == [] and t.state.player("alice").in_transit == 0
+
+
+def test_a_national_government_lost_puts_its_player_out_and_a_conqueror_without_one_gets_it() -> None:
+    t = two_players()
+    t.do(setup.SetField("owner", "alice", "Vega"))
+    assert t.state.player("bob").out and t.state.player("bob").government is None
+    t.player("carol")
+    t.system("Nix", None, ["R 2 S"])
+    t.do(setup.ConquerSystem("Nix", "carol"), dice=[3, 1])  # allegiance 3, economy S
+    assert t.state.player("carol").government == "Nix"
+
+
+def test_victory_last_ng_and_no_winner_with_loans() -> None:
+    t = two_players()
+    t.do(war.SetVictory("last-ng"))
+    t.do(setup.SetField("owner", "alice", "Vega"))  # bob is out
+    t.system_set("Sol", loans=[{"amount": 4, "box": 0}])
+    t.to_phase("interphase")
+    t.next_phase(dice=[])  # turn 1 ends (one player left: no order to roll): alice's is the last NG, but she owes 4
+    assert not t.state.ended
+    t.refuse(war.DeclareWinner("alice"), RuleViolation, "loans outstanding")
+    t.system_set("Sol", loans=[])
+    t.to_phase("interphase", 2)
+    t.next_phase(dice=[])  # the game ends: no order rolled for turn 3
+    assert t.state.ended and t.state.winner == "alice"
+
+
+@pytest.mark.parametrize("condition", ["most-systems"])
+def test_victory_most_systems_after_the_last_turn(condition: str) -> None:
+    t = two_players()
+    t.system("Rigel", "alice", ["M 4 A-1"])
+    t.do(war.SetVictory(condition, 1))
+    t.to_phase("interphase")
+    t.next_phase(dice=[])
+    assert t.state.ended and t.state.winner == "alice"
+    assert phases.phase_line(t.state).startswith("Turn 1")

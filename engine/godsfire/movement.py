@@ -19,6 +19,7 @@ from engine.core import Tx
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire import table
 from engine.godsfire.charts import move_verdict, result_words
+from engine.godsfire.common import acting_player
 from engine.godsfire.events import ChartRead, change_game
 from engine.godsfire.setup import handles, lose_government
 from engine.godsfire.state import FIGHTING, Counter, GodsfireState, Initiative, Transit
@@ -167,19 +168,6 @@ class TransitAnswer:
     player: str | None = None
 
 
-def _acting(tx: Tx, named: str | None) -> str:
-    """Who acts: the named player (the GM, or that player), else the actor."""
-    if named:
-        player = tx.state.player(named).name
-        if not tx.ctx.is_gm and name_key(player) != name_key(tx.ctx.actor):
-            raise NotYourNation(f"only the GM may act for {player}")
-        return player
-    found = tx.state.find_player(tx.ctx.actor)
-    if found is None:
-        raise BadInput("you are not a player in this game: name the player (player:)")
-    return found.name
-
-
 def _require_movement(state: GodsfireState, what: str) -> None:
     if state.phase != "movement":
         raise RuleViolation(f"A: {what} is done in the Movement Phase; it is now turn {state.turn}'s "
@@ -230,7 +218,7 @@ def _cells_moved(state: GodsfireState, counter: Counter, origin: table.Place, de
 @handles(Move)
 def move(tx: Tx, action: Move) -> None:
     """A.2: move counters (together) to a position, passing through the cells named."""
-    player = _acting(tx, action.player)
+    player = acting_player(tx, action.player, "move").name
     _awaited(tx, player, "move")
     state: GodsfireState = tx.state
     table.reconcile(tx)
@@ -330,7 +318,7 @@ def _arrive(tx: Tx, player: str, numbers: list[int], at: str, ground: bool) -> N
 @handles(EndGo)
 def end_go(tx: Tx, action: EndGo) -> None:
     """A.1: the awaited player ends the go: `done` after moving, or `pass`."""
-    player = _acting(tx, action.player)
+    player = acting_player(tx, action.player, "play a go").name
     ini = _awaited(tx, player, "pass" if action.passing else "end the go")
     if not action.passing and not ini.moved and ini.awaiting == ini.holder:
         raise RuleViolation("A.1.2: the player with initiative moves at least one counter or passes")
@@ -347,7 +335,7 @@ def transit_answer(tx: Tx, action: TransitAnswer) -> None:
     pending = state.transit
     if pending is None:
         raise RuleViolation("A.2.3: no move is passing through enemy units now")
-    player = _acting(tx, action.player)
+    player = acting_player(tx, action.player, "play a go").name
     if name_key(player) != name_key(pending.stationary):
         raise RuleViolation(f"A.2.3: the transit through {pending.cell} is {pending.stationary}'s to answer")
     answer = action.answer.strip().lower()

@@ -220,8 +220,9 @@ def add_counters(tx: Tx, action: AddCounters) -> None:
     for i in range(action.count):
         counters.append(Counter(number + i, kind, owner, place.at, place.ground, 0,
                                 action.amount if kind == "GB" else 0))
-    change_game(tx, f"the GM put {action.count} {kind} at {place.at}", next_counter=number + action.count)
-    set_counters(tx, counters, f"the GM put {action.count} {kind} at {place.at}")
+    change_game(tx, f"the GM put {action.count} {kind} at {place.at}", counters=counters,
+                next_counter=number + action.count)
+    sync(tx)
 
 
 @handles(RemoveCounters)

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core import Tx, require_gm
-from engine.errors import BadInput, NotYourNation, RuleViolation
+from engine.errors import BadInput, RuleViolation
 from engine.events import GameEnded
 from engine.godsfire import table
+from engine.godsfire.common import acting_player
 from engine.godsfire.events import change_game, change_player, change_system
 from engine.godsfire.setup import handles
 from engine.godsfire.state import GodsfireState, Shipment
@@ -22,18 +23,6 @@ VICTORY_WORDS = {"gm": "the GM's call", "last-ng": "the last National Government
                  "most-systems": "the most systems after turn {turns}"}
 MAX_TURNS = 10_000
 MAX_CELLS = 100
-
-
-def _player_acting(tx: Tx, named: str | None) -> str:
-    if named:
-        player = tx.state.player(named).name
-        if not tx.ctx.is_gm and name_key(player) != name_key(tx.ctx.actor):
-            raise NotYourNation(f"only the GM may act for {player}")
-        return player
-    found = tx.state.find_player(tx.ctx.actor)
-    if found is None:
-        raise BadInput("you are not a player in this game: name the player (player:)")
-    return found.name
 
 
 # --- C. war ----------------------------------------------------------------------------------------
@@ -49,7 +38,7 @@ class DeclareWar:
 def declare_war(tx: Tx, action: DeclareWar) -> None:
     """C: war is declared only in the Last Chance to Declare War phase, until the next Movement Phase."""
     state: GodsfireState = tx.state
-    player = _player_acting(tx, action.player)
+    player = acting_player(tx, action.player, "declare war").name
     if state.phase != "war":
         raise RuleViolation(f"C: war is declared only in the Last Chance to Declare War phase; it is now turn "
                             f"{state.turn}'s {state.phase} phase")
@@ -93,7 +82,7 @@ def send_money(tx: Tx, action: SendMoney) -> None:
     state: GodsfireState = tx.state
     if state.phase != "interphase":
         raise RuleViolation("D.3: money is sent in the Social Interphase's transfer step")
-    player = state.player(_player_acting(tx, action.player))
+    player = acting_player(tx, action.player, "send money")
     if not 1 <= action.amount <= 1_000_000:
         raise BadInput("amount: 1 GB or more")
     if not 1 <= action.cells <= MAX_CELLS:

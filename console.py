@@ -36,6 +36,7 @@ from engine.commands import (
     coerce_options,
     find_command,
     help_lines,
+    unknown_command,
 )
 from engine.describe import event_line, faces_line, roll_line, utc_text
 from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
@@ -111,7 +112,10 @@ def parse_line(line: str) -> tuple[str, Command, dict[str, str]] | None:
     rest = tokens[2:]
     while rest and ":" not in rest[0] and " ".join([*words, rest[0]]).lower() in PREFIXES:
         words.append(rest.pop(0))
-    command, leftover = find_command(words)
+    try:
+        command, leftover = find_command(words)
+    except BadInput:
+        raise unknown_command(words, rest[0] if rest else None) from None
     options: dict[str, str] = {}
     positional = []
     for token in [*leftover, *rest]:

@@ -5,6 +5,7 @@ A rule set's commands are refused in a channel whose game is of another rule set
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +16,8 @@ from engine.rulesets import RULESETS, on_register, ruleset
 from engine.vocabulary import MAX_TOML_FILE, Command, Param, build_action, coerce_options, parse_dice
 
 __all__ = ["BY_PATH", "COMMANDS", "GUIDE", "MAX_TOML_FILE", "PREFIXES", "Command", "Param", "build_action",
-           "check_ruleset", "choices", "coerce_options", "find_command", "help_groups", "help_lines", "parse_dice"]
+           "check_ruleset", "choices", "coerce_options", "find_command", "help_groups", "help_lines", "parse_dice",
+           "unknown_command"]
 
 P = Param
 
@@ -149,7 +151,25 @@ def find_command(words: list[str]) -> tuple[Command, list[str]]:
         path = " ".join(w.lower() for w in words[:length])
         if len(words) >= length and path in BY_PATH:
             return BY_PATH[path], words[length:]
-    raise BadInput(f"unknown command /{' '.join(words[:2])}; try /help")
+    raise unknown_command(words)
+
+
+def unknown_command(words: list[str], typed: str | None = None) -> BadInput:
+    """The refusal of a command line that names no command: a group alone lists its subcommands; a wrong word
+    names the closest one and what the group has. `typed` is the word after `words` (not an option), if any."""
+    words = [w.lower() for w in words]
+    depth = next((n for n in range(len(words), 0, -1) if " ".join(words[:n]) in PREFIXES), 0)
+    wrong = words[depth] if depth < len(words) else (typed.lower() if typed and ":" not in typed else None)
+    group = " ".join(words[:depth])
+    subs = sorted({p.split()[depth] for p in BY_PATH if p.split()[:depth] == words[:depth] and len(p.split()) > depth})
+    listed = ", ".join(f"/{group} {s}" for s in subs) if len(subs) <= 3 else ", ".join(subs)
+    if wrong is None:
+        return BadInput(f"/{group} needs a subcommand: {listed}")
+    close = difflib.get_close_matches(wrong, subs, n=1, cutoff=0.6)
+    guess = f" — did you mean /{' '.join([*words[:depth], close[0]])}?" if close else ";"
+    if not depth:
+        return BadInput(f"unknown command /{wrong}{guess} try /help")
+    return BadInput(f"unknown command /{group} {wrong}{guess} /{group} has: {listed}")
 
 
 def choices(path: str, param: str) -> tuple[str, ...]:

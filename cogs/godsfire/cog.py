@@ -4,12 +4,9 @@ Every command runs a vocabulary command (`engine.godsfire.commands`) through `ru
 decides every rule (GM-only commands included) and the console means the same thing. Chart results answer
 as embeds with the column, the die and the result in words; `/godsfire system show` is a system sheet.
 
-Discord allows at most 25 entries in a group, and a group cannot also be a command: `DISCORD_PATHS` maps each
-Discord name to the vocabulary command it runs (checked by the tests). The refereed procedure's commands (the
-table, the Movement and Combat Phases, war) outgrew the 25 with the vocabulary's paths as they are (and `move`,
-`transit`, `money` are both a command and a group there), so on Discord the sheet's charts are under
-`/godsfire chart …`, the loans under `/godsfire loan …`, a region's purchases and politics under
-`/godsfire region …` and the interphase's checks and Change Ministers! under `/godsfire interphase …`.
+Discord allows at most 25 entries in a group, so the vocabulary groups Godsfire's commands as Discord shows
+them (the sheet's charts under `/godsfire chart …`, the loans under `/godsfire loan …`, a region's purchases and
+politics under `/godsfire region …`): every command has the same name on Discord and in the console.
 
 The answer to every Godsfire action carries the controls of what the game waits for (`cogs.godsfire.buttons`):
 the awaited go's Move, Done and Pass; a loss choice's select; a retreat's button.
@@ -56,79 +53,13 @@ from engine.godsfire.state import GodsfireState, System
 from engine.names import name_key
 from referee import GAME_OVER, Report
 
-DISCORD_PATHS: dict[str, str] = {
-    "player add": "godsfire player add",
-    "system add": "godsfire system add",
-    "system conquer": "godsfire system conquer",
-    "system show": "godsfire system show",
-    "system control": "godsfire neutral control",
-    "set": "godsfire set",
-    "status": "godsfire status",
-    "phase show": "godsfire phase show",
-    "phase next": "godsfire phase next",
-    # the sheet's charts by hand (the procedure below rolls them itself)
-    "chart combat": "godsfire combat",
-    "chart transit": "godsfire transit",
-    "chart money": "godsfire money",
-    "chart move": "godsfire move check",
-    "chart stack": "godsfire stack check",
-    # the table and the Movement Phase
-    "counters": "godsfire counters",
-    "counter add": "godsfire counter add",
-    "counter remove": "godsfire counter remove",
-    "initiative start": "godsfire initiative start",
-    "move": "godsfire move",
-    "done": "godsfire done",
-    "pass": "godsfire pass",
-    "transit answer": "godsfire transit answer",
-    # war and the end
-    "war declare": "godsfire war declare",
-    "victory set": "godsfire victory set",
-    "victory declare": "godsfire victory declare",
-    # the Social Interphase
-    "tax": "godsfire tax",
-    "transfer": "godsfire transfer",
-    "money send": "godsfire money send",
-    "loan repay": "godsfire repay",
-    "loan borrow": "godsfire borrow",
-    "region buy": "godsfire buy",
-    "region place": "godsfire place",
-    "region develop": "godsfire develop",
-    "region loyalty": "godsfire loyalty",
-    "region party": "godsfire party",
-    "region revolt": "godsfire revolt",
-    "subversion resolve": "godsfire subversion resolve",
-    "subversion subvert": "godsfire subversion subvert",
-    "subversion desubvert": "godsfire subversion desubvert",
-    "subversion counter": "godsfire subversion counter",
-    "interphase show": "godsfire interphase show",
-    "interphase done": "godsfire interphase done",
-    "interphase end": "godsfire interphase end",
-    "interphase ministers": "godsfire ministers",
-    "interphase allegiance": "godsfire allegiance check",
-    "interphase economy": "godsfire economy check",
-}
-COMBAT_PATHS = {
-    "attack announce": "godsfire attack announce",
-    "attack cancel": "godsfire attack cancel",
-    "attack resolve": "godsfire attack resolve",
-    "losses choose": "godsfire losses choose",
-    "retreat": "godsfire retreat",
-}
-COMBAT = all(path in BY_PATH for path in COMBAT_PATHS.values())
-"""The Combat Phase's commands are on Discord once the engine has them all."""
-if COMBAT:
-    DISCORD_PATHS.update(COMBAT_PATHS)
-"""Each /godsfire command on Discord (without the group's name) and the vocabulary command it runs."""
-
-
-COLUMNS = choice_list("godsfire transit", "column")
-DICE = choice_list("godsfire money", "die")
-MOVERS = choice_list("godsfire move check", "unit")
-BUY_TYPES = choice_list("godsfire buy", "type")
-PLACE_TYPES = choice_list("godsfire place", "type")
-PAY = choice_list("godsfire party", "pay")
-WAYS = choice_list("godsfire revolt", "way")
+COLUMNS = choice_list("godsfire chart transit", "column")
+DICE = choice_list("godsfire chart money", "die")
+MOVERS = choice_list("godsfire chart move", "unit")
+BUY_TYPES = choice_list("godsfire region buy", "type")
+PLACE_TYPES = choice_list("godsfire region place", "type")
+PAY = choice_list("godsfire region party", "pay")
+WAYS = choice_list("godsfire region revolt", "way")
 STEPS = choice_list("godsfire interphase done", "step")
 YES_NO = [app_commands.Choice(name="true", value="true"), app_commands.Choice(name="false", value="false")]
 
@@ -382,9 +313,8 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
     subversion = app_commands.Group(name="subversion", description="Subversion, de-subversion, counter-subversion")
     interphase = app_commands.Group(name="interphase", description="The social interphase: steps, checks, "
                                     "ministers")
-    if COMBAT:
-        attack = app_commands.Group(name="attack", description="The Combat Phase's attacks (B)")
-        losses = app_commands.Group(name="losses", description="Losses the enemy chooses (B)")
+    attack = app_commands.Group(name="attack", description="The Combat Phase's attacks (B)")
+    losses = app_commands.Group(name="losses", description="Losses the enemy chooses (B)")
 
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
@@ -422,11 +352,11 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         state: GodsfireState = await query_state(interaction, "godsfire system show")
         await reply(interaction, embed=system_embed(state.system(name), state))
 
-    @system.command(name="control", description=about("godsfire neutral control"))
-    @described("godsfire neutral control")
+    @system.command(name="control", description=about("godsfire system control"))
+    @described("godsfire system control")
     @app_commands.autocomplete(system=system_autocomplete, player=player_autocomplete)
     async def system_control(self, interaction: discord.Interaction, system: str, player: str) -> None:
-        await run_command(interaction, "godsfire neutral control", answer=answer, system=system, player=player)
+        await run_command(interaction, "godsfire system control", answer=answer, system=system, player=player)
 
     @app_commands.command(name="set", description=about("godsfire set"))
     @described("godsfire set")
@@ -439,42 +369,42 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
 
     # the sheet's charts, by hand
 
-    @chart.command(name="combat", description=about("godsfire combat"))
-    @described("godsfire combat")
+    @chart.command(name="combat", description=about("godsfire chart combat"))
+    @described("godsfire chart combat")
     async def combat(self, interaction: discord.Interaction, attack: app_commands.Range[int, 0, 9999],
                      defence: app_commands.Range[int, 0, 9999], nebula: bool | None = None) -> None:
-        await run_command(interaction, "godsfire combat", answer=answer, attack=attack, defence=defence,
+        await run_command(interaction, "godsfire chart combat", answer=answer, attack=attack, defence=defence,
                           nebula=flag(nebula))
 
-    @chart.command(name="transit", description=about("godsfire transit"))
-    @described("godsfire transit")
+    @chart.command(name="transit", description=about("godsfire chart transit"))
+    @described("godsfire chart transit")
     @app_commands.choices(column=COLUMNS)
     async def transit(self, interaction: discord.Interaction, column: app_commands.Choice[str]) -> None:
-        await run_command(interaction, "godsfire transit", answer=answer, column=column.value)
+        await run_command(interaction, "godsfire chart transit", answer=answer, column=column.value)
 
-    @chart.command(name="money", description=about("godsfire money"))
-    @described("godsfire money")
+    @chart.command(name="money", description=about("godsfire chart money"))
+    @described("godsfire chart money")
     @app_commands.choices(die=DICE)
     async def money(self, interaction: discord.Interaction, die: app_commands.Choice[str]) -> None:
-        await run_command(interaction, "godsfire money", answer=answer, die=die.value)
+        await run_command(interaction, "godsfire chart money", answer=answer, die=die.value)
 
-    @chart.command(name="move", description=about("godsfire move check"))
-    @described("godsfire move check")
+    @chart.command(name="move", description=about("godsfire chart move"))
+    @described("godsfire chart move")
     @app_commands.choices(unit=MOVERS)
     async def move_check(self, interaction: discord.Interaction, unit: app_commands.Choice[str],
                          cells: app_commands.Range[int, 0, 99], nebula: app_commands.Range[int, 0, 99] | None = None,
                          ground: app_commands.Range[int, 0, 99] | None = None) -> None:
-        await run_command(interaction, "godsfire move check", answer=answer, unit=unit.value, cells=cells,
+        await run_command(interaction, "godsfire chart move", answer=answer, unit=unit.value, cells=cells,
                           nebula=nebula, ground=ground)
 
-    @chart.command(name="stack", description=about("godsfire stack check"))
-    @described("godsfire stack check")
+    @chart.command(name="stack", description=about("godsfire chart stack"))
+    @described("godsfire chart stack")
     async def stack_check(self, interaction: discord.Interaction,
                           space: app_commands.Range[int, 0, 999] | None = None,
                           ground: app_commands.Range[int, 0, 999] | None = None,
                           combat: app_commands.Range[int, 0, 999] | None = None,
                           total: app_commands.Range[int, 0, 999] | None = None) -> None:
-        await run_command(interaction, "godsfire stack check", answer=answer, space=space, ground=ground,
+        await run_command(interaction, "godsfire chart stack", answer=answer, space=space, ground=ground,
                           combat=combat, total=total)
 
     # phases and the game at a glance
@@ -563,41 +493,40 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await run_action(interaction, build_action(command, coerce_options(command, given)),
                          command_text(path, given), answer)
 
-    # the Combat Phase (once the engine has it)
+    # the Combat Phase
 
-    if COMBAT:
-        @attack.command(name="announce", description=about("godsfire attack announce"))
-        @described("godsfire attack announce", {"with_": "with"})
-        @app_commands.rename(with_="with")
-        @app_commands.autocomplete(units=counters_autocomplete, target=position_autocomplete,
-                                   player=player_autocomplete)
-        async def attack_announce(self, interaction: discord.Interaction, units: str, target: str,
-                                  with_: str | None = None, nebula: bool | None = None,
-                                  player: str | None = None) -> None:
-            await run_command(interaction, "godsfire attack announce", answer=answer, units=units, target=target,
-                              nebula=flag(nebula), player=player, **{"with": with_})
+    @attack.command(name="announce", description=about("godsfire attack announce"))
+    @described("godsfire attack announce", {"with_": "with"})
+    @app_commands.rename(with_="with")
+    @app_commands.autocomplete(units=counters_autocomplete, target=position_autocomplete,
+                               player=player_autocomplete)
+    async def attack_announce(self, interaction: discord.Interaction, units: str, target: str,
+                              with_: str | None = None, nebula: bool | None = None,
+                              player: str | None = None) -> None:
+        await run_command(interaction, "godsfire attack announce", answer=answer, units=units, target=target,
+                          nebula=flag(nebula), player=player, **{"with": with_})
 
-        @attack.command(name="cancel", description=about("godsfire attack cancel"))
-        @described("godsfire attack cancel")
-        async def attack_cancel(self, interaction: discord.Interaction, number: Number) -> None:
-            await run_command(interaction, "godsfire attack cancel", answer=answer, number=number)
+    @attack.command(name="cancel", description=about("godsfire attack cancel"))
+    @described("godsfire attack cancel")
+    async def attack_cancel(self, interaction: discord.Interaction, number: Number) -> None:
+        await run_command(interaction, "godsfire attack cancel", answer=answer, number=number)
 
-        @attack.command(name="resolve", description=about("godsfire attack resolve"))
-        async def attack_resolve(self, interaction: discord.Interaction) -> None:
-            await run_command(interaction, "godsfire attack resolve", answer=answer)
+    @attack.command(name="resolve", description=about("godsfire attack resolve"))
+    async def attack_resolve(self, interaction: discord.Interaction) -> None:
+        await run_command(interaction, "godsfire attack resolve", answer=answer)
 
-        @losses.command(name="choose", description=about("godsfire losses choose"))
-        @described("godsfire losses choose")
-        @app_commands.autocomplete(units=losses_autocomplete)
-        async def losses_choose(self, interaction: discord.Interaction, units: str,
-                                number: Number | None = None) -> None:
-            await run_command(interaction, "godsfire losses choose", answer=answer, units=units, number=number)
+    @losses.command(name="choose", description=about("godsfire losses choose"))
+    @described("godsfire losses choose")
+    @app_commands.autocomplete(units=losses_autocomplete)
+    async def losses_choose(self, interaction: discord.Interaction, units: str,
+                            number: Number | None = None) -> None:
+        await run_command(interaction, "godsfire losses choose", answer=answer, units=units, number=number)
 
-        @app_commands.command(name="retreat", description=about("godsfire retreat"))
-        @described("godsfire retreat")
-        @app_commands.autocomplete(to=position_autocomplete)
-        async def retreat(self, interaction: discord.Interaction, to: str, number: Number | None = None) -> None:
-            await run_command(interaction, "godsfire retreat", answer=answer, to=to, number=number)
+    @app_commands.command(name="retreat", description=about("godsfire retreat"))
+    @described("godsfire retreat")
+    @app_commands.autocomplete(to=position_autocomplete)
+    async def retreat(self, interaction: discord.Interaction, to: str, number: Number | None = None) -> None:
+        await run_command(interaction, "godsfire retreat", answer=answer, to=to, number=number)
 
     # war and the end
 
@@ -628,17 +557,17 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
     async def tax(self, interaction: discord.Interaction, system: str, extort: str | None = None) -> None:
         await run_command(interaction, "godsfire tax", answer=answer, system=system, extort=extort)
 
-    @loan.command(name="repay", description=about("godsfire repay"))
-    @described("godsfire repay")
+    @loan.command(name="repay", description=about("godsfire loan repay"))
+    @described("godsfire loan repay")
     @app_commands.autocomplete(system=system_autocomplete, lower=lower_autocomplete)
     async def repay(self, interaction: discord.Interaction, system: str, lower: str | None = None) -> None:
-        await run_command(interaction, "godsfire repay", answer=answer, system=system, lower=lower)
+        await run_command(interaction, "godsfire loan repay", answer=answer, system=system, lower=lower)
 
-    @loan.command(name="borrow", description=about("godsfire borrow"))
-    @described("godsfire borrow")
+    @loan.command(name="borrow", description=about("godsfire loan borrow"))
+    @described("godsfire loan borrow")
     @app_commands.autocomplete(system=system_autocomplete)
     async def borrow(self, interaction: discord.Interaction, system: str, amount: Count) -> None:
-        await run_command(interaction, "godsfire borrow", answer=answer, system=system, amount=amount)
+        await run_command(interaction, "godsfire loan borrow", answer=answer, system=system, amount=amount)
 
     @app_commands.command(name="transfer", description=about("godsfire transfer"))
     @described("godsfire transfer", {"from_": "from"})
@@ -659,56 +588,56 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await run_command(interaction, "godsfire money send", answer=answer, amount=amount, to=to, cells=cells,
                           ship=ship, turns=turns, player=player, **{"from": from_})
 
-    @region.command(name="buy", description=about("godsfire buy"))
-    @described("godsfire buy")
+    @region.command(name="buy", description=about("godsfire region buy"))
+    @described("godsfire region buy")
     @app_commands.choices(type=BUY_TYPES)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def buy(self, interaction: discord.Interaction, system: str, region: Region,
                   type: app_commands.Choice[str], count: Count) -> None:
-        await run_command(interaction, "godsfire buy", answer=answer, system=system, region=region, type=type.value,
-                          count=count)
+        await run_command(interaction, "godsfire region buy", answer=answer, system=system, region=region,
+                          type=type.value, count=count)
 
-    @region.command(name="loyalty", description=about("godsfire loyalty"))
-    @described("godsfire loyalty")
+    @region.command(name="loyalty", description=about("godsfire region loyalty"))
+    @described("godsfire region loyalty")
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def loyalty(self, interaction: discord.Interaction, system: str, region: Region,
                       amount: Count | None = None) -> None:
-        await run_command(interaction, "godsfire loyalty", answer=answer, system=system, region=region,
+        await run_command(interaction, "godsfire region loyalty", answer=answer, system=system, region=region,
                           amount=amount)
 
-    @region.command(name="develop", description=about("godsfire develop"))
-    @described("godsfire develop")
+    @region.command(name="develop", description=about("godsfire region develop"))
+    @described("godsfire region develop")
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def develop(self, interaction: discord.Interaction, system: str, region: Region) -> None:
-        await run_command(interaction, "godsfire develop", answer=answer, system=system, region=region)
+        await run_command(interaction, "godsfire region develop", answer=answer, system=system, region=region)
 
-    @region.command(name="place", description=about("godsfire place"))
-    @described("godsfire place")
+    @region.command(name="place", description=about("godsfire region place"))
+    @described("godsfire region place")
     @app_commands.choices(type=PLACE_TYPES)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def place(self, interaction: discord.Interaction, system: str, region: Region,
                     type: app_commands.Choice[str], count: Count) -> None:
-        await run_command(interaction, "godsfire place", answer=answer, system=system, region=region,
+        await run_command(interaction, "godsfire region place", answer=answer, system=system, region=region,
                           type=type.value, count=count)
 
     # the social interphase: politics
 
-    @region.command(name="party", description=about("godsfire party"))
-    @described("godsfire party")
+    @region.command(name="party", description=about("godsfire region party"))
+    @described("godsfire region party")
     @app_commands.choices(pay=PAY)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def party(self, interaction: discord.Interaction, system: str, region: Region,
                     pay: app_commands.Choice[str] | None = None) -> None:
-        await run_command(interaction, "godsfire party", answer=answer, system=system, region=region,
+        await run_command(interaction, "godsfire region party", answer=answer, system=system, region=region,
                           pay=pay.value if pay else None)
 
-    @region.command(name="revolt", description=about("godsfire revolt"))
-    @described("godsfire revolt")
+    @region.command(name="revolt", description=about("godsfire region revolt"))
+    @described("godsfire region revolt")
     @app_commands.choices(way=WAYS)
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete)
     async def revolt(self, interaction: discord.Interaction, system: str, region: Region,
                      way: app_commands.Choice[str]) -> None:
-        await run_command(interaction, "godsfire revolt", answer=answer, system=system, region=region,
+        await run_command(interaction, "godsfire region revolt", answer=answer, system=system, region=region,
                           way=way.value)
 
     @subversion.command(name="resolve", description=about("godsfire subversion resolve"))
@@ -740,24 +669,24 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await run_command(interaction, "godsfire subversion counter", answer=answer, system=system, region=region,
                           amount=amount)
 
-    @interphase.command(name="ministers", description=about("godsfire ministers"))
-    @described("godsfire ministers")
+    @interphase.command(name="ministers", description=about("godsfire interphase ministers"))
+    @described("godsfire interphase ministers")
     @app_commands.autocomplete(player=player_autocomplete)
     async def ministers(self, interaction: discord.Interaction, player: str | None = None) -> None:
-        await run_command(interaction, "godsfire ministers", answer=answer, player=player)
+        await run_command(interaction, "godsfire interphase ministers", answer=answer, player=player)
 
-    @interphase.command(name="allegiance", description=about("godsfire allegiance check"))
-    @described("godsfire allegiance check")
+    @interphase.command(name="allegiance", description=about("godsfire interphase allegiance"))
+    @described("godsfire interphase allegiance")
     @app_commands.autocomplete(player=player_autocomplete)
     async def allegiance_check(self, interaction: discord.Interaction, player: str | None = None) -> None:
-        await run_command(interaction, "godsfire allegiance check", answer=answer, player=player)
+        await run_command(interaction, "godsfire interphase allegiance", answer=answer, player=player)
 
-    @interphase.command(name="economy", description=about("godsfire economy check"))
-    @described("godsfire economy check")
+    @interphase.command(name="economy", description=about("godsfire interphase economy"))
+    @described("godsfire interphase economy")
     @app_commands.autocomplete(lower=lower_autocomplete, player=player_autocomplete)
     async def economy_check(self, interaction: discord.Interaction, lower: str | None = None,
                             player: str | None = None) -> None:
-        await run_command(interaction, "godsfire economy check", answer=answer, lower=lower, player=player)
+        await run_command(interaction, "godsfire interphase economy", answer=answer, lower=lower, player=player)
 
     @interphase.command(name="show", description=about("godsfire interphase show"))
     async def interphase_show(self, interaction: discord.Interaction) -> None:

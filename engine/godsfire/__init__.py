@@ -12,12 +12,14 @@ from typing import Any
 
 from engine.clock import Deadline
 from engine.godsfire import (  # noqa: F401  (handlers)
+    attacks,
     charts,
     combat,
     commands,
     describe,
     movement,
     phases,
+    results,
     setup,
     snapshot,
     table,
@@ -34,14 +36,15 @@ def deadlines(state: Any) -> list[Any]:
     initiative (reminded at half time), a transit attack, losses or a retreat to choose."""
     if state.ended:
         return []
-    choices = [Deadline(at, "choice", choice.chooser, choice.attack) for at, choice in combat.choice_deadlines(state)]
+    choices = [Deadline(at, "choice", choice.chooser, choice.attack)
+               for at, choice in results.choice_deadlines(state)]
     return sorted([*movement.deadlines(state), *choices], key=lambda d: d.at)
 
 
 def apply_deadline(tx: Any, deadline: Any) -> None:
     """The default when an answer is late: a pass, a transit allowed, the first units, the nearest cell."""
     if deadline.what == "choice":
-        combat.choice_defaults(tx, tx.ctx.now)
+        results.choice_defaults(tx, tx.ctx.now)
     else:
         movement.apply_deadline(tx, deadline)
 

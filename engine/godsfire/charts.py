@@ -9,7 +9,7 @@ Rulings (the sheet is silent):
 - Nebula (B.1.2): attack and defence are each divided by the divisor (2) WITHOUT rounding either side
   (fractions: 7 → 3½, 3 → 1½), then the odds are rounded in the attacker's favour like any other, so a
   nebula keeps the odds' column (7 against 3 reads 3-1 in a nebula as outside it; 1 against 3 reads 1-3).
-  `/godsfire combat` and the Combat Phase's attacks (`combat.py`) read the chart through `read_combat`.
+  `/godsfire chart combat` and the Combat Phase's attacks (`combat.py`) read the chart through `read_combat`.
 - The movement and stacking checks are answers, not dice: they roll nothing (their ChartRead's die is 0).
 """
 

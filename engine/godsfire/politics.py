@@ -34,6 +34,9 @@ WAYS = ("negotiate", "bribe", "police")
 PAYMENTS = ("ng", "loyalty")
 CHECKED = {"subversion": "subversion resolve", "allegiance": "allegiance check", "economy": "economy check"}
 """The steps a check applies to every system of a player at once: done by running it, not by saying so."""
+CHECK_COMMANDS = {"subversion": "subversion resolve", "allegiance": "interphase allegiance",
+                  "economy": "interphase economy"}
+"""The command that runs each check."""
 ADJACENT_PARTY = {"R": "M", "E": "M"}  # ruling: R and E each have one neighbour, M
 STEP_RULE = dict(zip(STEPS, (1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14), strict=True))
 """Each interphase step's number on the sheet (D.1 holds both the tax and the loan repayment)."""
@@ -651,9 +654,9 @@ def _pending(state: GodsfireState, player: str, step: str) -> str | None:
         return None
     if step == "loans":
         due = economy.repayments_due(state, player)
-        return f"/godsfire repay system:{due[0].name}" if due else None
+        return f"/godsfire loan repay system:{due[0].name}" if due else None
     if step in CHECKED and state.systems_of(player):
-        return f"/godsfire {CHECKED[step]}"
+        return f"/godsfire {CHECK_COMMANDS[step]}"
     return None
 
 
@@ -761,8 +764,8 @@ def mark_done(tx: Tx, action: MarkDone) -> None:
     if step not in STEPS:
         raise BadInput(f"step: must be one of {', '.join(STEPS)}")
     if step in CHECKED:
-        raise RuleViolation(f"{STEP_NAMES[step]} is not skipped: /godsfire {CHECKED[step]} applies it and marks it "
-                            f"done")
+        raise RuleViolation(f"{STEP_NAMES[step]} is not skipped: /godsfire {CHECK_COMMANDS[step]} applies it and "
+                            "marks it done")
     player = acting_player(tx, action.player, "mark steps done")
     if step in state.done.get(player.name, []) and _closed_by(state, player.name, step) is None:
         raise RuleViolation(f"{STEP_NAMES[step]} is already done for {player.name} this interphase")
@@ -821,17 +824,17 @@ _AMOUNT = P("amount", int, True, help="how much money to place")
 _PLAYER = P("player", help="GM: the player it is for")
 
 COMMANDS: tuple[Command, ...] = (
-    Command("godsfire party", "D.6: try to change a region's party (allegiance 2 only; a d6)",
+    Command("godsfire region party", "D.6: try to change a region's party (allegiance 2 only; a d6)",
             (_SYSTEM, _REGION, P("pay", choices=PAYMENTS, help="ng: 1 from the NG; loyalty: national -1")),
             action=lambda o: ChangeParty(o["system"], o["region"], o.get("pay") or "ng"), ruleset=RULESET),
-    Command("godsfire revolt", "D.7: deal with a revolt: negotiate, bribe or police (one a region a turn)",
+    Command("godsfire region revolt", "D.7: deal with a revolt: negotiate, bribe or police (one a region a turn)",
             (_SYSTEM, _REGION, P("way", required=True, choices=WAYS, help="negotiate, bribe or police")),
             action=lambda o: DealWithRevolt(o["system"], o["region"], o["way"]), ruleset=RULESET),
     Command("godsfire subversion resolve", "D.8: undefended subversion lowers allegiance; the money moves down",
             (_PLAYER,), action=lambda o: ResolveSubversion(o.get("player")), ruleset=RULESET),
-    Command("godsfire allegiance check", "D.9: allegiance drops next to revolts and for regional jealousy",
+    Command("godsfire interphase allegiance", "D.9: allegiance drops next to revolts and for regional jealousy",
             (_PLAYER,), action=lambda o: CheckAllegiance(o.get("player")), ruleset=RULESET),
-    Command("godsfire economy check", "D.10: economy drops (revolt, unfed industry, occupation, your wish)",
+    Command("godsfire interphase economy", "D.10: economy drops (revolt, unfed industry, occupation, your wish)",
             (P("lower", help="regions you lower by choice, e.g. \"Sol 2, Vega 1\""), _PLAYER),
             action=lambda o: CheckEconomy(o.get("lower"), o.get("player")), ruleset=RULESET),
     Command("godsfire subversion subvert", "D.11: place subversion money in another player's region (from your NG)",

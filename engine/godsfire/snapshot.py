@@ -10,7 +10,7 @@ from typing import Any
 from engine.godsfire import schema
 from engine.godsfire.events import from_plain, system_from_dict, system_to_dict, to_plain
 from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, GodsfireHouse
-from engine.godsfire.state import PHASES, STEPS, GodsfireState, Player
+from engine.godsfire.state import KINDS, PHASES, STEPS, GodsfireState, Player
 from engine.names import name_key
 from engine.rulesets import register_schema
 
@@ -144,4 +144,62 @@ def check_state(state: GodsfireState, rules: Any) -> list[str]:
     for name, steps in state.done.items():
         if set(steps) - set(STEPS):
             problems.append(f"{name}: unknown interphase steps {sorted(set(steps) - set(STEPS))}")
+    problems += _procedure_problems(state)
+    return problems
+
+
+def _procedure_problems(state: GodsfireState) -> list[str]:
+    """What in the refereed procedure (counters, initiative, transit, attacks, choices, shipments) names a player,
+    system or counter the game does not have."""
+    problems: list[str] = []
+
+    def player_ok(name: str | None, what: str, gm: bool = False) -> None:
+        if name is not None and state.find_player(name) is None and not (gm and name_key(name) == name_key(state.gm)):
+            problems.append(f"{what} names {name!r}, who is not a player")
+
+    numbers = [c.number for c in state.counters]
+    if len(numbers) != len(set(numbers)) or any(not 1 <= n < state.next_counter for n in numbers):
+        problems.append(f"counter numbers must be distinct, from 1 and below next_counter {state.next_counter}")
+    for counter in state.counters:
+        player_ok(counter.owner, f"counter #{counter.number}")
+        if counter.kind not in KINDS:
+            problems.append(f"counter #{counter.number}: unknown kind {counter.kind!r} ({', '.join(KINDS)})")
+        elif (counter.kind == "GB") != (counter.amount > 0):
+            problems.append(f"counter #{counter.number}: a GB counter carries 1 GB or more, and only a GB counter")
+    on_table = set(numbers)
+    if state.initiative is not None:
+        player_ok(state.initiative.holder, "initiative")
+        player_ok(state.initiative.awaiting, "initiative")
+    if state.transit is not None:
+        player_ok(state.transit.mover, "the transit")
+        player_ok(state.transit.stationary, "the transit")
+        if set(state.transit.counters) - on_table:
+            problems.append("the transit moves counters not on the table")
+    attack_numbers = [a.number for a in state.attacks]
+    if len(attack_numbers) != len(set(attack_numbers)) or any(not 1 <= n < state.next_attack
+                                                                for n in attack_numbers):
+        problems.append(f"attack numbers must be distinct, from 1 and below next_attack {state.next_attack}")
+    for attack in state.attacks:
+        if not attack.attackers:
+            problems.append(f"attack {attack.number} has no attacker")
+        for name in attack.attackers:
+            player_ok(name, f"attack {attack.number}")
+        player_ok(attack.defender, f"attack {attack.number}")
+    for choice in state.choices:
+        player_ok(choice.chooser, "a pending choice", gm=True)
+        if choice.kind not in ("losses", "retreat"):
+            problems.append(f"a pending choice of unknown kind {choice.kind!r}")
+        if set(choice.counters) - on_table:
+            problems.append(f"a pending {choice.kind} choice among counters not on the table")
+    for shipment in state.shipments:
+        player_ok(shipment.owner, "money in transit")
+        if state.find_system(shipment.to) is None:
+            problems.append(f"money in transit to {shipment.to!r}, no system")
+        if shipment.amount < 1:
+            problems.append(f"money in transit of {shipment.amount} GB")
+    for system, player in state.neutral_control.items():
+        if state.find_system(system) is None:
+            problems.append(f"neutral control of {system!r}, no system")
+        player_ok(player, f"neutral control of {system}")
+    player_ok(state.winner, "the winner")
     return problems

@@ -245,8 +245,27 @@ def test_parse_line_blank_and_comment_lines():
 def test_parse_line_unknown_command():
     with pytest.raises(BadInput, match=r"unknown command /conquer; try /help"):
         parse_line("alice /conquer world")
-    with pytest.raises(BadInput, match="unknown command"):
-        parse_line("alice /economy")  # a prefix is not a command
+    with pytest.raises(BadInput) as info:
+        parse_line("alice /economy")  # a group is not a command: its subcommands are named
+    assert str(info.value) == "/economy needs a subcommand: /economy grow, /economy military, /economy recruit"
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("alice /godsfire war", "/godsfire war needs a subcommand: /godsfire war declare"),
+    ("alice /godsfire war target:bob", "/godsfire war needs a subcommand: /godsfire war declare"),
+    ("alice /godsfire war decl target:bob",
+     "unknown command /godsfire war decl — did you mean /godsfire war declare? /godsfire war has: "
+     "/godsfire war declare"),
+    ("alice /economy grwo", "unknown command /economy grwo — did you mean /economy grow? /economy has: "
+     "/economy grow, /economy military, /economy recruit"),
+    ("alice /economy xyz", "unknown command /economy xyz; /economy has: /economy grow, /economy military, "
+     "/economy recruit"),
+    ("alice /gam start", "unknown command /gam — did you mean /game? try /help"),
+])
+def test_an_unknown_subcommand_names_what_the_group_has(line, said):
+    with pytest.raises(BadInput) as info:
+        parse_line(line)
+    assert str(info.value) == said
 
 
 def test_parse_line_unknown_option_is_refused_by_its_command():

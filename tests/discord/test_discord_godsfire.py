@@ -3,16 +3,21 @@
 The console transcript's key points through `/godsfire`: systems set up with entered dice (the sheet
 embed after each), autocomplete of systems and of the chosen system's regions, a chart result as an embed
 (column, die, result in words), a refusal shown to its author alone that changes nothing, the phases
-stepped to the Social Interphase, a tax, and the status, phase and interphase embeds. Players are their
-Discord ids: the bot writes them as mentions, read back here as @names.
+stepped to the Social Interphase, a tax, and the status, phase and interphase embeds (the interphase's
+checklist: each player's steps D.1–D.14 marked done, compulsory or left, within Discord's limits for 8 players).
+Players are their Discord ids: the bot writes them as mentions, read back here as @names.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from discordkit import field, table, texts
 
-from cogs.godsfire.cog import COMBAT, DISCORD_PATHS
+from cogs.godsfire.render import godsfire_interphase_embed
 from engine.commands import COMMANDS
+from engine.godsfire.rules import GodsfireHouse
+from engine.godsfire.state import GodsfireState, Loan, Player, Region, System
 from engine.rulesets import ruleset_of
 
 
@@ -30,9 +35,7 @@ def snapshot(state) -> dict:
 
 def test_every_godsfire_command_has_its_discord_command():
     paths = {c.path for c in COMMANDS if c.ruleset == "godsfire"}
-    assert len(set(DISCORD_PATHS.values())) == len(DISCORD_PATHS)  # each once
-    assert set(DISCORD_PATHS.values()) == paths
-    top = {name.split()[0] for name in DISCORD_PATHS}
+    top = {path.split()[1] for path in paths}
     assert len(top) <= 25  # Discord's limit on one group's commands and subgroups
 
 
@@ -91,7 +94,8 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
             await t.run(t.gm, "godsfire phase next")
         left = await t.run(t.alice, "godsfire interphase show")
         assert left.embed["title"] == "Social Interphase — turn 1"
-        assert named(t, left).count("• D.1 tax and loan repayment (`tax`)") == 2
+        assert [f["name"] for f in left.embed["fields"]] == ["Player 1", "Player 2"]  # bob rolled 5, alice 3
+        assert named(t, left).count("▫️ **D.1 tax and loan repayment** (`tax`)") == 2
 
         # Tax: 2 planets +2, region 2 (A-2) +1, extortion in region 2 +1 (its allegiance 4 → 3).
         taxed = await t.run(t.alice, "godsfire tax", system="Sol", extort="2")
@@ -99,12 +103,56 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
         sol = (await t.state(rb)).system("Sol")
         assert sol.bank == 4 and sol.region(2).allegiance == 3
 
+        # alice skips to D.3 (marked done: D.1's repayment and D.2 close with it); the checklist shows it.
+        await t.run(t.alice, "godsfire interphase done", step="transfer")
+        checklist = await t.run(t.bob, "godsfire interphase show")
+        assert checklist.embed["description"] == (
+            "Each player's steps in the sheet's order: ✅ done, ❗ compulsory (applied when the interphase ends if "
+            "not taken), ▫️ left; the next in bold. A step skipped: /godsfire interphase done step:<step>.")
+        fields = {f["name"]: f["value"] for f in checklist.embed["fields"]}
+        assert fields["Player 2"] == "\n".join([
+            f"<@{t.alice.id}>: next D.4 purchases (`purchase`)",
+            "✅ D.1 tax and loan repayment (`tax`)",
+            "✅ D.1 loan repayment (`loans`)",
+            "✅ D.2 borrowing (`borrow`)",
+            "✅ D.3 transfers (`transfer`)",
+            "▫️ **D.4 purchases** (`purchase`)",
+            "▫️ D.5 loyalty and economy raises (`raise`)",
+            "▫️ D.6 party changes (`party`)",
+            "▫️ D.7 revolts (`revolts`)",
+            "❗ D.8 subversion (`subversion`)",
+            "❗ D.9 allegiance drops (`allegiance`)",
+            "❗ D.10 economy drops (`economy`)",
+            "▫️ D.11 subversion placing (`subvert`)",
+            "▫️ D.12 de-subversion (`desubvert`)",
+            "▫️ D.13 counter-subversion (`counter`)",
+            "▫️ D.14 new units (`units`)"])
+        assert fields["Player 1"].splitlines()[:2] == [f"<@{t.bob.id}>: next D.1 tax and loan repayment (`tax`)",
+                                                       "▫️ **D.1 tax and loan repayment** (`tax`)"]
+
         status = await t.run(t.bob, "godsfire status")
         assert status.embed["title"] == "Godsfire — turn 1, Social Interphase"
         assert "**Sol** (@alice): 2 regions, bank 4 GB, space none" in named(t, status)
         game_status = await t.run(t.bob, "game status")
         assert game_status.embed["title"] == status.embed["title"]
         assert t.dice.all_used()
+
+
+def test_the_interphase_checklist_keeps_within_discord_s_limits():
+    """8 players, each with 12 systems owing a loan repayment (a long note): every field within 1024 characters,
+    the embed within 6000, every player's 15 steps there."""
+    state = GodsfireState(gm="100000000000000000", house=GodsfireHouse(), started_at=datetime(2026, 3, 1, tzinfo=UTC),
+                          phase="interphase")
+    for i in range(8):
+        player = str(100000000000000001 + i)
+        state.players.append(Player(player))
+        state.done[player] = ["tax", "loans", "borrow"][:i % 4]
+        state.systems += [System(f"A system with a long name {i}-{j}", player, regions=[Region(1, "M", 3, "S")],
+                                 loans=[Loan(3)]) for j in range(12)]
+    embed = godsfire_interphase_embed(state)
+    assert len(embed.fields) == 8 and len(embed) <= 6000
+    assert all(len(f.value) <= 1024 for f in embed.fields)
+    assert all(len(f.value.splitlines()) == 16 for f in embed.fields)  # whose, then D.1 … D.14 (15 steps)
 
 
 async def test_godsfire_commands_are_refused_in_a_god_dice_game(tmp_path):
@@ -117,9 +165,9 @@ async def test_godsfire_commands_are_refused_in_a_god_dice_game(tmp_path):
 
 
 async def test_every_godsfire_command_answers_on_discord(tmp_path):
-    """Each Godsfire command of the vocabulary once, by its Discord name (`DISCORD_PATHS`), mostly in the Social
-    Interphase: each reaches the engine (or its query) and is answered — its result or a one-line refusal — with
-    nothing logged as an error."""
+    """Each Godsfire command of the vocabulary once, by its name (the same on Discord as in the console),
+    mostly in the Social Interphase: each reaches the engine (or its query) and is answered — its result or a
+    one-line refusal — with nothing logged as an error."""
     async with table(tmp_path) as t, t.bot():
         await t.run(t.gm, "game start", ruleset="godsfire")
         await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6 6 6 1 1 2 2 2 2")
@@ -131,33 +179,33 @@ async def test_every_godsfire_command_answers_on_discord(tmp_path):
             (t.gm, "godsfire system conquer", {"name": "Vega", "player": str(t.alice.id)}),
             (t.gm, "godsfire set", {"field": "bank", "value": "20", "system": "Sol"}),
             (t.alice, "godsfire system show", {"name": "Sol"}),
-            (t.alice, "godsfire combat", {"attack": 3, "defence": 1, "nebula": True}),
-            (t.alice, "godsfire transit", {"column": "0"}),
-            (t.alice, "godsfire money", {"die": "black"}),
-            (t.alice, "godsfire move check", {"unit": "NG", "cells": 3, "ground": 1}),
-            (t.alice, "godsfire stack check", {"space": 4, "combat": 7, "total": 13}),
+            (t.alice, "godsfire chart combat", {"attack": 3, "defence": 1, "nebula": True}),
+            (t.alice, "godsfire chart transit", {"column": "0"}),
+            (t.alice, "godsfire chart money", {"die": "black"}),
+            (t.alice, "godsfire chart move", {"unit": "NG", "cells": 3, "ground": 1}),
+            (t.alice, "godsfire chart stack", {"space": 4, "combat": 7, "total": 13}),
             (t.alice, "godsfire phase show", {}),
             (t.gm, "godsfire phase next", {}),
             (t.gm, "godsfire phase next", {}),
             (t.gm, "godsfire phase next", {}),
             (t.alice, "godsfire status", {}),
             (t.alice, "godsfire tax", {"system": "Sol", "extort": "1"}),
-            (t.alice, "godsfire repay", {"system": "Sol"}),
-            (t.alice, "godsfire borrow", {"system": "Sol", "amount": 4}),
+            (t.alice, "godsfire loan repay", {"system": "Sol"}),
+            (t.alice, "godsfire loan borrow", {"system": "Sol", "amount": 4}),
             (t.alice, "godsfire transfer", {"from": "Sol", "to": "transit", "amount": 1}),
-            (t.alice, "godsfire buy", {"system": "Sol", "region": 1, "type": "AG", "count": 1}),
-            (t.alice, "godsfire loyalty", {"system": "Sol", "region": 2, "amount": 1}),
-            (t.alice, "godsfire develop", {"system": "Sol", "region": 1}),
-            (t.alice, "godsfire place", {"system": "Sol", "region": 1, "type": "AG", "count": 1}),
-            (t.alice, "godsfire ministers", {}),
-            (t.alice, "godsfire party", {"system": "Sol", "region": 2, "pay": "ng"}),
-            (t.alice, "godsfire revolt", {"system": "Sol", "region": 1, "way": "negotiate"}),
+            (t.alice, "godsfire region buy", {"system": "Sol", "region": 1, "type": "AG", "count": 1}),
+            (t.alice, "godsfire region loyalty", {"system": "Sol", "region": 2, "amount": 1}),
+            (t.alice, "godsfire region develop", {"system": "Sol", "region": 1}),
+            (t.alice, "godsfire region place", {"system": "Sol", "region": 1, "type": "AG", "count": 1}),
+            (t.alice, "godsfire interphase ministers", {}),
+            (t.alice, "godsfire region party", {"system": "Sol", "region": 2, "pay": "ng"}),
+            (t.alice, "godsfire region revolt", {"system": "Sol", "region": 1, "way": "negotiate"}),
             (t.alice, "godsfire subversion resolve", {}),
             (t.bob, "godsfire subversion subvert", {"system": "Sol", "region": 1, "amount": 1}),
             (t.alice, "godsfire subversion desubvert", {"system": "Sol", "region": 1, "amount": 1}),
             (t.alice, "godsfire subversion counter", {"system": "Sol", "region": 1, "amount": 1}),
-            (t.alice, "godsfire allegiance check", {}),
-            (t.alice, "godsfire economy check", {"lower": "Sol 2"}),
+            (t.alice, "godsfire interphase allegiance", {}),
+            (t.alice, "godsfire interphase economy", {"lower": "Sol 2"}),
             (t.alice, "godsfire interphase show", {}),
             (t.alice, "godsfire interphase done", {"step": "borrow"}),
             (t.gm, "godsfire interphase end", {}),
@@ -165,7 +213,7 @@ async def test_every_godsfire_command_answers_on_discord(tmp_path):
             (t.alice, "godsfire counters", {}),
             (t.gm, "godsfire counter add", {"kind": "AG", "at": "K1", "owner": str(t.alice.id)}),
             (t.gm, "godsfire counter remove", {"counters": "999"}),
-            (t.gm, "godsfire neutral control", {"system": "Rigel", "player": str(t.alice.id)}),
+            (t.gm, "godsfire system control", {"system": "Rigel", "player": str(t.alice.id)}),
             (t.gm, "godsfire initiative start", {}),
             (t.alice, "godsfire move", {"counters": "1", "to": "K2", "through": "K1"}),
             (t.alice, "godsfire done", {}),
@@ -175,17 +223,15 @@ async def test_every_godsfire_command_answers_on_discord(tmp_path):
             (t.alice, "godsfire money send", {"amount": 1, "from": "Sol", "to": "Vega", "cells": 3}),
             (t.gm, "godsfire victory set", {"condition": "last-ng"}),
         ]
-        if COMBAT:
-            runs += [
-                (t.alice, "godsfire attack announce", {"units": "1", "target": "Vega"}),
-                (t.alice, "godsfire attack cancel", {"number": 1}),
-                (t.gm, "godsfire attack resolve", {}),
-                (t.bob, "godsfire losses choose", {"units": "1"}),
-                (t.bob, "godsfire retreat", {"to": "K4"}),
-            ]
+        runs += [
+            (t.alice, "godsfire attack announce", {"units": "1", "target": "Vega"}),
+            (t.alice, "godsfire attack cancel", {"number": 1}),
+            (t.gm, "godsfire attack resolve", {}),
+            (t.bob, "godsfire losses choose", {"units": "1"}),
+            (t.bob, "godsfire retreat", {"to": "K4"}),
+        ]
         runs.append((t.gm, "godsfire victory declare", {"player": str(t.alice.id)}))
-        on_discord = {path: f"godsfire {name}" for name, path in DISCORD_PATHS.items()}
         for user, path, options in runs:
-            result = await t.run(user, on_discord[path], **options)
+            result = await t.run(user, path, **options)
             assert result.acknowledged and texts(result), path
-        assert set(DISCORD_PATHS.values()) == {path for _, path, _ in runs}
+        assert {c.path for c in COMMANDS if c.ruleset == "godsfire"} == {path for _, path, _ in runs}

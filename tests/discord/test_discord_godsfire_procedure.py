@@ -3,16 +3,17 @@
 An initiative go played with the buttons every Godsfire answer carries (the holder clicks Move, fills the
 modal, then Done; the responder clicks Pass; a bystander's and an out-of-turn click refused to their author
 alone, nothing changed; the GM's click plays the go for the awaited player; the buttons survive a restart);
-a combat's loss choice made with the select under the resolution; rolls naming the player, the region's party
-roll with its sum and the party it gives. Every die is entered, so the order is exact.
+a move through stationary enemy units answered with the transit's buttons (Attack reads the Transit Attacks
+chart; Block… asks where the blockers retreat; a click of anyone else refused, by the engine, nothing changed;
+the buttons survive a restart); a combat's loss choice made with the select under the resolution; rolls naming
+the player, the region's party roll with its sum and the party it gives. Every die is entered, so the order is
+exact.
 """
 
 from __future__ import annotations
 
-import pytest
-from discordkit import settle, table, texts
+from discordkit import field, settle, table, texts
 
-from cogs.godsfire.cog import COMBAT
 from engine.rulesets import ruleset_of
 
 
@@ -128,6 +129,113 @@ async def test_an_initiative_go_played_with_the_buttons(tmp_path):
             assert t.dice.all_used()
 
 
+async def test_a_transit_answered_with_the_buttons(tmp_path):
+    async with table(tmp_path) as t:
+        carol = t.fake.add_member(t.guild, t.fake.add_user("carol"))
+        t.extra = [carol]
+        async with t.bot() as rb:
+            game = await godsfire_table(t, rb)
+            await t.run(t.gm, "godsfire counter add", kind="AG", at="K5", owner=str(t.bob.id))  # #7, stationary
+            await t.run(t.gm, "gm dice", values="6 1")  # alice 6, bob 1: alice holds initiative
+            await t.run(t.gm, "godsfire initiative start")
+
+            # alice moves SQD #1 and #2 through K5, where bob's AG waits: bob is asked, with his three buttons.
+            moved = await t.run(t.alice, "godsfire move", counters="1 2", to="K6", through="K5")
+            assert "▸ @bob's units at K5 may make a transit attack on them or block them (A.2.3)." in named(t, moved)
+            assert moved.content == (f"⏳ <@{t.bob.id}> may make a transit attack on <@{t.alice.id}>'s SQD #1, SQD "
+                                     "#2 passing through K5, block them or let them pass (A.2.3): Attack, Block… or "
+                                     "Allow.")
+            assert moved.message.allowed_mentions["users"] == [t.bob.id]
+            transit = moved.custom_ids[0].rsplit(":", 1)[1]
+            assert moved.custom_ids == [f"referee:godsfire:transit:{what}:{game}:{transit}"
+                                        for what in ("attack", "block", "allow")]
+            assert transit.startswith("1-") and len(transit) == 10  # the turn, then the transit's digest
+            assert [b["label"] for b in moved.message.components[0]["components"]] == ["Attack", "Block…", "Allow"]
+
+        # The buttons outlive a restart.
+        async with t.bot() as rb:
+            attack, block, allow = moved.custom_ids
+            # Anyone but bob is refused by the engine, to themselves alone (no form opens); nothing changes.
+            before = snapshot(await t.state(rb))
+            refused = await t.click(t.alice, moved.message, attack)
+            assert refused.ephemeral
+            assert named(t, refused) == "⛔ A.2.3: the transit through K5 is @bob's to answer"
+            no_form = await t.click(t.alice, moved.message, block)
+            assert no_form.ephemeral and no_form.modal is None
+            assert named(t, no_form) == "⛔ A.2.3: the transit through K5 is @bob's to answer"
+            stranger = await t.click(carol, moved.message, allow)
+            assert stranger.ephemeral and named(t, stranger) == "⛔ only the GM may play a go for @bob"
+            assert snapshot(await t.state(rb)) == before
+            assert moved.message.custom_ids == [attack, block, allow]
+
+            # bob attacks on the house's column 0: SQD #1 rolls 1 (ME, gone), SQD #2 rolls 4 (ne, goes on to K6).
+            await t.run(t.gm, "gm dice", values="1 4")
+            attacked = await t.click(t.bob, moved.message, attack)
+            assert not attacked.ephemeral
+            text = named(t, attacked)
+            assert "🎲 @bob, transit attack on @alice's SQD #1 at K5: d6 1 (GM die)" in text
+            assert "▸ @alice moves SQD #2 to K6." in text
+            assert attacked.embeds[0]["title"] == "Transit attack on SQD #1 at K5"
+            charts = [e for e in attacked.embeds if e.get("title") == "Transit Attack"]
+            assert [(c["description"], field(c, "Column"), field(c, "Die"), field(c, "Result")) for c in charts] == [
+                (f"<@{t.bob.id}> attacks SQD #1 in transit", "0", "1", "**ME** — the movers are eliminated"),
+                (f"<@{t.bob.id}> attacks SQD #2 in transit", "0", "4", "**ne** — no effect")]
+            state = await t.state(rb)
+            assert state.transit is None and [c.number for c in state.counters_at("K6")] == [2]
+            assert not any(c.number == 1 for c in state.counters)
+            # The controls moved on: alice's go again (she has moved: Done, or Pass).
+            assert moved.message.custom_ids == []
+            assert attacked.content == f"⏳ <@{t.alice.id}> holds initiative (round 1): Done, or Pass."
+            assert attacked.custom_ids[1] == f"referee:godsfire:go:done:{game}:1-0-1-0"
+
+            done = await t.click(t.alice, attacked.message, attacked.custom_ids[1])
+            passed = await t.click(t.bob, done.message, done.custom_ids[2])
+            assert "round 2: @alice holds initiative" in named(t, passed)
+
+            # Round 2: AG #3 through K5. bob clicks Block…: a form asks where his units at K5 retreat.
+            again = await t.run(t.alice, "godsfire move", counters="3", to="K6", through="K5")
+            second = again.custom_ids[0].rsplit(":", 1)[1]
+            assert second != transit  # another transit: the first one's buttons answer nothing now
+            opened = await t.click(t.bob, again.message, f"referee:godsfire:transit:block:{game}:{second}")
+            assert opened.modal is not None and opened.modal["title"] == "Block the move"
+            assert opened.modal["custom_id"] == f"referee:godsfire:blocking:{game}:{second}"
+            inputs = [c for row in opened.modal["components"] for c in row["components"]]
+            assert [(c["custom_id"], c["placeholder"]) for c in inputs] == [
+                ("retreat", "the cell your units at K5 retreat to (e.g. K12)")]
+            # Back to Sol, where the AG came from: the engine refuses, to bob alone; nothing changes.
+            before = snapshot(await t.state(rb))
+            wrong = await t.submit(opened, {"retreat": "Sol"})
+            assert wrong.ephemeral
+            assert named(t, wrong) == ("⛔ A.2.3: blocking units retreat 1 cell away, not to the cell the movers came "
+                                       "from")
+            assert snapshot(await t.state(rb)) == before
+            # The GM's click answers for bob: his AG retreats to K4, alice's AG stops at K5.
+            opened = await t.click(t.gm, again.message, f"referee:godsfire:transit:block:{game}:{second}")
+            blocked = await t.submit(opened, {"retreat": "K4"})
+            assert "▸ @bob blocks at K5 and retreats to K4." in named(t, blocked)
+            state = await t.state(rb)
+            assert (state.counter(3).at, state.counter(7).at, state.transit) == ("K5", "K4", None)
+            assert again.message.custom_ids == []
+            assert blocked.content == f"⏳ <@{t.alice.id}> holds initiative (round 2): Done, or Pass."
+            assert t.dice.all_used()
+
+
+async def test_a_transit_let_through_with_allow(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        game = await godsfire_table(t, rb)
+        await t.run(t.gm, "godsfire counter add", kind="AG", at="K5", owner=str(t.bob.id))
+        await t.run(t.gm, "gm dice", values="6 1")
+        await t.run(t.gm, "godsfire initiative start")
+        moved = await t.run(t.alice, "godsfire move", counters="3", to="K6", through="K5")
+        allowed = await t.click(t.bob, moved.message, moved.custom_ids[2])
+        assert moved.custom_ids == [] and moved.message.custom_ids == []
+        text = named(t, allowed)
+        assert "▸ The transit through K5 is settled (allow)." in text and "▸ @alice moves AG #3 to K6." in text
+        assert (await t.state(rb)).counter(3).at == "K6"
+        assert allowed.custom_ids[1] == f"referee:godsfire:go:done:{game}:1-0-1-0"
+        assert t.dice.all_used()
+
+
 async def test_the_status_shows_whose_go_it_is(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         await godsfire_table(t, rb)
@@ -143,8 +251,6 @@ async def test_the_status_shows_whose_go_it_is(tmp_path):
             f"Initiative: @bob (round 1); awaiting @bob (move, done or pass) — until {until}."]
 
 
-@pytest.mark.skipif(not COMBAT, reason="the Combat Phase's commands (godsfire attack announce/resolve, losses "
-                    "choose, retreat) are not in the engine's command table yet (engine/godsfire/commands.py)")
 async def test_a_loss_choice_made_with_the_select(tmp_path):
     async with table(tmp_path) as t:
         async with t.bot() as rb:

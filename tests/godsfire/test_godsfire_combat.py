@@ -21,14 +21,13 @@ from engine.godsfire.combat import (
     ChooseLosses,
     ResolveAttacks,
     Retreat,
-    choice_deadlines,
-    choice_defaults,
     clear_combat,
     combat_left,
     combat_lines,
     landing_allowed,
 )
 from engine.godsfire.events import ChartRead
+from engine.godsfire.results import choice_deadlines, choice_defaults
 from engine.godsfire.table import AddCounters, RemoveCounters, SetNeutralControl, place_of, reconcile
 from engine.vocabulary import build_action, coerce_options
 

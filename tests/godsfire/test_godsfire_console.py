@@ -72,26 +72,27 @@ TRANSCRIPT: list[tuple[str, list[str]]] = [
     ("alice /godsfire system show name:Sol", SOL_BEFORE),
     # The Combat Results Table: 7 against 3 is 2.33 to 1, read (in the attacker's favour) on 3-1; die 4: D1.
     ("gm /gm dice values:4", ["GM gm entered the next 1 die."]),
-    ("alice /godsfire combat attack:7 defence:3", [
+    ("alice /godsfire chart combat attack:7 defence:3", [
         "🎲 alice, combat: d6 4 (GM die)",
         "⚔ Combat, 7 against 3: odds 3-1; die 4: D1: the defender loses 1 unit, the attacker chooses.",
     ]),
     # In a nebula both halve (rounded up): 1 against 4, worse than 1-3, reads 1-3; die 6: AE.
     ("gm /gm dice values:6", ["GM gm entered the next 1 die."]),
-    ("alice /godsfire combat attack:2 defence:7 nebula:true", [
+    ("alice /godsfire chart combat attack:2 defence:7 nebula:true", [
         "🎲 alice, combat: d6 6 (GM die)",
         ("⚔ Combat, 2 against 7, halved in the nebula to 1 against 3½: odds 1-3; die 6: AE: the "
         "attacker is eliminated."),
     ]),
     ("gm /gm dice values:3", ["GM gm entered the next 1 die."]),
-    ("bob /godsfire transit column:-1", [
+    ("bob /godsfire chart transit column:-1", [
         "🎲 bob, transit attack: d6 3 (GM die)",
         "☄ Transit attack, column -1; die 3: M1: the movers lose 1 unit, the stationary units choose.",
     ]),
-    ("bob /godsfire transit column:-3", ["error: a Transit Attacks column is -2, -1, 0, not '-3'"]),
+    ("bob /godsfire chart transit column:-3", ["error: a Transit Attacks column is -2, -1, 0, not '-3'"]),
     ("gm /gm dice values:5", ["GM gm entered the next 1 die."]),
-    ("bob /godsfire money die:red", ["🎲 bob, money (red die): d6 5 (GM die)", "💰 Money, red die: 5 + 6: 11 GB."]),
-    ("bob /godsfire move check unit:PDF cells:2 nebula:1", [
+    ("bob /godsfire chart money die:red",
+     ["🎲 bob, money (red die): d6 5 (GM die)", "💰 Money, red die: 5 + 6: 11 GB."]),
+    ("bob /godsfire chart move unit:PDF cells:2 nebula:1", [
         ("🧭 Move check (PDF, 2 cells, 1 in a nebula): not allowed: a planetary defense force (PDF) moves 3; "
         "2 cells, 1 in a nebula (2 + 2 × 1 = 4) is more than its 3.")]),
     # The phases: the tax is refused outside the Social Interphase; only the GM steps them.
@@ -188,10 +189,10 @@ async def test_godsfire_commands_are_refused_in_another_rule_sets_game(tmp_path)
         await console.handle("gm /game start ruleset:goddice")
         _said(out)
         await console.handle("gm /godsfire status")
-        await console.handle("gm /godsfire combat attack:3 defence:1")
+        await console.handle("gm /godsfire chart combat attack:3 defence:1")
         assert _said(out) == [
             "error: /godsfire status is a Godsfire command, and this channel's game is God Dice",
-            "error: /godsfire combat is a Godsfire command, and this channel's game is God Dice",
+            "error: /godsfire chart combat is a Godsfire command, and this channel's game is God Dice",
         ]
     finally:
         await store.close()

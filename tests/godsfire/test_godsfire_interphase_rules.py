@@ -189,11 +189,11 @@ def test_a_compulsory_earlier_step_comes_first() -> None:
                  "D.8 subversion resolve comes first: /godsfire subversion resolve", "bob")
     table.refuse(CheckAllegiance(), RuleViolation, "D.8 subversion resolve comes first", "bob")
     table.do(ResolveSubversion(), "bob")
-    table.refuse(MarkDone("units"), RuleViolation, "D.9 allegiance check comes first: /godsfire allegiance check",
+    table.refuse(MarkDone("units"), RuleViolation, "D.9 allegiance check comes first: /godsfire interphase allegiance",
                  "bob")
     table.refuse(CheckEconomy(), RuleViolation, "D.9 allegiance check comes first", "bob")
     table.do(CheckAllegiance(), "bob")
-    table.refuse(Subvert("Sol", 1, 1), RuleViolation, "D.10 economy check comes first: /godsfire economy check",
+    table.refuse(Subvert("Sol", 1, 1), RuleViolation, "D.10 economy check comes first: /godsfire interphase economy",
                  "bob")
     # the GM acting for a player is held to that player's order (and told whom to name)
     table.refuse(CheckAllegiance("alice"), RuleViolation,
@@ -206,7 +206,7 @@ def test_a_due_loan_repayment_comes_first() -> None:
     table.system("Sol", "alice", ["M 3 I-1"], bank=5, loans=[(4, 0)])
     start(table, "alice")
     table.refuse(Buy("Sol", 1, "AG", 1), RuleViolation,
-                 "D.1 loan repayment comes first: /godsfire repay system:Sol", "alice")
+                 "D.1 loan repayment comes first: /godsfire loan repay system:Sol", "alice")
     table.refuse(Borrow("Sol", 2), RuleViolation, "D.1 loan repayment comes first", "alice")
     table.do(Tax("Sol"), "alice")  # the same step: 1 planet + I-1 1 = 2, bank 7
     table.do(Repay("Sol"), "alice")  # ceil(5 / 4) = 2: bank 5
@@ -372,12 +372,12 @@ def test_buying_and_developing_warn_too_but_not_for_regions_in_revolt() -> None:
 
 
 @pytest.mark.parametrize(("path", "options", "expected"), [
-    ("godsfire buy", {"system": "Sol", "region": "1", "type": "AG", "count": "2", "confirm": "true"},
+    ("godsfire region buy", {"system": "Sol", "region": "1", "type": "AG", "count": "2", "confirm": "true"},
      Buy("Sol", 1, "AG", 2, True)),
-    ("godsfire loyalty", {"system": "Sol", "region": "1", "amount": "3", "confirm": "true"},
+    ("godsfire region loyalty", {"system": "Sol", "region": "1", "amount": "3", "confirm": "true"},
      Loyalty("Sol", 1, 3, True)),
-    ("godsfire develop", {"system": "Sol", "region": "1", "confirm": "false"}, Develop("Sol", 1, False)),
-    ("godsfire develop", {"system": "Sol", "region": "1"}, Develop("Sol", 1)),
+    ("godsfire region develop", {"system": "Sol", "region": "1", "confirm": "false"}, Develop("Sol", 1, False)),
+    ("godsfire region develop", {"system": "Sol", "region": "1"}, Develop("Sol", 1)),
 ])
 def test_the_spending_commands_take_confirm(path: str, options: dict[str, str], expected: Any) -> None:
     command = next(c for c in economy.COMMANDS if c.path == path)

@@ -225,8 +225,9 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         #   and Rigel 1 are in revolt); national R 5 M 5 E 5 -> 4 4 4. 5 GB is more than 4: 5 economic levels,
         #   bob's choice: Deneb 2 A-2 -> A-1, Deneb 1 A-1 -> S, Rigel 2 A-1 -> S, Rigel 3 I-1 -> A-2,
         #   Rigel 1 A-2 -> A-1. bob failed a repayment (no borrowing this turn) and is barred from loans.
-        await forum.say("alice /godsfire repay system:Sol")
-        said = await forum.say('bob /godsfire repay system:Vega lower:"Deneb 2, Deneb 1, Rigel 2, Rigel 3, Rigel 1"')
+        await forum.say("alice /godsfire loan repay system:Sol")
+        said = await forum.say('bob /godsfire loan repay system:Vega '
+                              'lower:"Deneb 2, Deneb 1, Rigel 2, Rigel 3, Rigel 1"')
         assert any("9 GB due, 4 GB paid, 5 GB short" in line for line in said), said
         s = await forum.state()
         assert banks(s)["Sol"] == 11 and loans(s, "Sol") == [(8, 1)]
@@ -244,8 +245,8 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         # --- D.2 borrowing -----------------------------------------------------------------------
         # bob failed a repayment this turn: refused, nothing changes. alice borrows 4 onto Procyon: bank
         # 2 -> 6, a loan of 4 on the bottom box (boxes of ceil(5 / 4) = 2, the first due next turn).
-        await forum.refused("bob /godsfire borrow system:Deneb amount:5", "failed a loan repayment")
-        await forum.say("alice /godsfire borrow system:Procyon amount:4")
+        await forum.refused("bob /godsfire loan borrow system:Deneb amount:5", "failed a loan repayment")
+        await forum.say("alice /godsfire loan borrow system:Procyon amount:4")
         s = await forum.state()
         assert banks(s)["Procyon"] == 6 and loans(s, "Procyon") == [(4, 0)]
         for player in ("alice", "bob"):
@@ -274,18 +275,18 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         # Altair 1 is A-1: no purchase in a non-industrial region. Each of the three buys makes its system's
         # other regions jealous (D.9): refused with what it will cost until confirmed — e.g. Sol 2 (5) and
         # Sol 3 (2) shorted 2; Procyon 1 (2) shorted 1 (Procyon 2 is in revolt); Vega 2 (1) and 3 (1) shorted 1.
-        await forum.refused("alice /godsfire buy system:Sol region:1 type:SQD count:1", "wants AG")
-        await forum.refused("alice /godsfire buy system:Altair region:1 type:AG count:1", "industrial")
-        await forum.refused("alice /godsfire buy system:Sol region:1 type:AG count:2",
+        await forum.refused("alice /godsfire region buy system:Sol region:1 type:SQD count:1", "wants AG")
+        await forum.refused("alice /godsfire region buy system:Altair region:1 type:AG count:1", "industrial")
+        await forum.refused("alice /godsfire region buy system:Sol region:1 type:AG count:2",
                             "regional jealousy (D.9): spending 2 in Sol 1 will lower Sol 2 by 2: allegiance 5 → 3; "
                             "Sol 3 by 2: allegiance 2 → 0, in revolt — add confirm:true to spend")
-        await forum.say("alice /godsfire buy system:Sol region:1 type:AG count:2 confirm:true")
-        await forum.refused("alice /godsfire buy system:Procyon region:3 type:AG count:1",
+        await forum.say("alice /godsfire region buy system:Sol region:1 type:AG count:2 confirm:true")
+        await forum.refused("alice /godsfire region buy system:Procyon region:3 type:AG count:1",
                             "will lower Procyon 1 by 1: allegiance 2 → 1 — add confirm:true")
-        await forum.say("alice /godsfire buy system:Procyon region:3 type:AG count:1 confirm:true")
-        await forum.refused("bob /godsfire buy system:Vega region:1 type:SQD count:1",
+        await forum.say("alice /godsfire region buy system:Procyon region:3 type:AG count:1 confirm:true")
+        await forum.refused("bob /godsfire region buy system:Vega region:1 type:SQD count:1",
                             "Vega 2 by 1: allegiance 1 → 0, in revolt; Vega 3 by 1: allegiance 1 → 0, in revolt")
-        await forum.say("bob /godsfire buy system:Vega region:1 type:SQD count:1 confirm:true")
+        await forum.say("bob /godsfire region buy system:Vega region:1 type:SQD count:1 confirm:true")
         s = await forum.state()
         assert banks(s) == {"Sol": 5, "Procyon": 5, "Altair": 6, "Vega": 2, "Deneb": 4, "Rigel": 5}
         assert s.system("Sol").region(1).to_place == {"AG": 2}
@@ -302,15 +303,15 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         #   (R 4) amount 1: +1 -> 5 (allegiance runs to 5 for every party) (3 -> 2). Altair spent 1/2/1.
         # Vega 2 (E 1) +1 -> 2 and Vega 3 (R 1) +1 -> 2, 1 each: Vega 2 -> 0; Vega spent 1/1/1.
         # Refused: raising Sol 3's economy (Reactionary), a second rise in Altair 1 this turn.
-        await forum.say("alice /godsfire loyalty system:Sol region:2 amount:2")
-        await forum.say("alice /godsfire loyalty system:Sol region:3 amount:2")
-        await forum.refused("alice /godsfire develop system:Sol region:3", "Moderate")
-        await forum.say("alice /godsfire develop system:Altair region:2 confirm:true")
-        await forum.say("alice /godsfire loyalty system:Altair region:1")
-        await forum.refused("alice /godsfire loyalty system:Altair region:1", "1 per turn")
-        await forum.say("alice /godsfire loyalty system:Altair region:3 amount:1")
-        await forum.say("bob /godsfire loyalty system:Vega region:2")
-        await forum.say("bob /godsfire loyalty system:Vega region:3")
+        await forum.say("alice /godsfire region loyalty system:Sol region:2 amount:2")
+        await forum.say("alice /godsfire region loyalty system:Sol region:3 amount:2")
+        await forum.refused("alice /godsfire region develop system:Sol region:3", "Moderate")
+        await forum.say("alice /godsfire region develop system:Altair region:2 confirm:true")
+        await forum.say("alice /godsfire region loyalty system:Altair region:1")
+        await forum.refused("alice /godsfire region loyalty system:Altair region:1", "1 per turn")
+        await forum.say("alice /godsfire region loyalty system:Altair region:3 amount:1")
+        await forum.say("bob /godsfire region loyalty system:Vega region:2")
+        await forum.say("bob /godsfire region loyalty system:Vega region:3")
         s = await forum.state()
         assert banks(s) == {"Sol": 1, "Procyon": 5, "Altair": 2, "Vega": 0, "Deneb": 4, "Rigel": 5}
         assert rows(s, "Sol") == ["M 4 I-2", "M 5 A-2", "R 3 A-1"]
@@ -325,10 +326,10 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         # Sol 3 is at allegiance 3: refused (allegiance 2 only). Procyon 1 (E 2), paid 1 from alice's NG
         # (4 -> 3, spent 1): die 5 (4-6: the adjacent party) -> M. Vega 3 (R 2), paid with bob's national R
         # allegiance (4 -> 3): die 4 -> M.
-        await forum.refused("alice /godsfire party system:Sol region:3", "allegiance 2")
-        await forum.rolled("alice /godsfire party system:Procyon region:1 pay:ng",
+        await forum.refused("alice /godsfire region party system:Sol region:3", "allegiance 2")
+        await forum.rolled("alice /godsfire region party system:Procyon region:1 pay:ng",
                            [("party change (Procyon region 1)", 5)])
-        await forum.rolled("bob /godsfire party system:Vega region:3 pay:loyalty",
+        await forum.rolled("bob /godsfire region party system:Vega region:3 pay:loyalty",
                            [("party change (Vega region 3)", 4)])
         s = await forum.state()
         assert rows(s, "Procyon")[0] == "M 2 A-1" and rows(s, "Vega")[2] == "M 2 S"
@@ -341,14 +342,14 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         #   allegiance 2. Deneb 1 (R): police, 3 PDFs (1 in space, 2 on the ground), die 3 <= 3: allegiance 2.
         # Rigel 1 (E): bribery refused (Reactionary revolts only); negotiate, die 5 (not 1-2): the revolt goes
         #   on; a second try this turn is refused.
-        await forum.rolled("alice /godsfire revolt system:Procyon region:2 way:bribe",
+        await forum.rolled("alice /godsfire region revolt system:Procyon region:2 way:bribe",
                            [("bribery (Procyon region 2)", 3)])
-        await forum.rolled("bob /godsfire revolt system:Deneb region:1 way:police",
+        await forum.rolled("bob /godsfire region revolt system:Deneb region:1 way:police",
                            [("police action, 3 PDF (Deneb region 1)", 3)])
-        await forum.refused("bob /godsfire revolt system:Rigel region:1 way:bribe", "Reactionary")
-        await forum.rolled("bob /godsfire revolt system:Rigel region:1 way:negotiate",
+        await forum.refused("bob /godsfire region revolt system:Rigel region:1 way:bribe", "Reactionary")
+        await forum.rolled("bob /godsfire region revolt system:Rigel region:1 way:negotiate",
                            [("negotiate (Rigel region 1)", 5)])
-        await forum.refused("bob /godsfire revolt system:Rigel region:1 way:police", "ONE option")
+        await forum.refused("bob /godsfire region revolt system:Rigel region:1 way:police", "ONE option")
         s = await forum.state()
         assert rows(s, "Procyon") == ["M 2 A-1", "R 2 A-2", "M 4 I-1"]
         assert rows(s, "Deneb") == ["R 2 S", "M 2 A-1", "M 3 I-2"]
@@ -374,8 +375,8 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         #   count) / 1: region 2 loses 1 (2 -> 1). Altair: spent 1/2/1: regions 1 and 3 lose 1 (5 -> 4,
         #   4 -> 3). Vega: 1/1/1: nothing. Deneb: nothing spent, no revolt left: nothing. Rigel: region 2 is
         #   next to region 1 in revolt: 3 -> 2; region 3 is not (3 and 1 differ by 2).
-        await forum.say("alice /godsfire allegiance check")
-        await forum.say("bob /godsfire allegiance check")
+        await forum.say("alice /godsfire interphase allegiance")
+        await forum.say("bob /godsfire interphase allegiance")
         s = await forum.state()
         assert rows(s, "Sol") == ["M 4 I-2", "M 5 A-2", "R 3 A-1"]
         assert rows(s, "Procyon") == ["M 2 A-1", "R 1 A-2", "M 4 I-1"]
@@ -388,8 +389,8 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         # Sol 1 I-2 is fed by Sol 2 A-2; Procyon 3 I-1 by Procyon 1 A-1; Vega 1 I-1 by Vega 2 A-1.
         # Altair 1 is occupied: A-1 -> S. Deneb 3 is I-2 with no A-2 to feed it: I-2 -> I-1.
         # Rigel 1 is in revolt: A-1 -> S.
-        await forum.say("alice /godsfire economy check")
-        await forum.say("bob /godsfire economy check")
+        await forum.say("alice /godsfire interphase economy")
+        await forum.say("bob /godsfire interphase economy")
         s = await forum.state()
         assert rows(s, "Altair") == ["M 4 S", "M 3 A-1", "R 3 A-2"]
         assert rows(s, "Deneb") == ["R 2 S", "M 2 A-1", "M 3 I-1"]
@@ -404,7 +405,7 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         # Not in his own system. Once alice has placed subversion (D.11), her purchases (D.4) are closed.
         await forum.refused("bob /godsfire subversion subvert system:Deneb region:2 amount:1", "own system")
         await forum.say("alice /godsfire subversion subvert system:Rigel region:2 amount:1")
-        await forum.refused("alice /godsfire buy system:Sol region:1 type:AG count:1",
+        await forum.refused("alice /godsfire region buy system:Sol region:1 type:AG count:1",
                             "D.4 is closed for alice: a later step (D.10) was taken")
         await forum.say("bob /godsfire subversion subvert system:Sol region:2 amount:1")
         await forum.say("bob /godsfire subversion subvert system:Altair region:3 amount:1")
@@ -441,10 +442,10 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
 
         # --- D.14 new units -----------------------------------------------------------------------
         # Sol 1: 2 AG on the ground; Procyon 3: 1 AG; Vega 1's SQD goes to Vega's system cell.
-        await forum.refused("alice /godsfire place system:Sol region:1 type:AG count:3", "2 AG")
-        await forum.say("alice /godsfire place system:Sol region:1 type:AG count:2")
-        await forum.say("alice /godsfire place system:Procyon region:3 type:AG count:1")
-        await forum.say("bob /godsfire place system:Vega region:1 type:SQD count:1")
+        await forum.refused("alice /godsfire region place system:Sol region:1 type:AG count:3", "2 AG")
+        await forum.say("alice /godsfire region place system:Sol region:1 type:AG count:2")
+        await forum.say("alice /godsfire region place system:Procyon region:3 type:AG count:1")
+        await forum.say("bob /godsfire region place system:Vega region:1 type:SQD count:1")
         for player in ("alice", "bob"):
             await forum.done(player, "units")
         said = await forum.say("alice /godsfire interphase show")

@@ -476,11 +476,11 @@ def test_every_step_is_refused_outside_the_interphase(action: Any, phase: str) -
 def test_the_commands_build_their_actions() -> None:
     commands = {c.path: c for c in politics.COMMANDS}
     cases = {
-        "godsfire party": ({"system": "Sol", "region": "2"}, ChangeParty("Sol", 2, "ng")),
-        "godsfire revolt": ({"system": "Sol", "region": 1, "way": "police"}, DealWithRevolt("Sol", 1, "police")),
+        "godsfire region party": ({"system": "Sol", "region": "2"}, ChangeParty("Sol", 2, "ng")),
+        "godsfire region revolt": ({"system": "Sol", "region": 1, "way": "police"}, DealWithRevolt("Sol", 1, "police")),
         "godsfire subversion resolve": ({}, ResolveSubversion()),
-        "godsfire allegiance check": ({"player": "bob"}, CheckAllegiance("bob")),
-        "godsfire economy check": ({"lower": "Sol 2"}, CheckEconomy("Sol 2")),
+        "godsfire interphase allegiance": ({"player": "bob"}, CheckAllegiance("bob")),
+        "godsfire interphase economy": ({"lower": "Sol 2"}, CheckEconomy("Sol 2")),
         "godsfire subversion subvert": ({"system": "Sol", "region": 1, "amount": "2"}, Subvert("Sol", 1, 2)),
         "godsfire subversion desubvert": ({"system": "Sol", "region": 1, "amount": 1}, Desubvert("Sol", 1, 1)),
         "godsfire subversion counter": ({"system": "Sol", "region": 1, "amount": 1}, Counter("Sol", 1, 1)),

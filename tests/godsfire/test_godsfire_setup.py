@@ -306,11 +306,11 @@ def test_starting_a_game_and_entered_dice():
     ("godsfire player add", ({"name": "bob"}, AddPlayer("bob", None))),
     ("godsfire set", ({"system": "Alpha", "region": "2", "field": "allegiance", "value": "3"},
                       SetField("allegiance", "3", "Alpha", 2, None))),
-    ("godsfire combat", ({"attack": "5", "defence": "2", "nebula": "true"}, charts.Combat(5, 2, True))),
-    ("godsfire transit", ({"column": "-2"}, charts.Transit("-2"))),
-    ("godsfire money", ({"die": "red"}, charts.MoneyDie("red"))),
-    ("godsfire move check", ({"unit": "AG", "cells": "3", "nebula": "1"}, charts.MoveCheck("AG", 3, 1, 0))),
-    ("godsfire stack check", ({"combat": "7", "total": "12"}, charts.StackCheck(None, None, 7, 12))),
+    ("godsfire chart combat", ({"attack": "5", "defence": "2", "nebula": "true"}, charts.Combat(5, 2, True))),
+    ("godsfire chart transit", ({"column": "-2"}, charts.Transit("-2"))),
+    ("godsfire chart money", ({"die": "red"}, charts.MoneyDie("red"))),
+    ("godsfire chart move", ({"unit": "AG", "cells": "3", "nebula": "1"}, charts.MoveCheck("AG", 3, 1, 0))),
+    ("godsfire chart stack", ({"combat": "7", "total": "12"}, charts.StackCheck(None, None, 7, 12))),
     ("godsfire phase next", ({}, NextPhase())),
 ])
 def test_the_commands_build_their_actions(line, expected):
@@ -356,7 +356,7 @@ async def test_export_and_import_round_trip_a_godsfire_game(referee):
     await referee.act("chan", "gm", setup.AddSystem("Nix", None, neutral=True), "/godsfire system add")
     await referee.act("chan", "gm", setup.SetField("bank", "4", "Alpha"), "/godsfire set")
     await referee.act("chan", "gm", QueueDice([2]), "/gm dice")
-    await referee.act("chan", "alice", charts.Combat(5, 2), "/godsfire combat")
+    await referee.act("chan", "alice", charts.Combat(5, 2), "/godsfire chart combat")
     for _ in range(3):
         await referee.act("chan", "gm", phases.NextPhase(), "/godsfire phase next")
     export = await referee.export("chan")
@@ -417,3 +417,38 @@ def test_the_import_schema_knows_every_field_of_the_state():
         assert set(model.model_fields) == {f.name for f in fields(cls)}, cls.__name__
     game = set(schema.Game.model_fields) - {"started_at", "ruleset"}
     assert game == {f.name for f in fields(state.GodsfireState)} - {"players", "systems", "started_at", "ruleset"}
+
+
+def _counter(number: int, owner: str | None, kind: str = "SQD", amount: int = 0) -> dict:
+    return {"number": number, "kind": kind, "owner": owner, "at": "Alpha", "ground": False, "moved": 0,
+            "amount": amount}
+
+
+@pytest.mark.parametrize(("mutate", "words"), [
+    (lambda g: g.update(counters=[_counter(1, "zed")], next_counter=2), "counter #1 names 'zed', who is not a player"),
+    (lambda g: g.update(counters=[_counter(1, "alice"), _counter(1, "alice")], next_counter=2),
+     "counter numbers must be distinct"),
+    (lambda g: g.update(counters=[_counter(4, "alice")], next_counter=2), "below next_counter 2"),
+    (lambda g: g.update(counters=[_counter(1, "alice", "GB")], next_counter=2), "a GB counter carries 1 GB or more"),
+    (lambda g: g.update(counters=[_counter(1, "alice")], next_counter=2, phase="combat", next_attack=2,
+                        attacks=[{"number": 1, "attackers": ["zed"], "units": [1], "target": "K1",
+                                  "ground": False, "defender": None}]), "attack 1 names 'zed'"),
+    (lambda g: g.update(counters=[_counter(1, "alice")], next_counter=2, phase="combat",
+                        choices=[{"chooser": "zed", "kind": "losses", "counters": [1], "count": 1}]),
+     "a pending choice names 'zed'"),
+    (lambda g: g.update(counters=[_counter(1, "alice")], next_counter=2, phase="combat",
+                        choices=[{"chooser": "alice", "kind": "retreat", "counters": [9], "count": 0}]),
+     "among counters not on the table"),
+    (lambda g: g.update(neutral_control={"Alpha": "zed"}), "neutral control of Alpha names 'zed'"),
+])
+async def test_an_import_naming_unknown_players_or_counters_in_the_procedure_is_refused(referee, mutate, words):
+    referee, store = referee
+    await referee.start_game("chan", "gm", ruleset_name="godsfire")
+    await referee.act("chan", "gm", QueueDice([3, 4, 5, 6]), "/gm dice")
+    await referee.act("chan", "gm", setup.AddSystem("Alpha", "alice"), "/godsfire system add")
+    export = await referee.export("chan")
+    mutate(export["game"])
+    with pytest.raises(RuleViolation, match="that export breaks the rules") as info:
+        await referee.import_game("other", "carol", export)
+    assert words in str(info.value)
+    assert await store.live_game("other") is None

@@ -1,15 +1,20 @@
-"""Godsfire's controls on Discord: the awaited go's Move, Done and Pass (A.1, A.2), and the Combat Phase's
-loss choices (a select of the units lost) and retreats (B). They keep working after a restart: each custom id
-carries the game, and the go or the attack it belongs to.
+"""Godsfire's controls on Discord: the awaited go's Move, Done and Pass (A.1, A.2), the answer to a move through
+stationary enemy units (A.2.3: Attack, Block… or Allow), and the Combat Phase's loss choices (a select of the
+units lost) and retreats (B). They keep working after a restart: each custom id carries the game, and the go,
+the transit or the attack it belongs to.
 
 Every Godsfire answer carries the controls of what the game waits for now (the prompt above them mentions
 whose it is), and they come off the message that carried them before. A control runs the engine's command as
 the clicker, so the engine decides every rule; a go's buttons are the awaited player's (a GM's click plays
-the go for that player), and anyone else is refused, ephemerally, before a modal opens or anything changes.
+the go for that player), and anyone else is refused, ephemerally, before a modal opens or anything changes. A
+transit's buttons run `/godsfire transit answer` (a GM's click answers for the stationary player); whoever
+else clicks gets the engine's own refusal, ephemerally (before Block's form opens, the engine is asked, on a
+throw-away copy of the state, whether it would take that clicker's answer).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from typing import Any
@@ -19,8 +24,20 @@ import discord
 from cogs.godsfire.render import godsfire_embeds
 from cogs.host import RefereeHost
 from cogs.render import NO_PINGS, finish, message_batches, pings, report_embeds
-from cogs.util import actor, bot_of, channel_key, has_gm_role, reply, run_command
+from cogs.util import (
+    actor,
+    bot_of,
+    channel_key,
+    command_text,
+    given_options,
+    has_gm_role,
+    reply,
+    run_action,
+    run_command,
+)
 from cogs.views import click_lock, guarded
+from engine.commands import BY_PATH, build_action, check_ruleset, coerce_options
+from engine.core import execute
 from engine.describe import plural
 from engine.errors import RuleViolation
 from engine.godsfire.state import GodsfireState, LossChoice
@@ -65,9 +82,25 @@ def offered_choices(state: GodsfireState) -> list[LossChoice]:
     return [c for c in state.choices if c.kind in ("losses", "retreat") and attack_of(c)][:MAX_CHOICES]
 
 
+def transit_of(state: GodsfireState) -> str | None:
+    """The waiting transit (A.2.3) as a custom id's part: `turn-digest`, the digest (8 hex digits) of everything
+    the transit records (who moves what, where through and to, whose units wait, since when), so a control of a
+    transit settled since matches no other. None when no transit waits."""
+    transit = state.transit
+    if state.ended or transit is None:
+        return None
+    parts = (transit.mover, " ".join(str(n) for n in transit.counters), transit.cell, transit.to,
+             str(transit.ground), transit.stationary, transit.came_from, ",".join(transit.rest),
+             transit.since.isoformat() if transit.since else "")
+    return f"{state.turn}-{hashlib.sha1(chr(31).join(parts).encode()).hexdigest()[:8]}"
+
+
 def waiting_on(state: GodsfireState) -> list[str]:
-    """The players the controls are for: the awaited go's, then each chooser's."""
+    """The players the controls are for: the awaited go's, the transit's stationary player, then each
+    chooser's."""
     players = [state.initiative.awaiting] if go_of(state) and state.initiative and state.initiative.awaiting else []
+    if transit_of(state) and state.transit is not None:
+        players.append(state.transit.stationary)
     players += [c.chooser for c in offered_choices(state)]
     return list(dict.fromkeys(players))
 
@@ -81,6 +114,12 @@ def counter_label(state: GodsfireState, number: int) -> str:
     return f"{kind} #{found.number} {'on the ground of' if found.ground else 'at'} {found.at}"
 
 
+def counter_kind(state: GodsfireState, number: int) -> str:
+    """`SQD #1` (`#1` once gone)."""
+    found = next((c for c in state.counters if c.number == number), None)
+    return f"{found.kind} #{number}" if found is not None else f"#{number}"
+
+
 def prompt_lines(state: GodsfireState) -> list[str]:
     """What the controls are for, players mentioned (marked and escaped like any engine text)."""
     lines: list[str] = []
@@ -92,6 +131,12 @@ def prompt_lines(state: GodsfireState) -> list[str]:
         else:
             lines.append(finish(f"⏳ {ini.awaiting} may respond to {ini.holder}'s initiative (round {ini.round}): "
                                 "Move (then Done), or Pass."))
+    transit = state.transit
+    if transit_of(state) and transit is not None:
+        movers = ", ".join(counter_kind(state, n) for n in transit.counters)
+        lines.append(finish(f"⏳ {transit.stationary} may make a transit attack on {transit.mover}'s {movers} "
+                            f"passing through {transit.cell}, block them or let them pass (A.2.3): Attack, Block… "
+                            "or Allow."))
     for choice in offered_choices(state):
         label = f"attack {attack_of(choice)}"
         if choice.kind == "losses":
@@ -226,6 +271,114 @@ class MoveModal(discord.ui.Modal):
         await guarded(interaction, work)
 
 
+# --- a move through stationary enemy units: Attack, Block, Allow (A.2.3) ---------------------------------
+
+
+TRANSIT = "godsfire transit answer"
+TRANSIT_BUTTONS = {"attack": ("Attack", "⚔", discord.ButtonStyle.danger),
+                   "block": ("Block…", "🛡", discord.ButtonStyle.primary),
+                   "allow": ("Allow", "➡", discord.ButtonStyle.secondary)}
+
+
+async def current_transit(interaction: discord.Interaction, game_id: int, transit: str) -> GodsfireState:
+    """The state if the control's transit is still the one waiting; else a refusal saying what waits now."""
+    state = await live_state(interaction, game_id)
+    if transit_of(state) != transit:
+        now = state.transit if transit_of(state) else None
+        raise RuleViolation("that transit is settled" + (f": the move through {now.cell} waits on "
+                                                          f"{now.stationary} now" if now else ""))
+    return state
+
+
+def answering_for(interaction: discord.Interaction, state: GodsfireState) -> str | None:
+    """Whom a transit button answers for (the engine's `player:`): the clicker themself (None) when the clicker
+    is a player, the transit's stationary player when a GM clicks (or someone who plays no side, so that the
+    engine's refusal names whose answer it is). The engine decides whether that answer may be given."""
+    transit = state.transit
+    assert transit is not None
+    me = actor(interaction)
+    if name_key(me) == name_key(transit.stationary):
+        return None
+    if is_gm(interaction, state) or state.find_player(me) is None:
+        return transit.stationary
+    return None
+
+
+async def run_transit(interaction: discord.Interaction, answer_: str, retreat: str | None = None,
+                      player: str | None = None) -> None:
+    """`/godsfire transit answer` as the slash command runs it (its option `answer` is also `run_command`'s
+    own parameter, so the action is built here, as the cog does)."""
+    command = BY_PATH[TRANSIT]
+    check_ruleset(command, await bot_of(interaction).referee.ruleset_name(channel_key(interaction)))
+    given = given_options(answer=answer_, retreat=retreat, player=player)
+    await run_action(interaction, build_action(command, coerce_options(command, given)),
+                     command_text(TRANSIT, given), answer)
+
+
+def may_answer(interaction: discord.Interaction, state: GodsfireState, player: str | None) -> None:
+    """Before Block's form opens: the engine's refusal if the clicker may not answer the transit. The engine is
+    asked whether it would take this clicker's `allow` now, on a copy of the state thrown away after (no die is
+    rolled, nothing is recorded)."""
+    referee = bot_of(interaction).referee
+    command = BY_PATH[TRANSIT]
+    action = build_action(command, coerce_options(command, given_options(answer="allow", player=player)))
+    execute(state, action, referee.context(state, actor(interaction), has_gm_role(interaction)))
+
+
+class TransitButton(discord.ui.DynamicItem[discord.ui.Button],
+                    template=r"referee:godsfire:transit:(?P<what>attack|block|allow):(?P<game>\d+):"
+                             r"(?P<transit>\d+-[0-9a-f]{8})"):
+    """The stationary player's answer to a move through its units (`/godsfire transit answer answer:…`):
+    Attack (the house's Transit Attacks column), Block… (a form asks where the blocking units retreat) or
+    Allow. A GM's click answers for the stationary player."""
+
+    def __init__(self, what: str, game_id: int, transit: str, button: discord.ui.Button | None = None) -> None:
+        self.what, self.game_id, self.transit = what, game_id, transit
+        label, emoji, style = TRANSIT_BUTTONS[what]
+        super().__init__(button or discord.ui.Button(
+            custom_id=f"referee:godsfire:transit:{what}:{game_id}:{transit}", label=label, emoji=emoji, style=style))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: Any) -> TransitButton:
+        return cls(match["what"], int(match["game"]), match["transit"], item)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            async with click_lock(interaction, self.game_id):
+                state = await current_transit(interaction, self.game_id, self.transit)
+                player = answering_for(interaction, state)
+                if self.what == "block":
+                    may_answer(interaction, state, player)
+                    await interaction.response.send_modal(BlockModal(self.game_id, self.transit, player, state))
+                    return
+                await run_transit(interaction, self.what, player=player)
+
+        await guarded(interaction, work)
+
+
+class BlockModal(discord.ui.Modal):
+    """`/godsfire transit answer answer:block` in a form: where the blocking units retreat."""
+
+    def __init__(self, game_id: int, transit: str, player: str | None, state: GodsfireState) -> None:
+        super().__init__(title="Block the move", custom_id=f"referee:godsfire:blocking:{game_id}:{transit}",
+                         timeout=None)
+        self.game_id, self.transit, self.player = game_id, transit, player
+        cell = state.transit.cell if state.transit else ""
+        self.retreat: discord.ui.TextInput[BlockModal] = discord.ui.TextInput(
+            label="Retreat to", custom_id="retreat", max_length=60,
+            placeholder=f"the cell your units at {cell} retreat to (e.g. K12)"[:100])
+        self.add_item(self.retreat)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            async with click_lock(interaction, self.game_id):
+                await current_transit(interaction, self.game_id, self.transit)
+                await run_transit(interaction, "block", retreat=self.retreat.value, player=self.player)
+
+        await guarded(interaction, work)
+
+
 # --- the Combat Phase: losses and retreats ----------------------------------------------------------------
 
 
@@ -322,8 +475,9 @@ class RetreatModal(discord.ui.Modal):
 
 
 def controls_view(game_id: int, state: GodsfireState) -> discord.ui.View | None:
-    """The controls of what the game waits for: the awaited go's Move, Done and Pass; each loss choice's
-    select and each retreat's button. None when it waits for no one."""
+    """The controls of what the game waits for: the awaited go's Move, Done and Pass; a waiting transit's
+    Attack, Block… and Allow; each loss choice's select and each retreat's button. None when it waits for no
+    one."""
     view = discord.ui.View(timeout=None)
     go = go_of(state)
     ini = state.initiative
@@ -332,6 +486,10 @@ def controls_view(game_id: int, state: GodsfireState) -> discord.ui.View | None:
         view.add_item(GoButton("move", game_id, go))
         view.add_item(GoButton("done", game_id, go, disabled=holder_first))  # A.1.2: the holder moves first
         view.add_item(GoButton("pass", game_id, go))
+    transit = transit_of(state)
+    if transit is not None:
+        for what in TRANSIT_BUTTONS:
+            view.add_item(TransitButton(what, game_id, transit))
     for choice in offered_choices(state):
         item: discord.ui.Item[Any] = (LossSelect.offer(game_id, state, choice) if choice.kind == "losses"
                                       else RetreatButton(game_id, attack_of(choice)))
@@ -401,5 +559,5 @@ async def after_change(clock: Any, channel: discord.PartialMessageable, report: 
     return row
 
 
-DYNAMIC_ITEMS = (GoButton, LossSelect, RetreatButton)
+DYNAMIC_ITEMS = (GoButton, TransitButton, LossSelect, RetreatButton)
 

@@ -588,6 +588,15 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
         await run_command(interaction, "godsfire money send", answer=answer, amount=amount, to=to, cells=cells,
                           ship=ship, turns=turns, player=player, **{"from": from_})
 
+    @money_group.command(name="carry", description=about("godsfire money carry"))
+    @described("godsfire money carry", {"from_": "from"})
+    @app_commands.rename(from_="from")
+    @app_commands.autocomplete(from_=purse_autocomplete, player=player_autocomplete)
+    async def money_carry(self, interaction: discord.Interaction, amount: Count, from_: str,
+                          player: str | None = None) -> None:
+        await run_command(interaction, "godsfire money carry", answer=answer, amount=amount, player=player,
+                          **{"from": from_})
+
     @region.command(name="buy", description=about("godsfire region buy"))
     @described("godsfire region buy")
     @app_commands.choices(type=BUY_TYPES)
@@ -650,9 +659,9 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
     @described("godsfire subversion subvert")
     @app_commands.autocomplete(system=system_autocomplete, region=region_autocomplete, player=player_autocomplete)
     async def subvert(self, interaction: discord.Interaction, system: str, region: Region, amount: Count,
-                      player: str | None = None) -> None:
+                      player: str | None = None, carried: Number | None = None) -> None:
         await run_command(interaction, "godsfire subversion subvert", answer=answer, system=system, region=region,
-                          amount=amount, player=player)
+                          amount=amount, player=player, carried=carried)
 
     @subversion.command(name="desubvert", description=about("godsfire subversion desubvert"))
     @described("godsfire subversion desubvert")

@@ -1,5 +1,5 @@
 """Godsfire on Discord: chart results as embeds, the system sheet, the game's status, the phases and the
-Social Interphase's steps left. A region's 2d6 party roll is one line with its sum and the party it gives;
+Social Interphase's checklist. A region's 2d6 party roll is one line with its sum and the party it gives;
 players are mentions wherever the engine's words name them (a chart's detail included)."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from typing import Any
 
 import discord
 
-from cogs.render import COLOUR, dress, finish, line_text, safe, strong, who
-from cogs.render.common import raw_event_line, text_embeds
+from cogs.render import COLOUR, bold, dress, finish, line_text, safe, strong, who
+from cogs.render.common import USER_ID, raw_event_line, text_embeds
 from engine.describe import plural
 from engine.events import DieRolled, Event
 from engine.godsfire.events import ChartRead, SystemAdded
 from engine.godsfire.phases import phase_line
-from engine.godsfire.politics import STEP_NAMES, interphase_left
+from engine.godsfire.politics import STEP_NAMES, StepState, interphase_checklist
 from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
 from engine.godsfire.state import PHASE_NAMES, PHASES, GodsfireState, Player, Region, System
 from engine.godsfire.tableviews import procedure_lines
@@ -34,7 +34,20 @@ def godsfire_embeds(events: list[Event], state: Any) -> list[discord.Embed]:
     charts = [e for e in events if isinstance(e, ChartRead)]
     rest = [e for e in events if not isinstance(e, ChartRead)]
     embeds = text_embeds(godsfire_lines(rest)) if rest or not charts else []
-    return dress(embeds + [chart_embed(e) for e in charts], events, state)
+    dressed = dress(embeds + [chart_embed(e) for e in charts], events, state)
+    for embed in dressed:
+        if embed.title:
+            embed.title = titled(embed.title)
+    return dressed
+
+
+def titled(title: str) -> str:
+    """A title naming no raw user id (a title shows no mention): `Transit attack on 123…'s SQD #1 at K5` reads
+    `Transit attack on SQD #1 at K5`."""
+    return USER_ID.sub("a player", POSSESSIVE_ID.sub("", title))
+
+
+POSSESSIVE_ID = re.compile(r"(?<![<@\d])\d{15,21}'s ")
 
 
 PARTY_ROLL = re.compile(r"^(?P<system>.+) region (?P<region>\d+) party$")
@@ -186,14 +199,68 @@ def godsfire_phase_embed(state: GodsfireState) -> discord.Embed:
     return discord.Embed(title=f"Godsfire — {phase_line(state)}", description="\n".join(steps), colour=COLOUR)
 
 
+STEP_MARKS = {"done": "✅", "compulsory": "❗", "left": "▫️"}
+"""A checklist step's mark: done; compulsory and not done yet (the end of the interphase applies it); left."""
+EMBED_BUDGET = 5800  # Discord's 6000 characters an embed, less a margin
+NOTE_LIMIT = 120  # a step's note (`due on Sol, Vega, …`) shown at most this long
+
+
+def step_mark(row: StepState) -> str:
+    return STEP_MARKS["done" if row.state == "done" else "compulsory" if row.compulsory else "left"]
+
+
+def step_line(row: StepState) -> str:
+    """`❗ **D.1 loan repayment** (`loans`) — due on Sol`: the mark, the step as the engine names it (the next one
+    in bold), its id for /godsfire interphase done, and its note."""
+    name = safe(STEP_NAMES[row.step])
+    return (f"{step_mark(row)} {bold(name) if row.state == 'next' else name} (`{row.step}`)"
+            + (f" — {safe(row.note if len(row.note) <= NOTE_LIMIT else row.note[:NOTE_LIMIT - 1] + '…')}"
+               if row.note else ""))
+
+
+def checklist_value(player: str, rows: list[StepState], compact: bool = False) -> str:
+    """One player's checklist: whose, the next step (or all done), then each step D.1–D.14 in the sheet's order
+    (`compact`: the steps done on one line, by id)."""
+    upcoming = next((row for row in rows if row.state == "next"), None)
+    head = f"{who(player)}: " + (f"next {safe(STEP_NAMES[upcoming.step])} (`{upcoming.step}`)" if upcoming
+                                 else "all done")
+    if not compact:
+        return "\n".join([head, *(step_line(row) for row in rows)])
+    done = [row.step for row in rows if row.state == "done"]
+    lines = [head] + ([f"{STEP_MARKS['done']} " + ", ".join(f"`{step}`" for step in done)] if done else [])
+    return "\n".join(lines + [step_line(row) for row in rows if row.state != "done"])
+
+
 def godsfire_interphase_embed(state: GodsfireState) -> discord.Embed:
-    """`/godsfire interphase show`: for each player, the interphase steps not marked done yet."""
+    """`/godsfire interphase show`: the Social Interphase's checklist (`interphase_checklist`, as the console
+    shows it): a field for each player in the interphase's order, every step D.1 to D.14 in the sheet's order
+    with its mark. With many players the steps done shrink to one line, so the embed stays within Discord's
+    limits (8 players fit whole)."""
     if state.phase != "interphase":
         return discord.Embed(title="Social Interphase", colour=COLOUR,
                              description=f"Not now: turn {state.turn} is in the {PHASE_NAMES[state.phase]}.")
-    embed = discord.Embed(title=f"Social Interphase — turn {state.turn}", colour=COLOUR,
-                          description="Mark a step done with /godsfire interphase done step:<step>.")
-    for player, left in list(interphase_left(state).items())[:25]:
-        todo = "\n".join(f"• {STEP_NAMES[step]} (`{step}`)" for step in left) or "all done"
-        embed.add_field(name=f"Player {len(embed.fields) + 1}", value=f"{who(player)}\n{todo}"[:1024])
+    checklist = list(interphase_checklist(state).items())[:25]
+    description = (f"Each player's steps in the sheet's order: {STEP_MARKS['done']} done, {STEP_MARKS['compulsory']} "
+                   f"compulsory (applied when the interphase ends if not taken), {STEP_MARKS['left']} left; the next "
+                   "in bold. A step skipped: /godsfire interphase done step:<step>.")
+    if not checklist:
+        description += "\nNo players in the game."
+    title = f"Social Interphase — turn {state.turn}"
+    embed = discord.Embed(title=title, colour=COLOUR, description=description)
+    names = [f"Player {i}" for i in range(1, len(checklist) + 1)]
+    budget = EMBED_BUDGET - len(title) - len(description) - sum(len(n) for n in names)
+    values = [cut(checklist_value(player, rows), 1024) for player, rows in checklist]
+    if sum(len(v) for v in values) > budget:
+        values = [cut(checklist_value(player, rows, compact=True), 1024) for player, rows in checklist]
+    if sum(len(v) for v in values) > budget:
+        values = [cut(v, budget // len(values)) for v in values]
+    for name, value in zip(names, values, strict=True):
+        embed.add_field(name=name, value=value, inline=False)
     return embed
+
+
+def cut(value: str, limit: int) -> str:
+    """`value` within `limit` characters: whole lines, then `…`."""
+    if len(value) <= limit:
+        return value
+    return value[:limit - 2].rsplit("\n", 1)[0] + "\n…"

@@ -22,9 +22,9 @@ from typing import Any
 from engine.core import Tx, handles
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire.common import acting_player
-from engine.godsfire.events import change_player, change_region, change_system
+from engine.godsfire.events import change_game, change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY, UNIT_TYPES
-from engine.godsfire.state import PHASE_NAMES, GodsfireState, Loan, Player, Region, System
+from engine.godsfire.state import PHASE_NAMES, GodsfireState, Loan, Player, Region, Shipment, System
 from engine.names import name_key
 from engine.vocabulary import Command, Param
 
@@ -511,13 +511,20 @@ def transfer(tx: Tx, action: Transfer) -> None:
                            f"or transit box")
     else:
         system, player = None, _acting_player(tx, action.player, "move money")
-    _open(tx, player.name, "transfer")
+    _open(tx, player.name, "transfer")  # it lands the money due this turn (D.3.1): read the places again
+    player = tx.state.player(player.name)
+    source = tx.state.system(source.name) if source is not None else None
+    target = tx.state.system(target.name) if target is not None else None
+    system = tx.state.system(system.name) if system is not None else None
     if system is not None and "ng" in (source_kind, target_kind):
         _ng_reaches(player, system)
-    held = {"ng": player.ng_money, "transit": player.in_transit,
+    held = {"ng": player.ng_money, "transit": player.in_transit - on_the_way(tx.state, player.name),
             "system": source.bank if source is not None else 0}[source_kind]
     if action.amount > held:
-        where = {"ng": f"{player.name}'s National Government holds", "transit": "the Money in Transit box holds",
+        travelling = on_the_way(tx.state, player.name)
+        box = (f"the Money in Transit box holds, besides the {travelling} GB still on its way,"
+               if travelling else "the Money in Transit box holds")
+        where = {"ng": f"{player.name}'s National Government holds", "transit": box,
                  "system": f"{source.name}'s bank holds" if source else ""}[source_kind]
         raise RuleViolation(f"{where} {held} GB, less than {action.amount}")
     _take(tx, player.name, "transfer")
@@ -535,6 +542,45 @@ def transfer(tx: Tx, action: Transfer) -> None:
     else:
         money[player_fields[target_kind]] += action.amount
     change_player(tx, player.name, reason, **money)
+
+
+def shipments_due(state: GodsfireState, player: str | None = None) -> list[Shipment]:
+    """The money in transit that lands this turn (the player's, or everyone's)."""
+    return [s for s in state.shipments if s.arrives <= state.turn
+            and (player is None or name_key(s.owner) == name_key(player))]
+
+
+def on_the_way(state: GodsfireState, player: str) -> int:
+    """GB of the player's Money in Transit box still travelling (not to be taken out before they land)."""
+    return sum(s.amount for s in state.shipments if s.arrives > state.turn and name_key(s.owner) == name_key(player))
+
+
+def land_shipments(tx: Tx, player: str | None = None) -> None:
+    """The player's transfer step (D.3.1; at the interphase's end for a player who never took it): the money due
+    this turn leaves the Money in Transit box and lands in its system's bank. Money bound for a system its
+    player no longer holds goes to the National Government; money whose carrier was destroyed is lost with it."""
+    state: GodsfireState = tx.state
+    due = shipments_due(state, player)
+    if not due:
+        return
+    change_game(tx, "the Money in Transit box: what lands now is taken out",
+                shipments=[s for s in state.shipments if s not in due])
+    for shipment in due:
+        player = tx.state.find_player(shipment.owner)
+        if player is None:
+            continue
+        change_player(tx, player.name, f"{shipment.amount} GB out of the Money in Transit box",
+                      in_transit=max(0, player.in_transit - shipment.amount))
+        if shipment.carrier is not None and not any(c.number == shipment.carrier for c in tx.state.counters):
+            change_player(tx, player.name, f"{shipment.amount} GB lost with their carrier #{shipment.carrier}")
+            continue
+        system = tx.state.find_system(shipment.to)
+        if system is not None and system.owner is not None and name_key(system.owner) == name_key(player.name):
+            change_system(tx, system.name, f"{shipment.amount} GB from {shipment.source} land (D.3)",
+                          bank=system.bank + shipment.amount)
+        elif not player.out:
+            change_player(tx, player.name, f"{shipment.to} is no longer {player.name}'s: the {shipment.amount} GB "
+                          "go to the National Government", ng_money=player.ng_money + shipment.amount)
 
 
 # --- D.4 purchases -------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ def require_phase(tx: Tx, phase: str, what: str) -> None:
 
 def enter_interphase(tx: Tx) -> None:
     """The Social Interphase begins: its per-turn marks cleared and the players' order set."""
-    from engine.godsfire import movement, war
+    from engine.godsfire import movement
 
     state: GodsfireState = tx.state
     tx.emit(GodsfirePhaseChanged(state.turn, "interphase"))
@@ -40,7 +40,6 @@ def enter_interphase(tx: Tx) -> None:
     if not [p for p in tx.state.order if tx.state.find_player(p)]:
         order = movement.roll_order(tx)
         change_game(tx, f"turn {state.turn}'s player order (A.1.1): {', '.join(order)}", order=order)
-    war.land_shipments(tx)
 
 
 def leave_interphase(tx: Tx) -> None:

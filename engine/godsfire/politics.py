@@ -20,12 +20,15 @@ from engine.godsfire import economy, phases
 from engine.godsfire.common import acting_player
 from engine.godsfire.events import (
     StepDone,
+    change_game,
     change_player,
     change_region,
     change_system,
 )
 from engine.godsfire.rules import ECONOMY, PARTY_NAMES
 from engine.godsfire.state import PHASE_NAMES, STEPS, GodsfireState, Region, System
+from engine.godsfire.state import Counter as TableCounter
+from engine.godsfire.table import copy_counters
 from engine.names import name_key
 from engine.vocabulary import Command, Param
 
@@ -37,6 +40,8 @@ CHECKED = {"subversion": "subversion resolve", "allegiance": "allegiance check",
 CHECK_COMMANDS = {"subversion": "subversion resolve", "allegiance": "interphase allegiance",
                   "economy": "interphase economy"}
 """The command that runs each check."""
+PENDING_NAMES = {"loans": "loan repayment", "transfer": "transfers (money lands this turn)"}
+"""How a refusal names a step still to take that is not a check."""
 ADJACENT_PARTY = {"R": "M", "E": "M"}  # ruling: R and E each have one neighbour, M
 STEP_RULE = dict(zip(STEPS, (1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14), strict=True))
 """Each interphase step's number on the sheet (D.1 holds both the tax and the loan repayment)."""
@@ -108,6 +113,7 @@ class Subvert:
     region: int
     amount: int
     player: str | None = None  # the GM names the payer
+    carried: int | None = None  # the payer's GB counter the money comes from (at war: required, D.11.1)
 
 
 @dataclass
@@ -554,21 +560,56 @@ def subvert(tx: Tx, action: Subvert) -> None:
                             f"{system.name} before that (/godsfire subversion resolve)")
     per = int(tx.rules.table("subversion")["cost"][region.economy])
     cost = per * amount
-    if payer.ng_money < cost:
+    at_war = system.owner is not None and state.at_war(payer.name, system.owner)
+    carrier = _carried_money(state, payer.name, system, action.carried, at_war)
+    if carrier is None and payer.ng_money < cost:
         raise RuleViolation(f"the sheet (D.11.2): subversion in a {region.economy} region costs {per} a "
                             f"placement, {cost} for {amount}; {payer.name}'s NG has {payer.ng_money}")
-    war = ""
-    if system.owner is not None and state.at_war(payer.name, system.owner):
-        war = " (at war: the money must have been carried to a cell next to the system, the sheet C and D.11.1)"
+    if carrier is not None and carrier.amount < cost:
+        raise RuleViolation(f"the sheet (D.11.2): subversion in a {region.economy} region costs {per} a "
+                            f"placement, {cost} for {amount}; GB #{carrier.number} carries {carrier.amount}")
+    war = f" (carried by GB #{carrier.number} from {carrier.at}, C and D.11.1)" if carrier is not None else ""
     take_step(tx, payer.name, "subvert")
-    change_player(tx, payer.name, f"D.11: {cost} paid for subversion in {where}{war}",
-                  ng_money=payer.ng_money - cost)
+    if carrier is None:
+        change_player(tx, payer.name, f"D.11: {cost} paid for subversion in {where}", ng_money=payer.ng_money - cost)
+    else:
+        counters = [c for c in copy_counters(state) if c.number != carrier.number or c.amount > cost]
+        for c in counters:
+            if c.number == carrier.number:
+                c.amount -= cost
+        left = f"{carrier.amount - cost} GB left on it" if carrier.amount > cost else "the counter is spent"
+        change_game(tx, f"D.11: {cost} of GB #{carrier.number} paid for subversion in {where} ({left})",
+                    counters=counters)
     money = dict(region.subversion)
     money[payer.name] = money.get(payer.name, 0) + amount
     steps = dict(region.subversion_step)
     steps[payer.name] = 0  # ruling: added money takes the whole stack back to the top circle
     change_region(tx, system.name, region.number, f"D.11: {payer.name} places {amount} subversion money at "
                   f"the top circle{war}", subversion=money, subversion_step=steps)
+
+
+def _carried_money(state: GodsfireState, payer: str, system: System, number: int | None,
+                   at_war: bool) -> TableCounter | None:
+    """The GB counter subversion money comes from: the sheet (C, D.11.1) has players at war carry it to a cell
+    next to the target system; that the cell is next to it is the players' word (the bot has no map), but it
+    is a cell of space outside the system (not its cell, not its ground)."""
+    if number is None:
+        if at_war:
+            raise RuleViolation(f"C, D.11.1: {payer} is at war with {system.owner}: subversion money for "
+                                f"{system.name} is carried to a cell next to it — take it out as a GB counter "
+                                f"(/godsfire money carry), move it there, and name it (carried:<counter>)")
+        return None
+    counter = state.counter(number)
+    if counter.kind != "GB" or counter.owner is None or name_key(counter.owner) != name_key(payer):
+        raise RuleViolation(f"carried: #{counter.number} is not a GB counter of {payer}'s")
+    found = state.find_system(counter.at.rsplit(" ", 1)[0] if counter.ground else counter.at)
+    if found is system:
+        raise RuleViolation(f"C, D.11.1: GB #{counter.number} is at {counter.at}, in {system.name}: the money "
+                            f"is placed from a cell next to the system")
+    if found is not None:
+        raise RuleViolation(f"C, D.11.1: GB #{counter.number} is at {counter.at}, a system: carry it to a cell "
+                            f"of space next to {system.name}")
+    return counter
 
 
 @handles(Desubvert)
@@ -655,6 +696,8 @@ def _pending(state: GodsfireState, player: str, step: str) -> str | None:
     if step == "loans":
         due = economy.repayments_due(state, player)
         return f"/godsfire loan repay system:{due[0].name}" if due else None
+    if step == "transfer" and economy.shipments_due(state, player):
+        return "/godsfire interphase done step:transfer (or a transfer)"
     if step in CHECKED and state.systems_of(player):
         return f"/godsfire {CHECK_COMMANDS[step]}"
     return None
@@ -675,9 +718,12 @@ def open_step(tx: Tx, player: str, step: str) -> None:
         command = _pending(state, player, earlier)
         if command is None:
             continue
-        name = "loan repayment" if earlier == "loans" else CHECKED[earlier]
-        whose = f" player:{player}" if earlier != "loans" and name_key(player) != name_key(tx.ctx.actor) else ""
+        name = PENDING_NAMES.get(earlier) or CHECKED[earlier]
+        whose = (f" player:{player}" if earlier not in ("loans", "transfer")
+                 and name_key(player) != name_key(tx.ctx.actor) else "")
         raise RuleViolation(f"{step_label(earlier)} {name} comes first: {command}{whose}")
+    if step == "transfer":
+        economy.land_shipments(tx, player)
 
 
 def take_step(tx: Tx, player: str, step: str) -> None:
@@ -713,7 +759,7 @@ def _step_done(state: GodsfireState, player: str, step: str) -> bool:
     if step == "tax":
         return bool(systems) and all(s.taxed_turn == state.turn for s in systems)
     if step == "loans":
-        return any(s.loans for s in systems) and not economy.repayments_due(state, player)
+        return not economy.repayments_due(state, player)  # nothing due (no loans, or every box paid)
     return False
 
 
@@ -737,6 +783,12 @@ def interphase_checklist(state: GodsfireState) -> dict[str, list[StepState]]:
                 compulsory = any(s.loans for s in state.systems_of(player))
                 if due and not done:
                     note = "due on " + ", ".join(s.name for s in due)
+                elif not due and not compulsory:
+                    note = "nothing due"
+            elif step == "transfer" and economy.shipments_due(state, player) and not done:
+                compulsory = True
+                note = "money lands: " + ", ".join(f"{s.amount} GB in {s.to}"
+                                                   for s in economy.shipments_due(state, player))
             else:
                 compulsory = step in COMPULSORY
             rows.append(StepState(step, word, compulsory, note))
@@ -788,13 +840,16 @@ def end_interphase(tx: Tx, action: EndInterphase) -> None:
 def compulsory_left_over(tx: Tx) -> None:
     """Before the interphase ends (`/godsfire interphase end`, or the GM stepping the phase on): for each player
     in the interphase's order, every compulsory step not yet taken, in the sheet's order, as if the player
-    had run it — a due loan repayment not made is a default of the whole amount due (D.1.4-5), then the
-    whole-system revolt check (D.7.4), D.8 subversion resolve, D.9 allegiance check and D.10 economy check
-    (no voluntary lowering)."""
+    had run it — a due loan repayment not made is a default of the whole amount due (D.1.4-5), the money in
+    transit due this turn landed (D.3.1), then the whole-system revolt check (D.7.4), D.8 subversion resolve,
+    D.9 allegiance check and D.10 economy check (no voluntary lowering)."""
     for player in interphase_players(tx.state):
-        for step in ("loans", "revolts", "subversion", "allegiance", "economy"):
+        for step in ("loans", "transfer", "revolts", "subversion", "allegiance", "economy"):
             if tx.state.player(player).out:
                 break  # its National Government lost on the way (D.7.4)
+            if step == "transfer":
+                economy.land_shipments(tx, player)  # even once closed: nothing due is left in the box
+                continue
             if step in tx.state.done.get(player, []):
                 continue
             if step == "loans":
@@ -809,6 +864,7 @@ def compulsory_left_over(tx: Tx) -> None:
                 _check_allegiance(tx, player)
             else:
                 _check_economy(tx, player, set())
+    economy.land_shipments(tx)  # what is left (a player out of the game): out of the box
 
 
 revolts_left_over = compulsory_left_over
@@ -838,8 +894,10 @@ COMMANDS: tuple[Command, ...] = (
             (P("lower", help="regions you lower by choice, e.g. \"Sol 2, Vega 1\""), _PLAYER),
             action=lambda o: CheckEconomy(o.get("lower"), o.get("player")), ruleset=RULESET),
     Command("godsfire subversion subvert", "D.11: place subversion money in another player's region (from your NG)",
-            (_SYSTEM, _REGION, _AMOUNT, P("player", help="GM: the player who pays")),
-            action=lambda o: Subvert(o["system"], o["region"], o["amount"], o.get("player")), ruleset=RULESET),
+            (_SYSTEM, _REGION, _AMOUNT, P("player", help="GM: the player who pays"),
+             P("carried", int, help="the GB counter the money comes from (at war it must be carried, D.11.1)")),
+            action=lambda o: Subvert(o["system"], o["region"], o["amount"], o.get("player"),
+                                     None if o.get("carried") is None else int(o["carried"])), ruleset=RULESET),
     Command("godsfire subversion desubvert", "D.12: place de-subversion money (from the system bank)",
             (_SYSTEM, _REGION, _AMOUNT),
             action=lambda o: Desubvert(o["system"], o["region"], o["amount"]), ruleset=RULESET),

@@ -158,12 +158,14 @@ def copy_counters(state: GodsfireState) -> list[Counter]:
 
 
 def stacks_over(state: GodsfireState, rules: Any) -> list[str]:
-    """The stacks over the limits (per player and position: space 3, ground 6), in words."""
+    """The players' stacks over the limits (per player and position: space 3, ground 6), in words. A neutral's
+    are not counted (ruling: nobody moves a neutral's units in the Movement Phase, so its starting 3 SQD, 3 AG
+    and 3 PDF in its system cell are the sheet's "overstack at start of game" and cannot be made to comply)."""
     over = []
     limits = {False: int(rules.stacking["space"]), True: int(rules.stacking["ground"])}
     seen: dict[tuple[str, str | None, bool], int] = {}
     for c in state.counters:
-        if c.kind in FIGHTING:
+        if c.kind in FIGHTING and c.owner is not None:
             key = (c.at, c.owner, c.ground)
             seen[key] = seen.get(key, 0) + 1
     for (at, owner, ground), n in seen.items():

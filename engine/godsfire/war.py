@@ -13,8 +13,9 @@ from engine.events import GameEnded
 from engine.godsfire import table
 from engine.godsfire.common import acting_player
 from engine.godsfire.events import change_game, change_player, change_system
+from engine.godsfire.politics import open_step, take_step
 from engine.godsfire.setup import handles
-from engine.godsfire.state import GodsfireState, Shipment
+from engine.godsfire.state import Counter, GodsfireState, Shipment
 from engine.names import name_key
 from engine.vocabulary import Command, Param
 
@@ -68,6 +69,13 @@ class SendMoney:
     player: str | None = None
 
 
+@dataclass
+class CarryMoney:
+    amount: int
+    source: str  # a system, or "ng"
+    player: str | None = None
+
+
 def travel_turns(rules: Any, cells: int, ship: bool) -> int:
     """Whole turns a shipment needs: at speed 3 by itself (GB), or a ship's allowance; at least one (it lands
     in a later turn's transfer step)."""
@@ -83,6 +91,8 @@ def send_money(tx: Tx, action: SendMoney) -> None:
     if state.phase != "interphase":
         raise RuleViolation("D.3: money is sent in the Social Interphase's transfer step")
     player = acting_player(tx, action.player, "send money")
+    open_step(tx, player.name, "transfer")  # it lands the money due this turn (D.3.1)
+    player = tx.state.player(player.name)
     if not 1 <= action.amount <= 1_000_000:
         raise BadInput("amount: 1 GB or more")
     if not 1 <= action.cells <= MAX_CELLS:
@@ -109,6 +119,7 @@ def send_money(tx: Tx, action: SendMoney) -> None:
         if player.ng_money < action.amount:
             raise RuleViolation(f"{player.name}'s National Government holds {player.ng_money} GB, not "
                                 f"{action.amount}")
+        take_step(tx, player.name, "transfer")
         change_player(tx, player.name, f"{action.amount} GB leave the NG for {to.name}",
                       ng_money=player.ng_money - action.amount, in_transit=player.in_transit + action.amount)
         source = "the NG"
@@ -120,6 +131,7 @@ def send_money(tx: Tx, action: SendMoney) -> None:
             raise BadInput("the money is already there")
         if system.bank < action.amount:
             raise RuleViolation(f"{system.name}'s bank holds {system.bank} GB, not {action.amount}")
+        take_step(tx, player.name, "transfer")
         change_system(tx, system.name, f"{action.amount} GB leave for {to.name}", bank=system.bank - action.amount)
         change_player(tx, player.name, f"{action.amount} GB in transit", in_transit=player.in_transit + action.amount)
         source = system.name
@@ -127,35 +139,48 @@ def send_money(tx: Tx, action: SendMoney) -> None:
                         carrier.number if carrier else None)
     change_game(tx, f"{action.amount} GB from {source} to {to.name} ({action.cells} cells"
                 f"{f', carried by {table.short(carrier)}' if carrier else ', at speed 3'}): lands in turn "
-                f"{state.turn + turns}'s transfer step", shipments=[*state.shipments, shipment])
+                f"{state.turn + turns}'s transfer step (D.3)", shipments=[*state.shipments, shipment])
 
 
-def land_shipments(tx: Tx) -> None:
-    """At the Social Interphase's start: the money due this turn lands in its system's bank (D.3.1). Money
-    bound for a system its player no longer holds goes to the National Government; money whose carrier was
-    destroyed is lost with it."""
+@handles(CarryMoney)
+def carry_money(tx: Tx, action: CarryMoney) -> None:
+    """D.3: money taken out as a GB counter on the table, at its system's cell (the NG's system for the NG's
+    money), moved like any counter (speed 3 by itself, A.2) — how players at war carry subversion money to a
+    cell next to the target system (C, D.11.1), where `/godsfire subversion subvert carried:` spends it."""
     state: GodsfireState = tx.state
-    due = [s for s in state.shipments if s.arrives <= state.turn]
-    if not due:
-        return
-    change_game(tx, "the Money in Transit box: what lands this turn is taken out",
-                shipments=[s for s in state.shipments if s.arrives > state.turn])
-    for shipment in due:
-        player = tx.state.find_player(shipment.owner)
-        if player is None:
-            continue
-        change_player(tx, player.name, f"{shipment.amount} GB out of the Money in Transit box",
-                      in_transit=max(0, player.in_transit - shipment.amount))
-        if shipment.carrier is not None and not any(c.number == shipment.carrier for c in tx.state.counters):
-            change_player(tx, player.name, f"{shipment.amount} GB lost with their carrier #{shipment.carrier}")
-            continue
-        system = tx.state.find_system(shipment.to)
-        if system is not None and system.owner is not None and name_key(system.owner) == name_key(player.name):
-            change_system(tx, system.name, f"{shipment.amount} GB from {shipment.source} land (D.3)",
-                          bank=system.bank + shipment.amount)
-        elif not player.out:
-            change_player(tx, player.name, f"{shipment.to} is no longer {player.name}'s: the {shipment.amount} GB "
-                          "go to the National Government", ng_money=player.ng_money + shipment.amount)
+    if state.phase != "interphase":
+        raise RuleViolation("D.3: money is taken out in the Social Interphase's transfer step")
+    player = acting_player(tx, action.player, "take money out")
+    if not 1 <= action.amount <= 1_000_000:
+        raise BadInput("amount: 1 GB or more")
+    raw = action.source.strip()
+    open_step(tx, player.name, "transfer")  # it lands the money due this turn (D.3.1)
+    player = tx.state.player(player.name)
+    if raw.lower() in ("ng", "national government"):
+        if player.government is None:
+            raise RuleViolation(f"{player.name} has no National Government on the table")
+        if player.ng_money < action.amount:
+            raise RuleViolation(f"{player.name}'s National Government holds {player.ng_money} GB, not "
+                                f"{action.amount}")
+        at, source = state.system(player.government).name, "the NG"
+        take_step(tx, player.name, "transfer")
+        change_player(tx, player.name, f"{action.amount} GB leave the NG as a counter",
+                      ng_money=player.ng_money - action.amount)
+    else:
+        system = state.system(raw)
+        if system.owner is None or name_key(system.owner) != name_key(player.name):
+            raise RuleViolation(f"{system.name} is not {player.name}'s")
+        if system.bank < action.amount:
+            raise RuleViolation(f"{system.name}'s bank holds {system.bank} GB, not {action.amount}")
+        at = source = system.name
+        take_step(tx, player.name, "transfer")
+        change_system(tx, system.name, f"{action.amount} GB leave the bank as a counter",
+                      bank=system.bank - action.amount)
+    table.reconcile(tx)
+    number = tx.state.next_counter
+    counters = [*table.copy_counters(tx.state), Counter(number, "GB", player.name, at, False, 0, action.amount)]
+    change_game(tx, f"{player.name} takes {action.amount} GB out of {source}: GB #{number} at {at}, to be "
+                "moved like any counter", counters=counters, next_counter=number + 1)
 
 
 # --- the end of the game ---------------------------------------------------------------------------
@@ -267,6 +292,10 @@ COMMANDS: tuple[Command, ...] = (
             action=lambda o: SendMoney(int(o["amount"]), o["from"], o["to"], int(o["cells"]),
                                        None if o.get("ship") is None else int(o["ship"]),
                                        None if o.get("turns") is None else int(o["turns"]), o.get("player"))),
+    Command("godsfire money carry", "D.3: take money out as a GB counter, to move it on the table (at war: "
+            "subversion money is carried, D.11.1)",
+            (P("amount", int, True, help="GB"), P("from", required=True, help="a system of yours, or ng"), _PLAYER),
+            action=lambda o: CarryMoney(int(o["amount"]), o["from"], o.get("player"))),
     Command("godsfire victory set", "the scenario's victory condition (GM, at the start)",
             (P("condition", required=True, choices=VICTORIES, help="gm, last-ng or most-systems"),
              P("turns", int, help="most-systems: the last turn")),

@@ -254,12 +254,12 @@ def test_parse_line_unknown_command():
     ("alice /godsfire war", "/godsfire war needs a subcommand: /godsfire war declare"),
     ("alice /godsfire war target:bob", "/godsfire war needs a subcommand: /godsfire war declare"),
     ("alice /godsfire war decl target:bob",
-     "unknown command /godsfire war decl — did you mean /godsfire war declare? /godsfire war has: "
-     "/godsfire war declare"),
-    ("alice /economy grwo", "unknown command /economy grwo — did you mean /economy grow? /economy has: "
-     "/economy grow, /economy military, /economy recruit"),
-    ("alice /economy xyz", "unknown command /economy xyz; /economy has: /economy grow, /economy military, "
-     "/economy recruit"),
+     ("unknown command /godsfire war decl — did you mean /godsfire war declare? /godsfire war has: "
+     "/godsfire war declare")),
+    ("alice /economy grwo", ("unknown command /economy grwo — did you mean /economy grow? /economy has: "
+     "/economy grow, /economy military, /economy recruit")),
+    ("alice /economy xyz", ("unknown command /economy xyz; /economy has: /economy grow, /economy military, "
+     "/economy recruit")),
     ("alice /gam start", "unknown command /gam — did you mean /game? try /help"),
 ])
 def test_an_unknown_subcommand_names_what_the_group_has(line, said):

@@ -113,7 +113,7 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
         assert fields["Player 2"] == "\n".join([
             f"<@{t.alice.id}>: next D.4 purchases (`purchase`)",
             "✅ D.1 tax and loan repayment (`tax`)",
-            "✅ D.1 loan repayment (`loans`)",
+            "✅ D.1 loan repayment (`loans`) — nothing due",
             "✅ D.2 borrowing (`borrow`)",
             "✅ D.3 transfers (`transfer`)",
             "▫️ **D.4 purchases** (`purchase`)",
@@ -221,6 +221,7 @@ async def test_every_godsfire_command_answers_on_discord(tmp_path):
             (t.bob, "godsfire transit answer", {"answer": "block", "retreat": "K3"}),
             (t.alice, "godsfire war declare", {"target": str(t.bob.id)}),
             (t.alice, "godsfire money send", {"amount": 1, "from": "Sol", "to": "Vega", "cells": 3}),
+            (t.alice, "godsfire money carry", {"amount": 1, "from": "Sol"}),
             (t.gm, "godsfire victory set", {"condition": "last-ng"}),
         ]
         runs += [

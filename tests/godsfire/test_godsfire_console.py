@@ -17,7 +17,7 @@ from data.store import Store
 
 INTERPHASE_STEPS = [  # a player's checklist before any step (no loans: D.8-D.10 are the compulsory ones)
     "  D.1 tax and loan repayment (tax): next",
-    "  D.1 loan repayment (loans): left",
+    "  D.1 loan repayment (loans): done — nothing due",
     "  D.2 borrowing (borrow): left",
     "  D.3 transfers (transfer): left",
     "  D.4 purchases (purchase): left",

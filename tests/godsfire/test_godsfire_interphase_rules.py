@@ -398,7 +398,7 @@ def test_the_interphase_checklist() -> None:
     bob, alice = shown[1:17], shown[17:]
     assert bob[:3] == ["bob: next D.1 tax and loan repayment (tax)",
                        "  D.1 tax and loan repayment (tax): next",
-                       "  D.1 loan repayment (loans): left"]
+                       "  D.1 loan repayment (loans): done — nothing due"]
     assert alice[:4] == ["alice: next D.1 loan repayment (loans)",
                          "  D.1 tax and loan repayment (tax): done",
                          "  D.1 loan repayment (loans): next — compulsory, due on Sol",

@@ -36,12 +36,12 @@ import io
 import re
 from typing import Any
 
+from godsfireforum import Forum as SharedForum
 from storehelpers import RULES, FakeClock, assert_snapshot_is_replay
 
 from console import CHANNEL, Console
 from data.store import Store
 from engine.dice import ForcedRoller
-from engine.godsfire.snapshot import state_to_dict
 from engine.godsfire.state import STEPS
 from referee import Referee
 
@@ -49,40 +49,9 @@ from referee import Referee
 MARKED = tuple(s for s in STEPS if s not in ("subversion", "allegiance", "economy"))
 
 
-class Forum:
-    """The console in-process: each line's printed answer; refusals checked to change nothing."""
-
-    def __init__(self, console: Console, store: Store, out: io.StringIO) -> None:
-        self.console, self.store, self.out = console, store, out
-        self.entered = 0
-
-    async def say(self, line: str) -> list[str]:
-        """Run one line that must succeed; its printed lines."""
-        await self.console.handle(line)
-        said = self.out.getvalue().splitlines()
-        self.out.truncate(0)
-        self.out.seek(0)
-        errors = [s for s in said if s.startswith("error:")]
-        assert not errors, (line, errors)
-        return said
-
-    async def refused(self, line: str, *words: str) -> str:
-        """Run one line that must be refused with these words, changing nothing."""
-        before = state_to_dict(await self.state())
-        await self.console.handle(line)
-        said = self.out.getvalue().splitlines()
-        self.out.truncate(0)
-        self.out.seek(0)
-        assert len(said) == 1 and said[0].startswith("error:"), (line, said)
-        for word in words:
-            assert word in said[0], (word, said[0])
-        assert state_to_dict(await self.state()) == before, line
-        return said[0]
-
-    async def dice(self, *values: int) -> None:
-        """The GM enters the next dice (`/gm dice`)."""
-        await self.say(f'gm /gm dice values:"{" ".join(map(str, values))}"')
-        self.entered += len(values)
+class Forum(SharedForum):
+    """The console in-process (`godsfireforum.Forum`), a roll found by its purpose and value anywhere in the
+    answer, and a step marked done."""
 
     async def rolled(self, line: str, dice: list[tuple[str, int]]) -> list[str]:
         """Enter `dice` (purpose, value), run the line, and find each roll printed by its purpose and value."""
@@ -93,9 +62,6 @@ class Forum:
                 (purpose, value, said)
         assert not (await self.state()).forced_dice, "an entered die was not used"
         return said
-
-    async def state(self) -> Any:
-        return await self.console.referee.state(CHANNEL)
 
     async def done(self, player: str, step: str) -> None:
         await self.say(f"{player} /godsfire interphase done step:{step}")

@@ -398,12 +398,40 @@ def test_subvert_costs_by_economy_and_goes_to_the_top_circle(game: Game) -> None
     game.assert_replays()
 
 
-def test_subversion_between_players_at_war_notes_the_transport(game: Game) -> None:
+def _gb(number: int, owner: str, at: str, amount: int) -> dict[str, Any]:
+    return {"number": number, "kind": "GB", "owner": owner, "at": at, "ground": False, "moved": 0,
+            "amount": amount}
+
+
+def test_subversion_between_players_at_war_is_carried_to_a_cell_next_to_the_system(game: Game) -> None:
+    """C and D.11.1: sides at war physically transfer subversion money to a cell adjacent to the target system:
+    it comes from a GB counter of the payer's in a cell of space outside the system (next to it: the players'
+    word), never from the NG."""
     checked(game)
-    game.add(GameChanged({"wars": [["alice", "bob"]]}, {}, "test"))
-    outcome = game.do(Subvert("Vega", 1, 1))
-    assert all("at war: the money must have been carried" in r for r in reasons(outcome))
+    game.add(GameChanged({"wars": [["alice", "bob"]], "next_counter": 5,
+                          "counters": [_gb(1, "alice", "Vega", 2), _gb(2, "alice", "K3", 3), _gb(3, "bob", "K3", 2),
+                                       _gb(4, "alice", "Sol", 2)]}, {}, "test"))
+    game.refuse(Subvert("Vega", 1, 1), RuleViolation, "C, D.11.1: alice is at war with bob: subversion money for "
+                "Vega is carried to a cell next to it")
+    game.refuse(Subvert("Vega", 1, 1, carried=1), RuleViolation, "GB #1 is at Vega, in Vega")
+    game.refuse(Subvert("Vega", 1, 1, carried=4), RuleViolation, "GB #4 is at Sol, a system")
+    game.refuse(Subvert("Vega", 1, 1, carried=3), RuleViolation, "#3 is not a GB counter of alice's")
+    game.refuse(Subvert("Vega", 1, 4, carried=2), RuleViolation, "4 for 4; GB #2 carries 3")  # A-1: 1 each
+    outcome = game.do(Subvert("Vega", 1, 2, carried=2))  # 2 of GB #2's 3; the NG's 3 untouched
+    assert any("2 of GB #2 paid for subversion in Vega region 1 (1 GB left on it)" in r for r in reasons(outcome))
+    assert game.state.player("alice").ng_money == 3
+    assert game.state.counter(2).amount == 1
+    assert game.reg("Vega", 1).subversion == {"alice": 2}
+    game.do(Subvert("Vega", 1, 1, carried=2))  # the last GB: the counter is spent
+    assert 2 not in [c.number for c in game.state.counters]
+    assert game.reg("Vega", 1).subversion == {"alice": 3}
     game.assert_replays()
+
+
+def test_subversion_not_at_war_is_paid_from_the_ng(game: Game) -> None:
+    checked(game)
+    game.do(Subvert("Vega", 1, 1))
+    assert game.state.player("alice").ng_money == 2
 
 
 def test_desubvert_removes_the_largest_stack_first(game: Game) -> None:
@@ -442,14 +470,14 @@ def test_counter_subversion(game: Game) -> None:
 def test_steps_done_and_what_is_left(game: Game) -> None:
     game.add(GameChanged({"order": ["bob", "alice"]}, {}, "test"))
     assert list(interphase_left(game.state)) == ["bob", "alice"]
-    assert interphase_left(game.state)["alice"] == list(STEPS)
+    assert interphase_left(game.state)["alice"] == [s for s in STEPS if s != "loans"]  # no loan: nothing due
     outcome = game.do(MarkDone("tax"))
     assert outcome.events == [StepDone("alice", "tax")]
     game.refuse(MarkDone("units", "bob"), RuleViolation,
                 "D.8 subversion resolve comes first: /godsfire subversion resolve player:bob", GM, gm=True)
     game.do(MarkDone("revolts", "bob"), GM, gm=True)  # closes D.1-D.6 for bob
     left = interphase_left(game.state)
-    assert left["alice"] == [s for s in STEPS if s != "tax"]
+    assert left["alice"] == [s for s in STEPS if s not in ("tax", "loans")]
     assert left["bob"] == list(STEPS[STEPS.index("subversion"):])
     game.refuse(MarkDone("tax"), RuleViolation, "D.1 tax and loan repayment is already done for alice")
     game.refuse(MarkDone("nap"), BadInput, "step: must be one of tax")

@@ -13,7 +13,7 @@ from godsfirehelpers import Table
 
 from engine.clock import Tick
 from engine.errors import RuleViolation
-from engine.godsfire import movement, phases, setup, table, war
+from engine.godsfire import economy, movement, phases, politics, setup, table, war
 
 
 def two_players() -> Table:
@@ -158,7 +158,29 @@ def test_money_in_transit_lands_a_turn_later() -> None:
     assert t.sys("Sol").bank == 4 and t.state.player("alice").in_transit == 5
     assert [(s.amount, s.to, s.arrives) for s in t.state.shipments] == [(5, "Rigel", 2)]
     t.to_phase("interphase", 2)
+    # D.3.1: it lands in alice's transfer step, not before: her D.1 and D.2 cannot spend it
+    assert t.sys("Rigel").bank == 0 and t.state.player("alice").in_transit == 5
+    checklist = politics.interphase_checklist(t.state)["alice"]
+    transfer = next(row for row in checklist if row.step == "transfer")
+    assert (transfer.compulsory, transfer.note) == (True, "money lands: 5 GB in Rigel")
+    t.refuse(economy.Buy("Rigel", 1, "AG", 1), RuleViolation, "D.3 transfers (money lands this turn) comes first: "
+             "/godsfire interphase done step:transfer", "alice")
+    t.do(politics.MarkDone("transfer"), "alice")
     assert t.sys("Rigel").bank == 5 and t.state.shipments == [] and t.state.player("alice").in_transit == 0
+
+
+def test_money_in_transit_cannot_be_taken_out_on_the_way_and_lands_at_the_interphase_end() -> None:
+    t = two_players()
+    t.system("Rigel", "alice", ["M 4 A-1"])
+    t.system_set("Sol", bank=9)
+    t.to_phase("interphase")
+    t.do(war.SendMoney(5, "Sol", "Rigel", 6), "alice")  # 6 cells at speed 3: 2 turns, lands in turn 3
+    t.refuse(economy.Transfer("transit", "ng", 1), RuleViolation, "the Money in Transit box holds, besides the 5 "
+             "GB still on its way, 0 GB", "alice")
+    t.to_phase("interphase", 3)
+    assert t.sys("Rigel").bank == 0
+    t.do(politics.EndInterphase(), gm=True, dice=[6, 5])  # alice never took her D.3: it lands at the end
+    assert t.sys("Rigel").bank == 5 and t.state.shipments == [] and t.state.turn == 4
 
 
 def test_a_national_government_lost_puts_its_player_out_and_a_conqueror_without_one_gets_it() -> None:
@@ -195,3 +217,45 @@ def test_victory_most_systems_after_the_last_turn(condition: str) -> None:
     t.next_phase(dice=[])
     assert t.state.ended and t.state.winner == "alice"
     assert phases.phase_line(t.state).startswith("Turn 1")
+
+
+def test_stacking_is_checked_at_the_end_of_movement_for_players_not_a_neutral() -> None:
+    """The sheet: overstacking is allowed at the start and after builds, but must comply before the Movement Phase
+    is over (space 3). A neutral's starting 9 units in its cell never move, so they are not held to it."""
+    t = Table()
+    t.system("Sol", "alice", ["M 4 A-1"], units={"SQD": 4})
+    t.system("Rigel", None, ["R 2 S"], units={"SQD": 3, "AG": 3, "PDF": 3})
+    t.do(movement.StartInitiative())  # one player: no order die
+    t.do(movement.EndGo(True), "alice")  # alice passes: every player has held initiative
+    t.refuse(phases.NextPhase(), RuleViolation, "alice has 4 units at Sol (space stacking: 3 at most)", gm=True)
+    t.do(table.RemoveCounters("1", "disbanded"), gm=True)
+    t.do(phases.NextPhase(), gm=True)
+    assert t.state.phase == "combat"
+    assert sum(1 for c in t.state.counters if c.owner is None) == 9
+
+
+def test_money_carried_as_a_counter_moves_next_turn_and_subverts_at_war() -> None:
+    """D.3 then C and D.11.1: alice, at war with bob, takes 2 GB out of Sol's bank as a counter (her transfer
+    step), moves it at speed 3 in turn 2's Movement Phase to K3 (next to Vega, her word), and places the
+    subversion from it in turn 2's interphase."""
+    t = two_players()
+    t.system_set("Sol", bank=9)
+    t.to_phase("war")
+    t.do(war.DeclareWar("bob"), "alice")
+    t.to_phase("interphase")
+    t.do(war.CarryMoney(2, "Sol"), "alice")
+    gb = t.state.counters[-1]
+    assert (gb.kind, gb.owner, gb.at, gb.amount, gb.number) == ("GB", "alice", "Sol", 2, 7)
+    assert t.sys("Sol").bank == 7
+    assert t.state.done["alice"] == ["tax", "loans", "borrow"]  # D.3 taken: the steps before it are closed
+    t.refuse(war.CarryMoney(10, "Sol"), RuleViolation, "Sol's bank holds 7 GB, not 10", "alice")
+    t.to_phase("movement", 2)  # turn 2: alice holds initiative (the helper enters alice 6, bob 5)
+    t.do(movement.Move("7", "K3", "K1 K2"), "alice")
+    t.to_phase("interphase", 2)
+    t.do(politics.ResolveSubversion(), "alice")
+    t.do(politics.CheckAllegiance(), "alice")
+    t.do(politics.CheckEconomy(), "alice")
+    t.do(politics.ResolveSubversion(), "bob")  # bob's D.8 first: subversion placed now acts next turn
+    t.do(politics.Subvert("Vega", 1, 1, carried=7), "alice")  # A-2: 2 a placement, the whole counter
+    assert 7 not in [c.number for c in t.state.counters]
+    assert t.sys("Vega").regions[0].subversion == {"alice": 1}

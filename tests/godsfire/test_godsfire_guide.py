@@ -1,0 +1,42 @@
+"""docs/godsfire.md's short session runs as printed: every line is answered without a refusal, and the game
+ends the session where the guide says (turn 2's Movement Phase, bob first, alice and bob at war)."""
+
+from __future__ import annotations
+
+import re
+
+from storehelpers import REPO, console_on, said
+
+GUIDE = (REPO / "docs" / "godsfire.md").read_text(encoding="utf-8")
+
+
+def session_lines() -> list[str]:
+    """The command lines of the guide's `## A short session (console)` block (indented four spaces)."""
+    section = GUIDE.split("## A short session (console)", 1)[1].split("\n## ", 1)[0]
+    return [line[4:] for line in section.splitlines() if re.match(r"    \w+ /", line)]
+
+
+async def test_the_guides_short_session_runs_as_printed(tmp_path):
+    lines = session_lines()
+    assert len(lines) >= 30 and lines[0] == "gm /game start ruleset:godsfire"
+    console, store, out = await console_on(tmp_path / "r.db")
+    answers: dict[str, list[str]] = {}
+    try:
+        for line in lines:
+            await console.handle(line)
+            command = line.split("  #", 1)[0].strip()
+            answers[command] = said(out)
+            assert answers[command], line
+            refused = [a for a in answers[command] if a.startswith("error:")]
+            assert not refused, (line, refused)
+    finally:
+        await store.close()
+    # what the comments in the guide say
+    assert any("odds 1-3; die 1: Ar" in a for a in answers["gm /godsfire attack resolve"])
+    assert any("odds 3-1; die 4: D1" in a for a in answers["alice /godsfire chart combat attack:7 defence:3"])
+    assert any("bank 0 → 3" in a for a in answers["alice /godsfire tax system:Sol"])
+    assert any("bank 0 → 1" in a for a in answers["bob /godsfire tax system:Vega"])
+    status = answers["alice /godsfire status"]
+    assert status[0].startswith("Godsfire — turn 2, Movement Phase")
+    assert "At war: alice and bob" in status
+    assert "Turn 2's player order: bob, alice." in status

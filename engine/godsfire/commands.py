@@ -1,5 +1,5 @@
 """The Godsfire commands: `/godsfire …` → Godsfire actions (see `engine.vocabulary`), the foundation's own
-followed by the economy's and the politics' (`economy.COMMANDS`, `politics.COMMANDS`).
+followed by each rule section's (`movement`, `combat`, `war`, `economy`, `loans`, `politics`, `subversion`).
 
 `godsfire phase show`, `godsfire status` and `godsfire system show` are queries the front-ends answer (with
 `engine.godsfire.describe`). The GM's hand edits are `/godsfire set` (the shared `/gm set` is Nations').
@@ -10,7 +10,21 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from engine.godsfire import charts, combat, economy, movement, phases, politics, setup, table, tableviews, views, war
+from engine.godsfire import (
+    charts,
+    combat,
+    economy,
+    loans,
+    movement,
+    phases,
+    politics,
+    setup,
+    subversion,
+    table,
+    tableviews,
+    views,
+    war,
+)
 from engine.godsfire.rules import MOVERS
 from engine.vocabulary import Command, Param
 
@@ -104,4 +118,5 @@ QUERY_VIEWS = {"godsfire interphase show": views.interphase_view}
 """Queries declared beside their rules whose views are written here (the views read those rules)."""
 COMMANDS: tuple[Command, ...] = tuple(replace(c, view=QUERY_VIEWS[c.path]) if c.path in QUERY_VIEWS else c
                                       for c in (*OWN, *movement.COMMANDS, *combat.COMMANDS, *war.COMMANDS,
-                                                *economy.COMMANDS, *politics.COMMANDS))
+                                                *economy.COMMANDS, *loans.COMMANDS, *politics.COMMANDS,
+                                                *subversion.COMMANDS))

@@ -18,20 +18,10 @@ from engine.core import Context
 from engine.errors import BadInput, NotYourNation, RefereeError, RuleViolation
 from engine.events import replay
 from engine.gm import SetHouse
-from engine.godsfire import economy
-from engine.godsfire.economy import (
-    Borrow,
-    Buy,
-    ChangeMinisters,
-    Develop,
-    Loyalty,
-    Place,
-    Repay,
-    Tax,
-    Transfer,
-    box_payment,
-)
+from engine.godsfire import economy, loans
+from engine.godsfire.economy import Buy, ChangeMinisters, Develop, Loyalty, Place, Tax, Transfer
 from engine.godsfire.events import SystemAdded
+from engine.godsfire.loans import Borrow, Repay, box_payment
 from engine.godsfire.politics import CheckAllegiance, CheckEconomy, ResolveSubversion
 from engine.godsfire.snapshot import state_from_dict, state_to_dict
 from engine.godsfire.state import STEPS, Loan
@@ -479,7 +469,7 @@ def test_a_player_out_of_the_game_cannot_act() -> None:
     ("godsfire interphase ministers", {}, ChangeMinisters()),
 ])
 def test_commands_build_the_actions(path: str, options: dict[str, str], expected: Any) -> None:
-    command = next(c for c in economy.COMMANDS if c.path == path)
+    command = next(c for c in (*economy.COMMANDS, *loans.COMMANDS) if c.path == path)
     assert command.ruleset == "godsfire" and not command.gm_only
     assert build_action(command, coerce_options(command, options)) == expected
 

@@ -24,20 +24,20 @@ from data import rules_for
 from engine.core import Outcome
 from engine.errors import RuleViolation
 from engine.godsfire import economy
-from engine.godsfire.economy import Borrow, Buy, ChangeMinisters, Develop, Loyalty, Repay, Tax, Transfer
+from engine.godsfire.economy import Buy, ChangeMinisters, Develop, Loyalty, Tax, Transfer
 from engine.godsfire.events import StepDone
+from engine.godsfire.loans import Borrow, Repay
 from engine.godsfire.politics import (
     CheckAllegiance,
     CheckEconomy,
-    Desubvert,
     EndInterphase,
     MarkDone,
     ResolveSubversion,
-    Subvert,
     interphase_checklist,
 )
 from engine.godsfire.setup import SetField
 from engine.godsfire.state import STEPS
+from engine.godsfire.subversion import Desubvert, Subvert
 from engine.godsfire.views import interphase_view
 from engine.view import text_lines
 from engine.vocabulary import build_action, coerce_options

@@ -12,7 +12,7 @@ from engine.core import Outcome
 from engine.errors import BadInput, NotGM, NotYourNation, RefereeError, RuleViolation
 from engine.events import DieRolled, Event
 from engine.gm import QueueDice
-from engine.godsfire import politics
+from engine.godsfire import politics, subversion
 from engine.godsfire.events import (
     GameChanged,
     GodsfirePhaseChanged,
@@ -24,17 +24,15 @@ from engine.godsfire.politics import (
     ChangeParty,
     CheckAllegiance,
     CheckEconomy,
-    Counter,
     DealWithRevolt,
-    Desubvert,
     EndInterphase,
     MarkDone,
     ResolveSubversion,
-    Subvert,
     feeders,
     interphase_left,
 )
 from engine.godsfire.state import STEPS, Player, Region
+from engine.godsfire.subversion import Counter, Desubvert, Subvert
 from engine.vocabulary import build_action, coerce_options
 
 
@@ -502,7 +500,7 @@ def test_every_step_is_refused_outside_the_interphase(action: Any, phase: str) -
 
 
 def test_the_commands_build_their_actions() -> None:
-    commands = {c.path: c for c in politics.COMMANDS}
+    commands = {c.path: c for c in (*politics.COMMANDS, *subversion.COMMANDS)}
     cases = {
         "godsfire region party": ({"system": "Sol", "region": "2"}, ChangeParty("Sol", 2, "ng")),
         "godsfire region revolt": ({"system": "Sol", "region": 1, "way": "police"}, DealWithRevolt("Sol", 1, "police")),
@@ -519,7 +517,7 @@ def test_the_commands_build_their_actions() -> None:
         assert build_action(commands[path], coerce_options(commands[path], raw)) == action
     assert commands["godsfire interphase show"].action is None
     assert commands["godsfire interphase end"].gm_only
-    assert all(c.ruleset == "godsfire" for c in politics.COMMANDS)
+    assert all(c.ruleset == "godsfire" for c in (*politics.COMMANDS, *subversion.COMMANDS))
 
 
 def test_a_system_gone_neutral_without_the_ng_leaves_its_owner_in_the_game() -> None:

@@ -13,7 +13,7 @@ from godsfirehelpers import Table
 
 from engine.clock import Tick
 from engine.errors import RuleViolation
-from engine.godsfire import economy, movement, phases, politics, setup, table, war
+from engine.godsfire import economy, movement, phases, politics, setup, subversion, table, war
 
 
 def two_players() -> Table:
@@ -256,6 +256,6 @@ def test_money_carried_as_a_counter_moves_next_turn_and_subverts_at_war() -> Non
     t.do(politics.CheckAllegiance(), "alice")
     t.do(politics.CheckEconomy(), "alice")
     t.do(politics.ResolveSubversion(), "bob")  # bob's D.8 first: subversion placed now acts next turn
-    t.do(politics.Subvert("Vega", 1, 1, carried=7), "alice")  # 2 a placement, the whole counter
+    t.do(subversion.Subvert("Vega", 1, 1, carried=7), "alice")  # 2 a placement, the whole counter
     assert 7 not in [c.number for c in t.state.counters]
     assert t.sys("Vega").regions[0].subversion == {"alice": 1}

@@ -40,3 +40,16 @@ async def test_the_guides_short_session_runs_as_printed(tmp_path):
     assert status[0].startswith("Godsfire — turn 2, Movement Phase")
     assert "At war: alice and bob" in status
     assert "Turn 2's player order: bob, alice." in status
+
+
+def test_every_command_line_in_the_guide_reads_as_a_command():
+    """The guide's other examples (fragments of a game) name real commands with their real options."""
+    from console import parse_line
+    from engine.vocabulary import coerce_options
+
+    lines = [line[4:] for line in GUIDE.splitlines() if re.match(r"    \w+ /", line)]
+    assert len(lines) > len(session_lines())
+    for line in lines:
+        _, command, options = parse_line(line)
+        assert command.ruleset in (None, "godsfire"), line
+        coerce_options(command, options)  # every option known and of its type

@@ -305,12 +305,12 @@ def answering_for(interaction: discord.Interaction, state: GodsfireState) -> str
 
 
 async def run_transit(interaction: discord.Interaction, answer_: str, retreat: str | None = None,
-                      player: str | None = None) -> None:
-    """`/godsfire transit answer` as the slash command runs it (its option `answer` is also `run_command`'s
-    own parameter, so the action is built here, as the cog does)."""
+                      player: str | None = None, column: str | None = None) -> None:
+    """`/godsfire transit answer`, for the slash command and the buttons alike (its option `answer` is also
+    `run_command`'s own parameter, so the action is built here)."""
     command = BY_PATH[TRANSIT]
     check_ruleset(command, await bot_of(interaction).referee.ruleset_name(channel_key(interaction)))
-    given = given_options(answer=answer_, retreat=retreat, player=player)
+    given = given_options(answer=answer_, retreat=retreat, column=column, player=player)
     await run_action(interaction, build_action(command, coerce_options(command, given)),
                      command_text(TRANSIT, given), answer)
 

@@ -9,7 +9,8 @@ them (the sheet's charts under `/godsfire chart …`, the loans under `/godsfire
 politics under `/godsfire region …`): every command has the same name on Discord and in the console.
 
 The answer to every Godsfire action carries the controls of what the game waits for (`cogs.godsfire.buttons`):
-the awaited go's Move, Done and Pass; a loss choice's select; a retreat's button.
+the awaited go's Move, Done and Pass; a transit's Attack, Block… and Allow; a loss choice's select; a retreat's
+button.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.godsfire.buttons import answer, answer_with, counter_label
+from cogs.godsfire.buttons import answer, answer_with, counter_label, run_transit
 from cogs.godsfire.render import (
     godsfire_embeds,
     godsfire_interphase_embed,
@@ -36,17 +37,15 @@ from cogs.util import (
     bot_of,
     channel_key,
     choice_list,
-    command_text,
     described,
     given_options,
     has_gm_role,
     query_state,
     reply,
-    run_action,
     run_command,
     state_or_none,
 )
-from engine.commands import BY_PATH, build_action, check_ruleset, coerce_options
+from engine.commands import BY_PATH, coerce_options
 from engine.godsfire.setup import FIELDS as SET_FIELDS
 from engine.godsfire.setup import RULESET
 from engine.godsfire.state import GodsfireState, System
@@ -484,14 +483,7 @@ class Godsfire(commands.GroupCog, group_name="godsfire",
     async def transit_answer(self, interaction: discord.Interaction, answer_: app_commands.Choice[str],
                              retreat: str | None = None, column: app_commands.Choice[str] | None = None,
                              player: str | None = None) -> None:
-        # The option is called `answer`, as run_command's own parameter is: the action is built here.
-        path = "godsfire transit answer"
-        command = BY_PATH[path]
-        check_ruleset(command, await bot_of(interaction).referee.ruleset_name(channel_key(interaction)))
-        given = given_options(answer=answer_.value, retreat=retreat, column=column.value if column else None,
-                              player=player)
-        await run_action(interaction, build_action(command, coerce_options(command, given)),
-                         command_text(path, given), answer)
+        await run_transit(interaction, answer_.value, retreat, player, column.value if column else None)
 
     # the Combat Phase
 

@@ -27,7 +27,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs import frontends
-from cogs.render import error_embed
+from cogs.render import error_embed, use_clock
 from cogs.util import reply
 from cogs.views import DYNAMIC_ITEMS
 from data.store import SHUTTING_DOWN, Store, StoreUnavailable
@@ -79,7 +79,7 @@ def install_redaction(token: str | None) -> None:
 class ShuttingDown(app_commands.CheckFailure):
     """A command that arrives while the bot closes: refused, nothing changed."""
 
-EXTENSIONS = ("cogs.game", "cogs.help", "cogs.log", "cogs.gm", "cogs.clock", "cogs.roll")
+EXTENSIONS = ("cogs.game", "cogs.help", "cogs.log", "cogs.gm", "cogs.clock", "cogs.roll", "cogs.remind")
 """The cogs every game shares; each registered rule set's come from its Discord adapter (`cogs.frontends`)."""
 
 
@@ -186,6 +186,7 @@ class RefereeBot(commands.Bot):
         if getattr(self, "store", None) is None:  # `serve` opens it before connecting
             self.store = await Store.open(self.settings.db_path)
         self.referee = Referee(self.store, None, self.settings.roller, self.settings.clock)
+        use_clock(self.settings.clock)  # reports are stamped with the moment by the referee's clock
         self.tree.on_error = self.on_app_command_error
         self.tree.interaction_check = self.accepting
         self.add_dynamic_items(*dynamic_items())
@@ -295,6 +296,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="console: start over — end the console's running game first (it stays in the log)")
     parser.add_argument("--format", choices=("text", "markdown", "bbcode"), default="text",
                         help="console: answers as plain text (default), markdown or BBCode, to paste into a forum")
+    parser.add_argument("--no-emoji", action="store_true",
+                        help="console: no emoji (short text marks such as [die] instead), for boards that drop them")
     return parser.parse_args(argv)
 
 
@@ -319,7 +322,8 @@ def main(argv: list[str] | None = None) -> int:
 
         logging.getLogger().setLevel(logging.WARNING)
         try:
-            return asyncio.run(run_console(settings.db_path, seed=args.seed, new=args.new, fmt=args.format))
+            return asyncio.run(run_console(settings.db_path, seed=args.seed, new=args.new, fmt=args.format,
+                                           emoji=not args.no_emoji))
         except StoreUnavailable as err:  # the console says so itself; this is the safety net
             return fail(str(err), settings.token)
         except KeyboardInterrupt:

@@ -12,7 +12,6 @@ import logging
 import os
 import random
 import re
-import shlex
 import sqlite3
 import stat
 import sys
@@ -27,6 +26,7 @@ from typing import IO, Any, TextIO
 from data.store import Store, StoreUnavailable
 from engine import clock
 from engine.commands import (
+    BY_PATH,
     GUIDE,
     MAX_TOML_FILE,
     PREFIXES,
@@ -44,6 +44,7 @@ from engine.errors import BadInput, NotGM, RefereeError, RuleViolation
 from engine.events import Event
 from engine.rulesets import ruleset
 from engine.view import Line, Strong, View, part_text, text_lines
+from engine.vocabulary import Word, read_options, split_words
 from referee import GAME_OVER, MAX_EXPORT_BYTES, Referee, digest_lines, imported_summary, read_export, utc_now
 
 CHANNEL = "console"
@@ -91,54 +92,75 @@ def decode_line(raw: bytes | str) -> str:
     if len(text) > MAX_LINE:
         raise BadInput(f"that line is too long: at most {MAX_LINE:,} characters; nothing changed")
     for column, ch in enumerate(text, 1):
-        if ch != "\t" and unicodedata.category(ch) in ("Cc", "Cs"):
-            what = "a surrogate" if unicodedata.category(ch) == "Cs" else "a control character"
+        if ch != "\t" and unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp"):
+            what = {"Cs": "a surrogate", "Zl": "a line separator", "Zp": "a paragraph separator"}.get(
+                unicodedata.category(ch), "a control character")
             raise BadInput(f"that line has {what} (U+{ord(ch):04X}, column {column}); nothing changed")
     return text
 
 
 def parse_line(line: str) -> tuple[str, Command, dict[str, str]] | None:
-    """`alice /economy recruit unit:infantry` → ("alice", the command, {"unit": "infantry"}); None if blank."""
+    """`alice /economy recruit unit:infantry` → ("alice", the command, {"unit": "infantry"}); None if blank.
+
+    A bare `/help` (no name in front) is read with the name "" (help needs none); any other command without a
+    name is refused with the line as it should be written. Options are read by `read_options`: a word is never
+    given to another option than the one it was written for."""
     try:
-        tokens = shlex.split(line, comments=True)
+        words = split_words(line)
     except ValueError as err:
         raise BadInput(f"cannot read that line: {err}") from None
-    if not tokens:
+    if not words:
         return None
-    if len(tokens) < 2 or not tokens[1].startswith("/"):
+    if words[0].text.startswith("/"):  # a command without a name in front
+        words = [Word("", False, words[0].start, words[0].start), *words]
+        if words[1].text[1:].lower() != "help":
+            raise BadInput(f"write `<your name> /command options`, e.g. `alice {_example(line, words)}`")
+    if len(words) < 2 or not words[1].text.startswith("/"):
         raise BadInput("write `<your name> /command options`, e.g. `alice /economy grow`")
-    actor = tokens[0]
-    words = [tokens[1][1:]]
-    rest = tokens[2:]
-    while rest and ":" not in rest[0] and " ".join([*words, rest[0]]).lower() in PREFIXES:
-        words.append(rest.pop(0))
+    actor = words[0].text
+    path = [words[1].text[1:]]
+    rest = words[2:]
+    while rest and ":" not in rest[0].text and " ".join([*path, rest[0].text]).lower() in PREFIXES:
+        path.append(rest.pop(0).text)
     try:
-        command, leftover = find_command(words)
+        command, leftover = find_command(path)
     except BadInput:
-        raise unknown_command(words, rest[0] if rest else None) from None
-    options: dict[str, str] = {}
-    positional = []
-    for token in [*leftover, *rest]:
-        name, sep, value = token.partition(":")
-        if sep and name.isidentifier():
-            options[name.lower()] = value
-        else:
-            positional.append(token)
-    free = [p.name for p in command.params if p.name not in options]
-    if len(positional) > len(free):
-        raise BadInput(f"/{command.path} takes {', '.join(p.name for p in command.params) or 'no options'}; "
-                       f"{' '.join(positional[len(free):])!r} is too much")
-    options.update(zip(free, positional, strict=False))
-    return actor, command, options
+        raise unknown_command(path, rest[0].text if rest else None) from None
+    if not actor and command.path != "help":
+        raise BadInput("write `<your name> /command options`, e.g. `alice /economy grow`")
+    after_path = 1 + len(path)  # the path's words are words[1:after_path]; those left over are options
+    return actor, command, read_options(command, [*words[after_path - len(leftover):after_path], *rest], line)
+
+
+def typed_command(text: str, actor: str) -> str:
+    """The command as typed, without the name in front: what the game's log records."""
+    return text.strip().split(None, 1)[1] if actor else text.strip()
+
+
+MAX_EXAMPLE = 80  # the longest command shown back in "write `<your name> /command options`, e.g. …"
+
+
+def _example(line: str, words: list[Word]) -> str:
+    """The command typed without a name, as it should be written after one (the usual example when it names no
+    command, or is long)."""
+    typed = line[words[1].start:words[-1].end]
+    path = [words[1].text[1:]]
+    for word in words[2:]:
+        if " ".join([*path, word.text]).lower() not in PREFIXES:
+            break
+        path.append(word.text)
+    known = any(" ".join(path[:n]).lower() in BY_PATH for n in range(1, len(path) + 1))
+    return typed if known and len(typed) <= MAX_EXAMPLE else "/economy grow"
 
 
 class Console:
     """Reads commands, runs them through the referee and writes the answers."""
 
-    def __init__(self, referee: Referee, out: TextIO, fmt: str = "text", db_path: str | None = None) -> None:
+    def __init__(self, referee: Referee, out: TextIO, fmt: str = "text", db_path: str | None = None,
+                 emoji: bool = True) -> None:
         self.referee = referee
         self.out = out
-        self.formatter = Formatter(fmt)
+        self.formatter = Formatter(fmt, emoji)
         self.db_path = db_path
         self._answer: list[str | Line] | None = None  # a command's lines, gathered while a format needs them whole
 
@@ -156,10 +178,9 @@ class Console:
             self.write(lines)
 
     def write(self, lines: list[str | Line]) -> None:
-        if self.formatter.fmt != "text":  # one paragraph an answer, a blank line after
-            print(self.formatter.answer(lines) + "\n", file=self.out, flush=True)
-            return
-        print("\n".join(ln if isinstance(ln, str) else ln.text for ln in lines), file=self.out, flush=True)
+        """Print lines in the console's format (markdown and BBCode: one paragraph an answer, a blank line after)."""
+        after = "" if self.formatter.fmt == "text" else "\n"
+        print(self.formatter.answer(lines) + after, file=self.out, flush=True)
 
     def gather(self) -> None:
         """Keep what is said until `flush`, when a format needs a command's answer whole."""
@@ -216,7 +237,7 @@ class Console:
                 return
             self.gather()
             await self.catch_up()
-            await self.run(*parsed, command_text=text.strip().split(None, 1)[1])
+            await self.run(*parsed, command_text=typed_command(text, parsed[0]))
         except RefereeError as err:
             self.say(f"error: {err}")
         except BrokenPipeError:
@@ -234,7 +255,8 @@ class Console:
         if command.ruleset is not None:
             check_ruleset(command, await referee.ruleset_name(CHANNEL))
         if path == "help":
-            title, lines = help_lines(options.get("topic"))
+            # the game's rule set's commands first (none running: the shared ones, then how to start each)
+            title, lines = help_lines(options.get("topic"), await referee.store.live_ruleset(CHANNEL))
             self.say("\n".join([f"{title}:", *lines, *([] if options.get("topic") else ["", GUIDE])]))
         elif path == "game start":
             if await referee.store.live_game(CHANNEL) is not None:
@@ -246,6 +268,8 @@ class Console:
         elif path == "game status":
             state = await referee.shown_state(CHANNEL)  # with no live game: the last ended one, marked over
             self.show_status(state)
+        elif path == "game list":  # every live game in this database (its channels), the actor's as GM first
+            self.say_view((await referee.game_list(actor)).view("this database"))
         elif command.view is not None:  # a query: its rule set's view
             shown, state = await referee.show(CHANNEL, command, actor, options)
             self.say_view(shown)
@@ -298,7 +322,7 @@ class Console:
 
     async def export(self, actor: str, file: str | None, overwrite: bool = False) -> None:
         """GM: the game as JSON, printed, or written to `file` under an export folder (`export_path`)."""
-        state = await self.referee.state(CHANNEL)
+        state = await self.referee.shown_state(CHANNEL)  # the live game, else the channel's last ended one
         if not Referee.is_gm(state, actor):
             raise NotGM("only the GM may export the game")
         text = json.dumps(await self.referee.export(CHANNEL), indent=2)
@@ -322,81 +346,174 @@ class Console:
 
 FORMATS = ("text", "markdown", "bbcode")
 _MD_SPECIAL = re.compile(r"([\\`*_~|<\[\]])")
-_UNIT_ID = re.compile(r"(?<![\w#`])#\d+\b")
-_COMMAND = re.compile(r"(?<![\w/`])/([a-z]+(?: [a-z]+){0,2})")
+_MD_LINE_START = re.compile(r"^(?:([#>+=-])|(\d+)([.)])(?=\s|$))")  # what would start a heading, quote or list
+_UNIT_ID = r"(?<![\w#`])#\d+\b"
+_COMMAND = r"(?<![\w/`])/[a-z]+(?: [a-z]+(?![\w:])){0,2}"  # (a word before `:` is an option's)
+_OPTION = r" [a-z_]+:(?:<[^<>\n]+>|\"[^\"\n]*\"|[^\s;,)\]`\"<]+)"  # `step:<step>`, `name:"Sol"`, `unit:AG`
+_CODE = re.compile(rf"`(?P<span>[^`\n]+)`|(?P<unit>{_UNIT_ID})|(?P<command>{_COMMAND})(?P<options>(?:{_OPTION})*)")
+_HELD = re.compile("\x00(\\d+)\x00")  # a held code span (NUL never reaches here: `decode_line` refuses it)
 _ROLL_TOTAL = re.compile(r"(?<= = )(-?\d+)(?= vs |$)")
 _VERDICT = re.compile(r"(?<=: )(success|failure)\b")
 _LOUD = re.compile(r"\b(GAME OVER|ELIMINATED|OVER ITS MP CAP|OUT OF THE GAME|IN REVOLT)\b")
+_BB_CODE_END = re.compile(r"\[(/code)", re.IGNORECASE)
+
+EMOJI_MARKS = {
+    # outside the BMP (4 bytes in UTF-8: what old boards drop)
+    "🎲": "[die]", "🛡": "[defence]", "👑": "[winner]", "🏁": "[end]", "🏆": "[win]", "💀": "[dead]",
+    "🔄": "[reversal]", "🪑": "[seat]", "🃏": "[card]", "🙏": "[favour]", "💥": "[hit]", "🏳": "[flag]",
+    "🤝": "[tie]", "🪐": "[planet]", "💰": "[money]", "🧭": "[move]", "📦": "[stack]",
+    # emoji inside the BMP the referee marks its lines with: words too, so no emoji is left
+    "⚔": "[battle]", "✨": "[+]", "⚡": "[kill]", "⏳": "[wait]", "⏰": "[time]", "⏸": "[pause]", "▶": "[go]",
+    "⏭": "[next]", "⚖": "[GM]", "⌛": "[time up]", "✖": "[miss]", "☠": "[out]", "⚠": "[!]", "↩": "[undo]",
+    "✔": "[done]", "☄": "[transit]",
+}
+"""`--no-emoji`: the text mark each emoji the referee writes becomes; any other character outside the BMP (a
+name's emoji) is left out, and so are emoji variation selectors and joiners."""
+_EMOJI = re.compile("|".join(map(re.escape, sorted(EMOJI_MARKS, key=len, reverse=True)))
+                    + "|[\U00010000-\U0010ffff\ufe0e\ufe0f\u200d]")
+
+
+def no_emoji(text: str) -> str:
+    """`text` without emoji: the referee's marks as words (`EMOJI_MARKS`), any other character outside the BMP
+    left out — nothing of 4 bytes in UTF-8."""
+    return _EMOJI.sub(lambda m: EMOJI_MARKS.get(m.group(0), ""), text)
+
+
+def _json_no_emoji(body: str) -> str:
+    """A printed export without characters outside the BMP: each as its JSON escape (a surrogate pair), so the
+    export still reads back the same."""
+    def escaped(match: re.Match[str]) -> str:
+        code = ord(match.group(0)) - 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+    return re.sub("[\U00010000-\U0010ffff]", escaped, body)
 
 
 class Formatter:
     """Console answers as text (as they are), markdown or BBCode, to paste into a forum post as they come.
 
-    Markdown: unit ids and commands as code spans, roll totals, verdicts and alarms in bold (as the Discord
-    embeds show them), lines kept apart (two trailing spaces), indented lines as a list, JSON as a code block,
-    every other markdown character escaped. BBCode: the same with [b], [list][*] and [code]."""
+    Markdown: unit ids, commands (with the options written after them) and what the referee wrote in backticks
+    as code spans, roll totals, verdicts and alarms in bold (as the Discord embeds show them), lines kept apart
+    (two trailing spaces), indented lines as a list, a stat block's rows (`Line.table`) and JSON as code blocks,
+    every other markdown character escaped. BBCode: the same with [b], [list][*] and [code] (a forum's
+    proportional font keeps a stat block's columns only there).
 
-    def __init__(self, fmt: str = "text") -> None:
+    `emoji=False` (`--no-emoji`, any format): for old boards that drop 4-byte characters, no emoji is written
+    (`no_emoji`)."""
+
+    def __init__(self, fmt: str = "text", emoji: bool = True) -> None:
         if fmt not in FORMATS:
             raise BadInput(f"format is one of {', '.join(FORMATS)}, not {fmt!r}")
         self.fmt = fmt
+        self.emoji = emoji
 
     def answer(self, lines: list[str | Line]) -> str:
         """One command's answer in this format: its lines as the text format prints them, and a view's lines
         (`engine.view.Line`, their emphasis marked)."""
+        shown = self._answer(lines)
+        return shown if self.emoji else no_emoji(shown)
+
+    def _answer(self, lines: list[str | Line]) -> str:
         if self.fmt == "text":
-            return "\n".join(ln if isinstance(ln, str) else ln.text for ln in lines)
+            return "\n".join(ln if isinstance(ln, str) else ("  " if ln.item else "") + ln.text for ln in lines)
         if lines and isinstance(lines[0], str) and lines[0].startswith("{"):  # an export printed: a code block
             body = "\n".join(ln if isinstance(ln, str) else ln.text for ln in lines)
+            body = body if self.emoji else _json_no_emoji(body)
             return f"```json\n{body}\n```" if self.fmt == "markdown" else f"[code]{body}[/code]"
-        blocks: list[tuple[bool, list[str]]] = []  # (a list?, its lines), in order
+        blocks: list[tuple[str, list[str]]] = []  # (its kind: "table", "list" or "lines", its lines), in order
         for line in lines:
-            item = line.startswith("  ") if isinstance(line, str) else line.item
-            if not blocks or blocks[-1][0] != item:
-                blocks.append((item, []))
-            blocks[-1][1].append(self.line(line.strip()) if isinstance(line, str) else self.view_line(line))
+            if isinstance(line, Line) and line.table:
+                kind, shown = "table", ("  " if line.item else "") + line.text
+            else:
+                item = line.startswith("  ") if isinstance(line, str) else line.item
+                kind = "list" if item else "lines"
+                shown = self.line(line.strip()) if isinstance(line, str) else self.view_line(line)
+            if not blocks or blocks[-1][0] != kind:
+                blocks.append((kind, []))
+            blocks[-1][1].append(shown)
+        return ("\n\n" if self.fmt == "markdown" else "\n").join(self.block(kind, block) for kind, block in blocks)
+
+    def block(self, kind: str, lines: list[str]) -> str:
+        """A run of lines of one kind: a stat block as code (its columns kept), a list, or lines kept apart."""
+        if kind == "table":
+            body = "\n".join(lines)
+            if self.fmt == "bbcode":  # (a `[/code` inside would end the block: a zero-width space breaks it)
+                return "[code]" + _BB_CODE_END.sub("[\u200b\\1", body) + "[/code]"
+            fence = "`" * max([3, *(len(run) + 1 for run in re.findall("`+", body))])
+            return f"{fence}\n{body}\n{fence}"
         if self.fmt == "markdown":  # paragraphs keep their lines apart; a blank line around each list
-            return "\n\n".join("\n".join(f"- {x}" for x in block) if item else "  \n".join(block)
-                               for item, block in blocks)
-        return "\n".join("\n".join(["[list]", *(f"[*]{x}" for x in block), "[/list]"]) if item
-                         else "\n".join(block) for item, block in blocks)
+            return "\n".join(f"- {x}" for x in lines) if kind == "list" else "  \n".join(lines)
+        return "\n".join(["[list]", *(f"[*]{x}" for x in lines), "[/list]"]) if kind == "list" else "\n".join(lines)
 
     def view_line(self, line: Line) -> str:
         """A view's line: each part escaped (markdown), its strong parts in bold, unit ids and commands in code."""
         bold = ("**{}**" if self.fmt == "markdown" else "[b]{}[/b]").format
         out = []
-        for part in line.parts:
+        for index, part in enumerate(line.parts):
             text = part_text(part)
             if self.fmt == "markdown":
-                text = _MD_SPECIAL.sub(r"\\\1", text)
-                if isinstance(part, str):
-                    text = _COMMAND.sub(lambda m: _code_command(m), _UNIT_ID.sub(lambda m: f"`{m.group(0)}`", text))
+                text = _markdown(text, code=isinstance(part, str), start=index == 0)
             out.append(bold(text) if isinstance(part, Strong) else text)
         return "".join(out)
 
     def line(self, text: str) -> str:
         """A line of finished text (an event's words): escaped, with its roll totals, verdicts and alarms bold."""
-        if self.fmt == "markdown":
-            text = _MD_SPECIAL.sub(r"\\\1", text)
-            text = _UNIT_ID.sub(lambda m: f"`{m.group(0)}`", text)
-            text = _COMMAND.sub(lambda m: _code_command(m), text)
         bold = ("**{}**" if self.fmt == "markdown" else "[b]{}[/b]").format
+        held: list[str] = []
+        if self.fmt == "markdown":
+            text = _markdown(text, held=held)
         if text.startswith("🎲"):
             text = _VERDICT.sub(lambda m: bold(m.group(0)), _ROLL_TOTAL.sub(lambda m: bold(m.group(0)), text))
         if text.startswith("error:"):
             text = bold("error:") + text[len("error:"):]
-        return _LOUD.sub(lambda m: bold(m.group(0)), text)
+        text = _LOUD.sub(lambda m: bold(m.group(0)), text)
+        return _HELD.sub(lambda m: held[int(m.group(1))], text)
 
 
-def _code_command(match: re.Match[str]) -> str:
-    """`/attack commit` as a code span: the longest command path the words start with."""
-    words = match.group(1).split()
+def _markdown(text: str, code: bool = True, held: list[str] | None = None, start: bool = True) -> str:
+    """Plain text as markdown that shows it as written: every markdown character escaped, and (`code`) what is
+    code as code spans — what the referee wrote in backticks (`<your name> /command options`), unit ids, and
+    commands with the options written after them (`/godsfire interphase done step:<step>`), their characters
+    kept as they are. With `held`, the code spans are left as markers held there (for bolding what is around
+    them), else put back. `start`: the text starts a line (what would open a heading or a list is escaped)."""
+    keep: list[str] = [] if held is None else held
+
+    def hold(match: re.Match[str]) -> str:
+        keep.append(_code_span(match))
+        return f"\x00{len(keep) - 1}\x00"
+
+    if code:
+        text = _CODE.sub(hold, text)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    if start:
+        text = _MD_LINE_START.sub(_line_start, text)
+    return text if held is not None else _HELD.sub(lambda m: keep[int(m.group(1))], text)
+
+
+def _line_start(match: re.Match[str]) -> str:
+    """`\\#`, `1\\.`: a line's start that markdown would read as a heading, a quote or a list, escaped."""
+    mark, number, dot = match.groups()
+    return f"\\{mark}" if mark else f"{number}\\{dot}"
+
+
+def _code_span(match: re.Match[str]) -> str:
+    """One `_CODE` match as a markdown code span: a backticked span as written, a unit id, a command (the longest
+    command path its words start with, and the options after it)."""
+    if match.group("span") is not None:
+        return match.group(0)
+    if match.group("unit") is not None:
+        return f"`{match.group('unit')}`"
+    words = match.group("command")[1:].split()
     while words and " ".join(words) not in PREFIXES:
         words.pop()
     if not words:
-        return match.group(0)
+        return _MD_SPECIAL.sub(r"\\\1", match.group(0))
     command = "/" + " ".join(words)
-    return f"`{command}`" + match.group(0)[len(command):]
+    rest = match.group(0)[len(command):]
+    options = match.group("options") if len(command) == len(match.group("command")) else ""
+    options = options.rstrip(".:")
+    rest = rest[len(options):] if options else rest
+    return f"`{command}{options}`" + _MD_SPECIAL.sub(r"\\\1", rest)
 
 
 def read_toml_file(file: str) -> dict[str, Any]:
@@ -515,12 +632,13 @@ def ledger_line(roll: RollRecord | FacesRecord) -> str:
 
 async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
                       clock: Callable[[], datetime] = utc_now, seed: int | None = None,
-                      stderr: TextIO | None = None, new: bool = False, fmt: str = "text") -> int:
+                      stderr: TextIO | None = None, new: bool = False, fmt: str = "text", emoji: bool = True) -> int:
     """Run the console until the end of input; returns the exit status: 0, or 1 when the database cannot be
     opened (one `error:` line on stderr, no traceback).
 
     `new`: start over — the console's running game, if any, is ended first (by its GM, logged as
-    `/game end (--new)`; it stays in the database's log). `fmt`: text, markdown or bbcode (see `Formatter`).
+    `/game end (--new)`; it stays in the database's log). `fmt`: text, markdown or bbcode, and `emoji=False`
+    (`--no-emoji`) for old boards that drop 4-byte characters (see `Formatter`).
     Interactive (stdin a terminal): a startup line naming the database and its game, then a prompt with line
     editing and history (`readline`) when stdin is the process's own terminal."""
     try:
@@ -531,7 +649,7 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
         return _startup_error(f"cannot open the database {db_path}: {err}", stderr)
     try:
         roller = RandomRoller(random.Random(seed)) if seed is not None else RandomRoller()
-        console = Console(Referee(store, None, roller, clock), stdout, fmt=fmt, db_path=db_path)
+        console = Console(Referee(store, None, roller, clock), stdout, fmt=fmt, db_path=db_path, emoji=emoji)
         interactive = stdin.isatty()
         console.gather()
         await console.catch_up()
@@ -540,14 +658,18 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
         console.flush()
         if interactive:
             print(await console.startup_line(), file=stdout, flush=True)
-        if interactive and stdin is sys.__stdin__ and _line_editing():
-            while True:
-                try:
-                    text = input("> ")
-                except EOFError:
-                    print(file=stdout, flush=True)
-                    break
-                await console.handle(text)
+        history = _line_editing(history_path(db_path)) if interactive and stdin is sys.__stdin__ else None
+        if history is not None:
+            try:
+                while True:
+                    try:
+                        text = input("> ")
+                    except EOFError:
+                        print(file=stdout, flush=True)
+                        break
+                    await console.handle(text)
+            finally:
+                history()
         else:
             source = getattr(stdin, "buffer", stdin)  # bytes when there are any: decode_line checks them
             while True:
@@ -564,16 +686,109 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
     return 0
 
 
-def _line_editing() -> bool:
-    """Turn on `readline` for `input()` (arrows, history within the session); False where there is none."""
+MAX_HISTORY = 1_000
+"""The most lines the history file beside the database keeps (the oldest go first)."""
+MAX_HISTORY_BYTES = MAX_HISTORY * MAX_LINE_BYTES  # a larger history file is not loaded (nor overwritten)
+
+
+def history_path(db_path: str) -> str:
+    """The console's line history, beside its database: `game.db` → `game.db.history`."""
+    return f"{db_path}.history"
+
+
+def _line_editing(history_file: str) -> Callable[[], None] | None:
+    """Turn on `readline` for `input()`: arrows, Tab completion of commands and option names (`completions`),
+    and history kept between runs in `history_file` (at most MAX_HISTORY lines), loaded now. Returns what saves
+    the history at the end; None where there is no readline (the plain reader then)."""
     try:
         import readline
     except ImportError:  # e.g. Windows without pyreadline: the plain reader
-        return False
+        return None
     readline.set_auto_history(True)
-    return True
+    readline.set_history_length(MAX_HISTORY)
+    readline.set_completer_delims(" \t")
+    readline.set_completer(_completer(readline))
+    if "libedit" in (readline.__doc__ or ""):  # macOS's readline
+        readline.parse_and_bind("bind ^I rl_complete")
+    else:
+        readline.parse_and_bind("tab: complete")
+    loaded = False
+    try:
+        if os.path.getsize(history_file) <= MAX_HISTORY_BYTES:
+            readline.read_history_file(history_file)
+            loaded = True
+    except FileNotFoundError:
+        loaded = True  # none yet: the first run writes it
+    except (OSError, ValueError) as err:  # unreadable or not text: the session goes on without it
+        log.warning("the console's history %s was not loaded: %s", history_file, err)
+
+    def save() -> None:
+        if not loaded:  # never over a history file that could not be read
+            return
+        try:
+            readline.write_history_file(history_file)
+        except OSError as err:
+            log.warning("the console's history was not saved to %s: %s", history_file, err)
+
+    return save
+
+
+def _completer(readline: Any) -> Callable[[str, int], str | None]:
+    """readline's completer: the `state`th completion of the word before the cursor (`completions`)."""
+    found: list[str] = []
+
+    def complete(text: str, state: int) -> str | None:
+        if state == 0:
+            found[:] = completions(readline.get_line_buffer()[:readline.get_endidx()])
+        return found[state] if state < len(found) else None
+
+    return complete
+
+
+def completions(before: str) -> list[str]:
+    """What the last word of `before` (the line up to the cursor) may become: a command group or subcommand
+    (`alice /eco` → `/economy `, `alice /economy re` → `recruit `), an option name of the command typed so far
+    (`alice /economy recruit u` → `unit:`), or one of an option's fixed values (`unit:inf` → `unit:infantry `).
+    A whole word comes with the space after it (Python's readline adds none)."""
+    words = before.split()
+    partial = "" if not words or before[-1:].isspace() else words.pop()
+    if not words:  # the name, or a command alone (`/help`)
+        return sorted({f"/{p.split()[0]} " for p in PREFIXES if f"/{p}".startswith(partial.lower())}) \
+            if partial.startswith("/") else []
+    if len(words) == 1:
+        return sorted({f"/{p.split()[0]} " for p in PREFIXES if f"/{p}".startswith(partial.lower())})
+    if not words[1].startswith("/"):
+        return []
+    path = [words[1][1:].lower()]
+    for word in words[2:]:
+        if " ".join([*path, word.lower()]) not in PREFIXES:
+            break
+        path.append(word.lower())
+    given = words[1 + len(path):]
+    if " ".join(path) not in PREFIXES:
+        return []
+    found: list[str] = []
+    if not given:  # still in the path: the next word of a longer command
+        found += sorted({p.split()[len(path)] + " " for p in PREFIXES
+                         if p.split()[:len(path)] == path and len(p.split()) > len(path)
+                         and p.split()[len(path)].startswith(partial.lower())})
+    command = BY_PATH.get(" ".join(path))
+    if command is None:
+        return found
+    name, colon, value = partial.partition(":")
+    if colon:  # an option's value: its fixed values, if it has any
+        param = next((p for p in command.params if p.name == name.lower()), None)
+        return [f"{name}:{c} " for c in (param.choices if param else ()) if c.lower().startswith(value.lower())]
+    used = {w.partition(":")[0].lower() for w in given if ":" in w}
+    return found + [f"{p.name}:" for p in command.params if p.name not in used and p.name.startswith(partial.lower())]
 
 
 def _startup_error(reason: str, stderr: TextIO | None) -> int:
     print(f"error: {' '.join(reason.split())}", file=stderr or sys.stderr, flush=True)
     return 1
+
+
+if __name__ == "__main__":  # `python console.py [--db PATH] …`: the console, whatever the environment holds
+    from bot import main
+
+    sys.exit(main(["--console", *sys.argv[1:]]))

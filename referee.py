@@ -28,6 +28,7 @@ from engine.dice import FreeRoll, RandomRoller, Roller, RollRecord, free_roll
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import ActionUndone, Event, replay
 from engine.rulesets import RULESETS, default_ruleset, ruleset
+from engine.view import At, Line, Part, Person, View, line, view
 
 CLOCK_ACTOR = "clock"
 DUE_BATCH = 200  # games caught up in one transaction
@@ -35,6 +36,7 @@ MAX_ROLLS_SHOWN = 1000
 MAX_EXPORT_BYTES = 5_000_000  # the largest export file /game import reads
 GAME_OVER = "Game over: this is the channel's last game, ended. /game start starts a new one here."
 MAX_DIGEST = 200  # the most actions one /game digest lists
+MAX_LISTED = 25  # the most games one /game list shows
 MAX_SINCE = timedelta(days=366)  # the furthest back a relative `since:` reaches
 _RELATIVE = re.compile(r"(\d{1,5}(?:\.\d{1,3})?)\s*(m|min|mins|minutes?|h|hours?|d|days?|w|weeks?)", re.IGNORECASE)
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -171,6 +173,28 @@ def digest_lines(digest: Digest, when: Callable[[datetime], str] = utc_text,
     return lines
 
 
+@dataclass(frozen=True)
+class GameList:
+    """/game list: each live game shown, as its channel (the store's key) and its line, and how many more there
+    are than were shown."""
+
+    games: list[tuple[str, Line]]
+    more: int = 0
+
+    @property
+    def count(self) -> int:
+        """How many live games there are in all."""
+        return len(self.games) + self.more
+
+    def view(self, where: str) -> View:
+        """The list as text front-ends show it: a title, then each game under its channel's key."""
+        if not self.count:
+            return view(f"No game is running in {where}: /game start starts one.")
+        more = [line(f"…and {self.more} more (at most {MAX_LISTED} are shown).")] if self.more else []
+        return view(f"Games running in {where}: {self.count}",
+                    *[line(f"{key}: ", *shown.parts, item=True) for key, shown in self.games], *more)
+
+
 @dataclass
 class Report:
     """What one call did: the game, its events in order (catch-up first) and the state after."""
@@ -250,6 +274,23 @@ class Referee:
         state = await (self.shown_state(channel) if command.shows_ended else self.state(channel))
         check_ruleset(command, state.ruleset)
         return command.view(state, self.rules_for(state.ruleset), actor, options), state
+
+    async def game_list(self, actor: str, guild_id: int | None = None, limit: int = MAX_LISTED) -> GameList:
+        """The live games of a server (`guild_id`; None: every live game in the database), those `actor` runs
+        as their GM first, each group in the order the games began (ended games are left out), at most
+        `limit` of them. Each is one line from its rule set's `glance`: the rule set, the turn (and phase),
+        the GM, who still owes a move, the next deadline."""
+        shown, total = await self.store.listed_games(guild_id, actor, limit)
+        games = []
+        for game in shown:
+            found = ruleset(game.state.ruleset)
+            glance = found.glance(game.state)
+            parts: list[Part] = [f"{found.title}, {glance.stage} — GM ", Person(game.gm)]
+            if glance.awaiting is not None:
+                parts += [" — ", *glance.awaiting.parts]
+            parts += [" — deadline ", At(glance.due)] if glance.due is not None else [" — no deadline"]
+            games.append((game.channel, line(*parts)))
+        return GameList(games, total - len(shown))
 
     # --- commands ------------------------------------------------------------------------------
 
@@ -448,7 +489,8 @@ class Referee:
         return digest
 
     async def export(self, channel: str) -> dict[str, Any]:
-        return await self.store.export(await self.game_id(channel))
+        """The channel's live game in the export format or, when none runs, its last ended one (its winner with it)."""
+        return await self.store.export(await self.shown_game_id(channel))
 
     async def import_game(self, channel: str, actor: str, data: dict[str, Any], guild_id: int | None = None,
                           command: str = "/game import") -> Report:
@@ -474,7 +516,8 @@ class Referee:
         except (AttributeError, KeyError, TypeError, ValueError) as err:  # a gap in the schema: still a refusal
             raise BadInput(f"that is not a {rules.title} export: {type(err).__name__} {err}") from None
         if state.ended:
-            raise RuleViolation("that export is of a game that has ended")
+            raise RuleViolation("that export is of a game that has ended: nothing is left to play in it, so it cannot "
+                                "be imported (an export of a game still running can)")
         problems = rules.check_state(state, self.rules_for(rules.name))
         if problems:
             raise RuleViolation("that export breaks the rules: " + "; ".join(problems[:5]))

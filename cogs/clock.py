@@ -2,8 +2,8 @@
 database is the truth.
 
 The store keeps each game's next due time (the engine's deadlines: Nations turn ends, bonus expiries and
-battle choices; the God Dice reminder) and the front-end's own next reminder (Nations: the turn reminder), both
-indexed.
+battle choices; the God Dice reminder) and the front-end's own next reminder (Nations: the turn reminder; any
+game: a player's reminder by DM, `cogs.remind`), both indexed.
 The timer (one APScheduler job) fires at the earliest of them: every game due then is caught up in batches,
 one transaction a batch (`Referee.catch_up_due`), before anything is said; the announcements, reminders,
 battle choices and status edits of those games then go out through the `Announcer`, in order, at a pace
@@ -29,6 +29,7 @@ from discord.ext import commands
 
 from cogs.frontends import adapter_of
 from cogs.host import RefereeHost
+from cogs.remind import remind_players
 from cogs.render import NO_PINGS, message_batches, report_embeds, results_embed, status_embed
 from cogs.util import channel_id_of
 from data.store import GameRow, StoreUnavailable
@@ -180,9 +181,22 @@ class Clock(commands.Cog):
             adapter = adapter_of(state)
             if adapter.after_change is not None:
                 row = await adapter.after_change(self, channel, report, state, row)
+            dm_at = await self.remind_players(row, state, report, channel)
             await self.announce_results(channel, report, state)
             await self.update_status(row, state, channel)
-            await self.note_wake(row, state)
+            await self.note_wake(row, state, dm_at)
+
+    async def remind_players(self, row: GameRow, state: Any, report: Report,
+                             channel: discord.PartialMessageable) -> datetime | None:
+        """The players' reminders by DM due now (`cogs.remind`); when the next one falls due. A failure is logged
+        and leaves the rest of the follow-up to go on."""
+        try:
+            return await remind_players(self, row, state, report.caught_up + report.events, channel)
+        except StoreUnavailable as err:
+            log.warning("the reminders by DM of game %s wait: %s", row.id, err)
+        except Exception:
+            log.exception("the reminders by DM of game %s failed", row.id)
+        return None
 
     async def announce_results(self, channel: discord.PartialMessageable, report: Report, state: Any) -> None:
         """A game that this report ended with standings: its final results (Nations: LAND, stats, battles won, the
@@ -212,11 +226,13 @@ class Clock(commands.Cog):
             log.warning("could not pin the status message of game %s (Manage Messages?)", row.id)
         await self.bot.store.set_front_end(row.id, status_message_id=message.id)
 
-    async def note_wake(self, row: GameRow, state: Any) -> None:
-        """Record the game's next front-end reminder (its rule set's, if any) and arm the timer if the game needs
-        it sooner."""
+    async def note_wake(self, row: GameRow, state: Any, dm_at: datetime | None = None) -> None:
+        """Record the game's next front-end reminder (its rule set's, if any, or a player's reminder by DM,
+        `dm_at`, whichever comes first) and arm the timer if the game needs it sooner."""
         remind = adapter_of(state).remind_at
-        remind_at = remind(row, state) if remind is not None and not state.ended else None
+        own = remind(row, state) if remind is not None and not state.ended else None
+        reminders = [m for m in (own, dm_at) if m is not None]
+        remind_at = min(reminders) if reminders and not state.ended else None
         if remind_at != row.remind_at:
             await self.bot.store.set_front_end(row.id, remind_at=remind_at)
         moments = [m for m in ([] if state.ended else [next_deadline(state), remind_at]) if m is not None]

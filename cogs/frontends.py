@@ -32,6 +32,19 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Nudge:
+    """Something a player is awaited for, as their reminder by DM says it (/remind me): a rule set's adapter
+    lists those standing now (`DiscordAdapter.nudges`); each is sent once while it stands (by its `key`)."""
+
+    player: str  # whom it concerns (a Discord user id)
+    key: str  # names this occurrence: the same key while it stands, a new one for the next
+    text: str  # what the reminder says, e.g. "your turn ends <t:…>, 2 actions left (Charon, turn 1)."
+    until: datetime | None = None  # when it runs out
+    lead: bool = False  # sent the player's `before` ahead of `until` (else as soon as it stands)
+    pinged: bool = True  # the channel's own message mentions the player for it (no fallback mention needed)
+
+
+@dataclass(frozen=True)
 class DiscordAdapter:
     """What one rule set adds on Discord to the shared cogs; every field may be left out (the generic
     behaviour: the engine's views laid out, nothing more after a change)."""
@@ -63,6 +76,8 @@ class DiscordAdapter:
     after_change: Callable[[Any, discord.PartialMessageable, Report, Any, GameRow],
                            Awaitable[GameRow]] | None = None
     remind_at: Callable[[GameRow, Any], datetime | None] | None = None  # the front-end's own next reminder
+    # what each player is awaited for now (state, the report's events) → nudges (reminders by DM); None: none
+    nudges: Callable[[Any, list[Event]], list[Nudge]] | None = None
     whose_autocomplete: Autocomplete | None = None  # /log's side option
 
 

@@ -1,4 +1,4 @@
-"""/game start|status|end|import."""
+"""/game start|status|list|digest|end|import."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.render import digest_embeds, report_embeds, safe, status_embed
+from cogs.render import digest_embeds, line_text, report_embeds, safe, status_embed, text_embeds
 from cogs.util import (
     about,
     actor,
+    channel_id_of,
     channel_key,
     command_text,
     described,
@@ -24,9 +25,21 @@ from cogs.views import confirm_view
 from engine.commands import choices
 from engine.errors import BadInput
 from engine.rulesets import default_ruleset
-from referee import GAME_OVER, MAX_EXPORT_BYTES, imported_summary, read_export
+from referee import GAME_OVER, MAX_EXPORT_BYTES, MAX_LISTED, GameList, imported_summary, read_export
 
 MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
+NO_GAMES = "No game is running in this server: /game start starts one in a channel."
+
+
+def game_list_embeds(listed: GameList) -> list[discord.Embed]:
+    """/game list: one line a game, its channel as a link, then how many more there are than were shown."""
+    lines = []
+    for key, shown in listed.games:
+        channel = channel_id_of(key)
+        lines.append(f"• {f'<#{channel}>' if channel is not None else safe(key)} — {line_text(shown)}")
+    if listed.more:
+        lines.append(f"…and {listed.more} more (at most {MAX_LISTED} are shown).")
+    return text_embeds(lines or [NO_GAMES], f"Games running in this server: {listed.count}")
 
 
 @app_commands.guild_only()
@@ -58,6 +71,14 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
         state = await self.bot.referee.shown_state(channel_key(interaction))  # no live game: the last one, over
         await reply(interaction, GAME_OVER if state.ended else None,
                     embed=status_embed(state, self.bot.referee.rules_for(state.ruleset)))
+
+    @app_commands.command(name="list", description=about("game list"))
+    async def list_games(self, interaction: discord.Interaction) -> None:
+        # Anyone may list; the answer is ephemeral: its order is the caller's (their games as GM first), and a
+        # list of every game posted in a game's channel would interrupt the play there and go stale at once.
+        channel_key(interaction)  # in a server, not in direct messages
+        listed = await self.bot.referee.game_list(actor(interaction), interaction.guild_id)
+        await reply(interaction, embeds=game_list_embeds(listed), ephemeral=True)
 
     @app_commands.command(name="digest", description=about("game digest"))
     @described("game digest")

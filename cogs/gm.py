@@ -32,8 +32,8 @@ async def gm_check(interaction: discord.Interaction) -> bool:
     if has_gm_role(interaction):
         return True
     referee = bot_of(interaction).referee
-    try:
-        state = await referee.state(channel_key(interaction))
+    try:  # the live game's GMs; with none, the last ended game's (to export it; the other powers need a live one)
+        state = await referee.shown_state(channel_key(interaction))
     except NoGame:
         raise app_commands.CheckFailure("only a GM (the GM role or Manage Server) may use /gm here") from None
     if referee.is_gm(state, actor(interaction)):
@@ -92,7 +92,8 @@ class GM(commands.Cog):
         data = await self.bot.referee.export(channel_key(interaction))
         payload = io.BytesIO(json.dumps(data, indent=2).encode())
         name = f"{data['game'].get('ruleset') or default_ruleset().name}-game.json"
-        await interaction.followup.send("The game's export:", file=discord.File(payload, name), ephemeral=True)
+        said = "The channel's last game, ended: its export." if data["game"].get("ended") else "The game's export:"
+        await interaction.followup.send(said, file=discord.File(payload, name), ephemeral=True)
 
 
 class GMPowers(commands.Cog):

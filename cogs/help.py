@@ -1,4 +1,5 @@
-"""/help: the command groups, or one group's commands with their options."""
+"""/help: the channel's game's commands first (its rule set's groups, then the ones every game shares), or, where
+no game runs, the shared ones and how to start each game; or one group's commands with their options."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.render import COLOUR
-from cogs.util import about, described, offer_choices, reply
-from engine.commands import GUIDE, help_groups, help_lines
+from cogs.util import about, channel_key, described, offer_choices, reply
+from engine.commands import GUIDE, SHARED, Command, group_commands, help_groups, help_lines, help_sections
+from engine.errors import NoGame
 
 GROUPS_LIMIT = 3800  # the list of groups, in an embed's description (4096) with the guide's line
 
@@ -26,7 +28,11 @@ class Help(commands.Cog):
     @app_commands.choices(topic=[app_commands.Choice(name=word, value=word) for word in help_groups()][:25])
     async def help(self, interaction: discord.Interaction, topic: str | None = None) -> None:
         title, _ = help_lines(topic)  # refuses an unknown topic, with the groups there are
-        shown = help_text(topic, self.bot.command_ids, self.bot.tree)
+        try:
+            game: str | None = await self.bot.referee.ruleset_name(channel_key(interaction))
+        except NoGame:
+            game = None
+        shown = help_text(topic, self.bot.command_ids, self.bot.tree, game)
         embed = discord.Embed(title=title, description=fit([*shown, "", GUIDE]), colour=COLOUR)
         await reply(interaction, embed=embed, ephemeral=True)
 
@@ -45,29 +51,59 @@ def slash_command(tree: app_commands.CommandTree | None, path: str) -> app_comma
     return found if isinstance(found, app_commands.Command) else None
 
 
-def help_text(topic: str | None, ids: dict[str, int], tree: app_commands.CommandTree | None = None) -> list[str]:
-    """/help's lines: each group with its commands, or one group's commands with their options (as Discord
-    offers them) and what each does; every command a mention when its id is known."""
-    groups = help_groups()
+def help_text(topic: str | None, ids: dict[str, int], tree: app_commands.CommandTree | None = None,
+              game: str | None = None) -> list[str]:
+    """/help's lines in a channel whose game is of rule set `game` (None: no game runs there): the groups
+    (`group_list`), or one group's commands that game takes with their options (as Discord offers them) and
+    what each does; every command a mention when its id is known."""
     if not topic:
-        lines = {word: f"**/{word}** — " + ", ".join(mention(c.path, ids) for c in commands)
-                 for word, commands in groups.items()}
-        # Too long for one embed: the longest groups name their commands as text (their topic mentions them).
-        while sum(len(line) + 1 for line in lines.values()) > GROUPS_LIMIT:
-            word = max((w for w in lines if "</" in lines[w]), key=lambda w: len(lines[w]), default=None)
-            if word is None:
-                break
-            names = ", ".join(c.path.split(" ", 1)[-1] for c in groups[word])
-            lines[word] = f"**/{word}** — {names} (/help topic:{word})"
-        return list(lines.values())
+        return group_list(ids, game)
     lines = []
-    for command in groups[str(topic).strip().lstrip("/").split()[0].lower()]:
+    for command in group_commands(topic, game)[1]:
         slash = slash_command(tree, command.path)
         params = ([(p.name, p.required) for p in slash.parameters] if slash is not None
                   else [(p.name, p.required) for p in command.params])
         options = " ".join(f"`{name}:`" if required else f"`[{name}:]`" for name, required in params)
         gm = " (GM)" if command.gm_only and "(GM)" not in command.help else ""
         lines.append(f"{mention(command.path, ids)}{' ' + options if options else ''} — {command.help}{gm}")
+    return lines
+
+
+def group_line(word: str, commands: list[Command], ids: dict[str, int], short: bool = False) -> str:
+    """`**/economy** — </economy grow:id>, …`; `short`, the commands named as text (their topic mentions them)."""
+    if short:
+        names = ", ".join(c.path.split(" ", 1)[-1] for c in commands)
+        return f"**/{word}** — {names} (/help topic:{word})"
+    return f"**/{word}** — " + ", ".join(mention(c.path, ids) for c in commands)
+
+
+def group_list(ids: dict[str, int], game: str | None = None) -> list[str]:
+    """The groups with their commands (`help_sections`): in a game's channel, its rule set's under its title,
+    then the shared ones; in a channel with no game, the shared ones, then how to start each game (its
+    /game start and its groups). Within GROUPS_LIMIT: the longest groups name their commands as text."""
+    lines: list[str] = []
+    groups: dict[int, tuple[str, list[Command]]] = {}  # a line's index → its group, for shortening
+    for found, section in help_sections(game):
+        if found is not None and found.name != game:  # no game here: how to start this one, in one line
+            if "**Start a game**" not in lines:
+                lines.append("**Start a game**")
+            words = ", ".join(f"/{word}" for word in section)
+            lines.append(f"**{found.title}** — {mention('game start', ids)} `ruleset:{found.name}`"
+                         + (f", then {words}" if words else ""))
+            continue
+        if found is not None:
+            lines.append(f"**{found.title}** — this channel's game")
+        else:
+            lines.append(f"**{SHARED}**" + ("" if game is not None else " — no game in this channel yet"))
+        for word, listed in section.items():
+            groups[len(lines)] = (word, listed)
+            lines.append(group_line(word, listed, ids))
+    # Too long for one embed: the longest groups name their commands as text (their topic mentions them).
+    while sum(len(line) + 1 for line in lines) > GROUPS_LIMIT:
+        index = max((i for i in groups if "</" in lines[i]), key=lambda i: len(lines[i]), default=None)
+        if index is None:
+            break
+        lines[index] = group_line(*groups[index], ids, short=True)
     return lines
 
 

@@ -1,4 +1,5 @@
-"""/log: the latest rolls, each die with its modifiers and outcome (God Dice: the faces rolled)."""
+"""/log: the latest rolls, each die with its modifiers and outcome (God Dice: the faces rolled), each day's date
+once (`render.rolls_embed`)."""
 
 from __future__ import annotations
 

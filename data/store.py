@@ -24,7 +24,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -93,6 +93,28 @@ class GameRow:
     status_message_id: int | None = None
     reminded_turn: int = 0
     remind_at: datetime | None = None  # the front-end's next reminder
+
+
+@dataclass(frozen=True)
+class DmReminder:
+    """One player's reminders by direct message in one game (/remind me, migration 011)."""
+
+    game_id: int
+    player: str  # a Discord user id
+    before: timedelta  # how long before a deadline its reminder comes
+    failed: bool = False  # a DM was refused: their reminders go to the channel until they opt in again
+    sent: tuple[str, ...] = ()  # the keys of the reminders already sent that still stand
+
+
+@dataclass(frozen=True)
+class ListedGame:
+    """A live game as /game list lists it: where it is, its GM, and its state."""
+
+    id: int
+    channel: str
+    guild_id: int | None
+    gm: str
+    state: Any
 
 
 @dataclass(frozen=True)
@@ -533,6 +555,23 @@ class Store:
             for r in rows
         ]
 
+    async def listed_games(self, guild_id: int | None, gm: str, limit: int) -> tuple[list[ListedGame], int]:
+        """The live games of a server (`guild_id`; None: every live game in the database), those `gm` runs as
+        their GM first (compared as the referee compares GMs: without case), each group in the order the games
+        began; at most `limit` of them with their states, and how many there are in all. One round trip."""
+
+        def work(con: sqlite3.Connection) -> tuple[list[ListedGame], int]:
+            query = "SELECT id, channel, guild_id, gm FROM games WHERE ended = 0"
+            params: tuple[Any, ...] = ()
+            if guild_id is not None:
+                query, params = query + " AND guild_id = ?", (guild_id,)
+            rows = con.execute(query + " ORDER BY id", params).fetchall()
+            rows.sort(key=lambda r: r[3].lower() != gm.lower())  # stable: the start order within each group
+            shown = [ListedGame(int(r[0]), r[1], r[2], r[3], self._load(con, int(r[0]))) for r in rows[:limit]]
+            return shown, len(rows)
+
+        return await self._read(work)
+
     async def due(self, now: datetime) -> list[tuple[int, int | None]]:
         """(game id, server) of the live games with something due by `now`, earliest first: the clock's index."""
         query = "SELECT id, guild_id FROM games WHERE ended = 0 AND next_due <= ? ORDER BY next_due"
@@ -681,6 +720,39 @@ class Store:
     async def set_digest_mark(self, game_id: int, moment: datetime) -> None:
         await self._transaction(lambda con: con.execute("UPDATE games SET last_digest_at = ? WHERE id = ?",
                                                         (_iso(moment), game_id)))
+
+    # --- reminders by direct message (/remind me) ------------------------------------------------
+
+    async def dm_reminders(self, game_id: int, player: str | None = None) -> list[DmReminder]:
+        """The players of a game who want their reminders by DM (or the one `player`), in the order they opted in."""
+        query, params = "SELECT * FROM dm_reminders WHERE game_id = ?", [game_id]
+        if player is not None:
+            query += " AND player = ?"
+            params.append(player)
+        rows = await self._fetchall(query + " ORDER BY rowid", params)
+        return [DmReminder(int(r["game_id"]), r["player"], timedelta(minutes=int(r["before_minutes"])),
+                           bool(r["failed"]), tuple(orjson.loads(r["sent"]))) for r in rows]
+
+    async def set_dm_reminder(self, game_id: int, player: str, before: timedelta, sent: tuple[str, ...] = ()) -> None:
+        """Turn a player's reminders by DM on (again: a past failure is forgotten), `before` a deadline; `sent`:
+        the reminders standing now that they are not to be sent (they were announced already)."""
+        await self._transaction(lambda con: con.execute(
+            "INSERT OR REPLACE INTO dm_reminders (game_id, player, before_minutes, failed, sent)"
+            " VALUES (?, ?, ?, 0, ?)",
+            (game_id, player, round(before.total_seconds() / 60), _json(list(sent)))))
+
+    async def clear_dm_reminder(self, game_id: int, player: str) -> bool:
+        """Turn a player's reminders by DM off; whether they were on."""
+        cursor = await self._transaction(lambda con: con.execute(
+            "DELETE FROM dm_reminders WHERE game_id = ? AND player = ?", (game_id, player)))
+        return bool(cursor.rowcount)
+
+    async def note_dm_reminders(self, game_id: int, noted: list[DmReminder]) -> None:
+        """Record what the clock did with players' reminders by DM (the keys sent, a DM refused): one transaction.
+        A player who turned them off meanwhile stays off."""
+        await self._transaction(lambda con: con.executemany(
+            "UPDATE dm_reminders SET failed = ?, sent = ? WHERE game_id = ? AND player = ?",
+            [(int(r.failed), _json(list(r.sent)), game_id, r.player) for r in noted]))
 
     async def add_free_roll(self, game_id: int, actor: str, roll: FreeRoll, turn: int, now: datetime) -> None:
         """Log a free roll (/roll) in a game's ledger: a rolls row of no action, marked `free` (see migration

@@ -12,12 +12,21 @@ from typing import Any
 import engine  # noqa: F401  (registers every rule set)
 from engine import clock, gm
 from engine.errors import BadInput, RuleViolation
-from engine.rulesets import RULESETS, on_register, ruleset
-from engine.vocabulary import MAX_TOML_FILE, Command, Param, build_action, coerce_options, parse_dice
+from engine.rulesets import RULESETS, RuleSet, on_register, ruleset
+from engine.vocabulary import (
+    LIST,
+    MAX_TOML_FILE,
+    TEXT,
+    Command,
+    Param,
+    build_action,
+    coerce_options,
+    parse_dice,
+)
 
 __all__ = ["BY_PATH", "COMMANDS", "GUIDE", "MAX_TOML_FILE", "PREFIXES", "Command", "Param", "build_action",
-           "check_ruleset", "choices", "coerce_options", "find_command", "help_groups", "help_lines", "parse_dice",
-           "unknown_command"]
+           "check_ruleset", "choices", "coerce_options", "find_command", "group_commands", "help_groups", "help_lines",
+           "help_sections", "parse_dice", "unknown_command"]
 
 P = Param
 
@@ -33,11 +42,13 @@ def _game_start() -> Command:
     return Command("game start", "start a game here; you are its GM",
                    (P("ruleset", help=f"the rule set (default {names[0] if names else 'none'})", choices=names),
                     P("turn_hours", float, help="Nations: turn length in hours"),
-                    P("options", help='God Dice: optional rules, e.g. "campaign resurrection free_for_all"')))
+                    P("options", help='God Dice: optional rules, e.g. "campaign resurrection free_for_all"',
+                      words=LIST)))
 
 
 GAME_AFTER_START = (
     Command("game status", "where this channel's game stands"),
+    Command("game list", "the games running in this server: channel, rule set, turn, who owes a move, deadline"),
     Command("game digest", "everything since a time or the last digest, for a turn post: actions and their rolls, "
                            "turn ends, expiries, battles (anyone may read one; the GM's, without since:, "
                            "moves the mark where the next one starts)",
@@ -45,31 +56,49 @@ GAME_AFTER_START = (
                              'last digest, or the game\'s start'),)),
     Command("game end", "end this game (GM)", action=lambda o: clock.EndGame(), gm_only=True),
     Command("game import", "load a game from a JSON export into a channel with no game; you become its GM",
-            (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)"),)),
+            (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)",
+               words=TEXT),)),
 )
-LOG = (Command("log", "the latest rolls", (P("nation", help="Nations: one nation's; God Dice: one player's"),
+LOG = (Command("log", "the latest rolls", (P("nation", help="Nations: one nation's; God Dice: one player's",
+                                             words=TEXT),
                                            P("limit", int, help="how many rolls (default 10)"))),)
 ROLL = (Command("roll", "roll any dice — a free roll, not a rule roll (shown in /log when a game runs here)",
                 (P("dice", required=True,
-                   help='dice as dice bots write them, e.g. 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis"'),)),)
+                   help='dice as dice bots write them, e.g. 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis"',
+                   words=TEXT),)),)
+DM_REMINDERS_ON_DISCORD = ("reminders by direct message are a Discord feature; here, /game digest shows what happened "
+                          "since you last looked (nothing changed)")
+
+
+def _discord_only(o: dict[str, Any]) -> Any:
+    """/remind me is answered by the Discord front-end itself; any other front-end refuses it, changing nothing."""
+    raise BadInput(DM_REMINDERS_ON_DISCORD)
+
+
+REMIND = (Command("remind me", "your reminders in this game by direct message (on Discord): your turn's end, a "
+                               "choice or move that waits for you",
+                  (P("dm", required=True, choices=("on", "off"), help="on: reminders by DM; off: the channel's "
+                                                                       "mentions only"),
+                   P("before", help="how long before your turn ends the reminder comes: 10m to 24h (default 2h)")),
+                  action=_discord_only),)
 GM_DICE = (
     Command("gm dice", "enter the next dice by hand (\"clear\" empties the queue)",
             (P("values", required=True,
-               help='the dice in the order they will be rolled, e.g. "7 3 10"; "clear" empties'),),
+               help='the dice in the order they will be rolled, e.g. "7 3 10"; "clear" empties', words=LIST),),
             action=_dice, gm_only=True),
 )
 GM_LATE = (
     Command("gm undo", "undo the game's last action, rolls included", gm_only=True),
     Command("gm house", "change a house setting for this game",
             (P("key", required=True, help="the house setting to change"),
-             P("value", required=True, help="its new value for this game")),
+             P("value", required=True, help="its new value for this game", words=TEXT)),
             action=lambda o: gm.SetHouse(o["key"], str(o["value"])), gm_only=True),
     Command("gm export", "write this game as JSON",
-            (P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR"),
+            (P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR", words=TEXT),
              P("overwrite", help="console: true to replace an existing file", choices=("true", "false"))),
             gm_only=True),
     Command("help", "the commands of one group with their options, or the groups",
-            (P("topic", help="a command group, e.g. nation, gm or godsfire (none: the list of groups)"),)),
+            (P("topic", help="a command group, e.g. nation, gm or godsfire (none: the list of groups)", words=TEXT),)),
 )
 
 
@@ -77,7 +106,7 @@ def _assemble() -> list[Command]:
     own = [replace(c, ruleset=rs.name) for rs in RULESETS.values() for c in rs.commands]
     play = [c for c in own if not c.path.startswith("gm ")]
     gm_powers = [c for c in own if c.path.startswith("gm ")]
-    return [_game_start(), *GAME_AFTER_START, *play, *LOG, *ROLL, *GM_DICE, *gm_powers, *GM_LATE]
+    return [_game_start(), *GAME_AFTER_START, *play, *LOG, *ROLL, *REMIND, *GM_DICE, *gm_powers, *GM_LATE]
 
 
 COMMANDS: list[Command] = []
@@ -123,26 +152,66 @@ def help_groups() -> dict[str, list[Command]]:
     return groups
 
 
-def help_lines(topic: str | None = None) -> tuple[str, list[str]]:
-    """`/help`'s title and lines: every group with its commands' names, or one group's commands with their
-    options (`topic`). Refuses an unknown topic with the groups there are."""
+HELP_TITLE = "Referee commands (/help topic:<group> for one group's options)"
+SHARED = "Every game"  # the heading of the commands every game shares
+
+
+def help_sections(game: str | None = None) -> list[tuple[RuleSet | None, dict[str, list[Command]]]]:
+    """/help's commands for a channel, in sections: a rule set with its own commands, or None with the ones
+    every game shares. With a game (`game`: its rule set's name), its rule set's first, then the shared ones;
+    without one, the shared ones, then each rule set's (how to start it: `/game start ruleset:<name>`). A
+    section's groups go by their first word, in the vocabulary's order; a group may be in two sections, each
+    with its own commands (/gm: the GM commands every game has, and each rule set's own)."""
+
+    def section(name: str | None) -> dict[str, list[Command]]:
+        groups: dict[str, list[Command]] = {}
+        for command in COMMANDS:
+            if command.ruleset == name:
+                groups.setdefault(command.path.split()[0], []).append(command)
+        return groups
+
+    if game is not None and game in RULESETS:
+        return [(RULESETS[game], section(game)), (None, section(None))]
+    return [(None, section(None)), *((found, section(found.name)) for found in RULESETS.values())]
+
+
+def group_commands(topic: str, game: str | None = None) -> tuple[str, list[Command]]:
+    """`/help topic:`'s group (its first word: "gm") and its commands: in a game, the ones that game takes (the
+    shared ones and its rule set's; the whole group when it has none of those), else all. Refuses an unknown
+    topic with the groups there are."""
     groups = help_groups()
-    if not topic:
-        lines = []
-        for word, commands in groups.items():
-            names = ", ".join(c.path.split(" ", 1)[1] if " " in c.path else c.path for c in commands)
-            lines.append(f"/{word}: {names}")
-        return "Referee commands (/help topic:<group> for one group's options)", lines
     words = str(topic).strip().lstrip("/").split()
     key = words[0].lower() if words else ""
     if key not in groups:
         raise BadInput(f"no command group {topic!r}; groups: {', '.join(groups)}")
+    taken = [c for c in groups[key] if c.ruleset is None or c.ruleset == game]
+    return key, taken if game is not None and game in RULESETS and taken else groups[key]
+
+
+def help_lines(topic: str | None = None, game: str | None = None) -> tuple[str, list[str]]:
+    """`/help`'s title and lines for a channel whose game is of rule set `game` (None: no game): its rule set's
+    groups with their commands' names, then the shared ones (`help_sections`); without a game, the shared ones,
+    then each rule set's under how to start it. With `topic`, one group's commands with their options."""
+    if topic:
+        key, commands = group_commands(topic, game)
+        lines = []
+        for command in commands:
+            options = " ".join(f"{p.name}:" if p.required else f"[{p.name}:]" for p in command.params)
+            lines.append(f"/{command.path}{' ' + options if options else ''} — {command.help}"
+                         + (" (GM)" if command.gm_only and "(GM)" not in command.help else ""))
+        return f"/{key} commands", lines
     lines = []
-    for command in groups[key]:
-        options = " ".join(f"{p.name}:" if p.required else f"[{p.name}:]" for p in command.params)
-        lines.append(f"/{command.path}{' ' + options if options else ''} — {command.help}"
-                     + (" (GM)" if command.gm_only and "(GM)" not in command.help else ""))
-    return f"/{key} commands", lines
+    for found, groups in help_sections(game):
+        if found is None:
+            lines.append(f"{SHARED}:")
+        elif found.name == game:
+            lines.append(f"{found.title} (this game):")
+        else:
+            lines.append(f"{found.title} (/game start ruleset:{found.name}):")
+        for word, commands in groups.items():
+            names = ", ".join(c.path.split(" ", 1)[1] if " " in c.path else c.path for c in commands)
+            lines.append(f"/{word}: {names}")
+    return HELP_TITLE, lines
 
 
 def find_command(words: list[str]) -> tuple[Command, list[str]]:

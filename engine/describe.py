@@ -21,9 +21,38 @@ def utc_text(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
+IRREGULAR = {"die": "dice"}
+"""Nouns whose plural is not the noun with an s."""
+
+
 def plural(count: int, noun: str) -> str:
-    """`1 action`, `2 actions`."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+    """`1 action`, `2 actions`; `2 GM-entered dice` (the last word of `noun` is the one made plural)."""
+    if count == 1:
+        return f"{count} {noun}"
+    head, _, last = noun.rpartition(" ")
+    return f"{count} {head}{' ' if head else ''}{IRREGULAR.get(last, last + 's')}"
+
+
+def setting_value(value: object) -> str:
+    """A house setting's value in words: `yes`/`no`, `12` (not `12.0`), `green`."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def setting_words(key: str) -> str:
+    """`actions per turn (`actions_per_turn`)`: a house setting in words, then its name as `/gm house key:` takes
+    it (in backticks: the one way a setting's name is shown)."""
+    if "_" not in key:
+        return key
+    words = " ".join(word.upper() if word in SHORT_WORDS else word for word in key.split("_"))
+    return f"{words} (`{key}`)"
+
+
+SHORT_WORDS = frozenset({"hp", "mp", "ng", "ag", "sqd", "pdf", "gb"})
+"""Abbreviations written in capitals when a name is put in words (`full HP after battle`, `AG strength`)."""
 
 
 def signed(value: int) -> str:
@@ -74,9 +103,9 @@ def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str |
         case ev.GameEnded(standings=s) if not s:
             return "The game is over."
         case ev.HouseChanged(key=key, value=value):
-            return f"House setting {key} is now {value} for this game."
+            return f"House setting {setting_words(key)} is now {setting_value(value)} for this game."
         case ev.DiceQueued(values=values, by=by):
-            return f"GM {who(by)} entered the next {len(values)} {'die' if len(values) == 1 else 'dice'}."
+            return f"GM {who(by)} entered the next {plural(len(values), 'die')}."
         case ev.DiceCleared(by=by):
             return f"GM {who(by)} cleared the entered dice."
         case ev.ActionUndone(summary=summary, by=by, undone_actor=undone_actor):

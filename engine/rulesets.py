@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import BadInput
-from engine.view import View, view
+from engine.view import Line, View, view
 
 if TYPE_CHECKING:
     from engine.clock import Deadline
@@ -21,6 +21,23 @@ if TYPE_CHECKING:
 
     When = Callable[[Any], str]
     Who = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class Glance:
+    """A game at a glance, as /game list shows it: where it stands (`stage`: the turn, and the phase where the
+    rule set has phases), who still owes a move (`awaiting`, one line; None: no one in particular) and the
+    next deadline for them (`due`; None: none)."""
+
+    stage: str
+    awaiting: Line | None = None
+    due: datetime | None = None
+
+
+def plain_glance(state: Any) -> Glance:
+    """The glance of a rule set that writes none: its turn, and its next deadline that is not a reminder."""
+    due = [d.at for d in ruleset_of(state).deadlines(state) if d.what != "reminder"]
+    return Glance(f"turn {getattr(state, 'turn', 0)}", None, min(due, default=None))
 
 
 @dataclass(frozen=True)
@@ -55,6 +72,7 @@ class RuleSet:
     results: Callable[[dict[str, Any], Who], View | None] | None = None  # those standings as a view
     discord: str | None = None  # its Discord adapter's package (None: the vocabulary's generic cog)
     help_topic: str | None = None  # the guide in docs/ that explains it
+    glance: Callable[[Any], Glance] = plain_glance  # /game list's line: stage, who owes a move, deadline
 
     def default_rules(self) -> Any:
         """This rule set's rules when it has no data file."""

@@ -9,7 +9,7 @@ before it. No front-end adds emphasis to finished text: what is strong is said h
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -51,10 +51,13 @@ def part_text(part: Part) -> str:
 
 @dataclass(frozen=True)
 class Line:
-    """One line of a view: its parts in order; `item` when it is an entry of a list under the line before."""
+    """One line of a view: its parts in order; `item` when it is an entry of a list under the line before;
+    `table` when it is a row of a stat block, whose columns a front-end keeps (in a forum's proportional font:
+    a run of such rows in a code block, as plain monospaced text with no emphasis)."""
 
     parts: tuple[Part, ...]
     item: bool = False
+    table: bool = False
 
     @property
     def text(self) -> str:
@@ -62,9 +65,21 @@ class Line:
         return "".join(part_text(p) for p in self.parts)
 
 
-def line(*parts: Part, item: bool = False) -> Line:
+def line(*parts: Part, item: bool = False, table: bool = False) -> Line:
     """`line("LAND ", Strong("25"))`: empty parts are left out."""
-    return Line(tuple(p for p in parts if not isinstance(p, str) or p), item)
+    return Line(tuple(p for p in parts if not isinstance(p, str) or p), item, table)
+
+
+def table_rows(*rows: Sequence[str], gap: int = 2) -> list[Line]:
+    """Rows of a stat block as `table` lines whose columns line up: each cell but a row's last padded to its
+    column's widest, `gap` spaces between (`ECONOMY 5 (-2)   STABILITY 10 (+0)`)."""
+    widths: dict[int, int] = {}
+    for row in rows:
+        for column, cell in enumerate(row[:-1]):
+            widths[column] = max(widths.get(column, 0), len(cell))
+    spacer = " " * gap
+    return [Line((spacer.join([*(cell.ljust(widths[c]) for c, cell in enumerate(row[:-1])), *row[-1:]]),),
+                 table=True) for row in rows]
 
 
 def item(*parts: Part) -> Line:

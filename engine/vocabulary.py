@@ -15,6 +15,20 @@ from typing import Any
 
 from engine.errors import BadInput
 
+ONE = "one"
+"""A value of one word (a number, a choice, a player): a word after it, unquoted, is refused (never taken as the
+next option)."""
+TEXT = "text"
+"""A value that may have several words (a nation's name, a position "Sol 2", a dice expression "1d20 adv", a file):
+in the console, the words after `name:` up to the next option are read whole."""
+LIST = "list"
+"""Several values in one option (dice "7 3 10", regions "Sol 2, Vega 1"): read whole after `name:` like TEXT; a
+list given without its name must be quoted."""
+NUMBERS = "numbers"
+"""A list of whole numbers (units "1 5", counters "3 4"): as LIST, and each word is checked (`#3` and commas
+allowed), so that a stray word is refused by name, on Discord as in the console."""
+WORDS = (ONE, TEXT, LIST, NUMBERS)
+
 
 @dataclass(frozen=True)
 class Param:
@@ -23,6 +37,18 @@ class Param:
     required: bool = False
     help: str = ""
     choices: tuple[str, ...] = ()  # offered as choices on Discord; the engine checks the value
+    words: str = ONE  # how many words its value may have: ONE, TEXT, LIST or NUMBERS
+
+    def __post_init__(self) -> None:
+        if self.words not in WORDS:
+            raise ValueError(f"option {self.name}: words is one of {', '.join(WORDS)}, not {self.words!r}")
+        if self.words != ONE and (self.kind is not str or self.choices):
+            raise ValueError(f"option {self.name}: only a text option without choices may take several words")
+
+    @property
+    def several(self) -> bool:
+        """Whether its value may have several words (read whole after `name:` in the console)."""
+        return self.words != ONE
 
 
 MAX_TOML_FILE = 200_000
@@ -49,15 +75,19 @@ def parse_dice(text: str) -> list[int | str]:
     return [int(t) if t.isdecimal() else t.upper() for t in tokens]
 
 
+def unknown_option(command: Command, names: set[str]) -> BadInput:
+    """The refusal of options a command does not have, naming the ones it has."""
+    params = [p.name for p in command.params]
+    return BadInput(f"/{command.path} has no option {', '.join(sorted(names))}"
+                    + (f"; its options: {', '.join(params)}" if params else ""))
+
+
 def coerce_options(command: Command, raw: dict[str, Any]) -> dict[str, Any]:
     """Check names, required options, types and choices; returns typed options."""
     params = {p.name: p for p in command.params}
     unknown = set(raw) - set(params)
     if unknown:
-        raise BadInput(
-            f"/{command.path} has no option {', '.join(sorted(unknown))}"
-            + (f"; its options: {', '.join(params)}" if params else "")
-        )
+        raise unknown_option(command, unknown)
     typed: dict[str, Any] = {}
     for name, param in params.items():
         value = raw.get(name)
@@ -65,6 +95,8 @@ def coerce_options(command: Command, raw: dict[str, Any]) -> dict[str, Any]:
             if param.required:
                 raise BadInput(f"/{command.path} needs {name}:")
             continue
+        if param.words == NUMBERS:
+            check_numbers(name, str(value))
         if param.kind is not str and isinstance(value, str):
             try:
                 value = param.kind(value)
@@ -73,6 +105,174 @@ def coerce_options(command: Command, raw: dict[str, Any]) -> dict[str, Any]:
                 raise BadInput(f"{name} must be {kind}, not {value!r}") from None
         typed[name] = value
     return typed
+
+
+MAX_SHOWN_WORD = 40  # a refused word is shown at most this long
+MAX_NUMBER_DIGITS = 18  # a number of a NUMBERS list has at most this many digits
+
+
+def shown_word(word: str) -> str:
+    """A word of the input as a refusal quotes it: repr, cut to MAX_SHOWN_WORD characters."""
+    return repr(word if len(word) <= MAX_SHOWN_WORD else word[:MAX_SHOWN_WORD] + "…")
+
+
+def check_numbers(name: str, value: str) -> None:
+    """A NUMBERS option's value: whole numbers apart by spaces or commas (`#3` allowed); refuses the first word
+    that is not one, by name."""
+    for word in re.split(r"[\s,]+", value.strip()):
+        if word and not word.removeprefix("#").isdecimal():
+            raise BadInput(f"{name}: {shown_word(word)} is not a number; give numbers, e.g. {name}:\"1 5\"")
+        if len(word.removeprefix("#")) > MAX_NUMBER_DIGITS:
+            raise BadInput(f"{name}: {shown_word(word)} is too large for a number here")
+
+
+# --- reading a typed line's options (the console) ----------------------------------------------------
+
+_BLANKS = " \t\r\n"
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word of a typed line as the shell would read it (`shlex`, POSIX, `#` comments): its text, whether
+    any of it was quoted, and where it stands in the line (`start`, `end`: the raw text, quotes included)."""
+    text: str
+    quoted: bool
+    start: int
+    end: int
+
+
+def split_words(line: str) -> list[Word]:
+    """The words of `line`, exactly as `shlex.split(line, comments=True)` reads them, with their places.
+
+    Raises ValueError ("No closing quotation", "No escaped character") as shlex does."""
+    words: list[Word] = []
+    i, n = 0, len(line)
+    while i < n:
+        if line[i] in _BLANKS:
+            i += 1
+            continue
+        if line[i] == "#":
+            break
+        start, text, quoted, comment = i, [], False, False
+        while i < n and line[i] not in _BLANKS:
+            ch = line[i]
+            if ch == "#":  # a comment, even inside a word (as shlex reads it)
+                comment = True
+                break
+            if ch == "\\":
+                if i + 1 >= n:
+                    raise ValueError("No escaped character")
+                text.append(line[i + 1])
+                i += 2
+            elif ch == "'":
+                end = line.find("'", i + 1)
+                if end < 0:
+                    raise ValueError("No closing quotation")
+                text.append(line[i + 1:end])
+                quoted, i = True, end + 1
+            elif ch == '"':
+                quoted, i = True, i + 1
+                while True:
+                    if i >= n:
+                        raise ValueError("No closing quotation")
+                    ch = line[i]
+                    if ch == '"':
+                        i += 1
+                        break
+                    if ch == "\\" and i + 1 < n and line[i + 1] in '"\\':
+                        text.append(line[i + 1])
+                        i += 2
+                    elif ch == "\\" and i + 1 >= n:
+                        raise ValueError("No escaped character")
+                    else:
+                        text.append(ch)
+                        i += 1
+            else:
+                text.append(ch)
+                i += 1
+        words.append(Word("".join(text), quoted, start, i))
+        if comment:
+            break
+    return words
+
+
+def read_options(command: Command, words: list[Word], line: str) -> dict[str, str]:
+    """A command's options from the words typed after its path: `name:value`, or values in the order of the
+    options not named (`/nation claim Charon bob`).
+
+    Nothing typed is ever given to another option than the one it was written for:
+    - after an unquoted `name:value`, the next words up to the next `name:` belong to it when the option takes
+      several words (`Param.words`: `units:1 5`, `name:flying kick`, `dice:1d20 adv`, spaced as typed), a word
+      after `name:` with nothing after the colon is its value (`player: alice`), and any other word is refused,
+      named (`'5' after retreat_at:1 is not an option`);
+    - a word after a list given without its name, unquoted, is refused, named (`/attack declare Charon 1 5`:
+      quote a list, `units:"1 5"`);
+    - an option named twice is refused, and so is a value with no option left to take it."""
+    params = {p.name: p for p in command.params}
+    items: list[tuple[str | None, Word]] = []  # (the option named, or None for a bare value; the word)
+    named: set[str] = set()
+    for word in words:
+        name, sep, _ = word.text.partition(":")
+        if sep and name.isidentifier():
+            key = name.lower()
+            if key in named:
+                raise BadInput(f"{key}: is given twice on this line; give each option once")
+            named.add(key)
+            items.append((key, word))
+        else:
+            items.append((None, word))
+    free = [p for p in command.params if p.name not in named]
+    options: dict[str, str] = {}
+    last: tuple[str, Param | None, Word] | None = None  # ("named" or "bare", its option, the word)
+    for position, (key, word) in enumerate(items):
+        if key is not None:
+            options[key] = word.text.partition(":")[2]
+            last = ("named", params.get(key), word)
+            continue
+        if last is not None and last[0] == "named" and not last[2].quoted:  # a word after an unquoted name:value
+            name = last[2].text.partition(":")[0].lower()
+            param = last[1]
+            if param is None:
+                raise unknown_option(command, {name})
+            if param.several or options[name] == "":
+                gap = line[items[position - 1][1].end:word.start]  # the spaces as typed
+                options[name] = options[name] + gap + word.text if options[name] else word.text
+                if not param.several:
+                    last = ("named", param, Word(f"{name}:{word.text}", False, last[2].start, word.end))
+                continue
+            raise BadInput(f"{shown_word(word.text)} after {name}:{_shown_value(options[name])} is not an option: "
+                           f"{name}: takes one word (write each option as name:value)")
+        before = last[1] if last is not None and last[0] == "bare" and not last[2].quoted else None
+        if not free:
+            stray = [w.text for k, w in items[position:] if k is None]
+            hint = ""
+            if before is not None and before.several:
+                hint = f": quote it, {before.name}:\"{' '.join([options[before.name], *_bare_run(items, position)])}\""
+            raise BadInput(f"/{command.path} takes {', '.join(params) or 'no options'}; "
+                           f"{shown_word(' '.join(stray))} is too much{hint}")
+        if before is not None and before.words in (LIST, NUMBERS):
+            listed = " ".join([options[before.name], *_bare_run(items, position)])
+            raise BadInput(f"{shown_word(word.text)} after {before.name} {_shown_value(options[before.name])} "
+                           f"is not an option: quote a list, {before.name}:\"{listed}\"")
+        param = free.pop(0)
+        options[param.name] = word.text
+        last = ("bare", param, word)
+    return options
+
+
+def _bare_run(items: list[tuple[str | None, Word]], position: int) -> list[str]:
+    """The bare words from `position` up to the next named option."""
+    run = []
+    for key, word in items[position:]:
+        if key is not None:
+            break
+        run.append(word.text)
+    return run
+
+
+def _shown_value(value: str) -> str:
+    """A value as a refusal shows it (cut if long)."""
+    return value if len(value) <= MAX_SHOWN_WORD else value[:MAX_SHOWN_WORD] + "…"
 
 
 def build_action(command: Command, options: dict[str, Any]) -> Any:

@@ -1166,6 +1166,8 @@ class FakeDiscord:
         self.users: dict[int, FakeUser] = {self.bot_user.id: self.bot_user, self.owner_user.id: self.owner_user}
         self._channels: dict[int, FakeChannel] = {}
         self._dm_channels: dict[int, FakeChannel] = {}
+        #: Users who do not take direct messages from the bot (a DM to them: 403, code 50007, as on Discord).
+        self.closed_dms: set[int] = set()
         self._messages: dict[int, FakeMessage] = {}
         self._channel_messages: dict[int, list[FakeMessage]] = {}
         self._attachments: dict[int, FakeAttachment] = {}
@@ -1535,6 +1537,13 @@ class FakeDiscord:
     def get_message(self, message_id: int) -> FakeMessage | None:
         """Any message by id (including ephemeral and deleted ones)."""
         return self._messages.get(message_id)
+
+    def close_dms(self, user: FakeUser | FakeMember | int, closed: bool = True) -> None:
+        """Make ``user`` refuse (or, with ``closed=False``, take again) the bot's direct messages: sending to
+        their DM channel answers 403 "Cannot send messages to this user" (code 50007), as Discord does when a
+        user has closed their DMs."""
+        user_id = self._user(user).id
+        (self.closed_dms.add if closed else self.closed_dms.discard)(user_id)
 
     def dm_channel(self, user: FakeUser | int) -> FakeChannel | None:
         """The DM channel the bot opened with ``user``, if any."""
@@ -3184,6 +3193,9 @@ class FakeDiscord:
                 raise _HTTPError(400, 50083, "Thread is archived")
         elif channel.type == 4:
             raise _HTTPError(400, 50008, "Cannot send messages in a non-text channel")
+        elif channel.is_dm:
+            if any(u.id in self.closed_dms for u in channel.recipients):
+                raise _HTTPError(403, 50007, "Cannot send messages to this user")
         else:
             self._require_bot(channel, SEND_MESSAGES)
         msg = self._create_message(channel, self.bot_user, req.json(), req.files)

@@ -3,7 +3,7 @@ reminders with them, the table's status. `ADAPTER` is what the shared cogs use o
 registry names this package (`RuleSet.discord`)."""
 
 from cogs.frontends import DiscordAdapter
-from cogs.goddice import clock, render, views
+from cogs.goddice import clock, reminders, render, views
 from cogs.goddice.cog import player_autocomplete
 
 ADAPTER = DiscordAdapter(
@@ -14,5 +14,6 @@ ADAPTER = DiscordAdapter(
     answer=views.answer_move,
     announce=clock.announce,
     after_change=clock.after_change,
+    nudges=reminders.nudges,
     whose_autocomplete=player_autocomplete,
 )

@@ -17,7 +17,7 @@ from cogs.util import actor, bot_of, channel_key, reply, run_command
 from cogs.views import click_lock, guarded
 from engine.errors import RuleViolation
 from engine.goddice.cards import FACE_NAMES
-from engine.goddice.common import legal_attacks, rollable, waiting_for
+from engine.goddice.common import campaign_game, legal_attacks, rollable, waiting_for
 from engine.goddice.describe import attack_text
 from engine.goddice.events import MoveAwaited
 from engine.goddice.state import FAVOR, OPENING, ROLLING, GoddiceState
@@ -26,12 +26,15 @@ from referee import Report
 log = logging.getLogger("referee.views")
 
 MOVE_CONTROLS = 0  # the `choice_messages` row (battle 0: God Dice has no battles) of a game's move controls
-MOVE = r"(?P<game>\d+):(?P<move>\d+-\d+)"  # the game, and the move: its turn and the attack rolls made so far
+# the game, and the move: (a Campaign's later game, `game.`) its turn and the attack rolls made so far
+MOVE = r"(?P<game>\d+):(?P<move>(?:\d+\.)?\d+-\d+)"
 
 
 def move_of(state: GoddiceState) -> str:
-    """The move a control belongs to: `turn-rolls` (each roll of the attack dice is a new move)."""
-    return f"{state.turn}-{len(state.current.rolled) if state.current else 0}"
+    """The move a control belongs to: `turn-rolls` (each roll of the attack dice is a new move); in a Campaign's
+    second game on, `game.turn-rolls` (each game counts its turns from 1)."""
+    game = campaign_game(state)
+    return ("" if game == 1 else f"{game}.") + f"{state.turn}-{len(state.current.rolled) if state.current else 0}"
 
 
 async def _current_move(interaction: discord.Interaction, game_id: int, move: str, phase: str) -> GoddiceState:

@@ -5,7 +5,7 @@ and Allow; a loss choice; a retreat) on each answer and the clock's announcement
 this package (`RuleSet.discord`)."""
 
 from cogs.frontends import DiscordAdapter
-from cogs.godsfire import buttons, render
+from cogs.godsfire import buttons, reminders, render
 from cogs.godsfire.cog import player_autocomplete
 
 ADAPTER = DiscordAdapter(
@@ -16,5 +16,6 @@ ADAPTER = DiscordAdapter(
     answer=buttons.answer,
     announce=buttons.announce,
     after_change=buttons.after_change,
+    nudges=reminders.nudges,
     whose_autocomplete=player_autocomplete,
 )

@@ -3,7 +3,7 @@ powers), its embeds, its battle choices and what the clock does for it. `ADAPTER
 of it (`cogs.frontends`); the registry names this package (`RuleSet.discord`)."""
 
 from cogs.frontends import DiscordAdapter
-from cogs.nations import clock, render, views
+from cogs.nations import clock, reminders, render, views
 from cogs.nations.autocomplete import nation_autocomplete
 
 ADAPTER = DiscordAdapter(
@@ -20,7 +20,10 @@ ADAPTER = DiscordAdapter(
     clock_kinds=render.CLOCK_KINDS,
     gm_act=render.gm_act,
     outcome=render.outcome,
+    answer=render.answer,
+    announce=clock.announce,
     after_change=clock.after_change,
     remind_at=clock.remind_at,
+    nudges=reminders.nudges,
     whose_autocomplete=nation_autocomplete,
 )

@@ -8,8 +8,8 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.nations.autocomplete import nation_autocomplete, own_unit_autocomplete
-from cogs.nations.render import army_embed
-from cogs.util import about, actor, described, query_state, reply, run_command
+from cogs.nations.render import army_embed, run
+from cogs.util import about, actor, described, query_state, reply
 from engine.nations.common import RULESET, viewed_nation
 
 
@@ -30,7 +30,7 @@ class Army(commands.GroupCog, group_name="army", group_description="Your units")
     @described("army disband")
     @app_commands.autocomplete(unit=own_unit_autocomplete)
     async def disband(self, interaction: discord.Interaction, unit: int) -> None:
-        await run_command(interaction, "army disband", unit=unit)
+        await run(interaction, "army disband", unit=unit)
 
 
 async def setup(bot: RefereeHost) -> None:

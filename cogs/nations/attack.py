@@ -17,8 +17,8 @@ from cogs.nations.autocomplete import (
     pair_attacker_autocomplete,
     pair_defender_autocomplete,
 )
-from cogs.nations.render import battles_embed
-from cogs.util import about, described, query_state, reply, run_command
+from cogs.nations.render import battles_embed, run
+from cogs.util import about, described, query_state, reply
 
 
 @app_commands.guild_only()
@@ -31,14 +31,14 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
     @app_commands.autocomplete(target=nation_autocomplete, units=own_units_autocomplete)
     async def declare(self, interaction: discord.Interaction, target: str, units: str,
                       retreat_at: app_commands.Range[int, 0, 10] | None = None) -> None:
-        await run_command(interaction, "attack declare", target=target, units=units, retreat_at=retreat_at)
+        await run(interaction, "attack declare", target=target, units=units, retreat_at=retreat_at)
 
     @app_commands.command(name="commit", description=about("attack commit"))
     @described("attack commit")
     @app_commands.autocomplete(units=commit_units_autocomplete, battle=my_battle_autocomplete)
     async def commit(self, interaction: discord.Interaction, units: str,
                      retreat_at: app_commands.Range[int, 0, 10] | None = None, battle: int | None = None) -> None:
-        await run_command(interaction, "attack commit", units=units, retreat_at=retreat_at, battle=battle)
+        await run(interaction, "attack commit", units=units, retreat_at=retreat_at, battle=battle)
 
     @app_commands.command(name="pair", description=about("attack pair"))
     @described("attack pair")
@@ -46,14 +46,14 @@ class Attack(commands.GroupCog, group_name="attack", group_description="War: bat
                                battle=my_battle_autocomplete)
     async def pair(self, interaction: discord.Interaction, attacker: int, defender: int,
                    battle: int | None = None) -> None:
-        await run_command(interaction, "attack pair", attacker=attacker, defender=defender, battle=battle)
+        await run(interaction, "attack pair", attacker=attacker, defender=defender, battle=battle)
 
     @app_commands.command(name="retreat", description=about("attack retreat"))
     @described("attack retreat")
     @app_commands.autocomplete(unit=own_unit_autocomplete)
     async def retreat(self, interaction: discord.Interaction, unit: int,
                       at_hp: app_commands.Range[int, 0, 10] | None = None) -> None:
-        await run_command(interaction, "attack retreat", unit=unit, at_hp=at_hp)
+        await run(interaction, "attack retreat", unit=unit, at_hp=at_hp)
 
     @app_commands.command(name="status", description=about("attack status"))
     @described("attack status")

@@ -1,6 +1,6 @@
-"""What the clock does for a Nations game after each change: offer the battle choices a report opened (and take
-the controls off the choices it settled), and once a turn, before its end, remind the players who still have
-actions left."""
+"""What the clock does for a Nations game: announce what fell due (its battles as fields, a choice's reminder as a
+mention of its chooser); after each change, offer the battle choices a report opened (and take the controls off
+the choices it settled), and once a turn, before its end, remind the players who still have actions left."""
 
 from __future__ import annotations
 
@@ -10,15 +10,35 @@ from datetime import datetime, timedelta
 import discord
 
 from cogs.clock import CONTENT_LIMIT, Clock, _chunks
+from cogs.nations.render import nations_report_embeds
 from cogs.nations.views import choice_view
-from cogs.render import pings, safe, when, who
+from cogs.render import NO_PINGS, event_lines, message_batches, pings, safe, when, who
 from data.store import GameRow
 from engine.nations.common import RULESET, actions_left
-from engine.nations.events import BattleAwaits, BattleEnded, DuelStarted, UnitsCommitted
+from engine.nations.events import BattleAwaits, BattleEnded, ChoiceReminded, DuelStarted, UnitsCommitted
 from engine.nations.state import GameState
 from referee import Report
 
 log = logging.getLogger("referee.clock")
+
+
+async def announce(clock: Clock, channel: discord.PartialMessageable, report: Report) -> None:
+    """What the clock caught up on, as embeds (`nations_report_embeds`: a battle as fields, a turn end on its own),
+    then each choice's reminder as a message of its own that mentions (and pings) the chooser's player only — unless
+    the choice was made, or fell to its default, in the meantime. A reminder the referee missed (`missed`: it was
+    away past the deadline) is not said."""
+    state = report.state
+    shown = [e for e in report.events if not isinstance(e, ChoiceReminded)]
+    if shown:
+        for batch in message_batches(nations_report_embeds(shown, state, by_clock=True)):
+            await channel.send(embeds=batch, allowed_mentions=NO_PINGS)
+    for event in report.events:
+        if not isinstance(event, ChoiceReminded) or event.missed:
+            continue
+        battle = state.battles.get(event.battle)
+        if battle is None or battle.over or battle.stage != event.choice or battle.deadline != event.deadline:
+            continue
+        await channel.send("\n".join(event_lines([event])), allowed_mentions=pings(event.player))
 
 
 async def after_change(clock: Clock, channel: discord.PartialMessageable, report: Report, state: GameState,

@@ -8,7 +8,8 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.nations.autocomplete import nation_autocomplete
-from cogs.util import about, choice_list, described, run_command
+from cogs.nations.render import run
+from cogs.util import about, choice_list, described
 
 UNIT_TYPES = choice_list("economy recruit", "unit")
 
@@ -22,13 +23,13 @@ class Economy(commands.GroupCog, group_name="economy", group_description="ECONOM
     @described("economy grow")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def grow(self, interaction: discord.Interaction, nation: str | None = None) -> None:
-        await run_command(interaction, "economy grow", nation=nation)
+        await run(interaction, "economy grow", nation=nation)
 
     @app_commands.command(name="military", description=about("economy military"))
     @described("economy military")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def military(self, interaction: discord.Interaction, nation: str | None = None) -> None:
-        await run_command(interaction, "economy military", nation=nation)
+        await run(interaction, "economy military", nation=nation)
 
     @app_commands.command(name="recruit", description=about("economy recruit"))
     @described("economy recruit")
@@ -36,7 +37,7 @@ class Economy(commands.GroupCog, group_name="economy", group_description="ECONOM
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def recruit(self, interaction: discord.Interaction, unit: app_commands.Choice[str],
                       nation: str | None = None) -> None:
-        await run_command(interaction, "economy recruit", unit=unit.value, nation=nation)
+        await run(interaction, "economy recruit", unit=unit.value, nation=nation)
 
 
 @app_commands.guild_only()
@@ -48,7 +49,7 @@ class Stability(commands.GroupCog, group_name="stability", group_description="ST
     @described("stability raise")
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def raise_stability(self, interaction: discord.Interaction, nation: str | None = None) -> None:
-        await run_command(interaction, "stability raise", nation=nation)
+        await run(interaction, "stability raise", nation=nation)
 
 
 async def setup(bot: RefereeHost) -> None:

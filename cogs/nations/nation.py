@@ -8,8 +8,8 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.nations.autocomplete import nation_autocomplete, preset_autocomplete
-from cogs.nations.render import nation_embed, status_embed
-from cogs.util import about, actor, choice_list, described, query_state, reply, run_command
+from cogs.nations.render import nation_embed, run, status_embed
+from cogs.util import about, actor, choice_list, described, query_state, reply
 from engine.nations.common import RULESET, viewed_nation
 
 UNIT_TYPES = choice_list("nation create", "strength")
@@ -25,7 +25,7 @@ class Nation(commands.GroupCog, group_name="nation", group_description="Nations:
     @app_commands.autocomplete(preset=preset_autocomplete)
     async def claim(self, interaction: discord.Interaction, preset: str, player: discord.Member | None = None,
                     name: str | None = None) -> None:
-        await run_command(interaction, "nation claim", preset=preset, player=str(player.id) if player else None,
+        await run(interaction, "nation claim", preset=preset, player=str(player.id) if player else None,
                           name=name)
 
     @app_commands.command(name="create", description=about("nation create"))
@@ -35,7 +35,7 @@ class Nation(commands.GroupCog, group_name="nation", group_description="Nations:
                      economy: app_commands.Range[int, 0, 100], military: app_commands.Range[int, 0, 100],
                      strength: app_commands.Choice[str], weakness: app_commands.Choice[str],
                      units: str | None = None, player: discord.Member | None = None) -> None:
-        await run_command(interaction, "nation create", name=name, economy=economy, military=military,
+        await run(interaction, "nation create", name=name, economy=economy, military=military,
                           strength=strength.value, weakness=weakness.value, units=units,
                           player=str(player.id) if player else None)
 

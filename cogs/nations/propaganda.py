@@ -8,7 +8,8 @@ from discord.ext import commands
 
 from cogs.host import RefereeHost
 from cogs.nations.autocomplete import nation_autocomplete
-from cogs.util import about, choice_list, described, run_command
+from cogs.nations.render import run
+from cogs.util import about, choice_list, described
 
 KINDS = choice_list("propaganda encourage", "kind")
 
@@ -22,7 +23,7 @@ class Propaganda(commands.GroupCog, group_name="propaganda", group_description="
     @described("propaganda attack")
     @app_commands.autocomplete(target=nation_autocomplete, nation=nation_autocomplete)
     async def attack(self, interaction: discord.Interaction, target: str, nation: str | None = None) -> None:
-        await run_command(interaction, "propaganda attack", target=target, nation=nation)
+        await run(interaction, "propaganda attack", target=target, nation=nation)
 
     @app_commands.command(name="encourage", description=about("propaganda encourage"))
     @described("propaganda encourage")
@@ -30,7 +31,7 @@ class Propaganda(commands.GroupCog, group_name="propaganda", group_description="
     @app_commands.autocomplete(nation=nation_autocomplete)
     async def encourage(self, interaction: discord.Interaction, kind: app_commands.Choice[str],
                         nation: str | None = None) -> None:
-        await run_command(interaction, "propaganda encourage", kind=kind.value, nation=nation)
+        await run(interaction, "propaganda encourage", kind=kind.value, nation=nation)
 
 
 async def setup(bot: RefereeHost) -> None:

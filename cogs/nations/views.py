@@ -8,6 +8,7 @@ from typing import Any
 import discord
 
 from cogs.nations.autocomplete import unit_label
+from cogs.nations.render import answer
 from cogs.util import actor, bot_of, channel_key, has_gm_role, reply, run_action
 from cogs.views import click_lock, guarded
 from engine.errors import RuleViolation
@@ -59,7 +60,7 @@ class CommitSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee
                     raise RuleViolation(f"the defender's units are already committed in battle #{battle.id}")
                 units = [int(v) for v in self.item.values]
                 await run_action(interaction, war.CommitUnits(units, battle=battle.id, nation=battle.defender),
-                                 f"/attack commit battle:{battle.id} units:{' '.join(self.item.values)}")
+                                 f"/attack commit battle:{battle.id} units:{' '.join(self.item.values)}", answer)
 
         await guarded(interaction, work)
 
@@ -95,7 +96,8 @@ class PairSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee:p
                 if attacker not in battle.in_fight_attacking or defender not in battle.in_fight_defending:
                     raise RuleViolation(f"that pairing is no longer open in battle #{battle.id}")
                 await run_action(interaction, war.PairUnits(attacker, defender, self.battle_id),
-                                 f"/attack pair battle:{self.battle_id} attacker:{attacker} defender:{defender}")
+                                 f"/attack pair battle:{self.battle_id} attacker:{attacker} defender:{defender}",
+                                 answer)
 
         await guarded(interaction, work)
 
@@ -173,7 +175,7 @@ class RetreatSelect(discord.ui.DynamicItem[discord.ui.Select],
                 unit = int(self.item.values[0])
                 if unit in battle.retreat_orders and battle.retreat_orders[unit] is None:
                     raise RuleViolation(f"unit #{unit} is already ordered to retreat")
-                await run_action(interaction, war.OrderRetreat(unit), f"/attack retreat unit:{unit}")
+                await run_action(interaction, war.OrderRetreat(unit), f"/attack retreat unit:{unit}", answer)
 
         await guarded(interaction, work)
 

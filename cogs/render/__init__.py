@@ -28,10 +28,13 @@ from cogs.render.common import (
     pings,
     raw_event_lines,
     report_embeds,
+    reported_at,
     safe,
     stamp,
     strong,
     text_embeds,
+    timestamped,
+    use_clock,
     when,
     who,
 )
@@ -41,5 +44,6 @@ from cogs.render.ledger import digest_embeds, free_roll_embed, free_roll_text, l
 __all__ = ["COLOUR", "ERROR_COLOUR", "FIELD_LIMIT", "LOUD_COLOUR", "NO_PINGS", "OUTCOME_COLOURS", "REFUSED", "USER_ID",
            "bold", "digest_embeds", "dress", "error_embed", "event_lines", "finish", "footer_of", "free_roll_embed",
            "free_roll_text", "heading_of", "ledger_line", "line_text", "marked_when", "message_batches", "outcome_of",
-           "pings", "raw_event_lines", "report_embeds", "results_embed", "rolls_embed", "safe", "stamp",
-           "status_embed", "strong", "text_embeds", "view_embed", "view_embeds", "when", "who"]
+           "pings", "raw_event_lines", "report_embeds", "reported_at", "results_embed", "rolls_embed", "safe",
+           "stamp", "status_embed", "strong", "text_embeds", "timestamped", "use_clock", "view_embed", "view_embeds",
+           "when", "who"]

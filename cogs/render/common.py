@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 import secrets
 import string
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from typing import Any
 
 import discord
@@ -51,6 +51,33 @@ FIELD_LIMIT = 1024
 FIELDS_PER_EMBED = 25
 EMBEDS_PER_MESSAGE = 10
 MESSAGE_EMBED_CHARS = 6000  # Discord's limit on the characters of all the embeds of one message
+
+
+# --- the moment a report is made --------------------------------------------------------------------------
+# An embed that reports something that happened (an action, a roll, a turn's end, a digest, the log) carries
+# Discord's own timestamp (shown under it in each reader's time zone): the moment it was made, by the bot's
+# clock (`use_clock`: the bot's settings; tests inject a fake one). Views (a status, /help) carry none.
+
+_clock: list[Callable[[], datetime]] = [lambda: datetime.now(UTC)]
+
+
+def use_clock(clock: Callable[[], datetime]) -> None:
+    """Stamp reports by `clock` (the bot's, as it starts)."""
+    _clock[0] = clock
+
+
+def reported_at() -> datetime:
+    """Now by the bot's clock, in UTC: the moment of a report made now."""
+    moment = _clock[0]()
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def timestamped(embeds: list[discord.Embed], at: datetime | None = None) -> list[discord.Embed]:
+    """Each embed stamped with the moment of its report (`at`, or now by the bot's clock)."""
+    moment = at or reported_at()
+    for embed in embeds:
+        embed.timestamp = moment
+    return embeds
 
 
 def when(moment: datetime) -> str:
@@ -254,9 +281,10 @@ def footer_of(state: Any, actor: str | None = None) -> str | None:
 
 
 def dress(embeds: list[discord.Embed], events: list[Event], state: Any, actor: str | None = None,
-          outcome: str | None = None, by_clock: bool = False) -> list[discord.Embed]:
-    """Colour the embeds by outcome, title the first by its event kind, and sign each with side and turn (a
-    long report may be split over several messages: each part is signed)."""
+          outcome: str | None = None, by_clock: bool = False, at: datetime | None = None) -> list[discord.Embed]:
+    """Colour the embeds by outcome, title the first by its event kind, and sign each with side and turn and
+    the moment of the report (`at`, else now: `timestamped`; a long report may be split over several
+    messages: each part is signed)."""
     colour = OUTCOME_COLOURS[outcome or outcome_of(events, state, actor, by_clock)]
     for embed in embeds:
         embed.colour = colour
@@ -266,7 +294,7 @@ def dress(embeds: list[discord.Embed], events: list[Event], state: Any, actor: s
     footer = footer_of(state, actor)
     for embed in embeds if footer else []:
         embed.set_footer(text=footer[:2048])
-    return embeds
+    return timestamped(embeds, at)
 
 
 def report_embeds(events: list[Event], state: Any, actor: str | None = None, title: str | None = None,

@@ -20,6 +20,7 @@ from cogs.render.common import (
     safe,
     strong,
     text_embeds,
+    timestamped,
 )
 from engine.describe import same
 from engine.rulesets import ruleset_of
@@ -87,12 +88,15 @@ def status_embed(state: Any, rules: Any) -> discord.Embed:
 
 
 def results_embed(state: Any, standings: dict[str, Any]) -> discord.Embed | None:
-    """A game's final results (`GameEnded.standings`) by its rule set, or None when it shows none."""
+    """A game's final results (`GameEnded.standings`) by its rule set, or None when it shows none; stamped with
+    the moment it is posted (the game's end, by the clock)."""
     adapter = adapter_of(state)
     if adapter.results_embed is not None:
-        return adapter.results_embed(standings)
-    found = ruleset_of(state)
-    shown = found.results(standings, same) if found.results is not None else None
-    return view_embed(shown, OUTCOME_COLOURS["results"]) if shown is not None else None
+        embed = adapter.results_embed(standings)
+    else:
+        found = ruleset_of(state)
+        shown = found.results(standings, same) if found.results is not None else None
+        embed = view_embed(shown, OUTCOME_COLOURS["results"]) if shown is not None else None
+    return timestamped([embed])[0] if embed is not None else None  # the game's end: a report of the moment
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date
+
 import discord
 
-from cogs.render.common import finish, raw_event_lines, report_embeds, stamp, strong, text_embeds, when
+from cogs.render.common import finish, raw_event_lines, report_embeds, stamp, strong, text_embeds, timestamped
 from engine.describe import faces_line, roll_line
 from engine.dice import FacesRecord, FreeRoll, RollRecord, free_roll_line
 from referee import Digest, digest_lines
@@ -12,9 +14,27 @@ from referee import Digest, digest_lines
 
 def rolls_embed(rolls: list[RollRecord | FacesRecord], title: str, lead: str | None = None) -> discord.Embed:
     """The roll ledger (/log): numbered dice, dice with named faces (God Dice) and free rolls (/roll, marked as
-    no rule roll); `lead` heads the list."""
-    lines = [f"T{r.turn} {when(r.at) if r.at.year > 2000 else ''} {ledger_line(r)}" for r in rolls] or ["No rolls yet."]
-    return text_embeds(([lead] if lead else []) + lines, title)[0]
+    no rule roll), each with its turn and moment (`ledger_times`); `lead` heads the list. Stamped with the
+    moment it was asked for."""
+    lines = [f"T{r.turn} {moment} {ledger_line(r)}" for r, moment in zip(rolls, ledger_times(rolls), strict=True)]
+    return timestamped(text_embeds(([lead] if lead else []) + (lines or ["No rolls yet."]), title))[0]
+
+
+def ledger_times(rolls: list[RollRecord | FacesRecord]) -> list[str]:
+    """Each row's moment as Discord timestamps: the date once a day — the day's first row with its date and time
+    (`:f`), the next ones of that day (UTC) with the time of day alone (`:t`) — and each how long ago (`:R`).
+    A row of no known moment (an old import's) shows none."""
+    shown: list[str] = []
+    day: date | None = None
+    for roll in rolls:
+        if roll.at.year <= 2000:
+            shown.append("")
+            continue
+        moment = roll.at.astimezone(UTC) if roll.at.tzinfo is not None else roll.at.replace(tzinfo=UTC)
+        style = "t" if moment.date() == day else "f"
+        day = moment.date()
+        shown.append(f"{discord.utils.format_dt(moment, style)} ({discord.utils.format_dt(moment, 'R')})")
+    return shown
 
 
 def raw_ledger_line(roll: RollRecord | FacesRecord) -> str:
@@ -44,7 +64,7 @@ def free_roll_text(player: str | None, breakdown: str) -> str:
 
 def free_roll_embed(player: str | None, roll: FreeRoll, logged: bool) -> discord.Embed:
     """/roll's answer; a roll logged in the channel's game says so in its footer."""
-    [embed] = text_embeds([free_roll_text(player, roll.breakdown)], "🎲 Free roll")
+    [embed] = timestamped(text_embeds([free_roll_text(player, roll.breakdown)], "🎲 Free roll"))
     if logged:
         embed.set_footer(text="Logged in this game's /log; it counts for no rule.")
     return embed
@@ -57,4 +77,4 @@ def digest_embeds(digest: Digest) -> list[discord.Embed]:
     lines = digest_lines(digest, when=stamp, events=raw_event_lines, free=raw_ledger_line)
     caught = digest.caught_up
     embeds = report_embeds(caught.events, caught.state) if caught is not None and caught.events else []
-    return [*embeds, *text_embeds([finish(line) for line in lines], "🗞 Digest")]
+    return [*embeds, *timestamped(text_embeds([finish(line) for line in lines], "🗞 Digest"))]

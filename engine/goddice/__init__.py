@@ -12,8 +12,30 @@ from __future__ import annotations
 
 from engine.goddice import attack, clock, commands, describe, gm, setup, snapshot, turn, views  # noqa: F401  (handlers)
 from engine.goddice.cards import rules_from_dict
-from engine.goddice.common import RULESET, find_player
-from engine.rulesets import RuleSet, register
+from engine.goddice.common import RULESET, find_player, waiting_for
+from engine.goddice.describe import MOVES
+from engine.goddice.state import SEATING, GoddiceState
+from engine.rulesets import Glance, RuleSet, register
+from engine.view import Person, line
+
+STAGES = {"seating": "seating", "choose": "the roll-off winner's choice", "draft": "the draft",
+          "declare": "declare", "defend": "defend", "resurrect": "resurrection", "retarget": "retarget",
+          "opening": "the opening roll", "favor": "favor", "rolling": "rolling", "over": "over"}
+
+
+def glance(state: GoddiceState) -> Glance:
+    """/game list's line: the turn and its step (or the seating, the roll-off choice, the draft), whose move it
+    is and what it is. No deadline: God Dice has no forced moves (the clock only reminds)."""
+    stage = STAGES.get(state.phase, state.phase)
+    player = waiting_for(state)
+    if player is not None and state.phase in MOVES:
+        awaiting = line(Person(player), " to " + MOVES[state.phase].split(" (")[0])
+    elif state.phase == SEATING:
+        awaiting = line(f"players to take a seat ({len(state.players)} seated), then the GM to begin")
+    else:
+        awaiting = None
+    return Glance(f"turn {state.turn}, {stage}" if state.turn else stage, awaiting)
+
 
 RULES = register(RuleSet(
     name=RULESET,
@@ -35,4 +57,5 @@ RULES = register(RuleSet(
     find_side=lambda state, name: find_player(state, name).name,
     discord="cogs.goddice",
     help_topic="docs/goddice.md",
+    glance=glance,
 ))

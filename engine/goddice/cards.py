@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from engine.house import House, RulesError
+from engine.names import named_item
 
 ATTACK_FACES = ("B", "R", "Y", "O", "5")  # the five results of an attack die, as typed
 FACE_NAMES = {"B": "blue", "R": "red", "Y": "yellow", "O": "o", "5": "5"}
@@ -115,6 +116,9 @@ class Cards:
         for card in self.characters.values():
             if key in (card.type, card.title.lower(), card.god.lower()):
                 return card
+        started = named_item(text, self.characters.values(), lambda c: c.title, "character")  # "assa": Assassin
+        if started is not None:
+            return started
         raise RulesError(f"no character {text!r}; characters: {', '.join(self.characters)}")
 
     def characters_per_player(self, players: int) -> int:

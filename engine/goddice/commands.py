@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.goddice import actions, views
-from engine.vocabulary import Command, Param
+from engine.vocabulary import LIST, TEXT, Command, Param
 
 P = Param
 ROLL_TYPES = ("blue", "red", "yellow", "o", "5")
@@ -21,11 +21,11 @@ COMMANDS: tuple[Command, ...] = (
             (P("character", required=True, choices=CHARACTER_TYPES, help="the character"),),
             action=lambda o: actions.Pick(o["character"])),
     Command("goddice declare", "declare your attacking character (Free for All: and the player attacked)",
-            (P("attacker", help="your character, e.g. hero or \"hero 2\""),
+            (P("attacker", help="your character, e.g. hero or \"hero 2\"", words=TEXT),
              P("target", help="Free for All: the player you attack")),
             action=lambda o: actions.Declare(o.get("attacker"), o.get("target"))),
     Command("goddice defend", "declare your defending character; the God dice are rolled at once",
-            (P("character", required=True, help="your living character"),),
+            (P("character", required=True, help="your living character", words=TEXT),),
             action=lambda o: actions.Defend(o["character"])),
     Command("goddice roll", "the opening roll (no type), then all dice of one type, each type once",
             (P("type", choices=ROLL_TYPES, help="blue, red, yellow, o or 5; none for the opening roll"),),
@@ -34,22 +34,23 @@ COMMANDS: tuple[Command, ...] = (
             (P("choice", required=True, choices=("keep", "reroll"), help="keep or reroll"),),
             action=lambda o: actions.Favor(o["choice"])),
     Command("goddice attack", "stop rolling and make a legal attack",
-            (P("name", required=True, help="basic, a named attack or a Wild choice, e.g. lacerate"),
-             P("targets", help="Attack Any: the defending player's characters hit, one per arrow"),
-             P("heal", help="Heal Any: your wounded character healed")),
+            (P("name", required=True, help="basic, a named attack or a Wild choice, e.g. lacerate", words=TEXT),
+             P("targets", help="Attack Any: the defending player's characters hit, one per arrow", words=LIST),
+             P("heal", help="Heal Any: your wounded character healed", words=TEXT)),
             action=lambda o: actions.MakeAttack(o["name"], o.get("targets"), o.get("heal"))),
     Command("goddice resurrect", "after doubles (Resurrection): raise a dead character, or decline",
-            (P("character", required=True, help="your dead character, or decline"),),
+            (P("character", required=True, help="your dead character, or decline", words=TEXT),),
             action=lambda o: actions.Resurrect(o["character"])),
     Command("goddice status", "whose move it is, the dice, the types left and every legal attack",
             view=views.status_query, shows_ended=True),
     Command("goddice cards", "the characters and their attacks in this game's card file", view=views.cards_view),
     Command("gm life", "set a God Dice character's life",
             (P("player", required=True, help="the player"),
-             P("character", required=True, help="one of that player's characters, living or dead"),
+             P("character", required=True, help="one of that player's characters, living or dead", words=TEXT),
              P("life", int, True, help="the new life (0 to the character's full life, at most 1000)")),
             action=lambda o: actions.SetLife(o["player"], o["character"], o["life"]), gm_only=True),
     Command("gm cards", "load another God Dice card file for this game (before the draft)",
-            (P("file", required=True, help="console: a TOML card file (a regular file of at most 200 kB)"),),
+            (P("file", required=True, help="console: a TOML card file (a regular file of at most 200 kB)",
+               words=TEXT),),
             action=lambda o: actions.LoadCards(o["file"]), gm_only=True, toml_option="file"),
 )

@@ -92,6 +92,14 @@ def find_character(state: GoddiceState, player: Player, text: str, living: bool 
     return character
 
 
+def campaign_game(state: GoddiceState) -> int:
+    """The number of the game under way (Campaign: one more than the games won so far; else 1)."""
+    if "campaign" not in state.options:
+        return 1
+    played = sum(p.wins for p in state.players)
+    return played if state.ended else played + 1
+
+
 def turn_of(state: GoddiceState) -> Turn:
     assert state.current is not None
     return state.current
@@ -123,6 +131,7 @@ def await_move(tx: Tx) -> None:
     player = waiting_for(state)
     quiet = player == state.active and not (state.phase == DECLARE and tx.events and
                                             isinstance(tx.events[-1], TurnStarted))
+    quiet = quiet and state.phase != FAVOR  # keep or re-roll: a choice to announce, even to the attacker
     tx.emit(MoveAwaited(player, state.phase, tx.ctx.now, quiet))
 
 
@@ -130,10 +139,12 @@ def mover(tx: Tx, *phases: str) -> Player:
     """The player making this move: the one the game waits for, in one of `phases`. A GM who is not
     seated may move for the player whose move it is."""
     state = tx.state
+    actor = tx.ctx.actor
+    if state.player(actor) is None and not tx.ctx.is_gm:
+        raise RuleViolation("you are not seated in this game")
     if state.phase not in phases:
         raise RuleViolation(f"that is not a move now: {WAITING[state.phase](state)}")
     active = waiting_for(state)
-    actor = tx.ctx.actor
     if active is None or name_key(actor) != name_key(active):
         if not (tx.ctx.is_gm and state.player(actor) is None and active is not None):
             raise RuleViolation(f"it is not your move: {WAITING[state.phase](state)}")

@@ -6,7 +6,7 @@ from engine.describe import When, Who, plural
 from engine.events import Event, GameImported
 from engine.goddice import events as ev
 from engine.goddice.cards import FACE_NAMES, Cards
-from engine.goddice.common import LegalAttack, character_label, label, legal_attacks, rollable
+from engine.goddice.common import LegalAttack, campaign_game, character_label, label, legal_attacks, rollable
 from engine.goddice.state import (
     CHOOSE,
     DECLARE,
@@ -28,7 +28,7 @@ MOVES = {
     RESURRECT: "resurrect a character or decline (/goddice resurrect)",
     RETARGET: "name another player to attack (/goddice declare target:…)",
     OPENING: "make the opening roll (/goddice roll)",
-    FAVOR: "keep or re-roll the opening roll (/goddice favor choice:keep|reroll)",
+    FAVOR: "keep or re-roll the opening roll (/goddice favor choice:keep or /goddice favor choice:reroll)",
     ROLLING: "roll a type or attack (/goddice roll type:…, /goddice attack)",
 }
 GOD = {
@@ -171,7 +171,9 @@ def status_lines(state: GoddiceState, who: Who) -> list[str]:
     if state.winner:
         head += f" — {who(state.winner)} won"
     elif state.turn:
-        head += f" — turn {state.turn}, attacks go {state.direction}"
+        game = f"game {campaign_game(state)}, " if "campaign" in state.options else ""
+        way = "any target" if "free_for_all" in state.options else f"attacks go {state.direction}"
+        head += f" — {game}turn {state.turn}, {way}"
     lines = [head]
     if state.active and state.phase in MOVES:
         lines.append(f"⏳ {who(state.active)}'s move: {MOVES[state.phase]}")

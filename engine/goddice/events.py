@@ -292,7 +292,7 @@ class CampaignGameStarted(Event):
         for player in state.players:
             for character in player.characters:
                 character.life = character.max_life
-        state.direction, state.current = "clockwise", None
+        state.direction, state.current, state.turn = "clockwise", None, 0  # the new game's turns count from 1
         return state
 
 

@@ -11,7 +11,7 @@ from engine.errors import BadInput, RuleViolation
 from engine.goddice.actions import LoadCards, SetLife
 from engine.goddice.cards import Cards, RulesError, cards_from_dict
 from engine.goddice.common import await_move, find_character, find_player, handles, label
-from engine.goddice.end import game_won
+from engine.goddice.end import game_won, skip_the_out
 from engine.goddice.events import CardsLoaded, CharacterDied, LifeChanged, PlayerEliminated
 from engine.goddice.state import CHOOSE, OVER, SEATING
 
@@ -50,8 +50,9 @@ def set_life(tx: Tx, action: SetLife) -> None:
         tx.emit(CharacterDied(owner.name, character.id, character.type, name))
         if not owner.in_game:
             tx.emit(PlayerEliminated(owner.name))
-        if state.current is not None and state.phase not in (OVER,) and game_won(tx) and not tx.state.ended:
-            await_move(tx)  # Campaign: the next game waits for its first attacker
+        if state.current is not None and state.phase not in (OVER,) and (game_won(tx) or skip_the_out(tx)) \
+                and not tx.state.ended:
+            await_move(tx)  # the next game's first attacker (Campaign), or the turn passed over the player out
 
 
 def forced_dice(values: list[Any], tx: Tx) -> list[str]:

@@ -29,8 +29,11 @@ from engine.godsfire import (  # noqa: F401  (handlers)
     views,
     war,
 )
+from engine.godsfire.politics import interphase_left
 from engine.godsfire.rules import rules_from_dict
-from engine.rulesets import RuleSet, register
+from engine.godsfire.state import PHASE_NAMES
+from engine.rulesets import Glance, RuleSet, register
+from engine.view import Line, Part, Person, line
 
 
 def deadlines(state: Any) -> list[Any]:
@@ -49,6 +52,41 @@ def apply_deadline(tx: Any, deadline: Any) -> None:
         results.choice_defaults(tx, tx.ctx.now)
     else:
         movement.apply_deadline(tx, deadline)
+
+
+
+def awaiting(state: Any) -> Line | None:
+    """Who the phase waits for: a transit's stationary player, the player whose go it is at initiative, the
+    players choosing losses or a retreat, the players with interphase steps left; else the GM steps on."""
+    if state.transit is not None:
+        return line(Person(state.transit.stationary), f": transit attack, block or allow at {state.transit.cell}")
+    ini = state.initiative
+    if state.phase == "movement" and ini is not None and ini.awaiting:
+        return line(Person(ini.awaiting), f"'s go at initiative (round {ini.round})")
+    parts: list[Part] = []
+    if state.choices:
+        for choice in state.choices:
+            parts += [", " if parts else "", Person(choice.chooser), f" to choose {choice.kind}"]
+        return line(*parts)
+    if state.phase == "interphase":
+        for player, steps in interphase_left(state).items():
+            if steps:
+                parts += [", " if parts else "interphase steps left: ", Person(player), f" {len(steps)}"]
+        return line(*parts) if parts else line("the GM to end the interphase")
+    if state.phase == "movement" and not state.order:
+        return line("the GM to start initiative")
+    if state.phase == "combat":
+        return line("attacks to announce; the GM resolves them and steps on")
+    if state.phase == "war":
+        return line("war to declare, or the GM steps on")
+    return line("the GM to step the phase on")
+
+
+def glance(state: Any) -> Glance:
+    """/game list's line: the turn and phase, who the phase waits for, the next answer's deadline."""
+    due = [d.at for d in deadlines(state) if d.what != "reminder"]
+    return Glance(f"turn {state.turn}, {PHASE_NAMES.get(state.phase, state.phase)}", awaiting(state),
+                  min(due, default=None))
 
 
 RULES = register(RuleSet(
@@ -74,4 +112,5 @@ RULES = register(RuleSet(
     find_side=lambda state, name: state.player(name).name,
     discord="cogs.godsfire",
     help_topic="docs/godsfire.md",
+    glance=glance,
 ))

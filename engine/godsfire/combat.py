@@ -57,7 +57,7 @@ from engine.godsfire import charts, table
 from engine.godsfire.events import change_game
 from engine.godsfire.state import FIGHTING, Attack, Counter, GodsfireState, LossChoice, System
 from engine.names import name_key
-from engine.vocabulary import Command, Param
+from engine.vocabulary import LIST, NUMBERS, TEXT, Command, Param
 
 RULESET = "godsfire"
 """An unresolved attack's `column` while it is marked as in a nebula (the record has no field of its own for
@@ -391,9 +391,11 @@ def _flag(options: dict[str, Any], name: str) -> bool:
 _NUMBER = P("number", int, help="the attack's number (when you have several choices pending)")
 COMMANDS: tuple[Command, ...] = (
     Command("godsfire attack announce", "B: announce an attack; all are announced before any is rolled",
-            (P("units", required=True, help='the attacking counters, e.g. "3 4" (all in one cell, B.1.1)'),
-             P("target", required=True, help="the position attacked: a cell (K12), a system (Sol) or region (Sol 2)"),
-             P("with", help='allies combining against a common foe (B.2.5), e.g. "carol, dave"'),
+            (P("units", required=True, help='the attacking counters, e.g. "3 4" (all in one cell, B.1.1)',
+               words=NUMBERS),
+             P("target", required=True, help="the position attacked: a cell (K12), a system (Sol) or region (Sol 2)",
+               words=TEXT),
+             P("with", help='allies combining against a common foe (B.2.5), e.g. "carol, dave"', words=LIST),
              P("nebula", choices=TRUE, help="true: the combat is in a nebula (both sides halved, B.1.2)"),
              P("player", help="GM: the player announcing")),
             action=lambda o: AnnounceAttack(o["units"], o["target"], o.get("with"), _flag(o, "nebula"),
@@ -404,10 +406,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("godsfire attack resolve", "B: roll every announced attack, in order (GM)",
             action=lambda o: ResolveAttacks(), gm_only=True, ruleset=RULESET),
     Command("godsfire losses choose", "B: choose the units your enemy loses (the key: enemy's choice)",
-            (P("units", required=True, help='the units lost, e.g. "5 6"'), _NUMBER),
+            (P("units", required=True, help='the units lost, e.g. "5 6"', words=NUMBERS), _NUMBER),
             action=lambda o: ChooseLosses(o["units"], o.get("number")), ruleset=RULESET),
     Command("godsfire retreat", "B: retreat your units after an r result, to a position one cell away",
-            (P("to", required=True, help="where: a cell (K12), a system cell (Sol) or, from the ground, a region"),
+            (P("to", required=True, help="where: a cell (K12), a system cell (Sol) or, from the ground, a region",
+               words=TEXT),
              _NUMBER),
             action=lambda o: Retreat(o["to"], o.get("number")), ruleset=RULESET),
 )

@@ -26,7 +26,7 @@ from engine.godsfire import (
     war,
 )
 from engine.godsfire.rules import MOVERS
-from engine.vocabulary import Command, Param
+from engine.vocabulary import NUMBERS, TEXT, Command, Param
 
 P = Param
 TRUE = ("true", "false")
@@ -61,7 +61,7 @@ OWN: tuple[Command, ...] = (
             (P("name", required=True, help="the system"),), view=views.show_system),
     Command("godsfire set", "set any field of a system, region or player by hand (GM)",
             (P("field", required=True, help="e.g. allegiance, economy, party, revolt, bank, units, owner"),
-             P("value", required=True, help='e.g. 3, A-2, M, true, "AG=2 PDF=1"'),
+             P("value", required=True, help='e.g. 3, A-2, M, true, "AG=2 PDF=1"', words=TEXT),
              P("system", help="the system (and region:) whose field is set"),
              P("region", int, help="the region's number in its system"),
              P("player", help="the player whose field is set")),
@@ -94,17 +94,18 @@ OWN: tuple[Command, ...] = (
     Command("godsfire phase show", "where the turn is: its phase and the next", view=views.phase_view),
     Command("godsfire phase next", "step to the next phase (GM)", action=lambda o: phases.NextPhase(), gm_only=True),
     Command("godsfire counters", "the counters on the table: where each unit is, whose, and if it moved",
-            (P("player", help="only this player's"), P("at", help="only those at this position")),
+            (P("player", help="only this player's"), P("at", help="only those at this position", words=TEXT)),
             view=tableviews.counters_view),
     Command("godsfire counter add", "put counters on the table (GM): a unit, an NG or money carried",
             (P("kind", required=True, choices=("SQD", "AG", "PDF", "NG", "GB"), help="SQD, AG, PDF, NG or GB"),
-             P("at", required=True, help="a system (Sol), a region (Sol 2) or a cell"),
+             P("at", required=True, help="a system (Sol), a region (Sol 2) or a cell", words=TEXT),
              P("owner", help="the player (none: a neutral's)"), P("count", int, help="how many (default 1)"),
              P("amount", int, help="GB: the money it is")),
             action=lambda o: table.AddCounters(o["kind"], o["at"], o.get("owner"), int(o.get("count") or 1),
                                                int(o.get("amount") or 0)), gm_only=True),
     Command("godsfire counter remove", "take counters off the table (GM)",
-            (P("counters", required=True, help='e.g. "3 4"'), P("reason", help="why (logged)")),
+            (P("counters", required=True, help='e.g. "3 4"', words=NUMBERS),
+             P("reason", help="why (logged)", words=TEXT)),
             action=lambda o: table.RemoveCounters(o["counters"], o.get("reason") or ""), gm_only=True),
     Command("godsfire system control", "name the player who moves a neutral system's units in combat (GM)",
             (P("system", required=True, help="the neutral system"), P("player", required=True, help="the player")),

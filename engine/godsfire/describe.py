@@ -18,7 +18,16 @@ FIELD_WORDS = {
     "in_transit": "money in transit", "national_allegiance": "national allegiance",
     "ministers_changed": "Change Ministers! used", "failed_repayment": "failed repayment",
     "loans_barred": "barred from loans", "out": "out of the game", "desubversion": "de-subversion",
+    "to_place": "units to place", "bought": "units bought", "spent": "money spent", "raised": "allegiance raised",
+    "taxed_turn": "tax paid for turn", "repaid_turn": "loans repaid for turn", "forced_dice": "GM-entered dice",
+    "next_counter": "next counter number", "next_attack": "next attack number", "victory_turns": "turns to play",
+    "neutral_control": "neutral units moved by", "started_at": "started", "done": "interphase steps done",
 }
+"""A field's words where its name is not one (any other field: its name with spaces, never with underscores)."""
+
+
+def field_words(name: str) -> str:
+    return FIELD_WORDS.get(name, name.replace("_", " "))
 
 
 def show(value: Any) -> str:
@@ -32,7 +41,7 @@ def show(value: Any) -> str:
     if isinstance(value, list):
         if value and isinstance(value[0], dict) and "amount" in value[0]:
             return ", ".join(f"{loan['amount']} GB at box {loan['box']}" for loan in value)
-        return ", ".join(map(str, value)) or "none"
+        return ", ".join(" and ".join(map(str, v)) if isinstance(v, list) else str(v) for v in value) or "none"
     return str(value)
 
 
@@ -43,7 +52,7 @@ BOOKKEEPING = frozenset({"taxed_turn", "repaid_turn", "revolt_tried", "raised", 
 def changes_text(changes: dict[str, Any], before: dict[str, Any]) -> str:
     """`allegiance 3 → 2, revolt no → yes` (bookkeeping marks left out, unless nothing else changed)."""
     shown = {k: v for k, v in changes.items() if k not in BOOKKEEPING} or changes
-    return ", ".join(f"{FIELD_WORDS.get(k, k)} {show(before.get(k))} → {show(v)}" for k, v in shown.items())
+    return ", ".join(f"{field_words(k)} {show(before.get(k))} → {show(v)}" for k, v in shown.items())
 
 
 def region_text(region: Region | dict[str, Any]) -> str:

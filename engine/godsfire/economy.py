@@ -24,7 +24,7 @@ from engine.godsfire.events import change_game, change_player, change_region, ch
 from engine.godsfire.rules import ECONOMY, UNIT_TYPES
 from engine.godsfire.state import PHASE_NAMES, GodsfireState, Player, Region, Shipment, System
 from engine.names import name_key
-from engine.vocabulary import Command, Param
+from engine.vocabulary import NUMBERS, Command, Param
 
 RULESET = "godsfire"
 INDUSTRIAL = ("I-1", "I-2")
@@ -594,7 +594,7 @@ def _command(path: str, help: str, params: tuple[Param, ...], action: Any) -> Co
 
 COMMANDS: tuple[Command, ...] = (
     _command("godsfire tax", "D.1: collect the system's tax (once a turn); extort: regions taxed once more",
-             (_SYSTEM, P("extort", help="regions to extort, e.g. \"1 3\" (allegiance -1 each)")),
+             (_SYSTEM, P("extort", help="regions to extort, e.g. \"1 3\" (allegiance -1 each)", words=NUMBERS)),
              lambda o: Tax(o["system"], o.get("extort"))),
     _command("godsfire transfer", "D.3: move money between a system's bank, the NG and the transit box",
              (P("from", required=True, help="a system, ng or transit"),

@@ -25,7 +25,7 @@ from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY
 from engine.godsfire.state import GodsfireState, Loan, Player, System
 from engine.names import name_key
-from engine.vocabulary import Command, Param
+from engine.vocabulary import LIST, Command, Param
 
 P = Param
 _SYSTEM = P("system", required=True, help="your system")
@@ -224,7 +224,8 @@ def _command(path: str, help: str, params: tuple[Param, ...], action: Any) -> Co
 
 COMMANDS: tuple[Command, ...] = (
     _command("godsfire loan repay", "D.1: pay the marked box of each loan of the system (a shortfall defaults)",
-             (_SYSTEM, P("lower", help="a default over 4: regions losing a level, \"<system> <region>, …\"")),
+             (_SYSTEM, P("lower", help="a default over 4: regions losing a level, \"<system> <region>, …\"",
+                         words=LIST)),
              lambda o: Repay(o["system"], o.get("lower"))),
     _command("godsfire loan borrow", "D.2: borrow money onto the system",
              (_SYSTEM, P("amount", int, True, help="GB borrowed")),

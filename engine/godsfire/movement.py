@@ -24,7 +24,7 @@ from engine.godsfire.events import ChartRead, change_game
 from engine.godsfire.setup import handles, lose_government
 from engine.godsfire.state import FIGHTING, Counter, GodsfireState, Initiative, Transit
 from engine.names import name_key
-from engine.vocabulary import Command, Param
+from engine.vocabulary import LIST, NUMBERS, TEXT, Command, Param
 
 MAX_ORDER_ROLLS = 20  # roll-offs for the order before ties are left in joining order
 
@@ -452,9 +452,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("godsfire initiative start", "A.1: roll the turn's player order and start initiative (GM, turn 1)",
             action=lambda o: StartInitiative(), gm_only=True),
     Command("godsfire move", "A.2: move counters on your go: to a system (Sol), region (Sol 2) or cell",
-            (P("counters", required=True, help='the counters, e.g. "3 4"'),
-             P("to", required=True, help="where: a system, a region (Sol 2) or a cell of your map"),
-             P("through", help='the cells passed through, in order, e.g. "K11, K12"'),
+            (P("counters", required=True, help='the counters, e.g. "3 4"', words=NUMBERS),
+             P("to", required=True, help="where: a system, a region (Sol 2) or a cell of your map", words=TEXT),
+             P("through", help='the cells passed through, in order, e.g. "K11, K12"', words=LIST),
              P("cells", int, help="space cells moved, if not the cells named plus one"),
              P("nebula", int, help="how many of them are in a nebula (each costs 2 more)"), _PLAYER),
             action=lambda o: Move(o["counters"], o["to"], o.get("through") or "",

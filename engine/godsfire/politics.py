@@ -28,7 +28,7 @@ from engine.godsfire.events import (
 from engine.godsfire.rules import ECONOMY, PARTY_NAMES
 from engine.godsfire.state import PHASE_NAMES, STEPS, GodsfireState, Region, System
 from engine.names import name_key
-from engine.vocabulary import Command, Param
+from engine.vocabulary import LIST, Command, Param
 
 RULESET = "godsfire"
 WAYS = ("negotiate", "bribe", "police")
@@ -724,7 +724,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("godsfire interphase allegiance", "D.9: allegiance drops next to revolts and for regional jealousy",
             (_PLAYER,), action=lambda o: CheckAllegiance(o.get("player")), ruleset=RULESET),
     Command("godsfire interphase economy", "D.10: economy drops (revolt, unfed industry, occupation, your wish)",
-            (P("lower", help="regions you lower by choice, e.g. \"Sol 2, Vega 1\""), _PLAYER),
+            (P("lower", help="regions you lower by choice, e.g. \"Sol 2, Vega 1\"", words=LIST), _PLAYER),
             action=lambda o: CheckEconomy(o.get("lower"), o.get("player")), ruleset=RULESET),
     Command("godsfire interphase done", "mark a Social Interphase step done",
             (P("step", required=True, choices=STEPS, help="the step"), _PLAYER),

@@ -81,8 +81,9 @@ def system_view(system: System) -> View:
         if r.counter_subversion:
             extra.append(f"counter-subversion {r.counter_subversion}")
         revolt: tuple[Any, ...] = (Strong("IN REVOLT"), "; ") if r.revolt else ()
-        regions.append(item(f"Region {r.number}: {PARTY_NAMES[r.party]} ({r.party}), allegiance {r.allegiance}, "
-                            f"{ECONOMY_NAMES[r.economy]} ({r.economy}); ", *revolt, "; ".join(extra)))
+        regions.append(line(f"Region {r.number}: {PARTY_NAMES[r.party]} ({r.party}), allegiance {r.allegiance}, "
+                            f"{ECONOMY_NAMES[r.economy]} ({r.economy}); ", *revolt, "; ".join(extra),
+                            item=True, table=True))  # the sheet's rows: a forum post keeps them in a code block
     return view(title, *regions)
 
 

@@ -12,15 +12,33 @@ from typing import Any
 from engine.core import Context, Outcome
 from engine.errors import BadInput
 from engine.nations import clock, commands, describe, gm, peace, snapshot, views, war  # noqa: F401  (handlers)
-from engine.nations.common import RULESET, find_nation
+from engine.nations.common import RULESET, actions_left, find_nation
 from engine.nations.rules import rules_from_dict
-from engine.rulesets import RuleSet, register
+from engine.rulesets import Glance, RuleSet, register
+from engine.view import Part, Person, line
 
 
 def _start(ctx: Context, options: dict[str, Any]) -> Outcome:
     if options.get("options"):
         raise BadInput("Nations has no optional rules to agree at the start: options: is for God Dice")
     return clock.start_game(ctx, options.get("turn_hours"))
+
+
+
+def glance(state: Any) -> Glance:
+    """/game list's line: the turn (paused or not), the nations with actions left this turn and their players,
+    and the next deadline for them: the turn's end, or a battle choice due sooner."""
+    owing: list[Part] = []
+    for nation in state.nations.values():
+        left = 0 if nation.eliminated else actions_left(state, nation)
+        if left:
+            owing += [", " if owing else "actions left: ", f"{nation.name} {left}",
+                      *((" (", Person(nation.player), ")") if nation.player else ())]
+    awaiting = line(*owing) if owing else None if state.nations else line("no nations yet: /nation claim")
+    due = [b.deadline for b in state.battles.values() if b.deadline is not None and not b.over]
+    if not state.paused:
+        due.append(state.turn_ends_at)
+    return Glance(f"turn {state.turn}" + (", paused" if state.paused else ""), awaiting, min(due, default=None))
 
 
 RULES = register(RuleSet(
@@ -49,4 +67,5 @@ RULES = register(RuleSet(
     results=views.results_view,
     discord="cogs.nations",
     help_topic="docs/nations.md",
+    glance=glance,
 ))

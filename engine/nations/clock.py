@@ -15,6 +15,7 @@ from engine.house import RulesError
 from engine.nations.common import handles, turn_summary
 from engine.nations.events import (
     BonusExpired,
+    ChoiceReminded,
     ClockPaused,
     ClockResumed,
     GameStarted,
@@ -66,7 +67,7 @@ def _check_hours(hours: float, what: str = "the turn length") -> float:
         raise BadInput(str(err)) from None
 
 
-ORDER = {"battle choice": 0, "turn end": 1, "bonus expiry": 2}
+ORDER = {"battle choice": 0, "turn end": 1, "bonus expiry": 2, "choice reminder": 3}
 """Which of the deadlines due at the same moment is applied first."""
 
 
@@ -82,6 +83,8 @@ def deadlines(state: GameState) -> list[Deadline]:
         for battle in state.battles.values():
             if battle.deadline is not None and not battle.over:
                 due.append(Deadline(battle.deadline, "battle choice", chooser(battle), battle.id))
+                if battle.reminder_at is not None:
+                    due.append(Deadline(battle.reminder_at, "choice reminder", chooser(battle), battle.id))
     return sorted(due, key=lambda d: (d.at, ORDER[d.what]))
 
 
@@ -99,6 +102,12 @@ def apply_deadline(tx: Tx, due: Deadline) -> None:
     elif due.what == "battle choice":
         assert isinstance(due.about, int)  # the battle's number
         apply_default(tx, tx.state.battles[due.about])
+    elif due.what == "choice reminder":
+        assert isinstance(due.about, int) and due.who is not None
+        battle = tx.state.battles[due.about]
+        assert battle.deadline is not None
+        tx.emit(ChoiceReminded(battle.id, battle.stage, due.who, tx.state.nations[due.who].player, battle.deadline,
+                               missed=tx.ctx.now >= battle.deadline))
     else:  # a bonus expiry: the nation's (who) bonus of a kind (about)
         assert due.who is not None and isinstance(due.about, str)
         held = tx.state.nations[due.who].bonuses[due.about]
@@ -125,6 +134,8 @@ def quick_catch_up(doc: dict[str, Any], now: datetime) -> tuple[list[Event], dat
     for battle in doc["battles"]:
         if battle["deadline"] and battle["state"] != "over":
             soonest = min(soonest, datetime.fromisoformat(battle["deadline"]))
+            if battle.get("reminder_at"):
+                soonest = min(soonest, datetime.fromisoformat(battle["reminder_at"]))
     if soonest <= now:  # a bonus expiry or a battle choice is due too: the engine orders them
         return None
     summary = {n["name"]: list(n["actions_used"]) for n in doc["nations"] if not n["eliminated"]}

@@ -8,7 +8,7 @@ from typing import Any
 from engine.errors import BadInput
 from engine.nations import clock, gm, peace, views, war
 from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, STATS
-from engine.vocabulary import Command, Param
+from engine.vocabulary import LIST, NUMBERS, TEXT, Command, Param
 
 # The names offered as choices (data/nations.toml holds the types and ranks; a test keeps these equal).
 UNIT_TYPES = ("infantry", "armour", "fighter", "bomber", "warships", "submarines")
@@ -55,20 +55,20 @@ def _set_stat(o: dict[str, Any]) -> gm.SetStat:
 
 
 P = Param
-NATION = P("nation", help="a nation (default: yours)")
+NATION = P("nation", help="a nation (default: yours)", words=TEXT)
 COMMANDS: tuple[Command, ...] = (
     Command("nation claim", "claim one of the seed's nations",
-            (P("preset", required=True, help="name, unambiguous start of a name, or slot"),
+            (P("preset", required=True, help="name, unambiguous start of a name, or slot", words=TEXT),
              P("player", help="for another player (GM)"),
-             P("name", help="the name of slot 11, the seed's unnamed nation: required to claim it")),
+             P("name", help="the name of slot 11, the seed's unnamed nation: required to claim it", words=TEXT)),
             action=lambda o: peace.ClaimPreset(str(o["preset"]), o.get("player"), o.get("name"))),
     Command("nation create", "create a custom nation",
-            (P("name", required=True, help="your nation's name"),
+            (P("name", required=True, help="your nation's name", words=TEXT),
              P("economy", int, True, help="starting ECONOMY (E + M = 20)"),
              P("military", int, True, help="starting MILITARY (E + M = 20)"),
              P("strength", required=True, choices=UNIT_TYPES, help="the unit type your nation is strong in"),
              P("weakness", required=True, choices=UNIT_TYPES, help="the unit type your nation is weak in"),
-             P("units", help='e.g. "infantry:3 bomber:1"'), P("player", help="for someone else (GM)")),
+             P("units", help='e.g. "infantry:3 bomber:1"', words=LIST), P("player", help="for someone else (GM)")),
             action=lambda o: peace.CreateNation(o["name"], o["economy"], o["military"], o["strength"],
                                                   o["weakness"], parse_units(o.get("units") or ""), o.get("player"))),
     Command("nation show", "a nation's stats, bonuses and army", (NATION,), view=views.show_nation),
@@ -83,7 +83,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("stability raise", "trade 2 MILITARY for 1 STABILITY", (NATION,),
             action=lambda o: peace.RaiseStability(o.get("nation"))),
     Command("propaganda attack", "propaganda attack on a nation",
-            (P("target", required=True, help="the nation to sway"), NATION),
+            (P("target", required=True, help="the nation to sway", words=TEXT), NATION),
             action=lambda o: peace.PropagandaAttack(o["target"], o.get("nation"))),
     Command("propaganda encourage", "encourage workers, patriotism or morale for 36 hours",
             (P("kind", required=True, choices=BONUS_KINDS, help="the bonus: workers, patriotism or morale"), NATION),
@@ -93,13 +93,13 @@ COMMANDS: tuple[Command, ...] = (
             (P("unit", int, True, help="your unit's number (see /army show)"), NATION),
             action=lambda o: peace.Disband(o["unit"], o.get("nation"))),
     Command("attack declare", "ATTACK: send 1-3 of your units against a nation",
-            (P("target", required=True, help="the nation to attack"),
-             P("units", required=True, help='unit numbers, e.g. "1 2 3"'),
+            (P("target", required=True, help="the nation to attack", words=TEXT),
+             P("units", required=True, help='unit numbers, e.g. "1 2 3"', words=NUMBERS),
              P("retreat_at", int, help="every sent unit retreats when its HP falls to this"), NATION),
             action=lambda o: war.DeclareAttack(o["target"], parse_unit_ids(o["units"]), o.get("retreat_at"),
                                                o.get("nation"))),
     Command("attack commit", "defend: commit 1-3 of your units to the battle",
-            (P("units", required=True, help='your unit numbers, e.g. "1 2 3" (see /army show)'),
+            (P("units", required=True, help='your unit numbers, e.g. "1 2 3" (see /army show)', words=NUMBERS),
              P("retreat_at", int, help="each unit retreats when its HP falls to this"),
              P("battle", int, help="the battle's number, if several wait for you (see /attack status)"), NATION),
             action=lambda o: war.CommitUnits(parse_unit_ids(o["units"]), o.get("retreat_at"), o.get("battle"),
@@ -117,12 +117,12 @@ COMMANDS: tuple[Command, ...] = (
             (P("battle", int, help="one battle's number (none: every battle)"),),
             view=views.battles_view),
     Command("gm set", "set a stat (N) or adjust it (+N / -N)",
-            (P("nation", required=True, help="the nation"),
+            (P("nation", required=True, help="the nation", words=TEXT),
              P("stat", required=True, choices=SETTABLE_STATS, help="the stat to set"),
              P("value", required=True, help="a number (N) or a change (+N / -N)")),
             action=_set_stat, gm_only=True),
     Command("gm unit add", "give a nation a unit",
-            (P("nation", required=True, help="the nation"),
+            (P("nation", required=True, help="the nation", words=TEXT),
              P("type", required=True, choices=UNIT_TYPES, help="the unit type"),
              P("rank", choices=RANKS, help="its rank (default: GREEN)")),
             action=lambda o: gm.AddUnit(o["nation"], o["type"], o.get("rank") or "green"), gm_only=True),
@@ -134,16 +134,16 @@ COMMANDS: tuple[Command, ...] = (
              P("hp", int, help="its HP (default: the rank's full HP)")),
             action=lambda o: gm.SetUnitRank(o["unit"], o["rank"], o.get("hp")), gm_only=True),
     Command("gm action grant", "give a nation an action back this turn",
-            (P("nation", required=True, help="the nation"),
+            (P("nation", required=True, help="the nation", words=TEXT),
              P("kind", choices=ACTION_KINDS, help="which action: attack, economy or propaganda (none: any)")),
             action=lambda o: gm.GrantAction(o["nation"], o.get("kind")), gm_only=True),
     Command("gm action revoke", "take an action away this turn",
-            (P("nation", required=True, help="the nation"),
+            (P("nation", required=True, help="the nation", words=TEXT),
              P("kind", choices=ACTION_KINDS, help="which action: attack, economy or propaganda (none: any)")),
             action=lambda o: gm.RevokeAction(o["nation"], o.get("kind")), gm_only=True),
     Command("gm decide", "make a battle's pending choice (no units/pairing: the default)",
             (P("battle", int, True, help="the battle's number (see /attack status)"),
-             P("units", help='commit: the defender\'s unit numbers, e.g. "6 7"'),
+             P("units", help='commit: the defender\'s unit numbers, e.g. "6 7"', words=NUMBERS),
              P("attacker", int, help="pairing: the attacking unit's number"),
              P("defender", int, help="pairing: the defending unit's number")),
             action=lambda o: war.DecideChoice(o["battle"], parse_unit_ids(o["units"]) if o.get("units") else None,
@@ -158,12 +158,13 @@ COMMANDS: tuple[Command, ...] = (
             (P("hours", float, True, help="the new turn length, in hours"),),
             action=lambda o: clock.SetTurnLength(o["hours"]), gm_only=True),
     Command("gm assign", "give a nation to a player (none: unassign)",
-            (P("nation", required=True, help="the nation"), P("player", help="its new player (none: unassign it)")),
+            (P("nation", required=True, help="the nation", words=TEXT),
+             P("player", help="its new player (none: unassign it)")),
             action=lambda o: gm.AssignNation(o["nation"], None if (o.get("player") or "none").lower() == "none"
                                              else o["player"]), gm_only=True),
-    Command("gm eliminate", "eliminate a nation", (P("nation", required=True, help="the nation"),),
+    Command("gm eliminate", "eliminate a nation", (P("nation", required=True, help="the nation", words=TEXT),),
             action=lambda o: gm.Eliminate(o["nation"]), gm_only=True),
     Command("gm restore", "bring an eliminated nation back",
-            (P("nation", required=True, help="the eliminated nation"),),
+            (P("nation", required=True, help="the eliminated nation", words=TEXT),),
             action=lambda o: gm.Restore(o["nation"]), gm_only=True),
 )

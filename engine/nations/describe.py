@@ -82,6 +82,13 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
         case ev.BattleAwaits(battle=b, stage=stage, nation=nation, deadline=deadline):
             what = "commit 1-3 units (/attack commit)" if stage == "commit" else "pair two units (/attack pair)"
             return f"⏳ Battle #{b} waits for {nation} to {what}, until {when(deadline)}."
+        case ev.ChoiceReminded(missed=True):
+            return None  # too late to be of use: the default follows in the same report
+        case ev.ChoiceReminded(battle=b, choice=choice, nation=nation, player=player, deadline=deadline):
+            what = "commit 1-3 units (/attack commit)" if choice == "commit" else "pair two units (/attack pair)"
+            chooser = f"{who(player)} ({nation})" if player else nation
+            return (f"⏰ Reminder: battle #{b} still waits for {chooser} to {what}; "
+                    f"the default applies {when(deadline)}.")
         case ev.UnitsCommitted(battle=b, units=units, by=by):
             verb = "defends" if len(units) == 1 else "defend"
             return f"🛡 {_ids(units)} {verb} in battle #{b} (committed by {who(by)})."

@@ -321,7 +321,7 @@ class UnitsCommitted(Event):
             state.nations[battle.defender].units[unit].battle = self.battle
             if self.retreat_at is not None:
                 battle.retreat_orders[unit] = self.retreat_at
-        battle.deadline = None
+        battle.deadline = battle.reminder_at = None
         return state
 
 
@@ -343,10 +343,32 @@ class BattleAwaits(Event):
     stage: str
     nation: str
     deadline: datetime
+    reminder_at: datetime | None = None  # when its person is reminded (None: no reminder; logs older than it)
 
     def apply(self, state: GameState) -> GameState:
         battle = state.battles[self.battle]
-        battle.stage, battle.deadline = self.stage, self.deadline
+        battle.stage, battle.deadline, battle.reminder_at = self.stage, self.deadline, self.reminder_at
+        return state
+
+
+@dataclass
+class ChoiceReminded(Event):
+    """Part-way to a battle choice's deadline (`war.choice_reminder_share`), its person is reminded: the chooser
+    `nation`, played by `player` (a Discord user id or a console name; None: no player), is to make the `choice`
+    ("commit" or "pairing") of battle `battle` before `deadline`, when the default applies.
+
+    `missed`: the referee was away past the deadline too, so the reminder came too late to be of use (the default
+    follows in the same report): a front-end says nothing of it."""
+
+    battle: int
+    choice: str
+    nation: str
+    player: str | None
+    deadline: datetime
+    missed: bool = False
+
+    def apply(self, state: GameState) -> GameState:
+        state.battles[self.battle].reminder_at = None
         return state
 
 
@@ -388,7 +410,7 @@ class DuelStarted(Event):
 
     def apply(self, state: GameState) -> GameState:
         battle = state.battles[self.battle]
-        battle.stage, battle.deadline = "duel", None
+        battle.stage, battle.deadline, battle.reminder_at = "duel", None, None
         battle.duels.append({
             "attacker_unit": self.attacker_unit, "defender_unit": self.defender_unit,
             "attacker_type": self.attacker_type, "defender_type": self.defender_type,
@@ -445,7 +467,7 @@ class BattleEnded(Event):
 
     def apply(self, state: GameState) -> GameState:
         battle = state.battles[self.battle]
-        battle.stage, battle.result, battle.deadline = "over", self.result, None
+        battle.stage, battle.result, battle.deadline, battle.reminder_at = "over", self.result, None, None
         if self.winner is not None and self.winner in state.nations:
             state.nations[self.winner].battles_won += 1
         for nation in state.nations.values():

@@ -27,7 +27,9 @@ MAX_BONUS_HOURS = 24.0 * 30
 MIN_CHOICE_HOURS = 0.1
 """A battle choice waits at least six minutes for its person ..."""
 MAX_CHOICE_HOURS = 24.0 * 14
-"""... and at most two weeks."""
+"""... and at most two weeks (a share of the turn is held to the same bounds)."""
+MAX_CHOICE_TURN_DIVISOR = 100
+"""A choice's default wait is at least a hundredth of the turn (data file: `war.choice_turn_divisor`)."""
 MIN_REMINDER_HOURS = 0.1
 MAX_REMINDER_HOURS = 24.0 * 14
 MAX_NEW_NATION_STAT = 1000
@@ -62,7 +64,8 @@ class HouseSettings(House):
         "reminder_hours": (MIN_REMINDER_HOURS, MAX_REMINDER_HOURS),
         "spoils_multiplier": (1, MAX_SPOILS_MULTIPLIER),
     }
-    OFF_AT_ZERO: ClassVar[dict[str, str]] = {"reminder_hours": "no reminder"}
+    OFF_AT_ZERO: ClassVar[dict[str, str]] = {"reminder_hours": "no reminder",
+                                             "choice_deadline_hours": "a share of the turn"}
     UNITS: ClassVar[dict[str, str]] = {
         "turn_hours": "hours", "bonus_hours": "hours", "choice_deadline_hours": "hours", "reminder_hours": "hours",
     }
@@ -79,7 +82,7 @@ class HouseSettings(House):
     new_nation_propaganda: int = 10
     new_nation_land: int = 20
     preset_unit_rank: str = "green"
-    choice_deadline_hours: float = 1.0
+    choice_deadline_hours: float = 0.0  # 0: a share of the turn (`Rules.choice_hours`), following its length
     full_hp_after_battle: bool = True
     reminder_hours: float = 1.0
     end_turn_when_all_done: bool = False
@@ -148,6 +151,8 @@ class Rules:
     propaganda_failure_change: int
     province_land: int
     max_battle_units: int
+    choice_turn_divisor: int
+    choice_reminder_share: float
     trade_military: int
     trade_stability: int
     units: dict[str, UnitType]
@@ -164,6 +169,17 @@ class Rules:
         if score in self.stat_modifiers:
             return self.stat_modifiers[score]
         return math.floor((score - 10) / 2)
+
+    def choice_hours(self, house: HouseSettings, turn_hours: float) -> float:
+        """How long a battle choice waits for its person: the house's `choice_deadline_hours`, or, when that is 0
+        (the default), the turn's length divided by `choice_turn_divisor` (a third: 4 hours of a 12-hour turn), held
+        within MIN_CHOICE_HOURS..MAX_CHOICE_HOURS. The turn's length is the game's current one, so a choice opened
+        after `/gm clock length` waits its share of the new length (one already open keeps the deadline it was
+        given)."""
+        if house.choice_deadline_hours:
+            return house.choice_deadline_hours
+        share = turn_hours / self.choice_turn_divisor
+        return min(MAX_CHOICE_HOURS, max(MIN_CHOICE_HOURS, share)) if math.isfinite(share) else MAX_CHOICE_HOURS
 
     def encourage_bonus(self, total: int) -> int | None:
         """The PROPAGANDA table: the bonus for a check total, or None below the table."""
@@ -269,6 +285,8 @@ def rules_from_dict(raw: dict[str, Any]) -> Rules:
             propaganda_failure_change=int(raw["propaganda"]["failure_change"]),
             province_land=int(raw["land"]["province"]),
             max_battle_units=int(raw["war"]["max_units"]),
+            choice_turn_divisor=int(raw["war"]["choice_turn_divisor"]),
+            choice_reminder_share=float(raw["war"]["choice_reminder_share"]),
             trade_military=int(raw["stability"]["trade_military"]),
             trade_stability=int(raw["stability"]["trade_stability"]),
             units=units,
@@ -298,6 +316,10 @@ def rules_from_dict(raw: dict[str, Any]) -> Rules:
 def _check(rules: Rules) -> None:
     if rules.max_battle_units < 1:
         raise RulesError("war.max_units must be at least 1")
+    if not 1 <= rules.choice_turn_divisor <= MAX_CHOICE_TURN_DIVISOR:
+        raise RulesError(f"war.choice_turn_divisor must be 1 to {MAX_CHOICE_TURN_DIVISOR}")
+    if not 0 <= rules.choice_reminder_share < 1:
+        raise RulesError("war.choice_reminder_share must be 0 (no reminder) or more, and less than 1")
     if rules.die_sides < 2:
         raise RulesError("dice.sides must be at least 2")
     if not rules.propaganda_bonus:

@@ -126,6 +126,7 @@ class Battle(Strict):
     retreat_orders: Annotated[list[RetreatOrder], Field(max_length=MAX_UNITS)] = []
     initiative: Literal["attacker", "defender"] | None = None
     deadline: Time | None = None
+    reminder_at: Time | None = None  # when the pending choice's person is reminded (None: reminded, or none)
 
 
 class Game(Strict):

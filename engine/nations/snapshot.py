@@ -58,6 +58,7 @@ def battle_to_dict(battle: Battle) -> dict[str, Any]:
         "retreat_orders": [{"unit": u, "at_hp": hp} for u, hp in battle.retreat_orders.items()],
         "initiative": battle.initiative,
         "deadline": _iso(battle.deadline) if battle.deadline else None,
+        "reminder_at": _iso(battle.reminder_at) if battle.reminder_at else None,
     }
 
 
@@ -71,6 +72,7 @@ def battle_from_dict(raw: dict[str, Any]) -> Battle:
         retreat_orders={int(o["unit"]): o["at_hp"] for o in raw.get("retreat_orders", [])},
         initiative=raw.get("initiative"),
         deadline=datetime.fromisoformat(raw["deadline"]) if raw.get("deadline") else None,
+        reminder_at=datetime.fromisoformat(raw["reminder_at"]) if raw.get("reminder_at") else None,
         result=raw.get("result"),
         duels=[dict(d, rounds=[dict(r) for r in d["rounds"]]) for d in raw.get("duels", [])],
     )

@@ -76,6 +76,7 @@ class Battle:
     retreat_orders: dict[int, int | None] = field(default_factory=dict)  # unit -> retreat at HP <= N (None: now)
     initiative: str | None = None  # "attacker" or "defender": who picks the pairings
     deadline: datetime | None = None  # when the pending choice falls to its default
+    reminder_at: datetime | None = None  # when its person is reminded of it (None: reminded, or no reminder)
     result: str | None = None  # "attacker won", "defender won", "cancelled"
     duels: list[dict] = field(default_factory=list)  # the battle report: one record per duel, every round
 

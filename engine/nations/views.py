@@ -12,7 +12,7 @@ from engine.nations.describe import results_lines, unit_ref
 from engine.nations.rules import Rules
 from engine.nations.state import GameState, Nation
 from engine.nations.war import chooser
-from engine.view import At, Line, Person, Strong, View, item, line, view
+from engine.view import At, Line, Person, Strong, View, item, line, table_rows, view
 
 
 def nation_line(nation: Nation, state: GameState) -> Line:
@@ -58,12 +58,13 @@ def nation_view(nation: Nation, state: GameState, rules: Rules) -> View:
         if nation.foreign_patches else f"{nation.stability}"
     title = line(nation.name, *((" — ", Strong("ELIMINATED")) if nation.eliminated else ()), " — played by ",
                  Person(nation.player) if nation.player else "nobody")
-    lines = [
-        line(f"ECONOMY {nation.economy} ({mod(nation.economy):+d})  "
-             f"STABILITY {stab} ({mod(nation.effective_stability):+d})"),
-        line(f"MILITARY {nation.military} ({mod(nation.military):+d})  PROPAGANDA {nation.propaganda} "
-             f"({mod(nation.propaganda):+d})  LAND {nation.land} (E+M {nation.economy + nation.military})"),
-        line(f"STRENGTH {nation.strength}, WEAKNESS {nation.weakness}"),
+    lines = [  # the stat block: its columns line up (a forum post keeps them in a code block)
+        *table_rows((f"ECONOMY {nation.economy} ({mod(nation.economy):+d})",
+                     f"STABILITY {stab} ({mod(nation.effective_stability):+d})"),
+                    (f"MILITARY {nation.military} ({mod(nation.military):+d})",
+                     f"PROPAGANDA {nation.propaganda} ({mod(nation.propaganda):+d})",
+                     f"LAND {nation.land} (E+M {nation.economy + nation.military})"),
+                    (f"STRENGTH {nation.strength}, WEAKNESS {nation.weakness}",)),
         line("The game is over." if state.ended else
              f"Actions: {actions_left(state, nation)} of {state.house.actions_per_turn} left this turn"
              + (f" (used: {', '.join(a.upper() for a in nation.actions_used)})" if nation.actions_used else "")),

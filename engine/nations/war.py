@@ -8,7 +8,7 @@ rolled in the fixed order docs/nations.md gives ("Dice order"), so GM-entered di
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation, UnknownUnit
@@ -143,8 +143,18 @@ def _retreat_threshold(value: int | None) -> int | None:
     return value or None
 
 
-def _deadline(tx: Tx):
-    return tx.ctx.now + timedelta(hours=tx.state.house.choice_deadline_hours)
+def _deadline(tx: Tx) -> datetime:
+    """When a choice opened now falls to its default (`Rules.choice_hours`: a share of the turn by default)."""
+    return tx.ctx.now + timedelta(hours=tx.rules.choice_hours(tx.state.house, tx.state.turn_hours))
+
+
+def _awaits(tx: Tx, battle_id: int, stage: str, nation: str) -> None:
+    """The battle waits for `nation`'s choice until its deadline, with a reminder part-way (none if the rules'
+    `choice_reminder_share` is 0)."""
+    deadline = _deadline(tx)
+    share = tx.rules.choice_reminder_share
+    reminder = tx.ctx.now + (deadline - tx.ctx.now) * share if share > 0 else None
+    tx.emit(BattleAwaits(battle_id, stage, nation, deadline, reminder))
 
 
 def _strength(tx: Tx, nation: Nation, unit: Unit, side: str) -> tuple[int, int, int]:
@@ -175,7 +185,7 @@ def declare_attack(tx: Tx, action: DeclareAttack) -> None:
     if not [u for u in target.units.values() if u.battle is None]:
         _end_battle(tx, tx.state.battles[battle_id], "attacker won")
     else:
-        tx.emit(BattleAwaits(battle_id, "commit", target.name, _deadline(tx)))
+        _awaits(tx, battle_id, "commit", target.name)
     after_action(tx)
 
 
@@ -221,7 +231,7 @@ def _next_pairing(tx: Tx, battle_id: int) -> None:
         _duel(tx, battle, battle.in_fight_attacking[0], battle.in_fight_defending[0], "only pairing")
     else:
         chooser = getattr(battle, battle.initiative or "defender")
-        tx.emit(BattleAwaits(battle.id, "pairing", chooser, _deadline(tx)))
+        _awaits(tx, battle.id, "pairing", chooser)
 
 
 # --- pairing and the duel ------------------------------------------------------------------------

@@ -430,7 +430,8 @@ async def test_console_unexpected_error_is_logged_once_answered_once_and_the_loo
         assert lines[0] == ("error: the referee hit a problem with that line (KeyError) and nothing changed; the "
                             "details are in the log. /game status shows where the game stands")
         assert lines[1:3] == ["Referee commands (/help topic:<group> for one group's options):",
-                              "/game: start, status, digest, end, import"]  # issue 11: /game digest
+                              "Nations (this game):"]  # issue 17: the game's rule set first
+        assert "/game: start, status, list, digest, end, import" in lines  # issue 11: /game digest
         assert [r.levelno for r in caplog.records] == [logging.ERROR]
     finally:
         await store.close()
@@ -774,9 +775,129 @@ async def test_console_markdown_escapes_names_and_bbcode_prints_an_export_as_cod
     from console import Formatter
 
     assert Formatter("markdown").answer(["alice_2 made *this* [link](x) <b>", "  #3 `x`"]) == (
-        "alice\\_2 made \\*this\\* \\[link\\](x) \\<b>\n\n- `#3` \\`x\\`")
+        "alice\\_2 made \\*this\\* \\[link\\](x) \\<b>\n\n- `#3` `x`")  # backticks: a code span, shown as written
     exported = await _formatted(tmp_path, "bbcode", ["gm /gm export"])
     assert exported.startswith("[code]{\n") and exported.endswith("}[/code]\n\n")
     assert json.loads(exported.removeprefix("[code]").removesuffix("[/code]\n\n"))["game"]["turn"] == 1
     with pytest.raises(BadInput):
         Formatter("html")
+
+
+# --- issue 17: nothing misread — a word is read for the option it was written for, or refused by name ---------
+
+
+@pytest.mark.parametrize(("line", "options"), [
+    # after an unquoted name:value, an option of several words reads on to the next name: (spaces as typed)
+    ("alice /attack declare target:Charon units:1 5 retreat_at:1", {"target": "Charon", "units": "1 5",
+                                                                     "retreat_at": "1"}),
+    ("alice /roll dice:1d20 advantage", {"dice": "1d20 advantage"}),
+    ("alice /goddice attack name:flying kick", {"name": "flying kick"}),
+    ('gm /gm dice values:Y Y  B   # two spaces kept', {"values": "Y Y  B"}),
+    ("gm /nation claim preset:Gracchan Republic player:alice", {"preset": "Gracchan Republic", "player": "alice"}),
+    # a space after the colon: the next word is the value
+    ("gm /nation claim preset: Charon player: bob", {"preset": "Charon", "player": "bob"}),
+    # quoted, and positional values first: as before
+    ("alice /attack declare target:Charon units:'1 5'", {"target": "Charon", "units": "1 5"}),
+    ('gm /nation claim name:"New Land" 11 bob', {"name": "New Land", "preset": "11", "player": "bob"}),
+    ("alice /attack declare Charon '1 2 3'", {"target": "Charon", "units": "1 2 3"}),
+    ("/help", {}),
+    ("/help topic:gm dice", {"topic": "gm dice"}),
+])
+def test_a_value_of_several_words_is_read_whole(line, options):
+    assert parse_line(line)[2] == options
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("alice /attack declare target:Charon retreat_at:1 5 units:3",
+     "'5' after retreat_at:1 is not an option: retreat_at: takes one word (write each option as name:value)"),
+    ("gm /nation claim player: alice bob",
+     "'bob' after player:alice is not an option: player: takes one word (write each option as name:value)"),
+    ("alice /attack declare Charon 1 5", "'5' after units 1 is not an option: quote a list, units:\"1 5\""),
+    ("alice /attack declare Charon 1 5 7 retreat_at:1",
+     "'5' after units 1 is not an option: quote a list, units:\"1 5 7\""),
+    ("gm /gm dice 7 3 10", "/gm dice takes values; '3 10' is too much: quote it, values:\"7 3 10\""),
+    ("alice /roll 1d20 advantage", "/roll takes dice; 'advantage' is too much: quote it, dice:\"1d20 advantage\""),
+    ("alice /economy grow Charon extra", ("/economy grow takes nation; 'extra' is too much: quote it, "
+                                          "nation:\"Charon extra\"")),
+    ("alice /economy grow bogus:1 x", "/economy grow has no option bogus; its options: nation"),
+    ("alice /economy grow nation:a NATION:b", "nation: is given twice on this line; give each option once"),
+    ("/economy grow", "write `<your name> /command options`, e.g. `alice /economy grow`"),
+    ("/roll 1d20", "write `<your name> /command options`, e.g. `alice /roll 1d20`"),
+    ("/conquer world", "write `<your name> /command options`, e.g. `alice /economy grow`"),
+    ('"" /economy grow', "write `<your name> /command options`, e.g. `alice /economy grow`"),
+])
+def test_a_stray_word_is_refused_by_name_never_given_to_another_option(line, said):
+    with pytest.raises(BadInput) as info:
+        parse_line(line)
+    assert str(info.value) == said
+
+
+def test_a_list_of_numbers_names_the_word_that_is_not_one():
+    with pytest.raises(BadInput) as info:
+        coerce_options(BY_PATH["attack declare"], {"target": "Charon", "units": "1 5 x"})
+    assert str(info.value) == "units: 'x' is not a number; give numbers, e.g. units:\"1 5\""
+    with pytest.raises(BadInput) as info:
+        coerce_options(BY_PATH["godsfire move"], {"counters": "3 " + "9" * 40, "to": "K5"})
+    assert str(info.value) == "counters: '9999999999999999999999999999999999999999' is too large for a number here"
+    assert coerce_options(BY_PATH["attack commit"], {"units": "#1, 2 3"}) == {"units": "#1, 2 3"}
+
+
+def test_only_a_text_option_without_choices_takes_several_words():
+    from engine.vocabulary import LIST, NUMBERS, ONE, TEXT, Param
+
+    with pytest.raises(ValueError, match="only a text option without choices"):
+        Param("count", int, words=LIST)
+    with pytest.raises(ValueError, match="only a text option without choices"):
+        Param("kind", choices=("a", "b"), words=TEXT)
+    with pytest.raises(ValueError, match="words is one of"):
+        Param("x", words="many")
+    several = {(c.path, p.name): p.words for c in COMMANDS for p in c.params if p.words != ONE}
+    assert several[("attack declare", "units")] == several[("godsfire move", "counters")] == NUMBERS
+    assert several[("nation claim", "preset")] == several[("roll", "dice")] == TEXT
+    assert several[("gm dice", "values")] == LIST
+
+
+def test_the_words_of_a_line_are_read_as_the_shell_reads_them():
+    """`split_words` is `shlex.split(line, comments=True)` with the words' places: on random lines of quotes,
+    escapes, comments and spaces, the same words or the same refusal."""
+    import random
+    import shlex
+
+    from engine.vocabulary import split_words
+
+    rng = random.Random(17)
+    for _ in range(20_000):
+        line = "".join(rng.choice(["a", "b", ":", " ", "  ", "\t", '"', "'", "\\", "#", "é", "1"])
+                       for _ in range(rng.randrange(0, 14)))
+        try:
+            expected: object = shlex.split(line, comments=True)
+        except ValueError as err:
+            expected = str(err)
+        try:
+            got: object = [w.text for w in split_words(line)]
+        except ValueError as err:
+            got = str(err)
+        assert got == expected, line
+
+
+async def test_a_bare_help_answers_and_a_bare_command_says_how_to_write_it(tmp_path):
+    store = await Store.open(tmp_path / "help.db")
+    try:
+        out = io.StringIO()
+        console = Console(Referee(store, None), out)
+        await console.handle("/help")
+        await console.handle("/help topic:roll")
+        await console.handle("/roll 1d20")
+        lines = out.getvalue().splitlines()
+        assert lines[0].startswith("Referee commands")
+        assert "/roll dice: — roll any dice — a free roll, not a rule roll (shown in /log when a game runs here)" \
+            in lines
+        assert lines[-1] == "error: write `<your name> /command options`, e.g. `alice /roll 1d20`"
+    finally:
+        await store.close()
+
+
+def test_a_line_separator_is_refused_as_a_line_break():
+    with pytest.raises(BadInput) as info:
+        decode_line("gm /godsfire \u2028")
+    assert str(info.value) == "that line has a line separator (U+2028, column 14); nothing changed"

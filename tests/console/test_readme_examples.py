@@ -78,3 +78,69 @@ def test_every_readme_console_example_runs_as_printed(block, tmp_path):
     assert not [line for line in lines if line.startswith("⚠")], done.stdout  # no warning the text omits
     for expected in EXPECTED[block[0]]:
         assert expected in lines, f"{expected!r} not in:\n{done.stdout}"
+
+
+# --- issue 17: an example typed without its quotes is read as printed, or refused naming the stray word ------
+
+DOCS = [README, *sorted((REPO / "docs").glob("*.md"))]
+COMMAND_LINE = re.compile(r"^[A-Za-z][\w-]* /[a-z]")
+QUOTED = re.compile(r"""(["'])(.*?)\1""")
+
+
+def example_lines(text: str) -> list[str]:
+    """Every command line of a page: the lines of its code blocks (fenced or indented) and the backtick spans
+    that read `<name> /command …`."""
+    found: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            fenced = not fenced
+            continue
+        candidates = [line.strip()] if fenced or line.startswith("    ") else []
+        candidates += re.findall(r"`([^`]+)`", line)
+        found += [c for c in candidates if COMMAND_LINE.match(c)]
+    return found
+
+
+QUOTED_EXAMPLES = [(page.name, line) for page in DOCS for line in example_lines(page.read_text(encoding="utf-8"))
+                   if QUOTED.search(line.split("#")[0])]
+
+
+def test_the_pages_have_quoted_examples_to_try_unquoted():
+    assert len(QUOTED_EXAMPLES) >= 20, QUOTED_EXAMPLES
+    assert ("README.md", 'alice /nation claim preset:"Gracchan Republic"') in QUOTED_EXAMPLES
+
+
+@pytest.mark.parametrize(("page", "line"), QUOTED_EXAMPLES, ids=[f"{p}: {x}" for p, x in QUOTED_EXAMPLES])
+def test_an_example_typed_without_its_quotes_is_read_as_printed_or_refused_naming_the_stray_word(page, line):
+    from console import parse_line
+    from engine.commands import coerce_options
+    from engine.errors import BadInput
+
+    command_part = line.split("#")[0]
+    bare = QUOTED.sub(lambda m: m.group(2), command_part)
+    actor, command, options = parse_line(line)
+    try:
+        read = parse_line(bare)
+    except BadInput as err:  # refused: naming a word that was inside the quotes, after its first
+        strays = {w for m in QUOTED.finditer(command_part) for w in m.group(2).split()[1:]}
+        assert any(repr(w) in str(err) for w in strays), (bare, str(err))
+        return
+    assert read is not None and (read[0], read[1], read[2]) == (actor, command, options), bare
+    assert coerce_options(read[1], read[2]) == coerce_options(command, options)
+
+
+@pytest.mark.parametrize("block", console_examples(README.read_text(encoding="utf-8")), ids=lambda b: b[0])
+def test_every_readme_console_example_plays_the_same_without_its_quotes(block, tmp_path):
+    def play(lines: list[str], folder: str) -> str:
+        (tmp_path / folder).mkdir()
+        done = subprocess.run([sys.executable, str(REPO / "bot.py"), "--console", "--seed", "5", "--db",
+                               str(tmp_path / folder / "readme.db")], input="".join(x + "\n" for x in lines),
+                              capture_output=True, text=True, encoding="utf-8", timeout=60, cwd=tmp_path / folder,
+                              env=console_env())
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "<T>", done.stdout)
+
+    bare = [QUOTED.sub(lambda m: m.group(2), x.split("#")[0]) for x in block]
+    assert bare != block
+    assert play(bare, "bare") == play(block, "quoted")

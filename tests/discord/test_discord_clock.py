@@ -61,7 +61,7 @@ async def test_the_pinned_status_message_is_kept_current(tmp_path):
         ]
         await t.run(t.alice, "attack declare", target="Charon", units="1")
         assert status.embeds[0]["fields"][-1] == {
-            "name": "Battles", "value": f"#1 Gracchan Republic → Charon: waits for Charon to commit, default {at(1)}",
+            "name": "Battles", "value": f"#1 Gracchan Republic → Charon: waits for Charon to commit, default {at(4)}",
             "inline": False}
         # Queries change nothing and leave it alone.
         edits = len(status.history)
@@ -160,7 +160,7 @@ async def test_a_battle_choice_that_runs_out_is_decided_by_the_clock(tmp_path):
         [commit] = [m for m in t.messages() if m.content.startswith("⚔ Battle #1:")]
         commit_select = commit.custom_ids[0]
         posted = len(t.messages())
-        t.clock.advance(hours=1, minutes=1)
+        t.clock.advance(hours=4, minutes=1)  # a choice waits a third of the 12-hour turn (its reminder: missed)
         t.dice.push(10, 8)
         await wake(rb, t)
         announcement, choice = t.messages()[posted:]
@@ -170,10 +170,10 @@ async def test_a_battle_choice_that_runs_out_is_decided_by_the_clock(tmp_path):
             "🎲 Gracchan Republic, initiative (attacker), battle #1: d10 10 + mod(M) -1 = **9**",
             "🎲 Charon, initiative (defender), battle #1: d10 8 + mod(M) -1 = **7**",
             "The attacker wins the initiative in battle #1 and picks the pairings.",
-            f"⏳ Battle #1 waits for Gracchan Republic to pair two units (/attack pair), until {at(2 + 1 / 60)}.",
+            f"⏳ Battle #1 waits for Gracchan Republic to pair two units (/attack pair), until {at(8 + 1 / 60)}.",
         ]
         assert choice.content == (f"⚔ Battle #1: {mention(t.alice)}, pick the next pairing "
-                                  f"(default {at(2 + 1 / 60)}).")
+                                  f"(default {at(8 + 1 / 60)}).")
         assert len(choice.find_component(choice.custom_ids[0])["options"]) == 6
         # The defaulted commit's select is taken off its message (the defender has committed).
         assert commit.custom_ids == [] and commit_select == "referee:commit:1:1"

@@ -60,11 +60,13 @@ async def test_the_registered_commands_are_the_vocabulary(tmp_path):
         assert result.ephemeral
         assert result.embed["title"] == "Referee commands (/help topic:<group> for one group's options)"
         lines = result.embed["description"].splitlines()
-        groups = {c.path.split()[0] for c in COMMANDS}
+        shared = {c.path.split()[0] for c in COMMANDS if c.ruleset is None}
         ids = {c["name"]: c["id"] for c in t.fake.global_commands}
         e = ids["economy"]
-        assert len([line for line in lines if line.startswith("**/")]) == len(groups)  # one line a group
-        assert f"**/economy** — </economy grow:{e}>, </economy military:{e}>, </economy recruit:{e}>" in lines
+        # issue 17: no game here, so the groups every game shares (one line a group), then how to start each game
+        assert len([line for line in lines if line.startswith("**/")]) == len(shared)
+        assert f"**Nations** — </game start:{ids['game']}> `ruleset:nations`, then /nation, /economy, " in (
+            result.embed["description"])
         economy = await t.run(t.alice, "help", topic="economy")
         assert economy.embed["title"] == "/economy commands"
         assert f"</economy recruit:{e}> `unit:` `[nation:]` — ECONOMY check to recruit a unit" in (
@@ -194,11 +196,12 @@ async def test_players_commands(tmp_path):
 
         rolls = await t.run(t.bob, "log")
         assert rolls.embed["title"] == "Latest rolls"
+        same_day = at().replace(":f>", ":t>")  # issue 17: the date on the day's first roll, the time alone after
         assert rolls.embed["description"].splitlines() == [
             f"T1 {at()} 🎲 Gracchan Republic, grow military: d10 9 + mod(E) +1 = 10 vs > 8: success",
-            f"T1 {at()} 🎲 Bobland, recruit infantry: d10 7 vs >= 7: success",
-            f"T1 {at()} 🎲 Gracchan Republic, encourage workers: d10 8 vs >= 5: success",
-            f"T1 {at()} 🎲 Bobland, propaganda attack on Gracchan Republic: d10 10 vs > 10: failure",
+            f"T1 {same_day} 🎲 Bobland, recruit infantry: d10 7 vs >= 7: success",
+            f"T1 {same_day} 🎲 Gracchan Republic, encourage workers: d10 8 vs >= 5: success",
+            f"T1 {same_day} 🎲 Bobland, propaganda attack on Gracchan Republic: d10 10 vs > 10: failure",
         ]
         mine = await t.run(t.bob, "log", nation="gracchan republic", limit=1)
         assert mine.embed["title"] == "Rolls of Gracchan Republic"
@@ -299,7 +302,8 @@ async def test_gm_commands(tmp_path):
         restored = await t.run(t.gm, "gm restore", nation="Charon")
         assert texts(restored) == f"Charon is restored to the game by GM {gm}."
         house = await t.run(t.gm, "gm house", key="bonus_hours", value="24")
-        assert texts(house) == r"House setting bonus\_hours is now 24.0 for this game."  # escaped as engine text
+        assert texts(house) == (  # escaped as engine text
+            r"House setting bonus hours (\`bonus\_hours\`) is now 24 for this game.")
         unknown = await t.run(t.gm, "gm house", key="dragons", value="1")
         assert unknown.ephemeral and texts(unknown).startswith("⛔ unknown house setting 'dragons'; settings: ")
 
@@ -519,7 +523,9 @@ def test_these_tests_run_every_command_of_the_vocabulary():
     sources = "".join((REPO / "tests" / "discord" / f"test_discord_{name}.py").read_text()
                       for name in ("commands", "battle", "clock", "goddice", "godsfire"))
     sources += "".join((REPO / "tests" / "discord" / name).read_text()
-                       for name in ("test_roll.py", "test_digest.py"))  # issue 11
+                       for name in ("test_roll.py", "test_digest.py",  # issue 11
+                                    "test_discord_game_list.py",  # issue 17
+                                    "test_discord_reminders.py"))  # issue 17: /remind me
     missing = [c.path for c in COMMANDS if f'"{c.path}"' not in sources]
     assert missing == []
 

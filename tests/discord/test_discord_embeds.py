@@ -89,3 +89,51 @@ async def test_god_dice_and_godsfire_answers_are_signed_with_their_turn(tmp_path
         await t.run(t.gm, "game start", ruleset="goddice")
         joined = await t.run(t.alice, "goddice join")
         assert joined.embed["footer"]["text"] == "God Dice"  # no turn before the game begins
+
+
+async def test_an_embed_reporting_what_happened_carries_its_moment_and_a_view_none(tmp_path):
+    """Issue 17: Discord's own timestamp (`embed.timestamp`, shown in each reader's time zone) on every embed that
+    reports something that happened — an action and its roll, a free roll, the log, a digest, the clock's turn
+    end, a Godsfire report — equal to the moment it happened by the bot's clock; none on a view (/help, a status)
+    or a refusal."""
+    from datetime import timedelta
+
+    from discordkit import START
+
+    def moments(*results) -> list[datetime | None]:
+        return [datetime.fromisoformat(e["timestamp"]) if "timestamp" in e else None
+                for r in results for e in (r.embeds if hasattr(r, "embeds") else [r.embed])]
+
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        t.clock.advance(minutes=90)
+        now = START + timedelta(minutes=90)
+        t.dice.push(9)
+        passed = await t.run(t.alice, "economy military")
+        assert moments(passed) == [now] and passed.embed["timestamp"] == "2026-03-01T13:30:00+00:00"
+        t.dice.push(3, 5)
+        rolled = await t.run(t.bob, "roll", dice="2d6")
+        t.clock.advance(minutes=5)
+        assert moments(rolled) == [now]
+        later = now + timedelta(minutes=5)
+        digest = await t.run(t.alice, "game digest", since="2h")
+        assert moments(await t.run(t.bob, "log"), digest) == [later] * (1 + len(digest.embeds))
+
+        refused = await t.run(t.alice, "economy grow")  # both of alice's actions are used
+        assert refused.embed["title"] == "Refused — nothing changed" and moments(refused) == [None]
+        assert moments(await t.run(t.alice, "help"), await t.run(t.alice, "game status")) == [None, None]
+
+        t.clock.advance(hours=12)  # the clock ends turn 1 at START + 12h; it wakes later, its report says when
+        before = len(t.messages())
+        await rb.bot.get_cog("Clock").wake(await rb.bot.referee.game_id(t.key()))
+        [over] = [m for m in t.messages()[before:] if m.embeds and "Turn 1 is over" in m.embeds[0]["description"]]
+        assert moments(over) == [later + timedelta(hours=12)]
+
+    (tmp_path / "godsfire").mkdir()
+    async with table(tmp_path / "godsfire") as t, t.bot():  # a rule set's own report (`dress`): stamped too
+        await t.run(t.gm, "game start", ruleset="godsfire")
+        await t.run(t.gm, "gm dice", values="3 4 5 3")
+        t.clock.advance(days=2)
+        added = await t.run(t.gm, "godsfire system add", name="Sol", owner=t.alice, planets=1, regions=1)
+        *report, sheet = moments(added)  # the events (`dress`), then the system's sheet: a view
+        assert report == [START + timedelta(days=2)] * len(report) and report and sheet is None

@@ -17,6 +17,8 @@ from engine.commands import COMMANDS
 from engine.rulesets import ruleset_of
 
 REPO = Path(__file__).resolve().parents[2]
+KEEP_OR_REROLL = ("⏳ @alice, your move: keep or re-roll the opening roll (/goddice favor choice:keep or "
+                  "/goddice favor choice:reroll).")
 DRAFT = ["monk", "hero", "sage", "cleric", "assassin", "bowman", "hero", "sage"]  # bob, alice, bob, alice…
 
 
@@ -43,14 +45,15 @@ def snapshot(state) -> dict:
     return ruleset_of(state).state_to_dict(state)
 
 
-async def drafted(t, rb) -> int:
+async def drafted(t, rb, options: str | None = None) -> int:
     """A God Dice game here, seated and drafted with entered dice: alice won the roll-off and chose to attack
     first, so bob picked first; alice has Hero, Cleric, Bowman, Sage; bob Monk, Sage, Assassin, Hero.
     Turn 1 is alice's. Returns the game's id."""
-    started = await t.run(t.gm, "game start", ruleset="goddice")
+    started = await t.run(t.gm, "game start", ruleset="goddice", **({"options": options} if options else {}))
+    extra = f" Optional rules: {options}." if options else ""
     assert lines(t, started) == [
         ("A God Dice game begins, refereed by the bot; GM: @gm. Take a seat with /goddice join (2 to 4 players); "
-         "the GM starts with /goddice begin.")]
+         f"the GM starts with /goddice begin.{extra}")]
     for player in (t.alice, t.bob):
         joined = await t.run(player, "goddice join")
         assert joined.content == "" and joined.custom_ids == []  # seating waits for no one in particular
@@ -267,7 +270,7 @@ async def test_keep_and_re_roll_buttons_for_whoever_is_in_favor(tmp_path):
         await t.run(t.gm, "gm dice", values="B B B R O O 5 5 5")
         opened = await t.run(t.alice, "goddice roll")
         assert lines(t, opened)[:2] == [
-            "⏳ @alice, your move: keep or re-roll the opening roll (/goddice favor choice:keep|reroll).",
+            KEEP_OR_REROLL,
             "Dice: 🟦 🟦 🟦 🟥 ⭕ ⭕ 5️⃣ 5️⃣ 5️⃣"]
         assert opened.message.button_labels() == ["Keep", "Re-roll"]
         keep, reroll = opened.custom_ids
@@ -301,8 +304,7 @@ async def test_keep_and_re_roll_buttons_for_whoever_is_in_favor(tmp_path):
                                           "the opening roll stands.")
         await t.run(t.gm, "gm dice", values="B B R O O O 5 5 5")
         opened = await t.click(t.bob, defended.message, f"referee:goddice:roll:{game}:2-0:opening")
-        assert lines(t, opened)[0] == (
-            "⏳ @alice, your move: keep or re-roll the opening roll (/goddice favor choice:keep|reroll).")
+        assert lines(t, opened)[0] == KEEP_OR_REROLL
         assert pinged(opened.message) == [t.alice.id]
         refused = await t.run(t.bob, "goddice favor", choice="keep")
         assert refused.ephemeral and named(t, refused) == (
@@ -321,7 +323,7 @@ async def test_keep_and_re_roll_buttons_for_whoever_is_in_favor(tmp_path):
         [undone] = (await t.click(t.gm, asked.message, asked.custom_ids[0])).followups
         assert not undone.ephemeral
         assert lines(t, undone) == [
-            "⏳ @alice, your move: keep or re-roll the opening roll (/goddice favor choice:keep|reroll).",
+            KEEP_OR_REROLL,
             "Dice: 🟦 🟦 🟥 ⭕ ⭕ ⭕ 5️⃣ 5️⃣ 5️⃣",
             "↩ GM @gm undid @alice's “/goddice favor choice:keep” and all its rolls."]
         assert undone.custom_ids == [f"referee:goddice:favor:{game}:2-1:{choice}" for choice in ("keep", "reroll")]
@@ -504,3 +506,59 @@ async def test_every_god_dice_option_is_described_and_offers_the_vocabularys_cho
                 assert bool(option.get("required")) == param.required, (path, param.name)
                 if param.choices:
                     assert [c["value"] for c in option["choices"]] == list(param.choices), (path, param.name)
+
+
+async def test_mended_a_won_game_exports_with_its_winner_and_a_non_player_is_not_seated(tmp_path):
+    """Issue 17 on Discord: a member with no seat is told so (ephemeral, nothing changes); the GM kills bob's last
+    character, the turn never waits on a player who is out, alice wins, and the GM's /gm export then gives the
+    ended game with its winner."""
+    import json
+
+    async with table(tmp_path) as t, t.bot() as rb:
+        dave = t.fake.add_member(t.guild, t.fake.add_user("dave"))
+        await drafted(t, rb)
+        before = snapshot(await t.state(rb))
+        refused = await t.run(dave, "goddice declare", attacker="hero")
+        assert refused.ephemeral and texts(refused) == "⛔ you are not seated in this game"
+        assert snapshot(await t.state(rb)) == before
+        for card in ("monk", "sage", "assassin"):
+            await t.run(t.gm, "gm life", player=str(t.bob.id), character=card, life=0)
+        won = await t.run(t.gm, "gm life", player=str(t.bob.id), character="hero", life=0)
+        assert "👑 @alice wins: the last with a character still breathing!" in lines(t, won)
+        exported = await t.run(t.gm, "gm export")
+        assert exported.deferred and exported.ephemeral
+        message = await exported.wait_for_final_message()
+        assert message.content == "The channel's last game, ended: its export."
+        [attachment] = message.attachments
+        data = json.loads(attachment.data)
+        assert (attachment.filename, data["game"]["winner"], data["game"]["ended"]) == (
+            "goddice-game.json", str(t.alice.id), True)
+        refused = await t.run(t.gm, "gm undo")  # the other /gm powers still need a live game
+        assert refused.ephemeral and texts(refused) == "⛔ there is no game in this channel: start one with /game start"
+
+
+async def test_mended_a_campaigns_game_2_counts_its_turns_from_1_and_game_1s_controls_stay_over(tmp_path):
+    """Issue 17: game 2 of a Campaign starts again from turn 1; its controls are its own (`2.1-0`), so a control
+    left over from game 1's turn 1 is refused."""
+    async with table(tmp_path) as t, t.bot() as rb:
+        game = await drafted(t, rb, "campaign")
+        await t.run(t.alice, "goddice declare", attacker="hero")
+        await t.run(t.gm, "gm dice", values="S A")
+        defended = await t.run(t.bob, "goddice defend", character="monk")
+        assert defended.custom_ids == [f"referee:goddice:roll:{game}:1-0:opening"]
+        for card in ("hero", "cleric", "bowman"):
+            await t.run(t.gm, "gm life", player=str(t.alice.id), character=card, life=0)
+        won = await t.run(t.gm, "gm life", player=str(t.alice.id), character="sage", life=0)
+        assert lines(t, won)[-2:] == ["Campaign game 2: every character back at full life; turns go clockwise.",
+                                      "▶ Turn 1: @alice attacks."]
+        await t.run(t.alice, "goddice declare", attacker="hero")
+        await t.run(t.gm, "gm dice", values="S A")
+        again = await t.run(t.bob, "goddice defend", character="monk")
+        assert again.custom_ids == [f"referee:goddice:roll:{game}:2.1-0:opening"]
+        assert t.status_message().embeds[0]["title"] == "God Dice — turn 1"
+        stale = stale_copy(t, defended.message, f"referee:goddice:roll:{game}:1-0:opening")
+        over = await t.click(t.alice, stale, f"referee:goddice:roll:{game}:1-0:opening")
+        assert over.ephemeral and texts(over) == "⛔ that move is over"
+        await t.run(t.gm, "gm dice", values="B 5 5 5 O O O O R")
+        opened = await t.click(t.alice, again.message, f"referee:goddice:roll:{game}:2.1-0:opening")
+        assert "   dice: B R O O O O 5 5 5 — legal: basic 15" in lines(t, opened)

@@ -1,10 +1,10 @@
 """Issue 11: one place renders for each front-end (cogs/render.py for Discord, engine/describe for the console),
-and unit and rank names are written one way everywhere."""
+and unit and rank names are written one way everywhere. Issue 17: /log shows each day's date once."""
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from cogs import render
 from engine.describe import roll_line
@@ -98,3 +98,52 @@ def test_a_unit_and_its_rank_are_written_one_way_everywhere(game):
         # never "green")
         assert re.search(r"#\d (infantry|armour) (GREEN|REGULAR)\b", line), (where, line)
         assert "green" not in line and "GREEN infantry" not in line and "GREEN armour" not in line, (where, line)
+
+
+# --- issue 17: /log's dates, once a day -------------------------------------------------------------------
+
+
+def shown(moment: datetime, style: str) -> str:
+    """A ledger row's moment as Discord timestamps: `:f` (date and time) or `:t` (time of day), and `:R`."""
+    stamp = int(moment.timestamp())
+    return f"<t:{stamp}:{style}> (<t:{stamp}:R>)"
+
+
+def test_the_log_shows_each_days_date_once_on_its_first_roll():
+    def row(turn: int, at: datetime, die: int) -> RollRecord:
+        return RollRecord(nation="Charon", purpose="grow economy", die=die, modifiers={}, total=die, target=None,
+                          comparison=None, success=None, forced=False, turn=turn, at=at)
+
+    day_one, late = AT, AT.replace(hour=23, minute=59)
+    day_two, later = AT + timedelta(hours=12), AT + timedelta(hours=20)
+    rows = [row(1, day_one, 3), row(1, late, 4), row(2, day_two, 5), row(2, later, 6),
+            row(2, datetime(1970, 1, 1, tzinfo=UTC), 7)]  # a row of no known moment (an old import's): none shown
+    embed = render.rolls_embed(rows, "Latest rolls")
+    assert (embed.description or "").splitlines() == [
+        f"T1 {shown(day_one, 'f')} 🎲 Charon, grow economy: d10 3",
+        f"T1 {shown(late, 't')} 🎲 Charon, grow economy: d10 4",
+        f"T2 {shown(day_two, 'f')} 🎲 Charon, grow economy: d10 5",  # 2 March, 00:00 UTC: a new day
+        f"T2 {shown(later, 't')} 🎲 Charon, grow economy: d10 6",
+        "T2  🎲 Charon, grow economy: d10 7"]
+    assert render.rolls_embed([], "Latest rolls").description == "No rolls yet."
+
+
+async def test_a_log_spanning_two_days_shows_each_date_once_on_discord(tmp_path):
+    from discordkit import START, table
+
+    async with table(tmp_path) as t, t.bot():
+        await t.run(t.gm, "game start", turn_hours=72)  # no turn ends on the way
+        moments = [START, START + timedelta(hours=11, minutes=59), START + timedelta(hours=12),
+                   START + timedelta(hours=30)]  # 1 March 12:00 and 23:59, 2 March 00:00 and 18:00 (UTC)
+        for die, moment in enumerate(moments, start=1):
+            t.clock.now = moment
+            t.dice.push(die)
+            await t.run(t.alice, "roll", dice="1d6")
+        log = await t.run(t.bob, "log")
+        alice = f"<@{t.alice.id}>"
+        assert log.embed["description"].splitlines() == [
+            f"T1 {shown(moments[0], 'f')} 🎲 {alice}, free roll, not a rule roll: 1d6 (1) = **1**",
+            f"T1 {shown(moments[1], 't')} 🎲 {alice}, free roll, not a rule roll: 1d6 (2) = **2**",
+            f"T1 {shown(moments[2], 'f')} 🎲 {alice}, free roll, not a rule roll: 1d6 (3) = **3**",
+            f"T1 {shown(moments[3], 't')} 🎲 {alice}, free roll, not a rule roll: 1d6 (4) = **4**"]
+        assert datetime.fromisoformat(log.embed["timestamp"]) == moments[3]  # when it was asked for

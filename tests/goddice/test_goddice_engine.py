@@ -1122,7 +1122,7 @@ def test_out_of_turn_and_dead_characters_and_own_targets_refused():
     table.refuse(Declare("monk"), RuleViolation, "it is not your move: alice declares an attacker", "bob")
     table.refuse(Declare(), BadInput, "declare which of your characters attacks", "alice")
     table.refuse(Declare("monk"), RuleViolation, "alice has no character 'monk'", "alice")
-    table.refuse(Declare("hero", target="bob"), RuleViolation, "it is not your move", "carol")
+    table.refuse(Declare("hero", target="bob"), RuleViolation, "you are not seated in this game", "carol")
     table.do(SetLife("bob", "sage", 0))
     table.do(SetLife("alice", "cleric", 0))
     table.refuse(Declare("cleric"), RuleViolation, "alice's Cleric is dead", "alice")

@@ -127,7 +127,12 @@ def test_the_turn_the_actions_the_bonus_and_the_die():
     trade = DATA["stability"]
     assert f"trades {trade['trade_military']} MILITARY, for good, for {trade['trade_stability']} STABILITY" in TEXT
     assert f"retreated: {DATA['promotion']['retreat_penalty']} to the roll".replace("-", "−") in section("War")
-    assert f"deadline of {number(house['choice_deadline_hours'])} hour" in section("War")
+    share = {2: "half", 3: "third", 4: "quarter"}[DATA["war"]["choice_turn_divisor"]]
+    assert house["choice_deadline_hours"] == 0  # the default: a share of the turn
+    hours = number(house["turn_hours"] / DATA["war"]["choice_turn_divisor"])
+    assert f"has a deadline of a {share} of the turn: {hours} hours in a {number(house['turn_hours'])}-hour turn" \
+        in " ".join(section("War").split())
+    assert DATA["war"]["choice_reminder_share"] == 0.5 and "Half-way to the deadline" in section("War")
 
 
 def test_the_stat_modifier_table():

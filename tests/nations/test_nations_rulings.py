@@ -180,7 +180,9 @@ RULINGS_HOUSE = [
     ("The bonus lasts 36 hours of real time from the roll [house].", {"bonus_hours": 36.0}),
     ("After the battle, surviving units return to the full HP of their rank [house].",
      {"full_hp_after_battle": True}),
-    ("A battle waits on people: every choice ... has a deadline [house: 1 hour].", {"choice_deadline_hours": 1.0}),
+    # Issue 17: the deadline is a third of the turn (0: a share of the turn, `war.choice_turn_divisor`), not 1 hour.
+    ("A battle waits on people: every choice ... has a deadline [house: a third of the turn].",
+     {"choice_deadline_hours": 0.0}),
     ("A new nation: E + M = 20, S = 10, P = 10, L = 20 (the pattern of every listed nation) [house].",
      {"new_nation_total": 20, "new_nation_stability": 10, "new_nation_propaganda": 10, "new_nation_land": 20}),
 ]

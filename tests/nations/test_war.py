@@ -28,6 +28,7 @@ from engine.nations.events import (
     BattleAwaits,
     BattleEnded,
     ChoiceDefaulted,
+    ChoiceReminded,
     DuelStarted,
     NationEliminated,
     StatChanged,
@@ -117,13 +118,14 @@ def test_full_battle_three_against_two_with_retreat_death_promotion_demotion_and
         ("elite", 4, None), ("green", 2, None), ("green", 2, None),
     ]
 
-    # Declaring: the ATTACK action, no die; the battle waits for Brigid's commitment for 1 hour.
+    # Declaring: the ATTACK action, no die; the battle waits for Brigid's commitment for a third of the 12-hour
+    # turn (4 hours), with a reminder half-way.
     out = game.do(DeclareAttack("Brigid", [1, 2, 3]), actor="alice")
     assert out.rolls == []
     battle = game.state.battles[1]
     assert (battle.attacker, battle.defender, battle.stage, battle.attacking) == ("Avalon", "Brigid", "commit",
                                                                                 [1, 2, 3])
-    assert battle.deadline == NOW + hours(1)
+    assert (battle.deadline, battle.reminder_at) == (NOW + hours(4), NOW + hours(2))
     assert game.nation("Avalon").actions_used == ["attack"]
     assert [unit(game, i)[2] for i in (1, 2, 3)] == [1, 1, 1]
 
@@ -136,7 +138,7 @@ def test_full_battle_three_against_two_with_retreat_death_promotion_demotion_and
     ]
     battle = game.state.battles[1]
     assert (battle.initiative, battle.stage, battle.defending) == ("attacker", "pairing", [4, 5])
-    assert battle.deadline == NOW + timedelta(minutes=70)
+    assert battle.deadline == NOW + timedelta(minutes=10) + hours(4)
     assert of(out, BattleAwaits)[-1].nation == "Avalon"
     assert game.nation("Brigid").actions_used == []  # defending costs no action
 
@@ -545,11 +547,16 @@ def test_commit_deadline_defaults_to_the_strongest_free_units(game):
     game.do(SetHouse("choice_deadline_hours", "5"))
     game.do(DeclareAttack("Cato", [2]), actor="bob")  # battle #1 waits 5 hours
     game.do(SetHouse("choice_deadline_hours", "1"))
-    game.do(DeclareAttack("Brigid", [1]), actor="alice")  # battle #2 waits 1 hour
-    assert game.state.battles[2].deadline == NOW + hours(1)
+    game.do(DeclareAttack("Brigid", [1]), actor="alice")  # battle #2 waits 1 hour, reminded after half of it
+    assert (game.state.battles[2].deadline, game.state.battles[2].reminder_at) == (NOW + hours(1), NOW + hours(0.5))
 
-    game.advance(minutes=59)
+    game.advance(minutes=29)
     assert game.tick().events == []  # not yet
+    game.advance(minutes=1)
+    assert game.tick().events == [ChoiceReminded(2, "commit", "Brigid", "bob", NOW + hours(1))]
+    assert game.state.battles[2].reminder_at is None  # once
+    game.advance(minutes=29)
+    assert game.tick().events == []
     game.advance(minutes=1)
     out = game.do(Tick(), dice=[2, 8])  # mod(M 10) both: the defender wins the initiative
     defaulted = of(out, ChoiceDefaulted)
@@ -583,12 +590,12 @@ def test_commit_deadline_with_no_free_units_left_the_attacker_wins(game):
     army(game, "Avalon", "alice", [("infantry", "green")])                   # 1
     army(game, "Brigid", "bob", [("infantry", "green")])                     # 2
     army(game, "Cato", "carol", [("infantry", "green"), ("infantry", "green")])  # 3, 4
-    game.do(DeclareAttack("Brigid", [1]), actor="alice")  # battle #1, due at +1 h
+    game.do(DeclareAttack("Brigid", [1]), actor="alice")  # battle #1, due at +4 h (a third of the turn)
     game.advance(minutes=30)
     game.do(DeclareAttack("Brigid", [3, 4]), actor="carol")  # battle #2
     # Without battle:, a commitment goes to the oldest battle waiting for it; Brigid names #2.
-    game.do(CommitUnits([2], battle=2), actor="bob", dice=[9, 1])  # Cato pairs, due at +1 h 30
-    game.advance(minutes=30)
+    game.do(CommitUnits([2], battle=2), actor="bob", dice=[9, 1])  # Cato pairs, due at +4 h 30
+    game.advance(hours=3, minutes=30)
     out = game.do(Tick(), dice=[])
     assert [(e.battle, e.choice, e.nation, e.default) for e in of(out, ChoiceDefaulted)] == [
         (1, "commit", "Brigid", "no free units: the attacker wins")]
@@ -607,7 +614,7 @@ def test_pairing_deadline_defaults_strongest_against_strongest_each_time(game):
     game.do(CommitUnits([3, 4]), actor="bob", dice=[9, 1])
     assert game.state.battles[1].initiative == "attacker"
     deadline = game.state.battles[1].deadline
-    assert deadline == NOW + hours(1)
+    assert deadline == NOW + hours(4)
     game.now = deadline
     out = game.do(Tick(), dice=[8, 2, 1])
     assert [(e.choice, e.nation, e.default) for e in of(out, ChoiceDefaulted)] == [
@@ -618,7 +625,7 @@ def test_pairing_deadline_defaults_strongest_against_strongest_each_time(game):
         ("Avalon", "promotion of #2 fighter (needs 9+)", 1, {}, 1, 9, False),
     ]
     battle = game.state.battles[1]
-    assert (battle.stage, battle.deadline) == ("pairing", deadline + hours(1))  # 2 against 1: a new choice
+    assert (battle.stage, battle.deadline) == ("pairing", deadline + hours(4))  # 2 against 1: a new choice
     game.now = battle.deadline
     out = game.do(Tick(), dice=[9, 1, 1])
     assert [e.default for e in of(out, ChoiceDefaulted)] == ["strongest against strongest: #2 against #3"]

@@ -26,7 +26,7 @@ from data import rules_for
 from data.store import Store
 from engine.dice import ForcedRoller
 from engine.events import DieRolled
-from engine.nations.events import BattleAwaits, ChoiceDefaulted, InitiativeDecided, UnitsCommitted
+from engine.nations.events import BattleAwaits, ChoiceDefaulted, ChoiceReminded, InitiativeDecided, UnitsCommitted
 from engine.nations.peace import ClaimPreset
 from engine.nations.snapshot import state_to_dict
 from engine.nations.state import GameState
@@ -253,20 +253,23 @@ async def test_choice_deadline_passing_while_down_is_applied_once_by_catch_up(tm
         await referee.act("chan", "alice", ClaimPreset("Gracchan Republic"), "/nation claim")
         await referee.act("chan", "bob", ClaimPreset("Charon"), "/nation claim")
         report = await referee.act("chan", "alice", DeclareAttack("Charon", [1, 4]), "/attack declare")
-        assert report.state.battles[1].deadline == NOW + hours(1)
+        assert report.state.battles[1].deadline == NOW + hours(4)  # a third of the 12-hour turn
     finally:
         await store.close()  # the bot goes down
 
-    clock.now = NOW + hours(3)  # and comes back three hours later
+    clock.now = NOW + hours(5)  # and comes back five hours later
     store = await Store.open(db)
     try:
         roller = ForcedRoller([4, 6])
         referee = Referee(store, rules, roller, clock)
-        assert [row.next_deadline for row in await store.games()] == [NOW + hours(1)]
+        assert [row.next_deadline for row in await store.games()] == [NOW + hours(2)]  # the half-time reminder
         report = await referee.catch_up(game_id)
         kinds = [type(e) for e in report.events]
-        assert kinds == [ChoiceDefaulted, UnitsCommitted, DieRolled, DieRolled, InitiativeDecided, BattleAwaits]
-        defaulted, committed = report.events[0], report.events[1]
+        assert kinds == [ChoiceReminded, ChoiceDefaulted, UnitsCommitted, DieRolled, DieRolled, InitiativeDecided,
+                         BattleAwaits]
+        # The reminder came too late to be of use: recorded as missed (no front-end says it).
+        assert report.events[0] == ChoiceReminded(1, "commit", "Charon", "bob", NOW + hours(4), missed=True)
+        defaulted, committed = report.events[1], report.events[2]
         # Charon's strongest free units: the three armour (2 HP + COMBAT 3), not the bomber (2 + 2).
         assert (defaulted.battle, defaulted.choice, defaulted.nation, defaulted.default) == (
             1, "commit", "Charon", "its strongest free units #6, #7, #8")

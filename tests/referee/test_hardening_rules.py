@@ -71,8 +71,10 @@ def test_the_bounds_themselves_are_accepted(game):
     ("reminder_hours", "1e300", "reminder_hours must be 0 (no reminder) or between 0.1 and 336 hours, not 1e+300"),
     ("reminder_hours", "-1", "reminder_hours must be 0 (no reminder) or between 0.1 and 336 hours, not -1"),
     ("reminder_hours", "inf", "reminder_hours must be 0 (no reminder) or between 0.1 and 336 hours, not inf"),
-    ("choice_deadline_hours", "1e-300", "choice_deadline_hours must be between 0.1 and 336 hours, not 1e-300"),
-    ("choice_deadline_hours", "-inf", "choice_deadline_hours must be between 0.1 and 336 hours, not -inf"),
+    ("choice_deadline_hours", "1e-300",
+     "choice_deadline_hours must be 0 (a share of the turn) or between 0.1 and 336 hours, not 1e-300"),
+    ("choice_deadline_hours", "-inf",
+     "choice_deadline_hours must be 0 (a share of the turn) or between 0.1 and 336 hours, not -inf"),
 ])
 def test_house_durations_are_bounded(game, key, value, message):
     error = game.refuse(SetHouse(key, value), BadInput)

@@ -666,9 +666,13 @@ async def test_undo_of_dice_a_clock_default_used_is_refused_cleanly(ref, store, 
     game_id = await two_nations(ref)
     await ref.act("chan", "alice", war.DeclareAttack("Charon", [1]), "/attack declare Charon 1")
     await dice(ref, "chan", 5, 6, *[9, 1] * 10)
-    clock.advance(hours=2)  # Charon's commitment falls to its default: initiative uses the GM dice
-    assert [e.kind for e in (await ref.catch_up(game_id)).events][:3] == ["choice_defaulted", "units_committed",
-                                                                          "die_rolled"]
+    # a third of the 12-hour turn: Charon's commitment falls to its default after 4 hours (reminded at 2),
+    # and initiative uses the GM dice
+    clock.advance(hours=4)
+    kinds = [e.kind for e in (await ref.catch_up(game_id)).events]
+    start = kinds.index("choice_defaulted")
+    assert "choice_reminded" in kinds[:start]
+    assert kinds[start:start + 3] == ["choice_defaulted", "units_committed", "die_rolled"]
     before = await log_counts(store, game_id)
     with pytest.raises(RuleViolation):
         await ref.undo("chan", "gm")

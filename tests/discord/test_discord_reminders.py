@@ -1,0 +1,213 @@
+"""/remind me: reminders by direct message, through discord.py against the fake Discord.
+
+The bot's clock is a FakeClock: `t.clock.advance(...)` moves the bot's now and `tick` runs what the one timer
+runs when it fires (the games due and the reminders due, from the store's index).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from discordkit import START, at, mention, settle, start_war, table, texts
+from storehelpers import console_on, said
+
+ON = ("🔔 Reminders by DM on for this game: I will DM you {} before a deadline of yours and when a choice or move "
+      "waits for you (/remind me dm:off stops them).")
+SPAN = "⛔ before is a span like 2h, 90m or 1h30m, from 10m to 24h"
+
+
+async def tick(rb, t) -> None:
+    """What the timer does when it fires: catch up the games due, follow those whose reminder is due."""
+    await rb.bot.get_cog("Clock").tick()
+    await settle(t.fake)
+
+
+def notices(t) -> list[str]:
+    """The channel's lines saying a DM could not be sent."""
+    return [line for m in t.messages() for line in m.content.splitlines() if line.startswith("⚠ I could not send")]
+
+
+def fallbacks(t, member) -> list:
+    return [m for m in t.messages() if m.content.startswith(f"⏰ {mention(member)}:")]
+
+
+def turn_dm(t, turn: int, ends: float, left: int, nation: str = "Charon") -> str:
+    actions = "1 action" if left == 1 else f"{left} actions"
+    return f"⏰ In <#{t.channel.id}>: your turn ends {at(ends)}, {actions} left ({nation}, turn {turn})."
+
+
+async def test_an_opted_in_player_with_actions_left_gets_the_turn_reminder_by_dm(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        on = await t.run(t.bob, "remind me", dm="on")
+        assert on.ephemeral and texts(on) == ON.format("2h")
+        earlier = await t.run(t.alice, "remind me", dm="on", before="3h")
+        assert earlier.ephemeral and texts(earlier) == ON.format("3h")
+        game = await rb.bot.referee.game_id(t.key())
+        assert [(w.player, w.before, w.failed) for w in await rb.bot.store.dm_reminders(game)] == [
+            (str(t.bob.id), timedelta(hours=2), False), (str(t.alice.id), timedelta(hours=3), False)]
+        t.dice.push(9, 8)
+        await t.run(t.alice, "economy military")
+        await t.run(t.alice, "propaganda encourage", kind="workers")  # alice has used both her actions
+        # the timer is armed for bob's reminder, 2 hours before the turn's end (the channel's is 1 hour before)
+        assert (await rb.bot.store.game(game)).remind_at == START + timedelta(hours=10)
+
+        t.clock.advance(hours=9, minutes=59)
+        await tick(rb, t)
+        assert t.fake.dm_messages(t.bob) == []
+        t.clock.advance(minutes=2)
+        await tick(rb, t)
+        [dm] = t.fake.dm_messages(t.bob)
+        assert dm.content == turn_dm(t, 1, 12, 2) == (
+            f"⏰ In <#{t.channel.id}>: your turn ends {at(12)}, 2 actions left (Charon, turn 1).")
+        assert t.fake.dm_messages(t.alice) == []  # no action left: no reminder
+        await tick(rb, t)
+        await t.run(t.gm, "gm dice", values="5")  # a later change does not send it again
+        assert len(t.fake.dm_messages(t.bob)) == 1 and fallbacks(t, t.bob) == []
+
+        # the next turn has its own: alice has actions again and gets hers 3 hours ahead
+        t.clock.advance(hours=11)  # 21:01 into the game: turn 2 (ends at 24) began at 12
+        await tick(rb, t)
+        assert [m.content for m in t.fake.dm_messages(t.alice)] == [turn_dm(t, 2, 24, 2, "Gracchan Republic")]
+        assert len(t.fake.dm_messages(t.bob)) == 1
+        t.clock.advance(hours=1)
+        await tick(rb, t)
+        assert [m.content for m in t.fake.dm_messages(t.bob)] == [turn_dm(t, 1, 12, 2), turn_dm(t, 2, 24, 2)]
+
+
+async def test_closed_dms_fall_back_to_the_channel_and_say_so_once(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        t.fake.close_dms(t.bob)
+        await t.run(t.bob, "remind me", dm="on")
+        t.clock.advance(hours=10, minutes=1)
+        await tick(rb, t)
+        assert t.fake.dm_messages(t.bob) == []
+        [fallback] = fallbacks(t, t.bob)
+        assert fallback.content == (
+            f"⏰ {mention(t.bob)}: your turn ends {at(12)}, 2 actions left (Charon, turn 1).\n"
+            f"⚠ I could not send {mention(t.bob)} a direct message (closed DMs?): their reminders come here as "
+            "mentions until they run /remind me again.")
+        assert set(fallback.mention_ids) == {t.bob.id}
+        assert [int(u) for u in fallback.allowed_mentions["users"]] == [t.bob.id]
+        game = await rb.bot.referee.game_id(t.key())
+        [wish] = await rb.bot.store.dm_reminders(game)
+        assert wish.failed
+
+        t.clock.advance(hours=12)  # turn 2's reminder: to the channel again, without the notice
+        await tick(rb, t)
+        assert [m.content for m in fallbacks(t, t.bob)] == [
+            fallback.content, f"⏰ {mention(t.bob)}: your turn ends {at(24)}, 2 actions left (Charon, turn 2)."]
+        assert len(notices(t)) == 1
+        assert t.fake.dm_messages(t.bob) == [] and t.fake.dm_channel(t.bob) is not None  # tried once only
+
+        # they open their DMs and run /remind me again: DMs once more
+        t.fake.close_dms(t.bob, closed=False)
+        await t.run(t.bob, "remind me", dm="on")
+        t.clock.advance(hours=12)
+        await tick(rb, t)
+        assert [m.content for m in t.fake.dm_messages(t.bob)] == [turn_dm(t, 3, 36, 2)]
+        assert len(fallbacks(t, t.bob)) == 2 and len(notices(t)) == 1
+
+
+async def test_dm_off_stops_them_and_a_bad_before_is_refused(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        game = await rb.bot.referee.game_id(t.key())
+        for before, reason in (("0", ", not '0'"), ("48h", "; 48h is too long"), ("abc", ", not 'abc'"),
+                               ("5m", "; 5m is too short")):
+            refused = await t.run(t.bob, "remind me", dm="on", before=before)
+            assert refused.ephemeral and texts(refused) == SPAN + reason
+        assert await rb.bot.store.dm_reminders(game) == []  # nothing stored
+
+        await t.run(t.bob, "remind me", dm="on", before="90m")
+        off = await t.run(t.bob, "remind me", dm="off")
+        assert off.ephemeral
+        assert texts(off) == "🔕 Reminders by DM off for this game: the channel's mentions still reach you."
+        again = await t.run(t.bob, "remind me", dm="off")
+        assert texts(again) == "Your reminders by DM were not on for this game; nothing changed."
+        assert await rb.bot.store.dm_reminders(game) == []
+        t.clock.advance(hours=11, minutes=1)
+        await tick(rb, t)
+        assert t.fake.dm_messages(t.bob) == [] and fallbacks(t, t.bob) == []
+        [reminder] = [m for m in t.messages() if m.content.startswith("⏰ Turn 1 ends")]  # the channel's, as ever
+        assert t.bob.id in reminder.mention_ids
+
+        nowhere = t.fake.add_channel(t.guild, "lobby")
+        refused = await t.run(t.bob, "remind me", channel=nowhere, dm="on")
+        assert texts(refused) == "⛔ there is no game in this channel: start one with /game start"
+
+
+async def test_a_battle_choice_that_waits_is_sent_by_dm(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        await t.run(t.bob, "remind me", dm="on")
+        await t.run(t.alice, "attack declare", target="Charon", units="1")
+        deadline = (await t.state(rb)).battles[1].deadline  # the house's choice deadline after the declaration
+        hours = (deadline - START).total_seconds() / 3600
+        [dm] = t.fake.dm_messages(t.bob)
+        assert dm.content == (f"⏰ In <#{t.channel.id}>: a battle choice waits for you until {at(hours)}: "
+                              "battle #1, commit your units (/attack commit) (Charon).")
+        [offer] = [m for m in t.messages() if m.content.startswith("⚔ Battle #1:")]
+        assert t.bob.id in offer.mention_ids  # the channel's offer mentions him as ever
+
+        # half-way to the deadline the engine reminds the chooser (ChoiceReminded): bob gets it by DM too
+        t.clock.advance(hours=hours / 2 - 1 / 60)
+        await tick(rb, t)
+        assert len(t.fake.dm_messages(t.bob)) == 1
+        t.clock.advance(minutes=2)
+        await tick(rb, t)
+        assert [m.content for m in t.fake.dm_messages(t.bob)][1:] == [
+            (f"⏰ In <#{t.channel.id}>: a battle choice still waits for you until {at(hours)}: "
+            "battle #1, commit your units (/attack commit) (Charon).")]
+
+
+async def test_god_dice_its_your_move_by_dm_when_the_move_passes(tmp_path):
+    async with table(tmp_path) as t, t.bot():
+        await t.run(t.gm, "game start", ruleset="goddice")
+        for player in (t.alice, t.bob):
+            await t.run(player, "goddice join")
+        await t.run(t.bob, "remind me", dm="on")
+        await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B")
+        await t.run(t.gm, "goddice begin")  # alice won the roll-off: her move
+        assert t.fake.dm_messages(t.bob) == []
+        await t.run(t.alice, "goddice choose", first="attack")  # bob picks first
+        pick = f"⏰ In <#{t.channel.id}>: it's your move: pick a character (/goddice pick)."
+        assert [m.content for m in t.fake.dm_messages(t.bob)] == [pick]
+        await t.run(t.bob, "goddice pick", character="monk")
+        assert len(t.fake.dm_messages(t.bob)) == 1  # alice's move now
+        await t.run(t.alice, "goddice pick", character="hero")
+        assert [m.content for m in t.fake.dm_messages(t.bob)] == [pick, pick]  # back to bob: sent again
+        assert t.fake.dm_messages(t.alice) == []  # not opted in
+
+
+
+async def test_closed_dms_for_a_move_the_channel_already_mentions_add_the_notice_only(tmp_path):
+    async with table(tmp_path) as t, t.bot():
+        await t.run(t.gm, "game start", ruleset="goddice")
+        for player in (t.alice, t.bob):
+            await t.run(player, "goddice join")
+        t.fake.close_dms(t.bob)
+        await t.run(t.bob, "remind me", dm="on")
+        await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B")
+        await t.run(t.gm, "goddice begin")
+        chosen = await t.run(t.alice, "goddice choose", first="attack")
+        assert chosen.content == f"⏳ {mention(t.bob)}, your move: pick a character (/goddice pick)."  # pings bob
+        assert notices(t) == [(f"⚠ I could not send {mention(t.bob)} a direct message (closed DMs?): their reminders "
+                               "come here as mentions until they run /remind me again.")]
+        assert fallbacks(t, t.bob) == [] and t.fake.dm_messages(t.bob) == []
+        await t.run(t.bob, "goddice pick", character="monk")
+        await t.run(t.alice, "goddice pick", character="hero")
+        assert len(notices(t)) == 1 and fallbacks(t, t.bob) == []  # said once; the prompt mentions him as ever
+
+async def test_the_console_answers_that_dms_are_a_discord_feature(tmp_path):
+    console, store, out = await console_on(tmp_path / "console.db")
+    try:
+        await console.handle("gm /game start turn_hours:12")
+        said(out)
+        await console.handle("alice /remind me dm:on before:2h")
+        assert said(out) == [("error: reminders by direct message are a Discord feature; here, /game digest shows "
+                              "what happened since you last looked (nothing changed)")]
+        assert await store.dm_reminders(1) == []
+    finally:
+        await store.close()

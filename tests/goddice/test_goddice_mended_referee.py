@@ -1,0 +1,73 @@
+"""God Dice, mended (issue 17), through the referee and the store: /gm export of the channel's last ended game
+when none runs (every rule set: it is shared code), and the import's one-line refusal of an ended game."""
+
+from __future__ import annotations
+
+import pytest
+from storehelpers import FakeClock
+
+from data.store import Store
+from engine.clock import EndGame
+from engine.dice import ForcedRoller
+from engine.errors import NoGame, RuleViolation
+from engine.gm import QueueDice
+from engine.goddice import actions
+from engine.nations.peace import ClaimPreset
+from referee import Referee
+
+ENDED = ("that export is of a game that has ended: nothing is left to play in it, so it cannot be imported "
+         "(an export of a game still running can)")
+
+
+@pytest.fixture
+async def setup(tmp_path):
+    store = await Store.open(tmp_path / "r.db")
+    referee = Referee(store, None, ForcedRoller(), FakeClock())
+    yield referee, store
+    await store.close()
+
+
+async def won_by_alice(referee: Referee, channel: str = "chan") -> None:
+    """A God Dice duel, drafted, then the GM kills bob's every character: alice wins."""
+    await referee.start_game(channel, "gm", ruleset_name="goddice")
+    for player in ("alice", "bob"):
+        await referee.act(channel, player, actions.Join(), "/goddice join")
+    await referee.act(channel, "gm", QueueDice(list("YYYBBBBBB" + "BBBBBBBBB")), "/gm dice")
+    await referee.act(channel, "gm", actions.Begin(), "/goddice begin")
+    await referee.act(channel, "alice", actions.ChooseFirst("attack"), "/goddice choose")
+    for player, card in zip(["bob", "alice"] * 4, ["monk", "hero", "sage", "cleric", "assassin", "bowman", "hero",
+                                                   "sage"], strict=True):
+        await referee.act(channel, player, actions.Pick(card), "/goddice pick")
+    for card in ("monk", "sage", "assassin", "hero"):
+        await referee.act(channel, "gm", actions.SetLife("bob", card, 0), "/gm life")
+
+
+async def test_export_after_a_god_dice_game_is_won_shows_the_winner(setup):
+    referee, _ = setup
+    await won_by_alice(referee)
+    with pytest.raises(NoGame):
+        await referee.state("chan")  # the game is over: no live game
+    export = await referee.export("chan")
+    assert (export["game"]["winner"], export["game"]["ended"], export["game"]["phase"]) == ("alice", True, "over")
+    with pytest.raises(RuleViolation) as refused:
+        await referee.import_game("other", "carol", export)
+    assert str(refused.value) == ENDED
+    with pytest.raises(NoGame):
+        await referee.state("other")  # nothing imported
+
+
+async def test_export_of_the_last_ended_game_for_every_rule_set(setup):
+    referee, _ = setup
+    with pytest.raises(NoGame, match="there is no game in this channel"):
+        await referee.export("nat")
+    await referee.start_game("nat", "gm")
+    await referee.act("nat", "gm", ClaimPreset("Charon", "bob"), "/nation claim")
+    live = await referee.export("nat")
+    await referee.act("nat", "gm", EndGame(), "/game end")
+    ended = await referee.export("nat")
+    assert (live["game"]["ended"], ended["game"]["ended"]) == (False, True)
+    with pytest.raises(RuleViolation) as refused:
+        await referee.import_game("other", "carol", ended)
+    assert str(refused.value) == ENDED
+    await referee.start_game("nat", "gm")  # a new game takes the channel over: its export is the live one
+    assert (await referee.export("nat"))["game"]["ended"] is False

@@ -11,7 +11,6 @@ import json
 import logging
 import os
 import random
-import re
 import sqlite3
 import stat
 import sys
@@ -23,6 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, TextIO
 
+from console_format import Formatter
+from console_terminal import MAX_LINE, MAX_LINE_BYTES, history_path, line_editing
 from data.store import Store, StoreUnavailable
 from engine import clock
 from engine.commands import (
@@ -43,15 +44,12 @@ from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
 from engine.errors import BadInput, NotGM, RefereeError, RuleViolation
 from engine.events import Event
 from engine.rulesets import ruleset
-from engine.view import Line, Strong, View, part_text, text_lines
+from engine.view import Line, View, text_lines
 from engine.vocabulary import Word, read_options, split_words
 from referee import GAME_OVER, MAX_EXPORT_BYTES, Referee, digest_lines, imported_summary, read_export, utc_now
 
 CHANNEL = "console"
 MAX_CARD_FILE = MAX_TOML_FILE
-MAX_LINE = 4_000
-"""The longest console line, in characters (a longer one is refused, not cut)."""
-MAX_LINE_BYTES = 4 * MAX_LINE  # what MAX_LINE characters of UTF-8 can take
 MAX_LOG_LIMIT = 100  # the most rolls /log shows at once
 EXPORT_DIR_ENV = "REFEREE_EXPORT_DIR"
 """A folder `/gm export file:` may write under, besides the working folder."""
@@ -344,178 +342,6 @@ class Console:
         report = await self.referee.import_game(CHANNEL, actor, data, command=f"/game import {file}")
         self.say(f"{imported_summary(report.state, file)}; GM: {actor}.")
 
-FORMATS = ("text", "markdown", "bbcode")
-_MD_SPECIAL = re.compile(r"([\\`*_~|<\[\]])")
-_MD_LINE_START = re.compile(r"^(?:([#>+=-])|(\d+)([.)])(?=\s|$))")  # what would start a heading, quote or list
-_UNIT_ID = r"(?<![\w#`])#\d+\b"
-_COMMAND = r"(?<![\w/`])/[a-z]+(?: [a-z]+(?![\w:])){0,2}"  # (a word before `:` is an option's)
-_OPTION = r" [a-z_]+:(?:<[^<>\n]+>|\"[^\"\n]*\"|[^\s;,)\]`\"<]+)"  # `step:<step>`, `name:"Sol"`, `unit:AG`
-_CODE = re.compile(rf"`(?P<span>[^`\n]+)`|(?P<unit>{_UNIT_ID})|(?P<command>{_COMMAND})(?P<options>(?:{_OPTION})*)")
-_HELD = re.compile("\x00(\\d+)\x00")  # a held code span (NUL never reaches here: `decode_line` refuses it)
-_ROLL_TOTAL = re.compile(r"(?<= = )(-?\d+)(?= vs |$)")
-_VERDICT = re.compile(r"(?<=: )(success|failure)\b")
-_LOUD = re.compile(r"\b(GAME OVER|ELIMINATED|OVER ITS MP CAP|OUT OF THE GAME|IN REVOLT)\b")
-_BB_CODE_END = re.compile(r"\[(/code)", re.IGNORECASE)
-
-EMOJI_MARKS = {
-    # outside the BMP (4 bytes in UTF-8: what old boards drop)
-    "🎲": "[die]", "🛡": "[defence]", "👑": "[winner]", "🏁": "[end]", "🏆": "[win]", "💀": "[dead]",
-    "🔄": "[reversal]", "🪑": "[seat]", "🃏": "[card]", "🙏": "[favour]", "💥": "[hit]", "🏳": "[flag]",
-    "🤝": "[tie]", "🪐": "[planet]", "💰": "[money]", "🧭": "[move]", "📦": "[stack]",
-    # emoji inside the BMP the referee marks its lines with: words too, so no emoji is left
-    "⚔": "[battle]", "✨": "[+]", "⚡": "[kill]", "⏳": "[wait]", "⏰": "[time]", "⏸": "[pause]", "▶": "[go]",
-    "⏭": "[next]", "⚖": "[GM]", "⌛": "[time up]", "✖": "[miss]", "☠": "[out]", "⚠": "[!]", "↩": "[undo]",
-    "✔": "[done]", "☄": "[transit]",
-}
-"""`--no-emoji`: the text mark each emoji the referee writes becomes; any other character outside the BMP (a
-name's emoji) is left out, and so are emoji variation selectors and joiners."""
-_EMOJI = re.compile("|".join(map(re.escape, sorted(EMOJI_MARKS, key=len, reverse=True)))
-                    + "|[\U00010000-\U0010ffff\ufe0e\ufe0f\u200d]")
-
-
-def no_emoji(text: str) -> str:
-    """`text` without emoji: the referee's marks as words (`EMOJI_MARKS`), any other character outside the BMP
-    left out — nothing of 4 bytes in UTF-8."""
-    return _EMOJI.sub(lambda m: EMOJI_MARKS.get(m.group(0), ""), text)
-
-
-def _json_no_emoji(body: str) -> str:
-    """A printed export without characters outside the BMP: each as its JSON escape (a surrogate pair), so the
-    export still reads back the same."""
-    def escaped(match: re.Match[str]) -> str:
-        code = ord(match.group(0)) - 0x10000
-        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-
-    return re.sub("[\U00010000-\U0010ffff]", escaped, body)
-
-
-class Formatter:
-    """Console answers as text (as they are), markdown or BBCode, to paste into a forum post as they come.
-
-    Markdown: unit ids, commands (with the options written after them) and what the referee wrote in backticks
-    as code spans, roll totals, verdicts and alarms in bold (as the Discord embeds show them), lines kept apart
-    (two trailing spaces), indented lines as a list, a stat block's rows (`Line.table`) and JSON as code blocks,
-    every other markdown character escaped. BBCode: the same with [b], [list][*] and [code] (a forum's
-    proportional font keeps a stat block's columns only there).
-
-    `emoji=False` (`--no-emoji`, any format): for old boards that drop 4-byte characters, no emoji is written
-    (`no_emoji`)."""
-
-    def __init__(self, fmt: str = "text", emoji: bool = True) -> None:
-        if fmt not in FORMATS:
-            raise BadInput(f"format is one of {', '.join(FORMATS)}, not {fmt!r}")
-        self.fmt = fmt
-        self.emoji = emoji
-
-    def answer(self, lines: list[str | Line]) -> str:
-        """One command's answer in this format: its lines as the text format prints them, and a view's lines
-        (`engine.view.Line`, their emphasis marked)."""
-        shown = self._answer(lines)
-        return shown if self.emoji else no_emoji(shown)
-
-    def _answer(self, lines: list[str | Line]) -> str:
-        if self.fmt == "text":
-            return "\n".join(ln if isinstance(ln, str) else ("  " if ln.item else "") + ln.text for ln in lines)
-        if lines and isinstance(lines[0], str) and lines[0].startswith("{"):  # an export printed: a code block
-            body = "\n".join(ln if isinstance(ln, str) else ln.text for ln in lines)
-            body = body if self.emoji else _json_no_emoji(body)
-            return f"```json\n{body}\n```" if self.fmt == "markdown" else f"[code]{body}[/code]"
-        blocks: list[tuple[str, list[str]]] = []  # (its kind: "table", "list" or "lines", its lines), in order
-        for line in lines:
-            if isinstance(line, Line) and line.table:
-                kind, shown = "table", ("  " if line.item else "") + line.text
-            else:
-                item = line.startswith("  ") if isinstance(line, str) else line.item
-                kind = "list" if item else "lines"
-                shown = self.line(line.strip()) if isinstance(line, str) else self.view_line(line)
-            if not blocks or blocks[-1][0] != kind:
-                blocks.append((kind, []))
-            blocks[-1][1].append(shown)
-        return ("\n\n" if self.fmt == "markdown" else "\n").join(self.block(kind, block) for kind, block in blocks)
-
-    def block(self, kind: str, lines: list[str]) -> str:
-        """A run of lines of one kind: a stat block as code (its columns kept), a list, or lines kept apart."""
-        if kind == "table":
-            body = "\n".join(lines)
-            if self.fmt == "bbcode":  # (a `[/code` inside would end the block: a zero-width space breaks it)
-                return "[code]" + _BB_CODE_END.sub("[\u200b\\1", body) + "[/code]"
-            fence = "`" * max([3, *(len(run) + 1 for run in re.findall("`+", body))])
-            return f"{fence}\n{body}\n{fence}"
-        if self.fmt == "markdown":  # paragraphs keep their lines apart; a blank line around each list
-            return "\n".join(f"- {x}" for x in lines) if kind == "list" else "  \n".join(lines)
-        return "\n".join(["[list]", *(f"[*]{x}" for x in lines), "[/list]"]) if kind == "list" else "\n".join(lines)
-
-    def view_line(self, line: Line) -> str:
-        """A view's line: each part escaped (markdown), its strong parts in bold, unit ids and commands in code."""
-        bold = ("**{}**" if self.fmt == "markdown" else "[b]{}[/b]").format
-        out = []
-        for index, part in enumerate(line.parts):
-            text = part_text(part)
-            if self.fmt == "markdown":
-                text = _markdown(text, code=isinstance(part, str), start=index == 0)
-            out.append(bold(text) if isinstance(part, Strong) else text)
-        return "".join(out)
-
-    def line(self, text: str) -> str:
-        """A line of finished text (an event's words): escaped, with its roll totals, verdicts and alarms bold."""
-        bold = ("**{}**" if self.fmt == "markdown" else "[b]{}[/b]").format
-        held: list[str] = []
-        if self.fmt == "markdown":
-            text = _markdown(text, held=held)
-        if text.startswith("🎲"):
-            text = _VERDICT.sub(lambda m: bold(m.group(0)), _ROLL_TOTAL.sub(lambda m: bold(m.group(0)), text))
-        if text.startswith("error:"):
-            text = bold("error:") + text[len("error:"):]
-        text = _LOUD.sub(lambda m: bold(m.group(0)), text)
-        return _HELD.sub(lambda m: held[int(m.group(1))], text)
-
-
-def _markdown(text: str, code: bool = True, held: list[str] | None = None, start: bool = True) -> str:
-    """Plain text as markdown that shows it as written: every markdown character escaped, and (`code`) what is
-    code as code spans — what the referee wrote in backticks (`<your name> /command options`), unit ids, and
-    commands with the options written after them (`/godsfire interphase done step:<step>`), their characters
-    kept as they are. With `held`, the code spans are left as markers held there (for bolding what is around
-    them), else put back. `start`: the text starts a line (what would open a heading or a list is escaped)."""
-    keep: list[str] = [] if held is None else held
-
-    def hold(match: re.Match[str]) -> str:
-        keep.append(_code_span(match))
-        return f"\x00{len(keep) - 1}\x00"
-
-    if code:
-        text = _CODE.sub(hold, text)
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    if start:
-        text = _MD_LINE_START.sub(_line_start, text)
-    return text if held is not None else _HELD.sub(lambda m: keep[int(m.group(1))], text)
-
-
-def _line_start(match: re.Match[str]) -> str:
-    """`\\#`, `1\\.`: a line's start that markdown would read as a heading, a quote or a list, escaped."""
-    mark, number, dot = match.groups()
-    return f"\\{mark}" if mark else f"{number}\\{dot}"
-
-
-def _code_span(match: re.Match[str]) -> str:
-    """One `_CODE` match as a markdown code span: a backticked span as written, a unit id, a command (the longest
-    command path its words start with, and the options after it)."""
-    if match.group("span") is not None:
-        return match.group(0)
-    if match.group("unit") is not None:
-        return f"`{match.group('unit')}`"
-    words = match.group("command")[1:].split()
-    while words and " ".join(words) not in PREFIXES:
-        words.pop()
-    if not words:
-        return _MD_SPECIAL.sub(r"\\\1", match.group(0))
-    command = "/" + " ".join(words)
-    rest = match.group(0)[len(command):]
-    options = match.group("options") if len(command) == len(match.group("command")) else ""
-    options = options.rstrip(".:")
-    rest = rest[len(options):] if options else rest
-    return f"`{command}{options}`" + _MD_SPECIAL.sub(r"\\\1", rest)
-
-
 def read_toml_file(file: str) -> dict[str, Any]:
     """A TOML file a command reads (God Dice's card file for /gm cards): a regular file of at most MAX_CARD_FILE
     bytes."""
@@ -658,7 +484,7 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
         console.flush()
         if interactive:
             print(await console.startup_line(), file=stdout, flush=True)
-        history = _line_editing(history_path(db_path)) if interactive and stdin is sys.__stdin__ else None
+        history = line_editing(history_path(db_path)) if interactive and stdin is sys.__stdin__ else None
         if history is not None:
             try:
                 while True:
@@ -684,103 +510,6 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
     finally:
         await store.close()
     return 0
-
-
-MAX_HISTORY = 1_000
-"""The most lines the history file beside the database keeps (the oldest go first)."""
-MAX_HISTORY_BYTES = MAX_HISTORY * MAX_LINE_BYTES  # a larger history file is not loaded (nor overwritten)
-
-
-def history_path(db_path: str) -> str:
-    """The console's line history, beside its database: `game.db` → `game.db.history`."""
-    return f"{db_path}.history"
-
-
-def _line_editing(history_file: str) -> Callable[[], None] | None:
-    """Turn on `readline` for `input()`: arrows, Tab completion of commands and option names (`completions`),
-    and history kept between runs in `history_file` (at most MAX_HISTORY lines), loaded now. Returns what saves
-    the history at the end; None where there is no readline (the plain reader then)."""
-    try:
-        import readline
-    except ImportError:  # e.g. Windows without pyreadline: the plain reader
-        return None
-    readline.set_auto_history(True)
-    readline.set_history_length(MAX_HISTORY)
-    readline.set_completer_delims(" \t")
-    readline.set_completer(_completer(readline))
-    if "libedit" in (readline.__doc__ or ""):  # macOS's readline
-        readline.parse_and_bind("bind ^I rl_complete")
-    else:
-        readline.parse_and_bind("tab: complete")
-    loaded = False
-    try:
-        if os.path.getsize(history_file) <= MAX_HISTORY_BYTES:
-            readline.read_history_file(history_file)
-            loaded = True
-    except FileNotFoundError:
-        loaded = True  # none yet: the first run writes it
-    except (OSError, ValueError) as err:  # unreadable or not text: the session goes on without it
-        log.warning("the console's history %s was not loaded: %s", history_file, err)
-
-    def save() -> None:
-        if not loaded:  # never over a history file that could not be read
-            return
-        try:
-            readline.write_history_file(history_file)
-        except OSError as err:
-            log.warning("the console's history was not saved to %s: %s", history_file, err)
-
-    return save
-
-
-def _completer(readline: Any) -> Callable[[str, int], str | None]:
-    """readline's completer: the `state`th completion of the word before the cursor (`completions`)."""
-    found: list[str] = []
-
-    def complete(text: str, state: int) -> str | None:
-        if state == 0:
-            found[:] = completions(readline.get_line_buffer()[:readline.get_endidx()])
-        return found[state] if state < len(found) else None
-
-    return complete
-
-
-def completions(before: str) -> list[str]:
-    """What the last word of `before` (the line up to the cursor) may become: a command group or subcommand
-    (`alice /eco` → `/economy `, `alice /economy re` → `recruit `), an option name of the command typed so far
-    (`alice /economy recruit u` → `unit:`), or one of an option's fixed values (`unit:inf` → `unit:infantry `).
-    A whole word comes with the space after it (Python's readline adds none)."""
-    words = before.split()
-    partial = "" if not words or before[-1:].isspace() else words.pop()
-    if not words:  # the name, or a command alone (`/help`)
-        return sorted({f"/{p.split()[0]} " for p in PREFIXES if f"/{p}".startswith(partial.lower())}) \
-            if partial.startswith("/") else []
-    if len(words) == 1:
-        return sorted({f"/{p.split()[0]} " for p in PREFIXES if f"/{p}".startswith(partial.lower())})
-    if not words[1].startswith("/"):
-        return []
-    path = [words[1][1:].lower()]
-    for word in words[2:]:
-        if " ".join([*path, word.lower()]) not in PREFIXES:
-            break
-        path.append(word.lower())
-    given = words[1 + len(path):]
-    if " ".join(path) not in PREFIXES:
-        return []
-    found: list[str] = []
-    if not given:  # still in the path: the next word of a longer command
-        found += sorted({p.split()[len(path)] + " " for p in PREFIXES
-                         if p.split()[:len(path)] == path and len(p.split()) > len(path)
-                         and p.split()[len(path)].startswith(partial.lower())})
-    command = BY_PATH.get(" ".join(path))
-    if command is None:
-        return found
-    name, colon, value = partial.partition(":")
-    if colon:  # an option's value: its fixed values, if it has any
-        param = next((p for p in command.params if p.name == name.lower()), None)
-        return [f"{name}:{c} " for c in (param.choices if param else ()) if c.lower().startswith(value.lower())]
-    used = {w.partition(":")[0].lower() for w in given if ":" in w}
-    return found + [f"{p.name}:" for p in command.params if p.name not in used and p.name.startswith(partial.lower())]
 
 
 def _startup_error(reason: str, stderr: TextIO | None) -> int:

@@ -23,8 +23,9 @@ from storehelpers import (
     said,
 )
 
-from console import MAX_CARD_FILE, MAX_LINE, MAX_LINE_BYTES, Console, decode_line, parse_line, read_line
+from console import MAX_CARD_FILE, Console, decode_line, parse_line, read_line
 from console import run_console as run_console_in_process
+from console_terminal import MAX_LINE, MAX_LINE_BYTES
 from data.store import Store, StoreUnavailable
 from engine.commands import BY_PATH, COMMANDS, coerce_options
 from engine.dice import ForcedRoller
@@ -772,7 +773,7 @@ async def test_console_format_bbcode_pastes_into_a_forum_post(tmp_path):
 
 
 async def test_console_markdown_escapes_names_and_bbcode_prints_an_export_as_code(tmp_path):
-    from console import Formatter
+    from console_format import Formatter
 
     assert Formatter("markdown").answer(["alice_2 made *this* [link](x) <b>", "  #3 `x`"]) == (
         "alice\\_2 made \\*this\\* \\[link\\](x) \\<b>\n\n- `#3` `x`")  # backticks: a code span, shown as written

@@ -11,7 +11,8 @@ import subprocess
 import pytest
 from storehelpers import REPO, RULES, FakeClock, bot_command, console_env, console_on, said
 
-from console import EMOJI_MARKS, Console, Formatter, no_emoji
+from console import Console
+from console_format import EMOJI_MARKS, Formatter, no_emoji
 from data.store import Store
 from engine.dice import ForcedRoller
 from engine.view import Line, Strong, line, table_rows
@@ -183,9 +184,9 @@ async def test_no_emoji_prints_an_export_with_its_emoji_escaped_so_it_reads_back
     body = exported.removeprefix("[code]").removesuffix("[/code]\n\n")
     assert "\\ud83c\\udfb2" not in body or json.loads(body)  # (a roll's purpose carries no emoji today)
     assert json.loads(body)["game"]["turn"] == 1
-    from console import _json_no_emoji
+    from console_format import json_no_emoji
 
-    assert json.loads(_json_no_emoji(json.dumps({"name": "🐉 Sol"}, ensure_ascii=False))) == {"name": "🐉 Sol"}
+    assert json.loads(json_no_emoji(json.dumps({"name": "🐉 Sol"}, ensure_ascii=False))) == {"name": "🐉 Sol"}
 
 
 def test_the_no_emoji_option_reaches_the_console():

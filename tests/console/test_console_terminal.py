@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from storehelpers import REPO, console_env
 
-from console import MAX_HISTORY, MAX_HISTORY_BYTES, completions, history_path
+from console_terminal import MAX_HISTORY, MAX_HISTORY_BYTES, completions, history_path
 
 pty = pytest.importorskip("pty", reason="pseudo-terminals are POSIX only")
 readline = pytest.importorskip("readline", reason="this Python has no readline: the console reads plain lines")
@@ -153,11 +153,11 @@ def test_what_tab_offers(before, offered):
 
 
 def test_the_history_keeps_the_last_lines_and_leaves_a_file_it_cannot_read(tmp_path, caplog):
-    from console import _line_editing
+    from console_terminal import line_editing
 
     kept = tmp_path / "long.db.history"
     kept.write_text("".join(f"alice /roll dice:1d{n}\n" for n in range(MAX_HISTORY + 500)), encoding="utf-8")
-    save = _line_editing(str(kept))
+    save = line_editing(str(kept))
     assert save is not None
     save()
     lines = kept.read_text(encoding="utf-8").splitlines()
@@ -166,14 +166,14 @@ def test_the_history_keeps_the_last_lines_and_leaves_a_file_it_cannot_read(tmp_p
     huge = tmp_path / "huge.db.history"
     with huge.open("wb") as handle:
         handle.truncate(MAX_HISTORY_BYTES + 1)
-    save = _line_editing(str(huge))
+    save = line_editing(str(huge))
     assert save is not None
     save()  # a history too large to load is left as it is
     assert huge.stat().st_size == MAX_HISTORY_BYTES + 1
 
     folder = tmp_path / "folder.db.history"
     folder.mkdir()
-    save = _line_editing(str(folder))  # not a file: noted in the log, and the console goes on
+    save = line_editing(str(folder))  # not a file: noted in the log, and the console goes on
     assert save is not None
     save()
     assert folder.is_dir()

@@ -211,3 +211,25 @@ async def test_the_console_answers_that_dms_are_a_discord_feature(tmp_path):
         assert await store.dm_reminders(1) == []
     finally:
         await store.close()
+
+
+async def test_godsfire_your_go_at_initiative_by_dm_and_its_half_time_reminder(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        await t.run(t.gm, "game start", ruleset="godsfire")
+        await t.run(t.gm, "gm dice", values="3 4 5 3 6 6 1 1")  # Sol's and Vega's regions
+        await t.run(t.gm, "godsfire system add", name="Sol", owner=t.alice)
+        await t.run(t.gm, "godsfire system add", name="Vega", owner=t.bob)
+        await t.run(t.gm, "godsfire set", field="units", value="SQD=1", system="Vega")
+        await t.run(t.bob, "remind me", dm="on")
+        await t.run(t.gm, "gm dice", values="2 5")  # the order: alice 2, bob 5 — bob holds initiative
+        await t.run(t.gm, "godsfire initiative start")
+        go = (f"⏰ In <#{t.channel.id}>: it's your go at initiative (turn 1, round 1): Move (then Done), or Pass, "
+              f"until {at(12)}.")
+        assert [m.content for m in t.fake.dm_messages(t.bob)] == [go]
+        # the house's response time is 12 hours: the engine reminds the awaited player at half time, by DM too
+        t.clock.advance(hours=6, minutes=1)
+        await tick(rb, t)
+        assert [m.content for m in t.fake.dm_messages(t.bob)] == [
+            go, (f"⏰ In <#{t.channel.id}>: your go at initiative still waits for you, until {at(12)}: then it ends "
+                 "(a pass, if you have not moved).")]
+        assert t.fake.dm_messages(t.alice) == []

@@ -4,13 +4,13 @@ when none runs (every rule set: it is shared code), and the import's one-line re
 from __future__ import annotations
 
 import pytest
+from goddicehelpers import drafted
 from storehelpers import FakeClock
 
 from data.store import Store
 from engine.clock import EndGame
 from engine.dice import ForcedRoller
 from engine.errors import NoGame, RuleViolation
-from engine.gm import QueueDice
 from engine.goddice import actions
 from engine.nations.peace import ClaimPreset
 from referee import Referee
@@ -29,15 +29,7 @@ async def setup(tmp_path):
 
 async def won_by_alice(referee: Referee, channel: str = "chan") -> None:
     """A God Dice duel, drafted, then the GM kills bob's every character: alice wins."""
-    await referee.start_game(channel, "gm", ruleset_name="goddice")
-    for player in ("alice", "bob"):
-        await referee.act(channel, player, actions.Join(), "/goddice join")
-    await referee.act(channel, "gm", QueueDice(list("YYYBBBBBB" + "BBBBBBBBB")), "/gm dice")
-    await referee.act(channel, "gm", actions.Begin(), "/goddice begin")
-    await referee.act(channel, "alice", actions.ChooseFirst("attack"), "/goddice choose")
-    for player, card in zip(["bob", "alice"] * 4, ["monk", "hero", "sage", "cleric", "assassin", "bowman", "hero",
-                                                   "sage"], strict=True):
-        await referee.act(channel, player, actions.Pick(card), "/goddice pick")
+    await drafted(referee, channel)
     for card in ("monk", "sage", "assassin", "hero"):
         await referee.act(channel, "gm", actions.SetLife("bob", card, 0), "/gm life")
 

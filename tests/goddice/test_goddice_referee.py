@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from goddicehelpers import drafted
 from storehelpers import (
     FakeClock,
     assert_snapshot_is_replay,
@@ -122,18 +123,6 @@ async def setup(tmp_path):
     await store.close()
 
 
-async def drafted(referee: Referee, channel: str = "chan") -> int:
-    """A two-player God Dice game, drafted; alice attacks first with Hero, Cleric, Bowman, Sage."""
-    await referee.start_game(channel, "gm", ruleset_name="goddice")
-    for player in ("alice", "bob"):
-        await referee.act(channel, player, actions.Join(), "/goddice join")
-    await referee.act(channel, "gm", QueueDice(list("YYYBBBBBB" + "BBBBBBBBB")), "/gm dice")
-    await referee.act(channel, "gm", actions.Begin(), "/goddice begin")
-    await referee.act(channel, "alice", actions.ChooseFirst("attack"), "/goddice choose")
-    for player, card in zip(["bob", "alice"] * 4, ["monk", "hero", "sage", "cleric", "assassin", "bowman", "hero",
-                                                    "sage"], strict=True):
-        await referee.act(channel, player, actions.Pick(card), f"/goddice pick {card}")
-    return await referee.game_id(channel)
 
 
 async def test_a_god_dice_game_is_stored_as_its_log_and_undo_gives_entered_dice_back(setup):

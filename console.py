@@ -7,6 +7,7 @@ Each input line is `<actor> <slash command as typed on Discord>`, e.g. `alice /e
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -15,12 +16,17 @@ import sqlite3
 import stat
 import sys
 import tempfile
-import tomllib
+import time
 import unicodedata
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, TextIO
+
+try:
+    import fcntl
+except ImportError:  # Windows: an export's leftovers are known by their age instead
+    fcntl = None  # type: ignore[assignment]
 
 from console_format import Formatter
 from console_terminal import MAX_LINE, MAX_LINE_BYTES, history_path, line_editing
@@ -44,6 +50,7 @@ from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
 from engine.errors import BadInput, NotGM, RefereeError, RuleViolation
 from engine.events import Event
 from engine.rulesets import ruleset
+from engine.toml_text import parse_toml
 from engine.view import Line, View, text_lines
 from engine.vocabulary import Word, read_options, split_words
 from referee import GAME_OVER, MAX_EXPORT_BYTES, Referee, digest_lines, imported_summary, read_export, utc_now
@@ -347,10 +354,9 @@ def read_toml_file(file: str) -> dict[str, Any]:
     bytes."""
     raw = read_regular_file(file, MAX_CARD_FILE, "a card file")
     try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as err:
-        reason = "it is nested too deeply" if isinstance(err, RecursionError) else str(err)
-        raise BadInput(f"cannot read {file} as a card file: {reason}") from None
+        return parse_toml(raw.decode("utf-8"))  # its nesting counted before tomllib reads it
+    except ValueError as err:  # UnicodeDecodeError, TOMLDecodeError, nested too deeply
+        raise BadInput(f"cannot read {file} as a card file: {err}") from None
 
 
 
@@ -401,7 +407,9 @@ def export_path(file: str) -> Path:
 
 def write_new_file(target: Path, content: bytes, overwrite: bool, shown: str) -> None:
     """Write `content` to `target` atomically (a temporary file, then a rename), never over an existing file
-    unless `overwrite`, and only ever over a regular file."""
+    unless `overwrite`, and only ever over a regular file. What an export killed midway left in that folder is
+    removed first (`clean_leftovers`); the temporary file is held locked until it is gone, so that no other
+    export's cleaning takes it for a leftover."""
     try:
         if target.exists() or target.is_symlink():
             if not target.is_file():
@@ -410,21 +418,82 @@ def write_new_file(target: Path, content: bytes, overwrite: bool, shown: str) ->
                 raise BadInput(f"{shown} exists already: add overwrite:true to replace it")
         if not target.parent.is_dir():
             raise BadInput(f"cannot write {shown}: there is no folder {target.parent}")
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".export-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
+        clean_leftovers(target.parent)
+        fd, temp = _locked_temp(target.parent)
+        with os.fdopen(fd, "wb") as handle:  # the lock lasts until it is closed
+            try:
                 handle.write(content)
                 handle.flush()
                 os.fsync(handle.fileno())
-            if overwrite:
-                os.replace(temp, target)
-            else:
-                _link_new(temp, target, shown)
-        finally:
-            if os.path.lexists(temp):
-                os.unlink(temp)
+                if overwrite:
+                    os.replace(temp, target)
+                else:
+                    _link_new(temp, target, shown)
+            finally:
+                with contextlib.suppress(FileNotFoundError):  # renamed: nothing is left
+                    os.unlink(temp)
     except OSError as err:
         raise BadInput(f"cannot write {shown}: {err.strerror or err}") from None
+
+
+EXPORT_TEMP = (".export-", ".tmp")
+"""How the temporary file of an export being written is named: `.export-XXXXXXXX.tmp`, in the export's folder."""
+LEFTOVER_AGE = 3600.0
+"""Where files cannot be locked (no fcntl): how old, in seconds, an export's temporary file is before it is taken
+for a leftover."""
+
+
+def _locked_temp(folder: Path) -> tuple[int, str]:
+    """A new temporary file for an export in `folder`, locked: its descriptor and path. (A cleaning that took it
+    in the moment between its creation and its lock has removed it: then another is made.)"""
+    for _ in range(10):
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=EXPORT_TEMP[0], suffix=EXPORT_TEMP[1])
+        if fcntl is None:
+            return fd, temp
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(temp).st_ino == os.fstat(fd).st_ino:
+                return fd, temp
+        os.close(fd)
+    raise OSError(0, "another program keeps removing the export's temporary file")
+
+
+def clean_leftovers(folder: Path) -> int:
+    """Remove the temporary files of exports killed while writing in `folder` (`.export-*.tmp` regular files
+    that no export holds locked); how many. Anything that cannot be removed is left, quietly."""
+    removed = 0
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(EXPORT_TEMP[0])
+                   and e.name.endswith(EXPORT_TEMP[1]) and e.is_file(follow_symlinks=False)]
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            continue
+        try:
+            held = os.fstat(fd)
+            if not stat.S_ISREG(held.st_mode):
+                continue
+            if fcntl is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:  # an export is writing it
+                    continue
+            elif time.time() - held.st_mtime < LEFTOVER_AGE:
+                continue
+            if os.lstat(entry.path).st_ino == held.st_ino:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    if removed:
+        log.info("removed %d temporary file(s) left by an interrupted export in %s", removed, folder)
+    return removed
 
 
 def _link_new(temp: str, target: Path, shown: str) -> None:
@@ -473,6 +542,9 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
         return _startup_error(str(err), stderr)
     except (OSError, sqlite3.Error) as err:
         return _startup_error(f"cannot open the database {db_path}: {err}", stderr)
+    with contextlib.suppress(OSError, RuntimeError):  # no working folder any more: nothing to clean
+        for folder in export_folders():  # what an export killed while writing left behind
+            clean_leftovers(folder)
     try:
         roller = RandomRoller(random.Random(seed)) if seed is not None else RandomRoller()
         console = Console(Referee(store, None, roller, clock), stdout, fmt=fmt, db_path=db_path, emoji=emoji)

@@ -42,9 +42,11 @@ _RELATIVE = re.compile(r"(\d{1,5}(?:\.\d{1,3})?)\s*(m|min|mins|minutes?|h|hours?
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
-def parse_since(text: str, now: datetime) -> datetime:
+def parse_since(text: str, now: datetime, began: datetime | None = None) -> datetime:
     """A digest's `since:`: a relative span back from `now` ("12h", "2d", "90m", "1w"; at most a year) or an
-    ISO time ("2026-03-01T12:00", UTC unless it names its offset; not in the future). BadInput otherwise."""
+    ISO time ("2026-03-01T12:00", UTC unless it names its offset) within the game's life: not before `began`
+    (when given), not in the future. BadInput, in one line, otherwise — a time beyond the calendar's ends too
+    (0001-01-01T00:00+14:00 is in year 0 in UTC)."""
     given = " ".join(str(text).split())
     if len(given) > 40:
         raise BadInput("since is a time like 2026-03-01T12:00 or a span like 12h or 2d: that is too long")
@@ -59,9 +61,20 @@ def parse_since(text: str, now: datetime) -> datetime:
     except ValueError:
         raise BadInput(f"since is a time like 2026-03-01T12:00 (UTC) or a span like 12h, 2d or 90m, "
                        f"not {given!r}") from None
-    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    offset = moment.utcoffset() or timedelta(0)
+    try:
+        moment = (moment.replace(tzinfo=None) - offset).replace(tzinfo=UTC)
+        shown = f"{moment:%Y-%m-%d %H:%M} UTC"
+    except OverflowError:  # beyond year 1 or 9999 in UTC: before any game, or in the future
+        moment = datetime.min.replace(tzinfo=UTC) if offset > timedelta(0) else datetime.max.replace(tzinfo=UTC)
+        shown = given
     if moment > now:
-        raise BadInput(f"since is in the future ({moment:%Y-%m-%d %H:%M} UTC): a digest lists what has happened")
+        raise BadInput(f"since is in the future ({shown}): a digest lists what has happened")
+    if began is not None:  # to the minute, as it is shown: its own minute is in the game's life
+        began = (began.replace(tzinfo=UTC) if began.tzinfo is None else began).replace(second=0, microsecond=0)
+    if began is not None and moment < began:
+        raise BadInput(f"since is before this game began ({began.astimezone(UTC):%Y-%m-%d %H:%M} UTC): a digest "
+                       "lists the game's own log")
     return moment
 
 
@@ -468,14 +481,14 @@ class Referee:
         were left out, to the last one listed, so that the next digest goes on from there)."""
         game_id = await self.game_id(channel)
         now = self.clock()
+        mark, created = await self.store.digest_mark(game_id)
         if since is not None and str(since).strip():
-            parse_since(str(since), now)  # a refusal before anything else
+            parse_since(str(since), now, created)  # a refusal before anything else
         caught_up = await self.catch_up(game_id)  # what fell due belongs in the digest
         state = caught_up.state
         if since is not None and str(since).strip():
-            start, inclusive = parse_since(str(since), now), True
+            start, inclusive = parse_since(str(since), now, created), True
         else:
-            mark, created = await self.store.digest_mark(game_id)
             start, inclusive = (mark, False) if mark is not None else (created, True)
         actions, left_out = await self.store.actions_since(game_id, start, MAX_DIGEST, inclusive)
         until = actions[-1].action.at if left_out else None

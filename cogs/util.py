@@ -4,7 +4,6 @@ help and choices of a command as the command table gives them."""
 from __future__ import annotations
 
 import inspect
-import tomllib
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
@@ -16,6 +15,7 @@ from cogs.host import RefereeHost
 from cogs.render import NO_PINGS, message_batches, report_embeds
 from engine.commands import BY_PATH, build_action, check_ruleset, choices, coerce_options
 from engine.errors import BadInput, NoGame
+from engine.toml_text import parse_toml
 from referee import Report
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -154,8 +154,8 @@ async def read_toml(file: discord.Attachment, limit: int, what: str) -> dict[str
     if file.size > limit:
         raise BadInput(f"that file is too large for {what} ({file.size} bytes; at most {limit})")
     try:
-        return tomllib.loads((await file.read()).decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, discord.HTTPException) as err:
+        return parse_toml((await file.read()).decode("utf-8"))  # its nesting counted before tomllib reads it
+    except (ValueError, discord.HTTPException) as err:  # not UTF-8, not TOML, nested too deeply
         raise BadInput(f"cannot read {file.filename} as {what} (TOML): {err}") from None
 
 

@@ -268,18 +268,25 @@ class Store:
         """A write: `function(connection, *args)` in the database thread under the write lock, as one operation.
         A database fault (read-only, locked, full, I/O) raises `StoreUnavailable`: nothing changed; the cause is
         logged once per episode, and the next write reconnects first (a leftover read-only `-shm` or a failed
-        rollback can leave the connection unusable even once the fault is fixed)."""
+        rollback can leave the connection unusable even once the fault is fixed).
+
+        The episode ends (logged once) with the first write that changes a row — and, on a full disk, that
+        grows the database: a transaction that writes nothing commits even on a full disk or a read-only file,
+        and one that changes rows in place commits on a full disk, so neither is a sign that the fault has
+        passed."""
+        grown = self._fault == _FAULTS[SQLITE_FULL]
         async with self._operation(), self._write_lock:
             try:
                 if self._reopen:
                     await self._in_thread(self._reconnect)
-                    self._reopen = False
-                result = await self._in_thread(function, *args)
+                result, changed = await self._in_thread(_counting_changes, grown, function, *args)
             except sqlite3.Error as err:
                 raise self._failed(err, "save") from err
-        if self._fault is not None:
-            log.warning("the database %s can be written again", self.path)
-            self._fault = None
+        if changed:
+            self._reopen = False
+            if self._fault is not None:
+                log.warning("the database %s can be written again", self.path)
+                self._fault = None
         return result
 
     def _failed(self, err: sqlite3.Error, what: str) -> Exception:
@@ -801,6 +808,19 @@ class Store:
         return await self._transaction(work)
 
 
+def _counting_changes(con: sqlite3.Connection, grown: bool, function: Callable[..., T],
+                      *args: Any) -> tuple[T, bool]:
+    """`function(con, *args)` and whether it inserted, updated or deleted a row (with `grown`: and made the
+    database bigger). Runs in the database thread."""
+    pages = con.execute("PRAGMA page_count").fetchone()[0] if grown else 0
+    before = con.total_changes
+    result = function(con, *args)
+    changed = con.total_changes > before
+    if changed and grown:
+        changed = con.execute("PRAGMA page_count").fetchone()[0] > pages
+    return result, changed
+
+
 def _transaction(con: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
     """BEGIN, the work, COMMIT — or ROLLBACK and the error. Runs in the database thread."""
     con.execute("BEGIN IMMEDIATE")
@@ -828,6 +848,7 @@ def _configure(con: sqlite3.Connection, busy_timeout: float) -> None:
     con.execute("PRAGMA foreign_keys = ON")
 
 
+SQLITE_FULL = 13
 # SQLite's primary result codes that mean the database, not the command, failed: what to tell the user.
 _FAULTS = {
     5: "the database is locked by another program",  # SQLITE_BUSY
@@ -836,7 +857,7 @@ _FAULTS = {
     8: "the database is read-only",  # SQLITE_READONLY
     10: "disk I/O error",  # SQLITE_IOERR
     11: "the database file is damaged",  # SQLITE_CORRUPT
-    13: "the disk is full",  # SQLITE_FULL
+    SQLITE_FULL: "the disk is full",
     14: "the database file cannot be opened",  # SQLITE_CANTOPEN
     15: "the database is locked by another program",  # SQLITE_PROTOCOL
     26: "the file is not a SQLite database",  # SQLITE_NOTADB
@@ -865,6 +886,8 @@ def open_failure(path: str | os.PathLike[str], err: sqlite3.Error) -> str:
     if code in (8, 14, 10):
         if not folder.is_dir():
             return f"cannot open {file}: there is no folder {folder}"
+        if file.is_dir():
+            return f"cannot open {file}: it is a folder, not a database file (e.g. {file / 'referee.db'})"
         if file.exists() and not os.access(file, os.W_OK):
             return f"{file} is read-only"
         return f"cannot write in folder {folder}"

@@ -11,8 +11,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from engine.errors import BadInput
 from engine.house import House, RulesError
 from engine.names import named_item
+from engine.schema import MAX_FREE_ITEMS, PREFIX, bounded
 
 ATTACK_FACES = ("B", "R", "Y", "O", "5")  # the five results of an attack die, as typed
 FACE_NAMES = {"B": "blue", "R": "red", "Y": "yellow", "O": "o", "5": "5"}
@@ -244,6 +246,31 @@ def cards_from_dict(raw: dict[str, Any]) -> Cards:
         if cards.copies * len(cards.characters) < cards.characters_per_player(players) * players:
             raise RulesError(f"the pool is too small for {players} players' characters")
     return cards
+
+
+_ROOT = "\x00"  # the card file itself, as `bounded` names its path (replaced in the refusal)
+
+
+def bound_card_file(raw: Any) -> None:
+    """Refuse a card file beyond the bounds an export's `game.cards` is held to on import
+    (`engine.schema.bounded`: nesting, how many values, the length of keys and texts, finite numbers), so
+    that whatever card file a game takes, its export can restore. RulesError naming where, in one line."""
+    try:
+        bounded(raw, _ROOT)
+    except BadInput as err:
+        text = str(err).removeprefix(f"{PREFIX}: {_ROOT}")
+        if text.endswith(f"holds more than {MAX_FREE_ITEMS} values"):
+            text = f"it holds more than {MAX_FREE_ITEMS:,} values (counting its tables and lists)"
+        elif text.startswith(": "):
+            text = f"the file{text}"
+        raise RulesError(text.removeprefix(".")) from None
+
+
+def cards_from_file(raw: dict[str, Any]) -> Cards:
+    """The cards of a card file a GM loads (/gm cards): bounded as an import is (`bound_card_file`), then
+    validated (`cards_from_dict`)."""
+    bound_card_file(raw)
+    return cards_from_dict(raw)
 
 
 def rules_from_dict(raw: dict[str, Any]) -> GoddiceRules:

@@ -9,11 +9,11 @@ from typing import Any
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation
 from engine.goddice.actions import LoadCards, SetLife
-from engine.goddice.cards import Cards, RulesError, cards_from_dict
-from engine.goddice.common import await_move, find_character, find_player, handles, label
-from engine.goddice.end import game_won, skip_the_out
-from engine.goddice.events import CardsLoaded, CharacterDied, LifeChanged, PlayerEliminated
-from engine.goddice.state import CHOOSE, OVER, SEATING
+from engine.goddice.cards import Cards, RulesError, cards_from_file
+from engine.goddice.common import await_move, character_label, find_character, find_player, handles, label
+from engine.goddice.end import end_turn, game_won, skip_the_out
+from engine.goddice.events import AttackMissed, CardsLoaded, CharacterDied, LifeChanged, PlayerEliminated, TurnStarted
+from engine.goddice.state import CHOOSE, DEFEND, OVER, SEATING
 
 
 @handles(LoadCards)
@@ -23,7 +23,7 @@ def load_cards(tx: Tx, action: LoadCards) -> None:
     if tx.state.phase not in (SEATING, CHOOSE):
         raise RuleViolation("cards can be changed only before the draft")
     try:
-        cards = cards_from_dict(action.cards)
+        cards = cards_from_file(action.cards)  # bounded as an import is, then checked
     except RulesError as err:
         raise BadInput(f"that card file is not valid: {err}") from None
     if len(tx.state.players) > cards.max_players:
@@ -36,6 +36,9 @@ def set_life(tx: Tx, action: SetLife) -> None:
     """A GM sets a character's life (0 kills it; more than 0 brings a dead one back)."""
     require_gm(tx, "set life")
     state = tx.state
+    if state.current is None or state.phase == OVER:
+        raise RuleViolation("life can be set only while a game's turns are under way (after the draft, "
+                            "before the end)" if state.phase != OVER else "the game is over")
     owner = find_player(state, action.player)
     character = find_character(state, owner, action.character, living=None)
     if not 0 <= action.life <= character.max_life:
@@ -50,9 +53,23 @@ def set_life(tx: Tx, action: SetLife) -> None:
         tx.emit(CharacterDied(owner.name, character.id, character.type, name))
         if not owner.in_game:
             tx.emit(PlayerEliminated(owner.name))
-        if state.current is not None and state.phase not in (OVER,) and (game_won(tx) or skip_the_out(tx)) \
-                and not tx.state.ended:
-            await_move(tx)  # the next game's first attacker (Campaign), or the turn passed over the player out
+        if (game_won(tx) or skip_the_out(tx) or _combatant_died(tx, character.id)) and not tx.state.ended:
+            await_move(tx)  # the next game's first attacker (Campaign), the turn passed on, or declared again
+
+
+def _combatant_died(tx: Tx, character_id: int) -> bool:
+    """The GM killed the declared attacker or defender of a player still in the game: before the God dice, an
+    attacker is declared again (the same turn); after them, the attack misses and the turn is over. Whether
+    anything was done."""
+    state, turn = tx.state, tx.state.current
+    if turn is None or character_id not in (turn.attacker, turn.defender):
+        return False
+    if state.phase == DEFEND and not turn.god and character_id == turn.attacker:
+        tx.emit(TurnStarted(turn.player, state.turn))  # the same turn, declared again
+    else:
+        tx.emit(AttackMissed(turn.player, f"{character_label(state, character_id)} died"))
+        end_turn(tx)
+    return True
 
 
 def forced_dice(values: list[Any], tx: Tx) -> list[str]:

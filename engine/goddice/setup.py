@@ -14,7 +14,7 @@ from engine.goddice.common import await_move, handles, mover, roll_attack_dice
 from engine.goddice.end import start_turn
 from engine.goddice.events import CharacterPicked, FirstChosen, GoddiceStarted, PlayerJoined, RolloffWon
 from engine.goddice.state import CHOOSE, DRAFT, SEATING
-from engine.names import MAX_NAME, clean_name, name_key
+from engine.names import MAX_NAME, clean_name, name_key, refuse_look_alike
 
 MAX_ROLLOFF_ROUNDS = 100
 
@@ -68,6 +68,7 @@ def join(tx: Tx, action: Join) -> None:
         raise BadInput(rule)
     if state.player(name) is not None:
         raise RuleViolation(f"{name} already has a seat")
+    refuse_look_alike(name, [state.gm, *(p.name for p in state.players)], "a player's name at this table")
     if len(state.players) >= state.cards.max_players:
         raise RuleViolation(f"the table is full: God Dice is for {state.cards.min_players} to "
                             f"{state.cards.max_players} players")

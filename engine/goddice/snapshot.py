@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from engine.goddice import schema
-from engine.goddice.cards import OPTIONS, GoddiceHouse, cards_from_dict
-from engine.goddice.state import PHASES, Character, GoddiceState, Player, Turn
+from engine.goddice import invariants, schema
+from engine.goddice.cards import GoddiceHouse, cards_from_dict
+from engine.goddice.state import Character, GoddiceState, Player, Turn
 from engine.rulesets import register_schema
 
 register_schema("goddice", schema.validate_export)  # imports are checked by it before `state_from_dict`
@@ -94,48 +94,10 @@ def state_from_dict(data: dict[str, Any]) -> GoddiceState:
         for c in raw.get("characters", []):
             player.characters.append(Character(int(c["id"]), str(c["type"]), int(c["life"]), int(c["max_life"])))
         state.players.append(player)
-    ids = [c.id for p in state.players for c in p.characters]
-    state.next_character_id = max([state.next_character_id, *(i + 1 for i in ids)])
     return state
 
 
 def check_state(state: GoddiceState, rules: Any) -> list[str]:
-    """What in an imported state breaks the rules; empty when all is well."""
-    problems = []
-    cards = state.cards
-    if state.phase not in PHASES:
-        problems.append(f"unknown phase {state.phase!r}")
-    if state.direction not in ("clockwise", "counterclockwise"):
-        problems.append(f"unknown direction {state.direction!r}")
-    bad_options = [o for o in state.options if o not in OPTIONS]
-    if bad_options:
-        problems.append(f"unknown options {bad_options}")
-    if len(state.players) > cards.max_players:
-        problems.append(f"{len(state.players)} players, more than {cards.max_players}")
-    names = [p.name.lower() for p in state.players]
-    if len(names) != len(set(names)):
-        problems.append("two players share a name")
-    ids = [c.id for p in state.players for c in p.characters]
-    if len(ids) != len(set(ids)):
-        problems.append("two characters share an id")
-    for player in state.players:
-        for c in player.characters:
-            if c.type not in cards.characters:
-                problems.append(f"{player.name}: unknown character {c.type!r}")
-            elif not 0 <= c.life <= c.max_life <= 1000:
-                problems.append(f"{player.name}: character #{c.id} has {c.life} of {c.max_life} life")
-    known = set(cards.attack_faces) | set(cards.god_faces)
-    if any(f not in known for f in state.forced_dice):
-        problems.append(f"entered dice {state.forced_dice} are not God Dice faces")
-    for name in [state.active, state.chooser, *state.picks, state.winner]:
-        if name is not None and state.player(name) is None:
-            problems.append(f"{name!r} is not a player")
-    turn = state.current
-    if turn is not None:
-        for ref in (turn.attacker, turn.defender):
-            if ref is not None and ref not in ids:
-                problems.append(f"the turn names character #{ref}, which no player has")
-        for name in (turn.player, turn.defender_player):
-            if name is not None and state.player(name) is None:
-                problems.append(f"the turn names {name!r}, who is not a player")
-    return problems
+    """What in an imported state breaks the rules, the first broken field first; empty when all is well. The
+    same invariants the property test asserts after every command (`engine.goddice.invariants`)."""
+    return invariants.broken(state)

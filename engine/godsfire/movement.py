@@ -282,7 +282,8 @@ def _travel(tx: Tx, player: str, numbers: list[int], came_from: str, dest: table
     for i, cell in enumerate(through):
         stationary = [c for c in state.counters_at(table.place_of(state, cell).at)
                       if c.kind in FIGHTING and table.is_enemy(c, player)]
-        sides = {table.side_of(state, c) for c in stationary} - {None}
+        # a neutral's units answer through the player the GM named, never the mover itself
+        sides = {table.side_of(state, c) for c in stationary} - {None, player}
         if stationary and sides:
             who = sorted(sides)[0]
             at = table.place_of(state, cell).at

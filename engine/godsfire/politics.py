@@ -331,7 +331,8 @@ def _to_subverter(tx: Tx, system: System, subverter: str, die: int) -> None:
 
 def _goes_neutral(tx: Tx, system: System, reason: str) -> None:
     owner = system.owner
-    change_system(tx, system.name, reason, owner=None, units=dict(tx.rules.gone_neutral_units))
+    # ruling: a system gone neutral takes its loans with it (a neutral system has none)
+    change_system(tx, system.name, reason, owner=None, units=dict(tx.rules.gone_neutral_units), loans=[])
     for region in system.regions:
         if region.units:
             change_region(tx, system.name, region.number, f"{system.name} went neutral: its units are gone",

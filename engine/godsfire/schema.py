@@ -239,7 +239,37 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
     game.wars = [sorted(player(n, f"game.wars[{i}]") for n in pair) for i, pair in enumerate(game.wars)]
     game.order = [player(n, f"game.order[{i}]") for i, n in enumerate(game.order)]
     game.done = {player(n, "game.done"): steps for n, steps in game.done.items()}
+    _spell_procedure(game, player_names, {name_key(s.name): s.name for s in systems})
     clean = export.model_dump(exclude={"rolls"})
     clean["game"]["house"] = house.as_dict()
     clean["rolls"] = rolls_from(data, now)
     return clean
+
+
+def _spell_procedure(game: Game, players: dict[str, str], systems: dict[str, str]) -> None:
+    """The procedure's references spelled as the game spells its players and systems (a name the game does not
+    have is left as written: `snapshot.check_state` refuses it, naming the field)."""
+
+    def who(name: str | None) -> str | None:
+        return None if name is None else players.get(name_key(name), name)
+
+    for counter in game.counters:
+        counter.owner = who(counter.owner)
+    if game.initiative is not None:
+        ini = game.initiative
+        ini.holder, ini.awaiting = who(ini.holder) or ini.holder, who(ini.awaiting)
+        ini.held = [who(n) or n for n in ini.held]
+    if game.transit is not None:
+        game.transit.mover = who(game.transit.mover) or game.transit.mover
+        game.transit.stationary = who(game.transit.stationary) or game.transit.stationary
+    for attack in game.attacks:
+        attack.attackers = [who(n) or n for n in attack.attackers]
+        attack.defender = who(attack.defender)
+    for choice in game.choices:
+        choice.chooser = who(choice.chooser) or choice.chooser
+    for shipment in game.shipments:
+        shipment.owner = who(shipment.owner) or shipment.owner
+        shipment.to = systems.get(name_key(shipment.to), shipment.to)
+    unique([name_key(k) for k in game.neutral_control], lambda i: "game.neutral_control", "that system")
+    game.neutral_control = {systems.get(name_key(k), k): who(v) or v for k, v in game.neutral_control.items()}
+    game.winner = who(game.winner)

@@ -28,7 +28,7 @@ from engine.godsfire.events import (
 )
 from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, Band, GodsfireRules
 from engine.godsfire.state import GodsfireState, Player, Region, System
-from engine.names import MAX_NAME, clean_name, name_key
+from engine.names import MAX_NAME, clean_name, name_key, refuse_look_alike
 
 RULESET = "godsfire"
 MAX_PLANETS = 12
@@ -138,7 +138,14 @@ def join(tx: Tx, name: str, government: str | None = None) -> Player:
 def _owner(tx: Tx, raw: str) -> str:
     """An existing player's name as written in the game, or a new player's cleaned name."""
     found = tx.state.find_player(raw)
-    return found.name if found is not None else clean_name(raw, "a player's name", MAX_NAME)
+    return found.name if found is not None else _new_player(tx.state, raw)
+
+
+def _new_player(state: GodsfireState, raw: str) -> str:
+    """A new player's cleaned name, unless it looks like the GM's or another player's (`engine.names`)."""
+    name = clean_name(raw, "a player's name", MAX_NAME)
+    refuse_look_alike(name, [state.gm, *(p.name for p in state.players)], "a player's name in this game")
+    return name
 
 
 @handles(AddPlayer)
@@ -156,7 +163,7 @@ def add_player(tx: Tx, action: AddPlayer) -> None:
                                 "player's own systems (add the system first with /godsfire system add)")
         government = system.name
     if existing is None:
-        join(tx, name, government)
+        join(tx, _new_player(state, name), government)
     elif government is None:
         raise RuleViolation(f"{existing.name} is already playing")
     else:
@@ -171,6 +178,7 @@ def add_system(tx: Tx, action: AddSystem) -> None:
     name = clean_name(action.name, "a system's name", MAX_NAME)
     if state.find_system(name) is not None:
         raise RuleViolation(f"there is already a system called {state.system(name).name}")
+    refuse_look_alike(name, [s.name for s in state.systems], "a system in this game")
     if not 1 <= action.planets <= MAX_PLANETS:
         raise BadInput(f"a system has 1 to {MAX_PLANETS} planets, not {action.planets}")
     if not 1 <= action.regions <= MAX_REGIONS:
@@ -360,7 +368,8 @@ def parse_value(tx: Tx, kind: str, field: str, text: str) -> Any:
     if how == "loans":
         loans = []
         for amount, box in _pairs(text.replace("/", "="), field):
-            loans.append({"amount": _int(amount, "a loan's amount", 1), "box": _int(box, "a loan's box", 0, 99)})
+            last = int(tx.rules.table("loans")["payments"]) - 1  # the track's top box (counted from 0 here)
+            loans.append({"amount": _int(amount, "a loan's amount", 1), "box": _int(box, "a loan's box", 0, last)})
         if len(loans) > MAX_LOANS:
             raise BadInput(f"at most {MAX_LOANS} loans")
         return loans
@@ -396,8 +405,14 @@ def set_field(tx: Tx, action: SetField) -> None:
             raise RuleViolation(f"{system.name} region {region.number}'s {field} is already {action.value}")
         return
     value = parse_value(tx, "system", field, action.value)
+    if field == "loans" and value and system.owner is None:
+        raise RuleViolation(f"{system.name} is neutral: a neutral system has no loans")
     if change_system(tx, system.name, reason, **{field: value}) is None:
         raise RuleViolation(f"{system.name}'s {field} is already {action.value}")
+    if field == "owner" and value is None and system.loans:
+        change_system(tx, system.name, f"{system.name} is neutral: its loans go with its owner", loans=[])
+    if field == "owner" and value is not None:
+        _drop_own_subversion(tx, system.name, value)
     if field == "owner":
         previous = next((p for p in state.players if p.government is not None
                          and name_key(p.government) == name_key(system.name)), None)
@@ -405,3 +420,15 @@ def set_field(tx: Tx, action: SetField) -> None:
             lose_government(tx, system.name, previous.name)
         if value is not None:
             offer_government(tx, value, system.name)
+
+
+def _drop_own_subversion(tx: Tx, system_name: str, owner: str) -> None:
+    """A system's new owner has no subversion in it (subversion is placed in other players' systems): theirs
+    goes (a conquest, a hand edit)."""
+    system = tx.state.system(system_name)
+    for region in system.regions:
+        mine = [p for p in {**region.subversion, **region.subversion_step} if name_key(p) == name_key(owner)]
+        if mine:
+            change_region(tx, system.name, region.number, f"{owner} owns {system.name}: their subversion there goes",
+                          subversion={p: m for p, m in region.subversion.items() if p not in mine},
+                          subversion_step={p: c for p, c in region.subversion_step.items() if p not in mine})

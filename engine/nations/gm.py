@@ -28,7 +28,7 @@ from engine.nations.events import (
     UnitChanged,
     UnitRemoved,
 )
-from engine.nations.peace import add_unit, player_name
+from engine.nations.peace import add_unit, player_name, refuse_look_alike_player
 from engine.nations.rules import ACTION_KINDS, STAT_CODES, STATS
 from engine.nations.state import Nation, Unit
 
@@ -220,6 +220,7 @@ def assign_nation(tx: Tx, action: AssignNation) -> None:
         held = tx.state.nation_of(player)
         if held is not None and held is not nation and not held.eliminated:
             raise RuleViolation(f"{player} already plays {held.name}")
+        refuse_look_alike_player(tx.state, player)
     if (name_key(nation.player) if nation.player else None) == (name_key(player) if player else None):
         raise RuleViolation(f"{nation.name} is already {'played by ' + player if player else 'unassigned'}")
     tx.emit(NationAssigned(nation.name, player, tx.ctx.actor))

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation, UnknownUnit
-from engine.names import MAX_NAME, clean_name, name_key
+from engine.names import MAX_NAME, clean_name, name_key, refuse_look_alike
 from engine.nations.common import (
     acting_nation,
     actions_left,
@@ -145,12 +145,19 @@ def validate_name(state: GameState, name: str) -> str:
     existing = state.find_nation(name)
     if existing is not None:
         raise RuleViolation(f"there is already a nation called {existing.name} in this game")
+    refuse_look_alike(name, [n.name for n in state.nations.values()], "a nation in this game")
     return name
 
 
 def player_name(raw: str) -> str:
     """A player's name as given (a Discord id, or a name typed in the console) in its stored form."""
     return clean_name(raw, "a player's name", MAX_NAME)
+
+
+def refuse_look_alike_player(state: GameState, player: str) -> None:
+    """Refuse a player's name that looks like (`engine.names.look_alike`) the GM's or another player's."""
+    refuse_look_alike(player, [state.gm, *(n.player for n in state.nations.values() if n.player)],
+                      "a player's name in this game")
 
 
 def resolve_player(tx: Tx, player: str | None) -> str:
@@ -161,6 +168,7 @@ def resolve_player(tx: Tx, player: str | None) -> str:
     held = tx.state.nation_of(who)
     if held is not None and not held.eliminated:
         raise RuleViolation(f"{who} already plays {held.name}")
+    refuse_look_alike_player(tx.state, who)
     return who
 
 

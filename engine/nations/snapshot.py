@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from engine.house import RulesError
+from engine.names import look_alike_problems
 from engine.nations import schema
 from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, STATS, HouseSettings, Rules, check_turn_hours
 from engine.nations.state import Battle, Bonus, GameState, Nation, Unit
@@ -167,6 +168,9 @@ def check_state(state: GameState, rules: Rules) -> list[str]:
     bad_dice = [d for d in state.forced_dice if not 1 <= d <= rules.die_sides]
     if bad_dice:
         problems.append(f"entered dice {bad_dice} are not d{rules.die_sides} faces")
+    problems.extend(f"nations: {p}" for p in look_alike_problems([n.name for n in state.nations.values()], "nation"))
+    players = [state.gm, *dict.fromkeys(n.player for n in state.nations.values() if n.player)]
+    problems.extend(f"players: {p}" for p in look_alike_problems(players, "player"))
     for nation in state.nations.values():
         name = nation.name
         for stat in (*STATS, "foreign_patches"):

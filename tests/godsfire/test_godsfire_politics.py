@@ -31,7 +31,7 @@ from engine.godsfire.politics import (
     feeders,
     interphase_left,
 )
-from engine.godsfire.state import STEPS, Player, Region
+from engine.godsfire.state import STEPS, Loan, Player, Region
 from engine.godsfire.subversion import Counter, Desubvert, Subvert
 from engine.vocabulary import build_action, coerce_options
 
@@ -214,9 +214,11 @@ def whole_revolt(subverters: dict[str, int]) -> Game:
 
 def test_a_system_all_in_revolt_goes_neutral_and_its_ng_is_lost() -> None:
     g = whole_revolt({"bob": 1, "carol": 2})  # two subverters: no die
+    g.system_set("Sol", loans=[Loan(8, 1)], repaid_turn=g.state.turn)  # this turn's box paid
     outcome = g.do(MarkDone("revolts"))
     sol = g.state.system("Sol")
     assert sol.owner is None and sol.units == {"PDF": 1} and sol.region(1).units == {}
+    assert sol.loans == []  # ruling: a system gone neutral takes its loans with it
     assert g.state.player("alice").out
     assert rolls(outcome) == [] and StepDone("alice", "revolts") in outcome.events
     assert interphase_left(g.state).keys() == {"bob", "carol"}

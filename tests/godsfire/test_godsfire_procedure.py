@@ -259,3 +259,16 @@ def test_money_carried_as_a_counter_moves_next_turn_and_subverts_at_war() -> Non
     t.do(subversion.Subvert("Vega", 1, 1, carried=7), "alice")  # 2 a placement, the whole counter
     assert 7 not in [c.number for c in t.state.counters]
     assert t.sys("Vega").regions[0].subversion == {"alice": 1}
+
+
+def test_a_neutral_answers_a_transit_through_its_controller_never_the_mover() -> None:
+    t = two_players()
+    t.system("Rigel", None, ["R 2 S"], units={"SQD": 1})  # a neutral's SQD in Rigel's cell
+    t.do(table.SetNeutralControl("Rigel", "alice"), gm=True)
+    t.do(movement.StartInitiative(), dice=[6, 1])  # alice holds initiative
+    # alice controls Rigel's units: her own move through Rigel asks nobody
+    t.do(movement.Move("1", "K6", through="Rigel"), "alice")
+    assert t.state.transit is None and t.state.counter(1).at == "K6"
+    t.do(table.SetNeutralControl("Rigel", "bob"), gm=True)
+    t.do(movement.Move("2", "K6", through="Rigel"), "alice")  # now bob answers for Rigel's units
+    assert t.state.transit is not None and t.state.transit.stationary == "bob"

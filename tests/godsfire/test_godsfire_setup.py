@@ -219,6 +219,7 @@ def test_the_gm_sets_any_field_by_hand(sheet, action, check):
     (SetField("owner", "carol", "Alpha"), UnknownName, "no player called 'carol'"),
     (SetField("name", "Gamma", "Alpha"), BadInput, "a system has no field 'name'"),
     (SetField("loans", "0/1", "Alpha"), BadInput, "a loan's amount is 1 to 999"),
+    (SetField("loans", "8/4", "Alpha"), BadInput, "a loan's box is 0 to 3"),  # a 4-box track
     (SetField("bank", "2", "Alpha"), RuleViolation, "Alpha's bank is already 2"),
     (SetField("national_allegiance", "X=3", player="bob"), BadInput, "by party R, M, E"),
     (SetField("national_allegiance", "R=6", player="bob"), BadInput, "0 to 5"),
@@ -452,3 +453,15 @@ async def test_an_import_naming_unknown_players_or_counters_in_the_procedure_is_
         await referee.import_game("other", "carol", export)
     assert words in str(info.value)
     assert await store.live_game("other") is None
+
+
+def test_an_owner_set_by_hand_keeps_the_sheet_consistent(sheet):
+    """Neutral systems have no loans; a system's new owner has no subversion in it."""
+    sheet.do(SetField("loans", "8/1", "Alpha"))
+    sheet.do(SetField("subversion", "bob=2", "Alpha", 2))
+    sheet.do(SetField("owner", "none", "Alpha"))  # gone neutral: its loans go with its owner
+    assert sheet.state.system("Alpha").loans == []
+    sheet.refuse(SetField("loans", "8/0", "Alpha"), RuleViolation, "Alpha is neutral: a neutral system has no loans")
+    sheet.do(SetField("owner", "bob", "Alpha"))
+    assert sheet.state.system("Alpha").region(2).subversion == {}
+    sheet.assert_replays()

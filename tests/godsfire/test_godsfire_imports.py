@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from exportchanges import Change, all_of, node_at, set_at
 from godsfireforum import opened
 from storehelpers import RULES, log_counts
 
@@ -26,8 +26,6 @@ from data.store import Store
 from engine.dice import ForcedRoller
 from engine.errors import BadInput, RuleViolation
 from referee import Referee
-
-Change = Callable[[dict[str, Any]], Any]
 
 SCRIPT: list[tuple[str, str | None]] = [
     ("gm /game start ruleset:godsfire", None),
@@ -89,29 +87,7 @@ async def play(tmp_path: Any) -> dict[str, dict[str, Any]]:
 # --- changes ----------------------------------------------------------------------------------------------------
 
 
-def _node(data: Any, parts: list[str]) -> Any:
-    for part in parts:
-        data = data[int(part)] if isinstance(data, list) else data[part]
-    return data
-
-
-def _set(path: str, value: Any) -> Change:
-    """A change that sets `path` (`systems.0.loans`) to a copy of `value`."""
-    def change(data: dict[str, Any]) -> None:
-        *parents, last = path.split(".")
-        node = _node(data, parents)
-        if isinstance(node, list):
-            node[int(last)] = copy.deepcopy(value)
-        else:
-            node[last] = copy.deepcopy(value)
-    return change
-
-
-def _do(*changes: Change) -> Change:
-    def change(data: dict[str, Any]) -> None:
-        for one in changes:
-            one(data)
-    return change
+_node, _set, _do = node_at, set_at, all_of
 
 
 def _counter(number: int, owner: str | None, at: str, kind: str = "SQD", ground: bool = False, moved: int = 0,

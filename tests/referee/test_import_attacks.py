@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from exportchanges import Change, all_of, delete_at, set_at
 from storehelpers import RULES, FakeClock, log_counts
 
 from data.store import Store
@@ -26,38 +27,12 @@ from engine.nations import gm, war
 from engine.nations import peace as nat
 from referee import MAX_EXPORT_BYTES, Referee, read_export
 
-Change = Callable[[dict[str, Any]], Any]
+_del, _do = delete_at, all_of
 
 
 def _set(path: str, value: Any) -> Change:
-    """A change that sets `path` (`nations.0.units.1.hp`) to `value`."""
-    def change(data: dict[str, Any]) -> None:
-        *parents, last = path.split(".")
-        node: Any = data
-        for part in parents:
-            node = node[int(part)] if isinstance(node, list) else node[part]
-        if isinstance(node, list):
-            node[int(last)] = value
-        else:
-            node[last] = value
-    return change
-
-
-def _del(path: str) -> Change:
-    def change(data: dict[str, Any]) -> None:
-        *parents, last = path.split(".")
-        node: Any = data
-        for part in parents:
-            node = node[int(part)] if isinstance(node, list) else node[part]
-        del node[last]
-    return change
-
-
-def _do(*changes: Change) -> Change:
-    def change(data: dict[str, Any]) -> None:
-        for one in changes:
-            one(data)
-    return change
+    """`set_at` without copying: some values here are too deep or too big to copy."""
+    return set_at(path, value, copied=False)
 
 
 def _many_units(data: dict[str, Any]) -> None:

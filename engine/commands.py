@@ -209,6 +209,9 @@ def help_lines(topic: str | None = None, game: str | None = None) -> tuple[str, 
         else:
             lines.append(f"{found.title} (/game start ruleset:{found.name}):")
         for word, commands in groups.items():
+            if [c.path for c in commands] == [word]:  # a command of its own, not a group: what it does
+                lines.append(f"/{word} — {commands[0].help}")
+                continue
             names = ", ".join(c.path.split(" ", 1)[1] if " " in c.path else c.path for c in commands)
             lines.append(f"/{word}: {names}")
     return HELP_TITLE, lines

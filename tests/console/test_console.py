@@ -902,3 +902,12 @@ def test_a_line_separator_is_refused_as_a_line_break():
     with pytest.raises(BadInput) as info:
         decode_line("gm /godsfire \u2028")
     assert str(info.value) == "that line has a line separator (U+2028, column 14); nothing changed"
+
+
+def test_help_shows_a_command_that_is_not_a_group_by_what_it_does():
+    from engine.commands import help_lines
+
+    _, lines = help_lines()
+    assert "/log — the latest rolls" in lines
+    assert not any(line.startswith(("/log:", "/roll:", "/help:")) for line in lines)
+    assert "/game: start, status, list, digest, end, import" in lines

@@ -27,6 +27,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs import frontends
+from cogs.ledger import DYNAMIC_ITEMS as LEDGER_ITEMS
 from cogs.render import error_embed, use_clock
 from cogs.util import reply
 from cogs.views import DYNAMIC_ITEMS
@@ -91,7 +92,7 @@ def extensions() -> list[str]:
 
 def dynamic_items() -> list[type]:
     """The persistent controls: the shared ones and each registered rule set's."""
-    return [*DYNAMIC_ITEMS, *frontends.dynamic_items()]
+    return [*DYNAMIC_ITEMS, *LEDGER_ITEMS, *frontends.dynamic_items()]
 
 
 @dataclass

@@ -28,6 +28,7 @@ try:
 except ImportError:  # Windows: an export's leftovers are known by their age instead
     fcntl = None  # type: ignore[assignment]
 
+import ledger
 from console_format import Formatter
 from console_terminal import MAX_LINE, MAX_LINE_BYTES, history_path, line_editing
 from data.store import Store, StoreUnavailable
@@ -49,6 +50,7 @@ from engine.describe import event_line, faces_line, roll_line, utc_text
 from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
 from engine.errors import BadInput, NotGM, RefereeError, RuleViolation
 from engine.events import Event
+from engine.fairness import fairness_lines, game_fairness
 from engine.rulesets import ruleset
 from engine.toml_text import parse_toml
 from engine.view import Line, View, text_lines
@@ -57,7 +59,6 @@ from referee import GAME_OVER, MAX_EXPORT_BYTES, Referee, digest_lines, imported
 
 CHANNEL = "console"
 MAX_CARD_FILE = MAX_TOML_FILE
-MAX_LOG_LIMIT = 100  # the most rolls /log shows at once
 EXPORT_DIR_ENV = "REFEREE_EXPORT_DIR"
 """A folder `/gm export file:` may write under, besides the working folder."""
 log = logging.getLogger("referee.console")
@@ -286,27 +287,30 @@ class Console:
             options[command.toml_option] = read_toml_file(options[command.toml_option])
             report = await referee.act(CHANNEL, actor, build_action(command, options), command_text)
             self.say_events(report.caught_up + report.events)
-        elif path == "log":
-            name = options.get("nation")
-            if name:
-                state = await referee.shown_state(CHANNEL)
-                find = ruleset(state.ruleset).find_side
-                if find is not None:
-                    name = find(state, name)
-            limit = options.get("limit", 10)
-            if not 1 <= limit <= MAX_LOG_LIMIT:
-                raise BadInput(f"limit is how many rolls to show: 1 to {MAX_LOG_LIMIT}, not {limit}")
-            rolls = await referee.rolls(CHANNEL, name, limit)
-            self.say("\n".join((f"turn {r.turn}: " if r.turn else "") + ledger_line(r) for r in rolls)
-                     or "No rolls yet.")
+        elif path == "log rolls":
+            await self.log_rolls(options)
+        elif path == "log export":
+            await self.log_export(options)
+        elif path == "log fairness":  # the whole ledger, counted; scipy is loaded now, not at start
+            game_id = await referee.shown_game_id(CHANNEL)
+            rolls = await referee.store.rolls(game_id, include_free=False)
+            self.say("\n".join(fairness_lines(game_fairness(await referee.store.load(game_id), rolls))))
         elif path == "game digest":
             self.say("\n".join(digest_lines(await referee.digest(CHANNEL, actor, options.get("since")))))
         elif path == "roll":
             roll, _ = await referee.free_roll(CHANNEL, actor, options["dice"])
             self.say(free_roll_line(actor, roll.breakdown))
         elif path == "gm undo":
-            report = await referee.undo(CHANNEL, actor)
-            self.say_events(report.caught_up + report.events)
+            # No buttons here: the first /gm undo shows what it would take back, the same command with
+            # confirm:true takes it back (checked again then, as Discord's Confirm is).
+            steps = options.get("steps", 1)
+            if _yes_no(options.get("confirm"), "confirm"):
+                report = await referee.undo(CHANNEL, actor, steps=steps)
+                self.say_events(report.caught_up + report.events)
+            else:
+                preview = await referee.preview_undo(CHANNEL, actor, steps)
+                again = "/gm undo" + (f" steps:{steps}" if steps != 1 else "") + " confirm:true"
+                self.say("\n".join([*preview.lines(), f"Nothing is undone yet: {again} undoes it."]))
         elif path == "gm export":
             await self.export(actor, options.get("file"), _yes_no(options.get("overwrite"), "overwrite"))
         elif path == "game import":
@@ -324,6 +328,43 @@ class Console:
         self.say_view(ruleset(state.ruleset).status(state, self.referee.rules_for(state.ruleset)))
         if state.ended:
             self.say(GAME_OVER)
+
+    async def log_rolls(self, options: dict[str, Any]) -> None:
+        """/log rolls: one page of the filtered ledger as text, then where it stands."""
+        referee = self.referee
+        game_id, where = await ledger.filter_for(
+            referee, CHANNEL, who=options.get("nation"), purpose=options.get("purpose"),
+            turn_from=options.get("turn_from"), turn_to=options.get("turn_to"),
+            gm_entered=_yes_no(options.get("gm_entered"), "gm_entered"), free=options.get("free"))
+        shown = await ledger.ledger_page(referee.store, game_id, where, options.get("page", 1),
+                                         options.get("limit", 10))
+        lines = [(f"turn {r.turn}: " if r.turn else "") + ledger_line(r) for r in shown.rolls]
+        if shown.pages > 1:
+            lines.append(f"page {shown.page} of {shown.pages} ({shown.total} roll{'' if shown.total == 1 else 's'},"
+                         " newest first)")
+        self.say("\n".join(lines) or ledger.empty_text(where))
+
+    async def log_export(self, options: dict[str, Any]) -> None:
+        """/log export: the whole ledger written a chunk at a time under an export folder; prints the path."""
+        fmt = options["format"]
+        game_id = await self.referee.shown_game_id(CHANNEL)
+        shown = options.get("file") or f"roll-ledger.{fmt}"
+        target = export_path(shown)
+        overwrite = _yes_no(options.get("overwrite"), "overwrite")
+        if (target.exists() or target.is_symlink()) and not (overwrite and target.is_file()):
+            raise BadInput(f"{shown} exists already: add overwrite:true to replace it" if target.is_file()
+                           else f"cannot write {shown}: it exists and is not a regular file")
+        if not target.parent.is_dir():
+            raise BadInput(f"cannot write {shown}: there is no folder {target.parent}")
+        fd, temp = tempfile.mkstemp(prefix=".roll-ledger-", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                count = await ledger.write_ledger(self.referee.store, game_id, fmt, handle)
+            os.replace(temp, target)
+        finally:
+            if os.path.exists(temp):
+                os.unlink(temp)
+        self.say(f"Wrote the roll ledger ({count} roll{'' if count == 1 else 's'}) to {target}")
 
     async def export(self, actor: str, file: str | None, overwrite: bool = False) -> None:
         """GM: the game as JSON, printed, or written to `file` under an export folder (`export_path`)."""

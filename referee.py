@@ -12,14 +12,14 @@ import contextlib
 import gc
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import engine  # noqa: F401  (registers every rule set)
 from data import rules_for
-from data.store import ActionRow, ChannelTaken, Entry, LoggedAction, Plan, Quick, Store
+from data.store import ActionRow, ChannelTaken, Entry, LoggedAction, LoggedEvent, Plan, Quick, Store
 from engine.clock import Tick
 from engine.commands import Command, check_ruleset
 from engine.core import Context, execute
@@ -37,6 +37,9 @@ MAX_EXPORT_BYTES = 5_000_000  # the largest export file /game import reads
 GAME_OVER = "Game over: this is the channel's last game, ended. /game start starts a new one here."
 MAX_DIGEST = 200  # the most actions one /game digest lists
 MAX_LISTED = 25  # the most games one /game list shows
+MAX_UNDO_STEPS = 20  # the most actions one /gm undo takes back
+MOVED_ON = ("the game moved on since this preview (those actions were already undone, or something happened since): "
+            "/gm undo again to see what is last now")
 MAX_SINCE = timedelta(days=366)  # the furthest back a relative `since:` reaches
 _RELATIVE = re.compile(r"(\d{1,5}(?:\.\d{1,3})?)\s*(m|min|mins|minutes?|h|hours?|d|days?|w|weeks?)", re.IGNORECASE)
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -216,6 +219,45 @@ class Report:
     state: Any
     events: list[Event] = field(default_factory=list)
     caught_up: list[Event] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class UndoneAction:
+    """One action an undo would take back: its log row and its live events (its rolls among them)."""
+
+    action: ActionRow
+    events: list[Event]
+
+
+@dataclass(frozen=True)
+class UndoPreview:
+    """What `/gm undo steps:N` would take back now, newest first (`Referee.preview_undo`)."""
+
+    game_id: int
+    actions: list[UndoneAction]
+
+    @property
+    def action_ids(self) -> tuple[int, ...]:
+        return tuple(a.action.id for a in self.actions)
+
+    @property
+    def steps(self) -> int:
+        return len(self.actions)
+
+    def lines(self, words: Callable[[Event], str | None] = event_line, when: Callable[[datetime], str] = utc_text,
+              who: Callable[[str], str] = same) -> list[str]:
+        """The preview in words, the same on every front-end: a heading, then each action (its actor, command
+        and time) and under it its events' lines — its rolls and every change it made. `words` words one event
+        (the console: `event_line`; Discord marks rolls its own way)."""
+        count = "the last action" if self.steps == 1 else f"the last {self.steps} actions"
+        lines = [f"Undo {count}? It takes back, newest first, with their rolls and every change they made:"
+                 if self.steps > 1 else f"Undo {count}? It takes back, with its rolls and every change it made:"]
+        for number, undone in enumerate(self.actions, 1):
+            row = undone.action
+            lines.append(f"{number}. {who(row.actor)}: “{row.command}” ({when(row.at)})")
+            shown = [line for event in undone.events if (line := words(event))]
+            lines += [f"    {line}" for line in shown] or ["    (no roll and no change to show)"]
+        return lines
 
 
 class Referee:
@@ -415,42 +457,77 @@ class Referee:
     async def undo_target(self, channel: str) -> ActionRow | None:
         """The action `/gm undo` would take back now (the last one that is not the clock's or the game's
         start), or None."""
-        return await self._undo_target(await self.game_id(channel))
+        targets = await self._undo_targets(await self.game_id(channel), 1)
+        return targets[0] if targets else None
 
-    async def _undo_target(self, game_id: int) -> ActionRow | None:
+    async def _undo_targets(self, game_id: int, steps: int) -> list[ActionRow]:
+        """The last `steps` actions undo may take back (fewer when there are fewer), newest first: not the
+        clock's, not the game's start, not an undo."""
         logged = await self.store.events(game_id)
         foundational = {e.action_id for e in logged if e.event.starts_game or isinstance(e.event, ActionUndone)}
-        return next(
-            (a for a in await self.store.actions(game_id, limit=1000, include_undone=False)
-             if a.actor != CLOCK_ACTOR and a.id not in foundational),
-            None,
-        )
+        return [a for a in await self.store.actions(game_id, limit=1000, include_undone=False)
+                if a.actor != CLOCK_ACTOR and a.id not in foundational][:steps]
 
-    async def undo(self, channel: str, actor: str, gm_role: bool = False, expected: int | None = None) -> Report:
-        """GM: take back the game's last action, its rolls included, by replaying the log without it.
+    @staticmethod
+    def _check_steps(steps: int) -> None:
+        if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_UNDO_STEPS:
+            raise BadInput(f"steps is how many of the last actions to undo: 1 to {MAX_UNDO_STEPS}, not {steps}")
 
-        `expected`: the id of the action the GM confirmed undoing; when it is no longer the last one (it was
-        undone already, or something happened since) nothing is undone. A confirmation applies once."""
+    async def _planned_undo(self, game_id: int, steps: int) -> tuple[list[ActionRow], list[LoggedEvent], Any]:
+        """The actions `steps` undoes, the live log, and the state without them; refused in one line when there
+        are fewer undoable actions than `steps`, or when the log without them no longer replays."""
+        targets = await self._undo_targets(game_id, steps)
+        if not targets:
+            raise RuleViolation("there is nothing to undo")
+        if len(targets) < steps:
+            raise RuleViolation(f"only {plural(len(targets), 'action')} can be undone, not {steps}")
+        logged = await self.store.events(game_id)
+        ids = {a.id for a in targets}
+        try:
+            new_state = replay(e.event for e in logged if e.action_id not in ids)
+        except (KeyError, ValueError, IndexError) as err:
+            which = targets[0].command if len(targets) == 1 else f"the last {len(targets)} actions"
+            raise RuleViolation(f"{which} cannot be undone any more ({err})") from None
+        return targets, logged, new_state
+
+    async def preview_undo(self, channel: str, actor: str, steps: int = 1, gm_role: bool = False) -> UndoPreview:
+        """What `/gm undo steps:N` would take back now — each action with its command, its rolls and every
+        change it made — without changing anything (each front-end shows its `lines`, then asks to confirm).
+        Refused, in one line, as the undo itself would be."""
+        self._check_steps(steps)
+        game_id = await self.game_id(channel)
+        state = await self.store.load(game_id)
+        if not self.is_gm(state, actor, gm_role):
+            raise NotGM("only the GM may undo")
+        targets, logged, _ = await self._planned_undo(game_id, steps)
+        return UndoPreview(game_id, [UndoneAction(a, [e.event for e in logged if e.action_id == a.id])
+                                     for a in targets])
+
+    async def undo(self, channel: str, actor: str, gm_role: bool = False,
+                   expected: int | Sequence[int] | None = None, steps: int = 1) -> Report:
+        """GM: take back the game's last `steps` actions (1 to MAX_UNDO_STEPS), their rolls included, by
+        replaying the log without them: one transaction, one logged undo.
+
+        `expected`: the action ids the GM confirmed undoing (`UndoPreview.action_ids`; an int: the newest of
+        them); when they are no longer the last ones (undone already, or something happened since) nothing is
+        undone. A confirmation applies once."""
+        self._check_steps(steps)
         game_id = await self.game_id(channel)
         async with self.lock(game_id):
             caught_up = await self._catch_up(game_id)
             state = await self.store.load(game_id)
             if not self.is_gm(state, actor, gm_role):
                 raise NotGM("only the GM may undo")
-            target = await self._undo_target(game_id)
-            if target is None:
-                raise RuleViolation("there is nothing to undo")
-            if expected is not None and target.id != expected:
-                raise RuleViolation("that action was already undone, or the game has moved on since you asked: "
-                                    "/gm undo again to see what is last now")
-            logged = await self.store.events(game_id)
-            try:
-                new_state = replay(e.event for e in logged if e.action_id != target.id)
-            except (KeyError, ValueError, IndexError) as err:
-                raise RuleViolation(f"{target.command} cannot be undone any more ({err})") from None
-            undone = ActionUndone(target.id, target.command, actor, target.actor)
-            await self.store.undo(game_id, target.id, new_state, undone, actor, "/gm undo", self.clock())
-            return Report(game_id, new_state, [undone], caught_up)
+            if expected is not None:
+                now_ids = tuple(a.id for a in await self._undo_targets(game_id, steps))
+                wanted = (expected,) if isinstance(expected, int) else tuple(expected)
+                if len(now_ids) < steps or now_ids[:len(wanted)] != wanted:
+                    raise RuleViolation(MOVED_ON)
+            targets, _, new_state = await self._planned_undo(game_id, steps)
+            undone = [ActionUndone(a.id, a.command, actor, a.actor) for a in targets]
+            command = "/gm undo" + (f" steps:{steps}" if steps > 1 else "")
+            await self.store.undo(game_id, [a.id for a in targets], new_state, undone, actor, command, self.clock())
+            return Report(game_id, new_state, list(undone), caught_up)
 
     async def rolls(self, channel: str, nation: str | None = None, limit: int = 10) -> list[RollRecord]:
         """The channel's latest `limit` rolls (1..MAX_ROLLS_SHOWN), of one nation or all: of its live game, or

@@ -7,7 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.render import digest_embeds, line_text, report_embeds, safe, status_embed, text_embeds
+from cogs.render import digest_embeds, line_text, report_embeds, results_embed, safe, status_embed, text_embeds
 from cogs.util import (
     about,
     actor,
@@ -24,7 +24,7 @@ from cogs.util import (
 from cogs.views import confirm_view
 from engine.commands import choices
 from engine.errors import BadInput
-from engine.rulesets import default_ruleset
+from engine.rulesets import default_ruleset, ruleset_of
 from referee import GAME_OVER, MAX_EXPORT_BYTES, MAX_LISTED, GameList, imported_summary, read_export
 
 MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
@@ -92,9 +92,16 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
 
     @app_commands.command(name="end", description=about("game end"))
     async def end(self, interaction: discord.Interaction) -> None:
-        game_id = await self.bot.referee.game_id(channel_key(interaction))
-        await reply(interaction, "End this game for good? Its log and export stay in the database.",
-                    view=confirm_view("end", game_id, interaction.user.id), ephemeral=True)
+        channel = channel_key(interaction)
+        game_id = await self.bot.referee.game_id(channel)
+        # The standings it will post (its rule set's final results, as the game stands now), then End or Cancel.
+        state = await self.bot.referee.state(channel)
+        final = ruleset_of(state).final_standings
+        shown = results_embed(state, final(state)) if final is not None else None
+        said = "End this game for good? Its log and export stay in the database."
+        await reply(interaction, said + (" These are the final standings it will post:" if shown else ""),
+                    embeds=[shown] if shown is not None else [], ephemeral=True,
+                    view=confirm_view("end", game_id, interaction.user.id))
 
     @app_commands.command(name="import", description=about("game import"))
     @app_commands.describe(file="A JSON export of a game (from /gm export)")

@@ -18,11 +18,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.host import RefereeHost
-from cogs.render import safe
+from cogs.render import finish, marked_when, text_embeds
+from cogs.render.common import raw_event_line
 from cogs.util import about, actor, bot_of, channel_key, described, has_gm_role, reply, run_command, state_or_none
 from cogs.views import confirm_view
-from engine.errors import NoGame, RuleViolation
+from engine.errors import NoGame
 from engine.rulesets import default_ruleset
+from referee import MAX_UNDO_STEPS
 
 
 async def gm_check(interaction: discord.Interaction) -> bool:
@@ -61,17 +63,18 @@ class GM(commands.Cog):
     async def dice(self, interaction: discord.Interaction, values: str) -> None:
         await run_command(interaction, "gm dice", values=values)
 
-    @gm.command(name="undo", description=about("gm undo") + " (asks to confirm)")
-    async def undo(self, interaction: discord.Interaction) -> None:
-        referee = self.bot.referee
-        channel = channel_key(interaction)
-        game_id = await referee.game_id(channel)
-        target = await referee.undo_target(channel)
-        if target is None:
-            raise RuleViolation("there is nothing to undo")
-        # The button names the action: a confirmation undoes that one action, once, or nothing.
-        await reply(interaction, f"Undo “{safe(target.command)}”?",
-                    view=confirm_view("undo", game_id, interaction.user.id, target.id), ephemeral=True)
+    @gm.command(name="undo", description=about("gm undo"))
+    @described("gm undo")
+    async def undo(self, interaction: discord.Interaction,
+                   steps: app_commands.Range[int, 1, MAX_UNDO_STEPS] | None = None) -> None:
+        # The preview first, from the referee (the console prints the same lines); Confirm names the newest
+        # action previewed and how many, so it undoes those, once, while they are still the last ones.
+        steps = steps or 1
+        preview = await self.bot.referee.preview_undo(channel_key(interaction), actor(interaction), steps,
+                                                      gm_role=has_gm_role(interaction))
+        heading, *lines = [finish(line) for line in preview.lines(raw_event_line, marked_when)]
+        await reply(interaction, heading, embeds=text_embeds(lines), ephemeral=True,
+                    view=confirm_view("undo", preview.game_id, interaction.user.id, preview.action_ids[0], steps))
 
     @gm.command(name="house", description=about("gm house"))
     @described("gm house")

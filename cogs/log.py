@@ -1,7 +1,10 @@
-"""/log: the latest rolls, each die with its modifiers and outcome (God Dice: the faces rolled), each day's date
-once (`render.rolls_embed`)."""
+"""/log: the roll ledger — `/log rolls` pages it with filters (each page an embed, `cogs.ledger`'s buttons step
+through the pages), `/log export` sends it whole as a CSV or JSON file (`ledger.write_ledger`)."""
 
 from __future__ import annotations
+
+import asyncio
+import tempfile
 
 import discord
 from discord import app_commands
@@ -9,9 +12,12 @@ from discord.ext import commands
 
 from cogs.frontends import adapter_of
 from cogs.host import RefereeHost
-from cogs.render import rolls_embed, safe, who
+from cogs.ledger import ledger_answer
+from cogs.render import safe, text_embeds, timestamped
 from cogs.util import about, channel_key, described, reply, state_or_none
-from engine.rulesets import ruleset_of
+from engine.errors import BadInput
+from engine.fairness import DieFairness, fairness_lines, game_fairness
+from ledger import MAX_PAGE, MAX_PAGE_SIZE, MAX_PURPOSE, filter_for, write_ledger
 
 
 async def whose_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -23,26 +29,61 @@ async def whose_autocomplete(interaction: discord.Interaction, current: str) -> 
 
 
 class Log(commands.Cog):
+    log = app_commands.guild_only(app_commands.Group(name="log", description="the roll ledger: its pages and files"))
+
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
 
-    @app_commands.guild_only()
-    @app_commands.command(name="log", description=about("log"))
-    @described("log")
+    @log.command(name="rolls", description=about("log rolls"))
+    @described("log rolls")
     @app_commands.autocomplete(nation=whose_autocomplete)
-    async def log(self, interaction: discord.Interaction, nation: str | None = None,
-                  limit: app_commands.Range[int, 1, 25] = 10) -> None:
-        name, title, lead = None, "Latest rolls", None
-        if nation:
-            state = await self.bot.referee.shown_state(channel_key(interaction))
-            found = ruleset_of(state)
-            name = found.find_side(state, nation) if found.find_side is not None else nation
-            if name.isdigit():  # a player (their Discord id): a mention, which a title would not render
-                lead = f"Rolls of {who(name)}:"
-            else:
-                title = f"Rolls of {safe(name)}"[:256]
-        rolls = await self.bot.referee.rolls(channel_key(interaction), name, limit)
-        await reply(interaction, embed=rolls_embed(rolls, title, lead))
+    @app_commands.choices(free=[app_commands.Choice(name=f, value=f) for f in ("include", "only", "exclude")])
+    async def rolls(self, interaction: discord.Interaction, nation: app_commands.Range[str, 1, 100] | None = None,
+                    purpose: app_commands.Range[str, 1, MAX_PURPOSE] | None = None,
+                    turn_from: app_commands.Range[int, 1, 100_000] | None = None,
+                    turn_to: app_commands.Range[int, 1, 100_000] | None = None,
+                    gm_entered: bool = False, free: str = "include",
+                    page: app_commands.Range[int, 1, MAX_PAGE] = 1,
+                    limit: app_commands.Range[int, 1, MAX_PAGE_SIZE] = 10) -> None:
+        game_id, where = await filter_for(self.bot.referee, channel_key(interaction), who=nation, purpose=purpose,
+                                          turn_from=turn_from, turn_to=turn_to, gm_entered=gm_entered, free=free)
+        embed, view = await ledger_answer(interaction, game_id, where, page, limit)
+        await reply(interaction, embed=embed, view=view)
+
+    @log.command(name="export", description=about("log export"))
+    @app_commands.describe(format="csv (for a spreadsheet: one row a die) or json")
+    @app_commands.choices(format=[app_commands.Choice(name=f, value=f) for f in ("csv", "json")])
+    async def export(self, interaction: discord.Interaction, format: str) -> None:
+        game_id = await self.bot.referee.shown_game_id(channel_key(interaction))
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        with tempfile.TemporaryFile() as handle:  # written a chunk at a time in a thread: the bot keeps answering
+            count = await write_ledger(self.bot.referee.store, game_id, format, handle)
+            size = handle.tell()
+            most = interaction.guild.filesize_limit if interaction.guild is not None else 10 * 1024 * 1024
+            if size > most:
+                raise BadInput(f"the ledger's {format.upper()} is {size / 2**20:.1f} MB, more than this server's "
+                               f"upload limit of {most / 2**20:.0f} MB: the console's /log export writes it whole")
+            handle.seek(0)
+            said = f"The roll ledger: {count} roll{'' if count == 1 else 's'}."
+            await interaction.followup.send(said, file=discord.File(handle, f"roll-ledger.{format}"), ephemeral=True)
+
+    @log.command(name="fairness", description=about("log fairness"))
+    async def fairness(self, interaction: discord.Interaction) -> None:
+        """Each kind of die face by face against a fair die (`engine.fairness`), counted off the event loop: the
+        first test loads scipy, and a long ledger takes a moment to count."""
+        game_id = await self.bot.referee.shown_game_id(channel_key(interaction))
+        state = await self.bot.referee.store.load(game_id)
+        rolls = await self.bot.referee.store.rolls(game_id, include_free=False)
+        judged = await asyncio.to_thread(game_fairness, state, rolls)
+        await reply(interaction, embed=fairness_embed(judged))
+
+
+def fairness_embed(judged: list[DieFairness]) -> discord.Embed:
+    """/log fairness: each kind of die's verdict in bold, then its faces (rolled/fair share, the GM's apart)."""
+    verdicts = range(0, 2 * len(judged), 2)  # `fairness_lines`: each die's verdict, then its faces; a note last
+    lines = [f"**{safe(line)}**" if index in verdicts else safe(line.strip())
+             for index, line in enumerate(fairness_lines(judged))]
+    return timestamped(text_embeds(lines, "🎲 Are the dice fair?"))[0]
 
 
 async def setup(bot: RefereeHost) -> None:

@@ -48,22 +48,26 @@ def click_lock(interaction: discord.Interaction, game_id: int) -> asyncio.Lock:
 
 
 class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
-                    template=r"referee:confirm:(?P<what>end|undo):(?P<game>\d+):(?P<user>\d+)(?::(?P<action>\d+))?"):
-    """Confirm a GM's irreversible step (end the game, undo the action named in the prompt); only the one who
-    asked. An undo's custom id carries the action it undoes: however many clicks arrive at once, that action
-    is undone once and every other click is told so (the referee checks it is still the last one)."""
+                    template=r"referee:confirm:(?P<what>end|undo):(?P<game>\d+):(?P<user>\d+)"
+                             r"(?::(?P<action>\d+)(?::(?P<steps>\d+))?)?"):
+    """Confirm a GM's irreversible step (end the game, undo the actions the preview showed); only the one who
+    asked. An undo's custom id carries the newest action it undoes and how many: however many clicks arrive
+    at once, and however long after the preview (a restart between), those actions are undone once, and only
+    while they are still the last ones (the referee checks it; any other click is told the game moved on)."""
 
-    def __init__(self, what: str, game_id: int, user_id: int, action_id: int | None = None) -> None:
-        self.what, self.game_id, self.user_id, self.action_id = what, game_id, user_id, action_id
-        label = {"end": "End the game", "undo": "Undo it"}[what]
+    def __init__(self, what: str, game_id: int, user_id: int, action_id: int | None = None, steps: int = 1) -> None:
+        self.what, self.game_id, self.user_id, self.action_id, self.steps = what, game_id, user_id, action_id, steps
+        label = {"end": "End the game", "undo": "Confirm"}[what]
         custom_id = f"referee:confirm:{what}:{game_id}:{user_id}" + (f":{action_id}" if action_id else "")
+        if action_id and steps != 1:
+            custom_id += f":{steps}"
         super().__init__(discord.ui.Button(label=label, style=discord.ButtonStyle.danger, custom_id=custom_id))
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
                              match: Any) -> ConfirmButton:
         return cls(match["what"], int(match["game"]), int(match["user"]),
-                   int(match["action"]) if match["action"] else None)
+                   int(match["action"]) if match["action"] else None, int(match["steps"] or 1))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -73,34 +77,64 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
                 raise RuleViolation("this confirmation is too old to say what it undoes: /gm undo again")
             if await bot_of(interaction).referee.store.live_game(channel_key(interaction)) != self.game_id:
                 raise RuleViolation("that game is already over")
-            # The prompt is ephemeral: only this response can take its button off (a message edit cannot).
+            # The prompt is ephemeral: only this response can take its buttons off (a message edit cannot).
             # Clicks that arrived together all get here; the referee applies the step once and refuses the rest
-            # (an undo names its action; a game that has ended cannot end again).
+            # (an undo names its actions; a game that has ended cannot end again).
             await interaction.response.edit_message(view=None)
             if self.what == "end":
                 await run_action(interaction, EndGame(), "/game end")
             else:
-                await confirmed_undo(interaction, self.action_id)
+                await confirmed_undo(interaction, self.action_id, self.steps)
 
         await guarded(interaction, work)
 
 
-async def confirmed_undo(interaction: discord.Interaction, action_id: int | None = None) -> None:
-    """Undo the action the GM confirmed (if it is still the last one), answered as the game's rule set answers a
-    command (God Dice: the move undone is offered again)."""
+class CancelButton(discord.ui.DynamicItem[discord.ui.Button],
+                   template=r"referee:cancel:(?P<what>end|undo):(?P<game>\d+):(?P<user>\d+)"):
+    """Cancel a GM's step: the prompt loses its buttons and says nothing changed (works after a restart too)."""
+
+    def __init__(self, what: str, game_id: int, user_id: int) -> None:
+        self.what, self.game_id, self.user_id = what, game_id, user_id
+        super().__init__(discord.ui.Button(label="Cancel", style=discord.ButtonStyle.secondary,
+                                           custom_id=f"referee:cancel:{what}:{game_id}:{user_id}"))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: Any) -> CancelButton:
+        return cls(match["what"], int(match["game"]), int(match["user"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            if interaction.user.id != self.user_id:
+                raise RuleViolation("this button is not for you")
+            said = CANCELLED[self.what]
+            await interaction.response.edit_message(content=said, embeds=[], view=None)
+
+        await guarded(interaction, work)
+
+
+CANCELLED = {"undo": "Cancelled: nothing was undone.", "end": "Cancelled: the game goes on."}
+
+
+async def confirmed_undo(interaction: discord.Interaction, action_id: int | None = None, steps: int = 1) -> None:
+    """Undo the actions the GM confirmed (if they are still the last ones), answered as the game's rule set
+    answers a command (God Dice: the move undone is offered again)."""
     bot = bot_of(interaction)
     report = await bot.referee.undo(channel_key(interaction), actor(interaction), gm_role=has_gm_role(interaction),
-                                    expected=action_id)
+                                    expected=action_id, steps=steps)
     await answer_report(interaction, report)
     await publish(interaction, report)
 
 
-def confirm_view(what: str, game_id: int, user_id: int, action_id: int | None = None) -> discord.ui.View:
-    """The one-button confirmation of a GM's step (an undo names the action it undoes)."""
+def confirm_view(what: str, game_id: int, user_id: int, action_id: int | None = None, steps: int = 1,
+                 cancel: bool = True) -> discord.ui.View:
+    """The confirmation of a GM's step (an undo names the newest action it undoes and how many), with Cancel."""
     view = discord.ui.View(timeout=None)
-    view.add_item(ConfirmButton(what, game_id, user_id, action_id))
+    view.add_item(ConfirmButton(what, game_id, user_id, action_id, steps))
+    if cancel:
+        view.add_item(CancelButton(what, game_id, user_id))
     return view
 
 
-DYNAMIC_ITEMS = (ConfirmButton,)
+DYNAMIC_ITEMS = (ConfirmButton, CancelButton)
 """The shared controls; each rule set's come from its adapter (`cogs.frontends.dynamic_items`)."""

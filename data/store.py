@@ -22,7 +22,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -445,15 +445,19 @@ class Store:
             self._write_snapshot(con, game_id, result.state)
         return result
 
-    async def undo(self, game_id: int, action_id: int, state: Any, undo_event: Event,
-                   actor: str, command: str, now: datetime) -> int:
-        """Mark an action, its events and its rolls undone, log the undo and write the replayed state."""
+    async def undo(self, game_id: int, action_id: int | Sequence[int], state: Any,
+                   undo_event: Event | Sequence[Event], actor: str, command: str, now: datetime) -> int:
+        """Mark one action (or several, `/gm undo steps:N`), its events and its rolls undone, log the undo (one
+        action, an ActionUndone event for each action undone) and write the replayed state: one transaction."""
+        ids = [action_id] if isinstance(action_id, int) else list(action_id)
+        undo_events = [undo_event] if isinstance(undo_event, Event) else list(undo_event)
 
         def work(con: sqlite3.Connection) -> int:
-            for table in ("events", "rolls"):
-                con.execute(f"UPDATE {table} SET undone = 1 WHERE action_id = ?", (action_id,))
-            con.execute("UPDATE actions SET undone = 1 WHERE id = ?", (action_id,))
-            new_id = self._log(con, game_id, actor, command, now, [undo_event])
+            for undone_id in ids:
+                for table in ("events", "rolls"):
+                    con.execute(f"UPDATE {table} SET undone = 1 WHERE action_id = ?", (undone_id,))
+                con.execute("UPDATE actions SET undone = 1 WHERE id = ?", (undone_id,))
+            new_id = self._log(con, game_id, actor, command, now, undo_events)
             self._write_snapshot(con, game_id, state)
             return new_id
 
@@ -683,6 +687,27 @@ class Store:
             params.append(limit)
         rows = await self._fetchall(query, params)
         return [_roll_record(r) for r in reversed(rows)]
+
+    async def ledger_page(self, game_id: int, where: LedgerFilter, offset: int,
+                          limit: int) -> tuple[list[RollRecord | FacesRecord], int]:
+        """/log rolls: the live rolls matching `where`, newest first from `offset`, at most `limit` of them (the
+        page given oldest first), and how many match in all. One round trip."""
+        clause, params = _ledger_where(game_id, where)
+
+        def work(con: sqlite3.Connection) -> tuple[list[RollRecord | FacesRecord], int]:
+            total = int(con.execute(f"SELECT COUNT(*) FROM rolls WHERE {clause}", params).fetchone()[0])
+            rows = con.execute(f"SELECT * FROM rolls WHERE {clause} ORDER BY id DESC LIMIT ? OFFSET ?",
+                               (*params, limit, offset)).fetchall()
+            return [_roll_record(r) for r in reversed(rows)], total
+
+        return await self._read(work)
+
+    async def ledger_chunk(self, game_id: int, after: int, limit: int) -> list[tuple[int, RollRecord | FacesRecord]]:
+        """/log export: the game's live rolls (free ones included) after the row `after`, oldest first, at most
+        `limit`, each with its row id (where the next chunk starts): the ledger read a bounded chunk at a time."""
+        rows = await self._fetchall("SELECT * FROM rolls WHERE game_id = ? AND undone = 0 AND id > ? ORDER BY id"
+                                    " LIMIT ?", (game_id, after, limit))
+        return [(int(r["id"]), _roll_record(r)) for r in rows]
 
     async def actions_since(self, game_id: int, since: datetime, limit: int = 200,
                             inclusive: bool = False) -> tuple[list[LoggedAction], int]:
@@ -922,6 +947,42 @@ def _statements(script: str) -> list[str]:
     if current.strip() and not all(part.strip().startswith("--") for part in current.strip().splitlines()):
         statements.append(current.strip())
     return statements
+
+
+@dataclass(frozen=True)
+class LedgerFilter:
+    """/log rolls' filters: one side's rolls (its name as stored), a purpose containing `purpose` (any case), a
+    turn range, GM-entered dice only, and free rolls: "include", "only" or "exclude"."""
+
+    who: str | None = None
+    purpose: str | None = None
+    turn_from: int | None = None
+    turn_to: int | None = None
+    gm_entered: bool = False
+    free: str = "include"
+
+
+def _ledger_where(game_id: int, where: LedgerFilter) -> tuple[str, list[Any]]:
+    clause, params = ["game_id = ?", "undone = 0"], [game_id]
+    if where.who is not None:
+        clause.append("nation = ?")
+        params.append(where.who)
+    if where.purpose:
+        clause.append("instr(lower(purpose), ?) > 0")
+        params.append(where.purpose.lower())
+    if where.turn_from is not None:
+        clause.append("turn >= ?")
+        params.append(where.turn_from)
+    if where.turn_to is not None:
+        clause.append("turn <= ?")
+        params.append(where.turn_to)
+    if where.gm_entered:
+        clause.append("forced > 0")
+    if where.free == "only":
+        clause.append("free IS NOT NULL")
+    elif where.free == "exclude":
+        clause.append("free IS NULL")
+    return " AND ".join(clause), params
 
 
 def _roll_record(r: Any) -> RollRecord | FacesRecord:

@@ -59,9 +59,23 @@ GAME_AFTER_START = (
             (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)",
                words=TEXT),)),
 )
-LOG = (Command("log", "the latest rolls", (P("nation", help="Nations: one nation's; God Dice: one player's",
-                                             words=TEXT),
-                                           P("limit", int, help="how many rolls (default 10)"))),)
+LOG = (Command("log rolls", "the roll ledger, newest first, a page at a time (filters: who, purpose, turns, GM-entered,"
+                            " free rolls)",
+               (P("nation", help="Nations: one nation's; God Dice: one player's", words=TEXT),
+                P("purpose", help="rolls whose purpose contains this, e.g. recruit or attack", words=TEXT),
+                P("turn_from", int, help="from this turn on"),
+                P("turn_to", int, help="up to this turn"),
+                P("gm_entered", help="true: only dice the GM entered (/gm dice)", choices=("true", "false")),
+                P("free", help="free rolls (/roll): include (default), only or exclude",
+                  choices=("include", "only", "exclude")),
+                P("page", int, help="which page (1: the newest rolls)"),
+                P("limit", int, help="how many rolls a page shows (default 10)"))),
+       Command("log export", "the whole roll ledger as a file: CSV (one row a die) or JSON",
+               (P("format", required=True, help="csv (for a spreadsheet) or json", choices=("csv", "json")),
+                P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR", words=TEXT),
+                P("overwrite", help="console: true to replace an existing file", choices=("true", "false")))),
+       Command("log fairness", "are the dice fair? each die's faces against a fair die's, chi-square tested "
+                               "(GM-entered dice apart)"),)
 ROLL = (Command("roll", "roll any dice — a free roll, not a rule roll (shown in /log when a game runs here)",
                 (P("dice", required=True,
                    help='dice as dice bots write them, e.g. 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis"',
@@ -88,7 +102,11 @@ GM_DICE = (
             action=_dice, gm_only=True),
 )
 GM_LATE = (
-    Command("gm undo", "undo the game's last action, rolls included", gm_only=True),
+    Command("gm undo", "undo the game's last action (or last N), rolls included, after a preview",
+            (P("steps", int, help="how many of the last actions to take back at once: 1 to 20 (default 1)"),
+             P("confirm", help="console: true to undo after reading the preview (Discord asks with buttons)",
+               choices=("true", "false"))),
+            gm_only=True),
     Command("gm house", "change a house setting for this game",
             (P("key", required=True, help="the house setting to change"),
              P("value", required=True, help="its new value for this game", words=TEXT)),

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from engine.clock import Deadline
     from engine.core import Context, Outcome, Tx
     from engine.events import Event
+    from engine.fairness import Die
 
     When = Callable[[Any], str]
     Who = Callable[[str], str]
@@ -73,6 +74,8 @@ class RuleSet:
     discord: str | None = None  # its Discord adapter's package (None: the vocabulary's generic cog)
     help_topic: str | None = None  # the guide in docs/ that explains it
     glance: Callable[[Any], Glance] = plain_glance  # /game list's line: stage, who owes a move, deadline
+    # the die a ledger row of named faces rolled, from its purpose: (state, purpose) → Die (/log fairness)
+    faces_die: Callable[[Any, str], Die] | None = None
 
     def default_rules(self) -> Any:
         """This rule set's rules when it has no data file."""

@@ -1,4 +1,4 @@
-"""The roll ledger on Discord, shared by every rule set: /log's rows, /roll's free rolls and /game digest."""
+"""The roll ledger on Discord, shared by every rule set: /log rolls' pages, /roll's free rolls and /game digest."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import discord
 from cogs.render.common import finish, raw_event_lines, report_embeds, stamp, strong, text_embeds, timestamped
 from engine.describe import faces_line, roll_line
 from engine.dice import FacesRecord, FreeRoll, RollRecord, free_roll_line
+from ledger import LedgerPage
 from referee import Digest, digest_lines
 
 
@@ -18,6 +19,21 @@ def rolls_embed(rolls: list[RollRecord | FacesRecord], title: str, lead: str | N
     moment it was asked for."""
     lines = [f"T{r.turn} {moment} {ledger_line(r)}" for r, moment in zip(rolls, ledger_times(rolls), strict=True)]
     return timestamped(text_embeds(([lead] if lead else []) + (lines or ["No rolls yet."]), title))[0]
+
+
+def ledger_page_embed(page: LedgerPage, title: str, lead: str | None, empty: str,
+                      channel_url: str | None = None) -> discord.Embed:
+    """/log rolls: one page of the filtered ledger (`rolls_embed`), its footer where it stands ("Page 2 of 5 · 43
+    rolls"), its title a link to the channel that announced the rolls (the store keeps no report's message id)."""
+    lines = [f"T{r.turn} {moment} {ledger_line(r)}"
+             for r, moment in zip(page.rolls, ledger_times(page.rolls), strict=True)]
+    embed = timestamped(text_embeds(([lead] if lead else []) + (lines or [empty]), title))[0]
+    if channel_url is not None:
+        embed.url = channel_url
+    if page.total:
+        embed.set_footer(text=f"Page {page.page} of {page.pages} · {page.total} roll{'' if page.total == 1 else 's'}"
+                              " · newest first")
+    return embed
 
 
 def ledger_times(rolls: list[RollRecord | FacesRecord]) -> list[str]:

@@ -10,6 +10,7 @@ vocabulary).
 
 from __future__ import annotations
 
+from engine.fairness import Die
 from engine.goddice import attack, clock, commands, describe, gm, setup, snapshot, turn, views  # noqa: F401  (handlers)
 from engine.goddice.cards import rules_from_dict
 from engine.goddice.common import RULESET, find_player, waiting_for
@@ -37,6 +38,14 @@ def glance(state: GoddiceState) -> Glance:
     return Glance(f"turn {state.turn}, {stage}" if state.turn else stage, awaiting)
 
 
+def faces_die(state: GoddiceState, purpose: str) -> Die:
+    """The die a ledger row rolled (/log fairness): the God dice (purpose "god"), else the attack dice, with the
+    faces of the game's card file."""
+    if purpose == "god":
+        return Die("God die", tuple(state.cards.god_faces))
+    return Die("attack die", tuple(state.cards.attack_faces))
+
+
 RULES = register(RuleSet(
     name=RULESET,
     title="God Dice",
@@ -58,4 +67,5 @@ RULES = register(RuleSet(
     discord="cogs.goddice",
     help_topic="docs/goddice.md",
     glance=glance,
+    faces_die=faces_die,
 ))

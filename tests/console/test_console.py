@@ -96,9 +96,19 @@ def transcript(export_file: str) -> list[tuple[str, list[str]]]:
             "Charon: PROPAGANDA -1 (failed propaganda attack).",
             "Charon: 1 of 2 actions left; turn 2 ends <T>.",
         ]),
-        ("gm /gm undo", ['↩ GM gm undid bob\'s “/propaganda attack "gracchan republic"” and all its rolls.']),
+        # undo shows what it would take back and changes nothing; confirm:true takes it back
+        ("gm /gm undo", [
+            "Undo the last action? It takes back, with its rolls and every change it made:",
+            '1. bob: “/propaganda attack "gracchan republic"” (<T>)',
+            "    🎲 Charon, propaganda attack on Gracchan Republic: d10 10 (GM die) vs > 10: failure",
+            "    Charon: PROPAGANDA -1 (failed propaganda attack).",
+            "Nothing is undone yet: /gm undo confirm:true undoes it.",
+        ]),
+        ("gm /gm undo confirm:true", [
+            '↩ GM gm undid bob\'s “/propaganda attack "gracchan republic"” and all its rolls.',
+        ]),
         ("alice /nation show", NATION_SHOW),
-        ("alice /log", LOG),
+        ("alice /log rolls", LOG),
         (f"gm /gm export file:{export_file}", [f"Game exported to {export_file}."]),
         ("gm /game status", STATUS),
     ]
@@ -154,7 +164,7 @@ def test_console_transcript_and_a_second_run_on_the_same_database(tmp_path):
     assert export["game"]["forced_dice"] == [10]
 
     # a second run on the same database sees the saved game, and the die the undo gave back
-    again = run_console(db, ["gm /game status", "alice /log", "alice /nation show",
+    again = run_console(db, ["gm /game status", "alice /log rolls", "alice /nation show",
                              'bob /propaganda attack "gracchan republic"', "gm /game status"], seed=2)
     assert again.returncode == 0, again.stderr
     assert output_lines(again.stdout) == [
@@ -169,7 +179,7 @@ def test_console_transcript_and_a_second_run_on_the_same_database(tmp_path):
 
 
 def test_console_seeded_dice_are_reproducible(tmp_path):
-    lines = ["gm /game start", "gm /nation claim 1 alice", "alice /economy military", "alice /log"]
+    lines = ["gm /game start", "gm /nation claim 1 alice", "alice /economy military", "alice /log rolls"]
     first = run_console(tmp_path / "a.db", lines, seed=7)
     second = run_console(tmp_path / "b.db", lines, seed=7)
     assert first.returncode == second.returncode == 0
@@ -908,6 +918,6 @@ def test_help_shows_a_command_that_is_not_a_group_by_what_it_does():
     from engine.commands import help_lines
 
     _, lines = help_lines()
-    assert "/log — the latest rolls" in lines
-    assert not any(line.startswith(("/log:", "/roll:", "/help:")) for line in lines)
+    assert any(line.startswith("/log: rolls, export") for line in lines)  # issue 19: /log is a group
+    assert not any(line.startswith(("/roll:", "/help:")) for line in lines)
     assert "/game: start, status, list, digest, end, import" in lines

@@ -130,7 +130,9 @@ def command_line(rng: random.Random, plausible: str | None = None) -> str:
     if command.path in ("game end", "game import") and rng.random() < 0.9:
         command = rng.choice(COMMANDS)  # fewer game ends: each one costs a new set-up
     if plausible:
-        command = rng.choice([c for c in COMMANDS if c.ruleset in (None, plausible)])
+        # the rule set's own commands more often than the shared ones (which grow with every front-end feature)
+        own = rng.random() < 0.6
+        command = rng.choice([c for c in COMMANDS if c.ruleset == (plausible if own else None)])
         actor = "gm" if command.gm_only and rng.random() < 0.8 else rng.choice(ACTORS[:4])
         options = [f"{p.name}:{shlex.quote(value_for(rng, p, True))}"
                    for p in command.params if p.required or rng.random() < 0.3]
@@ -275,7 +277,9 @@ async def test_console_fuzz_hostile_lines(tmp_path, monkeypatch, caplog, seed, g
     assert result["lines"] >= LINES_PER_SEED
     # the fuzz reaches the game: many lines are refused, and many others change it
     assert result["refused"] > LINES_PER_SEED // 3
-    assert result["applied"] > LINES_PER_SEED // 50  # (the more commands, the fewer fit one game)
+    # (the more commands, the fewer fit one game; God Dice's moves follow one order — seat, begin, choose, pick,
+    # declare, defend, roll — and an undo there waits for confirm:true, so fewer random lines apply)
+    assert result["applied"] > LINES_PER_SEED // (60 if game == "goddice" else 50)
 
 
 REFUSED_LINES = [
@@ -286,8 +290,8 @@ REFUSED_LINES = [
     b"gm /nation claim 1 \x1b[2Jalice",                       # a terminal escape
     b"gm /gm assign Charon bob\xc2\x85",                      # a C1 control (NEL)
     b"gm /gm house key:bonus_hours value:" + b"9" * 5_000,   # a line over MAX_LINE
-    b"alice /log limit:99999999999999999999",                # once an OverflowError from SQLite
-    b"alice /log limit:-5",
+    b"alice /log rolls limit:99999999999999999999",                # once an OverflowError from SQLite
+    b"alice /log rolls limit:-5",
     b"gm /gm clock length hours:1e-300",
     b"gm /gm clock length hours:nan",
     b"gm /game import file:/dev/zero",

@@ -72,13 +72,14 @@ async def test_the_registered_commands_are_the_vocabulary(tmp_path):
         assert f"</economy recruit:{e}> `unit:` `[nation:]` — ECONOMY check to recruit a unit" in (
             economy.embed["description"].splitlines())
         gm_help = (await t.run(t.alice, "help", topic="gm")).embed["description"].splitlines()
-        assert f"</gm undo:{ids['gm']}> — undo the game's last action, rolls included (GM)" in gm_help
+        assert (f"</gm undo:{ids['gm']}> `[steps:]` — undo the game's last action (or last N), rolls included, "
+                "after a preview (GM)") in gm_help
 
 
 async def test_a_channel_without_a_game_says_how_to_start_one(tmp_path):
     async with table(tmp_path) as t, t.bot():
         for command, options in [("game status", {}), ("nation show", {}), ("economy grow", {}),
-                                 ("attack status", {}), ("log", {}), ("game end", {}),
+                                 ("attack status", {}), ("log rolls", {}), ("game end", {}),
                                  ("nation claim", {"preset": "1"})]:
             result = await t.run(t.alice, command, **options)
             assert result.ephemeral, command
@@ -194,7 +195,7 @@ async def test_players_commands(tmp_path):
         battles = await t.run(t.alice, "attack status")
         assert battles.embed["title"] == "Battles" and battles.embed["description"] == "No battles."
 
-        rolls = await t.run(t.bob, "log")
+        rolls = await t.run(t.bob, "log rolls")
         assert rolls.embed["title"] == "Latest rolls"
         same_day = at().replace(":f>", ":t>")  # issue 17: the date on the day's first roll, the time alone after
         assert rolls.embed["description"].splitlines() == [
@@ -203,7 +204,7 @@ async def test_players_commands(tmp_path):
             f"T1 {same_day} 🎲 Gracchan Republic, encourage workers: d10 8 vs >= 5: success",
             f"T1 {same_day} 🎲 Bobland, propaganda attack on Gracchan Republic: d10 10 vs > 10: failure",
         ]
-        mine = await t.run(t.bob, "log", nation="gracchan republic", limit=1)
+        mine = await t.run(t.bob, "log rolls", nation="gracchan republic", limit=1)
         assert mine.embed["title"] == "Rolls of Gracchan Republic"
         assert mine.embed["description"] == (
             f"T1 {at()} 🎲 Gracchan Republic, encourage workers: d10 8 vs >= 5: success")
@@ -320,11 +321,13 @@ async def test_gm_commands(tmp_path):
                                 "Last turn — Gracchan Republic: ECONOMY; Charon: ECONOMY.")
         assert t.status_message().embeds[0]["title"] == "Nations — turn 2"
 
-        # Undo asks first, ephemerally; only the confirmation undoes, once.
+        # Undo shows what it takes back first, ephemerally; only the confirmation undoes, once.
         asked = await t.run(t.gm, "gm undo")
-        assert asked.ephemeral and asked.content == "Undo “/gm turn end”?"
-        assert asked.message.button_labels() == ["Undo it"]
-        [button] = asked.custom_ids
+        assert asked.ephemeral
+        assert asked.content == "Undo the last action? It takes back, with its rolls and every change it made:"
+        assert texts(asked).splitlines()[1].endswith("“/gm turn end” (" + at(2) + ")")
+        assert asked.message.button_labels() == ["Confirm", "Cancel"]
+        button = asked.custom_ids[0]
         game_id = await rb.bot.referee.game_id(t.key())
         target = await rb.bot.referee.undo_target(t.key())
         assert button == f"referee:confirm:undo:{game_id}:{t.gm.id}:{target.id}"  # the action it undoes
@@ -339,7 +342,7 @@ async def test_gm_commands(tmp_path):
 
         # End the game: an ephemeral question, then the button.
         asked = await t.run(t.gm, "game end")
-        assert asked.ephemeral and asked.message.button_labels() == ["End the game"]
+        assert asked.ephemeral and asked.message.button_labels() == ["End the game", "Cancel"]
         assert (await t.state(rb)).ended is False
         confirmed = await t.click(t.gm, asked.message, asked.custom_ids[0])
         assert asked.custom_ids == []
@@ -525,7 +528,9 @@ def test_these_tests_run_every_command_of_the_vocabulary():
     sources += "".join((REPO / "tests" / "discord" / name).read_text()
                        for name in ("test_roll.py", "test_digest.py",  # issue 11
                                     "test_discord_game_list.py",  # issue 17
-                                    "test_discord_reminders.py"))  # issue 17: /remind me
+                                    "test_discord_reminders.py",  # issue 17: /remind me
+                                    "test_discord_fairness.py",  # issue 19: /log fairness
+                                    "test_discord_ledger.py"))  # issue 19: /log rolls, /log export
     missing = [c.path for c in COMMANDS if f'"{c.path}"' not in sources]
     assert missing == []
 

@@ -117,7 +117,7 @@ async def test_an_embed_reporting_what_happened_carries_its_moment_and_a_view_no
         assert moments(rolled) == [now]
         later = now + timedelta(minutes=5)
         digest = await t.run(t.alice, "game digest", since="2h")
-        assert moments(await t.run(t.bob, "log"), digest) == [later] * (1 + len(digest.embeds))
+        assert moments(await t.run(t.bob, "log rolls"), digest) == [later] * (1 + len(digest.embeds))
 
         refused = await t.run(t.alice, "economy grow")  # both of alice's actions are used
         assert refused.embed["title"] == "Refused — nothing changed" and moments(refused) == [None]

@@ -67,8 +67,9 @@ async def test_fifty_undo_clicks_undo_once(tmp_path):
         for value in ("3", "4", "5"):
             await t.run(t.gm, "gm dice", values=value)
         asked = await t.run(t.gm, "gm undo")
-        assert asked.content == "Undo “/gm dice values:5”?"
-        [button] = asked.custom_ids
+        assert texts(asked).splitlines()[1].startswith("1. ") and "“/gm dice values:5”" in texts(asked)
+        button, cancel = asked.custom_ids
+        assert cancel.startswith("referee:cancel:undo:")
         target = await rb.bot.referee.undo_target(t.key())
         assert target is not None and button.endswith(f":{target.id}")
         results = await at_once(*(t.fake.click(t.guild, t.channel, t.gm, asked.message, button) for _ in range(50)))
@@ -100,7 +101,7 @@ async def test_fifty_end_clicks_end_the_game_once(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         await start_war(t)
         asked = await t.run(t.gm, "game end")
-        [button] = asked.custom_ids
+        button, _cancel = asked.custom_ids
         game_id = await rb.bot.referee.game_id(t.key())
         results = await at_once(*(t.fake.click(t.guild, t.channel, t.gm, asked.message, button) for _ in range(50)))
         await settle(t.fake)
@@ -164,7 +165,7 @@ async def test_hostile_nation_names_neither_ping_nor_format(tmp_path):
         await t.run(t.bob, "attack declare", target="<@123456789>", units="6")
         for command, options in [("nation list", {}), ("game status", {}), ("attack status", {}),
                                  ("nation show", {"nation": "@everyone"}), ("army show", {"nation": "**bold**"}),
-                                 ("log", {"nation": "<@123456789>"}), ("nation show", {"nation": "<@999>"})]:
+                                 ("log rolls", {"nation": "<@123456789>"}), ("nation show", {"nation": "<@999>"})]:
             await t.run(t.alice, command, **options)
         t.clock.advance(hours=9, minutes=1)  # the reminder, 3 hours before the turn ends
         await rb.bot.get_cog("Clock").tick()

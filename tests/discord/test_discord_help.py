@@ -101,7 +101,8 @@ async def test_help_topic_gives_one_groups_options_in_any_channel(tmp_path):
                             f"{next(c.help for c in COMMANDS if c.path == 'attack declare')}")
         assert f"</attack status:{ids['attack']}> `[battle:]` — " in attack["description"]
         gm = (await t.run(t.alice, "help", topic="gm")).embed["description"].splitlines()
-        assert f"</gm undo:{ids['gm']}> — undo the game's last action, rolls included (GM)" in gm
+        assert (f"</gm undo:{ids['gm']}> `[steps:]` — undo the game's last action (or last N), rolls included, "
+                "after a preview (GM)") in gm
         assert [line.split(">")[0] for line in gm[:-2]] == [f"</{c.path}:{ids['gm']}" for c in help_groups()["gm"]]
 
         # In a God Dice game: /gm's commands that game takes (the shared ones and God Dice's), in the table's order.

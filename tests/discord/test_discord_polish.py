@@ -95,7 +95,7 @@ async def test_times_are_shown_absolute_and_relative(tmp_path):
         shown = texts(await t.run(t.alice, "nation show"))
         bonus_end = int((START + timedelta(hours=36)).timestamp())
         assert f"Morale +2, ends <t:{bonus_end}:f> (<t:{bonus_end}:R>)" in shown
-        log = texts(await t.run(t.alice, "log", limit=1))
+        log = texts(await t.run(t.alice, "log rolls", limit=1))
         now = int(START.timestamp())
         assert f"T1 <t:{now}:f> (<t:{now}:R>) 🎲" in log
         pinned = texts(t.status_message())

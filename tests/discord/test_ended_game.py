@@ -23,9 +23,9 @@ async def test_console_shows_the_last_ended_game_until_a_new_one_starts(tmp_path
             "Gracchan Republic — alice: E 12 S 10 M 8 P 10 L 20; 5 units",
             OVER,
         ]
-        await console.handle("bob /log")
+        await console.handle("bob /log rolls")
         assert said(out) == ["turn 1: 🎲 Gracchan Republic, encourage morale: d10 9 (GM die) vs >= 5: success"]
-        await console.handle('bob /log nation:"Gracchan Republic"')
+        await console.handle('bob /log rolls nation:"Gracchan Republic"')
         assert said(out) == ["turn 1: 🎲 Gracchan Republic, encourage morale: d10 9 (GM die) vs >= 5: success"]
         for refused in ("alice /economy military", "gm /gm undo", "gm /game end", "gm /game digest"):
             await console.handle(refused)
@@ -37,7 +37,7 @@ async def test_console_shows_the_last_ended_game_until_a_new_one_starts(tmp_path
         said(out)
         await console.handle("bob /game status")
         assert said(out)[0].startswith("Nations — turn 1 (12 h), ends ") and OVER not in said(out)
-        await console.handle("bob /log")
+        await console.handle("bob /log rolls")
         assert said(out) == ["No rolls yet."]
     finally:
         await store.close()
@@ -54,7 +54,7 @@ async def test_discord_status_and_log_show_the_ended_game(tmp_path):
         assert texts(status).startswith(OVER)
         assert status.embeds[0]["title"].endswith("game over")
         assert "actions left" not in texts(status) and "ends <t:" not in texts(status)  # no live clock, no actions
-        log = await t.run(t.bob, "log")
+        log = await t.run(t.bob, "log rolls")
         assert "Gracchan Republic, encourage morale: d10 9 (GM die) vs >= 5: success" in texts(log)
         refused = await t.run(t.alice, "economy military")
         assert NO_GAME in texts(refused)

@@ -139,7 +139,7 @@ async def test_a_log_spanning_two_days_shows_each_date_once_on_discord(tmp_path)
             t.clock.now = moment
             t.dice.push(die)
             await t.run(t.alice, "roll", dice="1d6")
-        log = await t.run(t.bob, "log")
+        log = await t.run(t.bob, "log rolls")
         alice = f"<@{t.alice.id}>"
         assert log.embed["description"].splitlines() == [
             f"T1 {shown(moments[0], 'f')} 🎲 {alice}, free roll, not a rule roll: 1d6 (1) = **1**",

@@ -84,7 +84,7 @@ async def test_console_roll_is_logged_as_a_free_roll_and_counts_for_nothing(tmp_
         assert {k: after[k] - counts[k] for k in counts} == {**{k: 0 for k in counts}, "rolls": 3}
         state = await console.referee.state("console")
         assert state.forced_dice == [9]  # the GM's die still waits for a rule roll
-        await console.handle("gm /log")
+        await console.handle("gm /log rolls")
         assert said(out) == [
             "turn 1: 🎲 alice, free roll, not a rule roll: 2d6 (3, 5) + 3 = 11",
             "turn 1: 🎲 bob, free roll, not a rule roll: 2d20kh1 (4 dropped, 17) = 17",
@@ -112,7 +112,7 @@ async def test_discord_roll_answers_and_log_marks_the_free_roll(tmp_path):
         assert result.embeds[0]["footer"]["text"] == "Logged in this game's /log; it counts for no rule."
         refused = await t.run(t.bob, "roll", dice="1000d1000")
         assert "that is 1000 dice: at most 100 in one roll" in texts(refused.message)
-        log = await t.run(t.alice, "log")
+        log = await t.run(t.alice, "log rolls")
         assert f"{mention(t.bob)}, free roll, not a rule roll: 2d20kh1 (4 dropped, 17) = **17**" in texts(log.message)
         assert mention(t.alice) + ", free roll" not in texts(log.message)  # rolled before the game: not logged
         assert t.dice.all_used()

@@ -50,7 +50,7 @@ def number(value: float) -> str:
 
 def test_the_nations_vocabulary_is_what_the_guide_covers():
     paths = {c.path for c in NATIONS_COMMANDS}
-    assert {"game start", "nation claim", "attack declare", "gm house", "help", "log"} <= paths
+    assert {"game start", "nation claim", "attack declare", "gm house", "help", "log rolls"} <= paths
     assert not any(c.ruleset not in (None, "nations") and c.path in paths for c in COMMANDS)
 
 

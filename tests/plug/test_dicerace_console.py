@@ -52,7 +52,7 @@ async def test_a_fourth_rule_set_plays_in_the_console(dicerace, tmp_path, monkey
 
         await console.handle("alice /race roll")
         assert said(out) == ["🎲 alice, move: d6 3 (GM die)", "alice moves 3 squares."]
-        await console.handle("gm /log nation:al")
+        await console.handle("gm /log rolls nation:al")
         assert said(out) == ["turn 1: 🎲 alice, move: d6 5 (GM die)", "turn 3: 🎲 alice, move: d6 3 (GM die)"]
 
         await console.handle("gm /gm export file:race.json")

@@ -107,7 +107,7 @@ async def test_a_fourth_rule_set_plays_on_discord_from_its_command_table(tmp_pat
             f"• {alice}: square 4 ← to move until {at(2)}", f"• {bob}: square 0"]
 
         # The roll ledger finds a racer by the rule set's own lookup.
-        ledger = await t.run(t.bob, "log", nation=str(t.alice.id))
+        ledger = await t.run(t.bob, "log rolls", nation=str(t.alice.id))
         stamp = f"<t:{int(START.timestamp())}:f> (<t:{int(START.timestamp())}:R>)"
         assert ledger.embeds[0]["description"].splitlines() == [f"Rolls of {alice}:",
                                                                 f"T1 {stamp} 🎲 {alice}, move: d6 4"]

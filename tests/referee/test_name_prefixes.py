@@ -42,7 +42,7 @@ async def test_nations_are_named_by_a_start_of_their_name_or_their_preset_slot(t
         await console.handle('gm /gm dice values:"5"')
         await console.handle("alice /propaganda attack target:chard")
         assert said(out)[1].startswith("🎲 Gracchan Republic, propaganda attack on Chardonnay: d10 5 (GM die)")
-        await console.handle("alice /log nation:GRAC limit:1")
+        await console.handle("alice /log rolls nation:GRAC limit:1")
         assert said(out)[0].startswith("turn 1: 🎲 Gracchan Republic, propaganda attack on Chardonnay:")
     finally:
         await store.close()

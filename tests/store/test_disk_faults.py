@@ -271,7 +271,7 @@ async def test_every_kind_of_write_is_refused_with_the_one_line(table, tmp_path)
             with pytest.raises(StoreUnavailable, match=r"^the referee cannot save right now \(the database is "
                                                        r"locked by another program\); nothing changed"):
                 await write
-        assert "error: the referee cannot save" in await table.line("gm /gm undo")
+        assert "error: the referee cannot save" in await table.line("gm /gm undo confirm:true")
     finally:
         holder.execute("ROLLBACK")
         holder.close()

@@ -1,0 +1,24 @@
+"""Issue 19: the console's /log rolls (filters, pages, refusals) and /log export (the file's path, its CSV)."""
+
+import csv
+
+from tests.storehelpers import run_console
+
+
+def test_log_rolls_and_export(tmp_path):
+    db = str(tmp_path / "referee.db")
+    target = tmp_path / "roll-ledger.csv"
+    done = run_console(db, ["gm /game start", "alice /roll 1d6", "alice /roll 1d6", "alice /roll 1d6",
+                             "alice /log rolls free:only limit:2", "alice /log rolls purpose:nothing",
+                             "alice /log rolls free:only limit:2 page:5", "alice /log rolls turn_to:7",
+                             f"alice /log export format:csv file:{target}"],
+                       env={"REFEREE_EXPORT_DIR": str(tmp_path)})
+    text = done.stdout
+    assert "page 1 of 2 (3 rolls, newest first)" in text
+    assert "No rolls match those filters." in text
+    assert "page 5 is past the end: there are 2 pages of 3 rolls" in text
+    assert "turn 7 does not exist: this game's turns are 1 to 1" in text
+    assert f"Wrote the roll ledger (3 rolls) to {target}" in text
+    with target.open(encoding="utf-8-sig") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["roll"] for r in rows] == ["1", "2", "3"] and rows[0]["purpose"] == "free roll 1d6"

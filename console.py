@@ -28,6 +28,7 @@ try:
 except ImportError:  # Windows: an export's leftovers are known by their age instead
     fcntl = None  # type: ignore[assignment]
 
+import gmlog
 import ledger
 from console_format import Formatter
 from console_terminal import MAX_LINE, MAX_LINE_BYTES, history_path, line_editing
@@ -56,6 +57,7 @@ from engine.toml_text import parse_toml
 from engine.view import Line, View, text_lines
 from engine.vocabulary import Word, read_options, split_words
 from referee import GAME_OVER, MAX_EXPORT_BYTES, Referee, digest_lines, imported_summary, read_export, utc_now
+from story import story_lines, turn_story
 
 CHANNEL = "console"
 MAX_CARD_FILE = MAX_TOML_FILE
@@ -291,6 +293,10 @@ class Console:
             await self.log_rolls(options)
         elif path == "log export":
             await self.log_export(options)
+        elif path == "log gm":
+            await self.log_gm(options)
+        elif path == "log game":
+            await self.log_game(options)
         elif path == "log fairness":  # the whole ledger, counted; scipy is loaded now, not at start
             game_id = await referee.shown_game_id(CHANNEL)
             rolls = await referee.store.rolls(game_id, include_free=False)
@@ -344,6 +350,16 @@ class Console:
                          " newest first)")
         self.say("\n".join(lines) or ledger.empty_text(where))
 
+    async def log_gm(self, options: dict[str, Any]) -> None:
+        """/log gm: one page of the GM's log as text (times in UTC, players by name), then where it stands."""
+        game_id = await self.referee.shown_game_id(CHANNEL)
+        shown, lines = await gmlog.gm_page(self.referee.store, game_id, options.get("page", 1))
+        self.say("\n".join(gmlog.gm_page_lines(shown, lines)))
+
+    async def log_game(self, options: dict[str, Any]) -> None:
+        """/log game: the story of a turn (`story.turn_story`), names as the console shows them."""
+        self.say("\n".join(story_lines(await turn_story(self.referee, CHANNEL, options.get("turn")))))
+
     async def log_export(self, options: dict[str, Any]) -> None:
         """/log export: the whole ledger written a chunk at a time under an export folder; prints the path."""
         fmt = options["format"]
@@ -351,16 +367,23 @@ class Console:
         shown = options.get("file") or f"roll-ledger.{fmt}"
         target = export_path(shown)
         overwrite = _yes_no(options.get("overwrite"), "overwrite")
-        if (target.exists() or target.is_symlink()) and not (overwrite and target.is_file()):
-            raise BadInput(f"{shown} exists already: add overwrite:true to replace it" if target.is_file()
-                           else f"cannot write {shown}: it exists and is not a regular file")
-        if not target.parent.is_dir():
-            raise BadInput(f"cannot write {shown}: there is no folder {target.parent}")
-        fd, temp = tempfile.mkstemp(prefix=".roll-ledger-", dir=target.parent)
+        try:
+            if (target.exists() or target.is_symlink()) and not (overwrite and target.is_file()):
+                raise BadInput(f"{shown} exists already: add overwrite:true to replace it" if target.is_file()
+                               else f"cannot write {shown}: it exists and is not a regular file")
+            if not target.parent.is_dir():
+                raise BadInput(f"cannot write {shown}: there is no folder {target.parent}")
+            clean_leftovers(target.parent)
+            # named as an export's temporary file, so that one killed half-way is cleaned up like theirs
+            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=EXPORT_TEMP[0], suffix=EXPORT_TEMP[1])
+        except OSError as err:  # e.g. a name too long for the file system
+            raise BadInput(f"cannot write {shown}: {err.strerror or err}") from None
         try:
             with os.fdopen(fd, "wb") as handle:
                 count = await ledger.write_ledger(self.referee.store, game_id, fmt, handle)
             os.replace(temp, target)
+        except OSError as err:
+            raise BadInput(f"cannot write {shown}: {err.strerror or err}; nothing was written") from None
         finally:
             if os.path.exists(temp):
                 os.unlink(temp)

@@ -732,6 +732,20 @@ class Store:
 
         return await self._read(work)
 
+    async def action_history(self, game_id: int) -> list[LoggedAction]:
+        """Every action of the game, undone ones too, oldest first, each with all its events (undone ones too), in
+        order: what /log gm replays to find each GM act's before → after (`gmlog`). One round trip."""
+
+        def work(con: sqlite3.Connection) -> list[LoggedAction]:
+            found: dict[int, list[Event]] = {}
+            for e in con.execute("SELECT action_id, data FROM events WHERE game_id = ? ORDER BY id", (game_id,)):
+                found.setdefault(e["action_id"], []).append(event_from_dict(orjson.loads(e["data"])))
+            rows = con.execute("SELECT * FROM actions WHERE game_id = ? ORDER BY id", (game_id,)).fetchall()
+            return [LoggedAction(ActionRow(r["id"], r["actor"], r["command"], datetime.fromisoformat(r["at"]),
+                                           bool(r["undone"])), found.get(r["id"], [])) for r in rows]
+
+        return await self._read(work)
+
     async def free_rolls_since(self, game_id: int, since: datetime, until: datetime | None = None,
                                inclusive: bool = False, limit: int = 200) -> list[RollRecord]:
         """The game's free rolls (/roll) after `since` (and not after `until`), oldest first, at most `limit`."""
@@ -741,6 +755,31 @@ class Store:
             query += " AND at <= ?"
             params.append(_iso(until))
         rows = await self._fetchall(query + " ORDER BY id LIMIT ?", (*params, limit))
+        return [record for record in map(_roll_record, rows) if isinstance(record, RollRecord)]
+
+    async def logged_actions(self, game_id: int, after_id: int = 0, limit: int = 500) -> list[LoggedAction]:
+        """The game's live actions of id above `after_id`, oldest first, at most `limit`, each with its live events
+        (/log game reads a game's whole log a page at a time with it)."""
+
+        def work(con: sqlite3.Connection) -> list[LoggedAction]:
+            rows = con.execute("SELECT * FROM actions WHERE game_id = ? AND undone = 0 AND id > ? ORDER BY id LIMIT ?",
+                               (game_id, after_id, limit)).fetchall()
+            if not rows:
+                return []
+            ids = [r["id"] for r in rows]
+            found: dict[int, list[Event]] = {i: [] for i in ids}
+            for e in con.execute(f"SELECT action_id, data FROM events WHERE action_id IN ({','.join('?' * len(ids))})"
+                                 " AND undone = 0 ORDER BY id", ids):
+                found[e["action_id"]].append(event_from_dict(orjson.loads(e["data"])))
+            return [LoggedAction(ActionRow(r["id"], r["actor"], r["command"], datetime.fromisoformat(r["at"]),
+                                           bool(r["undone"])), found[r["id"]]) for r in rows]
+
+        return await self._read(work)
+
+    async def free_rolls_of_turn(self, game_id: int, turn: int) -> list[RollRecord]:
+        """The game's free rolls (/roll) made in turn `turn`, oldest first."""
+        rows = await self._fetchall("SELECT * FROM rolls WHERE game_id = ? AND free IS NOT NULL AND turn = ?"
+                                    " ORDER BY id", (game_id, turn))
         return [record for record in map(_roll_record, rows) if isinstance(record, RollRecord)]
 
     async def digest_mark(self, game_id: int) -> tuple[datetime | None, datetime]:

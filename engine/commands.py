@@ -75,7 +75,12 @@ LOG = (Command("log rolls", "the roll ledger, newest first, a page at a time (fi
                 P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR", words=TEXT),
                 P("overwrite", help="console: true to replace an existing file", choices=("true", "false")))),
        Command("log fairness", "are the dice fair? each die's faces against a fair die's, chi-square tested "
-                               "(GM-entered dice apart)"),)
+                               "(GM-entered dice apart)"),
+       Command("log game", "the story of a turn, in order: actions, rolls, battles, turn ends, expiries (default: "
+                           "the current turn, so far)",
+               (P("turn", int, help="which turn (default: the current one)"),)),
+       Command("log gm", "the GM's log: every GM act with who, when and before → after, newest first",
+               (P("page", int, help="which page (1: the newest acts)"),)),)
 ROLL = (Command("roll", "roll any dice — a free roll, not a rule roll (shown in /log when a game runs here)",
                 (P("dice", required=True,
                    help='dice as dice bots write them, e.g. 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis"',

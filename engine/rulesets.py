@@ -76,6 +76,10 @@ class RuleSet:
     glance: Callable[[Any], Glance] = plain_glance  # /game list's line: stage, who owes a move, deadline
     # the die a ledger row of named faces rolled, from its purpose: (state, purpose) → Die (/log fairness)
     faces_die: Callable[[Any, str], Die] | None = None
+    change_line: Callable[[Any, Event, When, Who], str | None] | None = None  # /log gm: an event's before → after
+    # /log game: the turn an event opens (a turn's end, a turn's or phase's start), None for any other event;
+    # None here: the game is one turn long in its story
+    turn_mark: Callable[[Event], int | None] | None = None
 
     def default_rules(self) -> Any:
         """This rule set's rules when it has no data file."""

@@ -11,7 +11,7 @@ vocabulary).
 from __future__ import annotations
 
 from engine.fairness import Die
-from engine.goddice import attack, clock, commands, describe, gm, setup, snapshot, turn, views  # noqa: F401  (handlers)
+from engine.goddice import attack, clock, commands, describe, events, gm, setup, snapshot, turn, views  # noqa: F401  (handlers)
 from engine.goddice.cards import rules_from_dict
 from engine.goddice.common import RULESET, find_player, waiting_for
 from engine.goddice.describe import MOVES
@@ -67,5 +67,6 @@ RULES = register(RuleSet(
     discord="cogs.goddice",
     help_topic="docs/goddice.md",
     glance=glance,
+    turn_mark=lambda event: event.turn if isinstance(event, events.TurnStarted) else None,
     faces_die=faces_die,
 ))

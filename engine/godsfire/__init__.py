@@ -17,6 +17,7 @@ from engine.godsfire import (  # noqa: F401  (handlers)
     combat,
     commands,
     describe,
+    events,
     loans,
     movement,
     phases,
@@ -113,4 +114,5 @@ RULES = register(RuleSet(
     discord="cogs.godsfire",
     help_topic="docs/godsfire.md",
     glance=glance,
+    turn_mark=lambda event: event.turn if isinstance(event, events.GodsfirePhaseChanged) else None,
 ))

@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.core import Context, Outcome
 from engine.errors import BadInput
-from engine.nations import clock, commands, describe, gm, peace, snapshot, views, war  # noqa: F401  (handlers)
+from engine.nations import clock, commands, describe, events, gm, peace, snapshot, views, war  # noqa: F401  (handlers)
 from engine.nations.common import RULESET, actions_left, find_nation
 from engine.nations.rules import rules_from_dict
 from engine.rulesets import Glance, RuleSet, register
@@ -52,6 +52,7 @@ RULES = register(RuleSet(
     apply_deadline=clock.apply_deadline,
     forced_dice=gm.forced_dice,
     event_line=describe.event_line,
+    change_line=describe.change_line,
     commands=commands.COMMANDS,
     fixed_house_keys=("turn_hours",),
     quick_catch_up=clock.quick_catch_up,
@@ -68,4 +69,5 @@ RULES = register(RuleSet(
     discord="cogs.nations",
     help_topic="docs/nations.md",
     glance=glance,
+    turn_mark=lambda event: event.ended + 1 if isinstance(event, events.TurnEnded) else None  # the next turn,
 ))

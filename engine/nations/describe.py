@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from engine.describe import When, Who, plural, signed
 from engine.events import Event, GameEnded, GameImported
@@ -166,6 +167,18 @@ def unit_ref(unit_id: int, kind: str, rank: str | None = None) -> str:
     """A unit meant as itself: its id in front of its `unit_name` (`#3 infantry GREEN`; `#3 infantry` where its
     rank is not known)."""
     return f"#{unit_id} {unit_name(kind, rank)}" if rank else f"#{unit_id} {kind}"
+
+
+def change_line(state: Any, event: Event, when: When, who: Who) -> str | None:
+    """/log gm: an event's change as "field before → after", read off `state` as it was just before the event
+    (None: the event's own line says it)."""
+    match event:
+        case ev.StatChanged(nation=nation, stat=stat, delta=delta, reason=reason, by=by) if nation in state.nations:
+            old = getattr(state.nations[nation], stat)
+            return f"{nation}: {STAT_LABEL.get(stat, stat)} {old} → {old + delta} ({_by(reason, by, who)})."
+        case ev.TurnLengthChanged(hours=hours, ends_at=ends):
+            return f"Turn length: {state.turn_hours:g} → {hours:g} hours; this turn ends {when(ends)}."
+    return None
 
 
 def _by(reason: str, by: str | None, who: Who) -> str:

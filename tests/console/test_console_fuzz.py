@@ -130,9 +130,12 @@ def command_line(rng: random.Random, plausible: str | None = None) -> str:
     if command.path in ("game end", "game import") and rng.random() < 0.9:
         command = rng.choice(COMMANDS)  # fewer game ends: each one costs a new set-up
     if plausible:
-        # the rule set's own commands more often than the shared ones (which grow with every front-end feature)
+        # the rule set's own commands more often than the shared ones, and mostly those that change the game
+        # (the shared queries — logs, lists, help — grow with every front-end feature)
         own = rng.random() < 0.6
-        command = rng.choice([c for c in COMMANDS if c.ruleset == (plausible if own else None)])
+        changes = rng.random() < 0.85
+        command = rng.choice([c for c in COMMANDS if c.ruleset == (plausible if own else None)
+                              and (c.action is not None) == changes] or COMMANDS)
         actor = "gm" if command.gm_only and rng.random() < 0.8 else rng.choice(ACTORS[:4])
         options = [f"{p.name}:{shlex.quote(value_for(rng, p, True))}"
                    for p in command.params if p.required or rng.random() < 0.3]
@@ -277,9 +280,8 @@ async def test_console_fuzz_hostile_lines(tmp_path, monkeypatch, caplog, seed, g
     assert result["lines"] >= LINES_PER_SEED
     # the fuzz reaches the game: many lines are refused, and many others change it
     assert result["refused"] > LINES_PER_SEED // 3
-    # (the more commands, the fewer fit one game; God Dice's moves follow one order — seat, begin, choose, pick,
-    # declare, defend, roll — and an undo there waits for confirm:true, so fewer random lines apply)
-    assert result["applied"] > LINES_PER_SEED // (60 if game == "goddice" else 50)
+    # (the more commands, the fewer fit one game)
+    assert result["applied"] > LINES_PER_SEED // 50
 
 
 REFUSED_LINES = [

@@ -22,3 +22,20 @@ def test_log_rolls_and_export(tmp_path):
     with target.open(encoding="utf-8-sig") as handle:
         rows = list(csv.DictReader(handle))
     assert [r["roll"] for r in rows] == ["1", "2", "3"] and rows[0]["purpose"] == "free roll 1d6"
+
+
+async def test_a_ledger_export_to_a_name_too_long_is_refused_in_one_line(tmp_path, monkeypatch):
+    from storehelpers import console_on, said
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("REFEREE_EXPORT_DIR", raising=False)
+    console, store, out = await console_on(tmp_path / "r.db")
+    try:
+        await console.handle("gm /game start ruleset:godsfire")
+        said(out)
+        await console.handle("alice /log export format:csv file:" + "x" * 300)
+        [line] = said(out)
+        assert line.startswith("error: cannot write xxx") and "File name too long" in line
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".export-")] == []
+    finally:
+        await store.close()

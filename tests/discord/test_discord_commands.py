@@ -530,7 +530,9 @@ def test_these_tests_run_every_command_of_the_vocabulary():
                                     "test_discord_game_list.py",  # issue 17
                                     "test_discord_reminders.py",  # issue 17: /remind me
                                     "test_discord_fairness.py",  # issue 19: /log fairness
-                                    "test_discord_ledger.py"))  # issue 19: /log rolls, /log export
+                                    "test_discord_story.py",  # issue 19: /log game
+                                    "test_discord_ledger.py",  # issue 19: /log rolls, /log export
+                                    "test_discord_gm_log.py"))  # issue 19: /log gm
     missing = [c.path for c in COMMANDS if f'"{c.path}"' not in sources]
     assert missing == []
 

@@ -1,0 +1,154 @@
+"""Issue 19: the console's /log game — the story of a turn, in order, with names: a scripted Nations turn with
+entered dice told exactly (and spot checks of its markdown and BBCode), a God Dice turn and a Godsfire turn's
+phases; a turn that does not exist refused in one line."""
+
+from __future__ import annotations
+
+import io
+
+from storehelpers import RULES, FakeClock, said
+
+from console import Console
+from data.store import Store
+from engine.dice import ForcedRoller
+from referee import Referee
+
+NATIONS = [
+    "gm /game start turn_hours:12",
+    'alice /nation claim preset:"Gracchan Republic"',
+    "bob /nation claim preset:Charon",
+    'gm /gm dice values:"9 8"',
+    "alice /economy military",
+    "alice /propaganda encourage workers",
+    "gm /gm turn end",
+]
+
+
+STORY_OF_TURN_1 = [
+    'The story of turn 1 — Nations',
+    '2030-01-01 00:00 UTC — gm: /game start turn_hours:12',
+    '  A Nations game begins, refereed by the bot; GM: gm. Turn 1 lasts 12 hours and ends 2030-01-01 12:00 UTC.',
+    '2030-01-01 00:00 UTC — alice: /nation claim preset:"Gracchan Republic"',
+    ('  🏳 Gracchan Republic joins the game, played by alice: E 12, S 10, M 8, P 10, L 20; STRENGTH '
+     'infantry, WEAKNESS bomber.'),
+    '  Gracchan Republic: #1 infantry GREEN (3 HP), starting army.',
+    '  Gracchan Republic: #2 infantry GREEN (3 HP), starting army.',
+    '  Gracchan Republic: #3 infantry GREEN (3 HP), starting army.',
+    '  Gracchan Republic: #4 bomber GREEN (2 HP), starting army.',
+    '  Gracchan Republic: #5 armour GREEN (2 HP), starting army.',
+    '2030-01-01 00:00 UTC — bob: /nation claim preset:Charon',
+    '  🏳 Charon joins the game, played by bob: E 11, S 10, M 9, P 10, L 20; STRENGTH armour, WEAKNESS bomber.',
+    '  Charon: #6 armour GREEN (2 HP), starting army.',
+    '  Charon: #7 armour GREEN (2 HP), starting army.',
+    '  Charon: #8 armour GREEN (2 HP), starting army.',
+    '  Charon: #9 bomber GREEN (2 HP), starting army.',
+    '2030-01-01 00:00 UTC — gm: /gm dice values:"9 8"',
+    '  GM gm entered the next 2 dice.',
+    '2030-01-01 00:00 UTC — alice: /economy military',
+    '  🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 = 10 vs > 8: success',
+    '  Gracchan Republic: MILITARY +1 (grow military).',
+    '  Gracchan Republic: ECONOMY -1 (cost of growing military).',
+    '2030-01-01 00:00 UTC — alice: /propaganda encourage workers',
+    '  🎲 Gracchan Republic, encourage workers: d10 8 (GM die) vs >= 5: success',
+    '  ✨ Gracchan Republic: Workers +2 until 2030-01-02 12:00 UTC.',
+    '2030-01-01 00:00 UTC — gm: /gm turn end',
+    ('  ⏰ Turn 1 is over (ended by the GM). Turn 2 begins and ends 2030-01-01 12:00 UTC. Last turn — '
+     'Gracchan Republic: ECONOMY, PROPAGANDA; Charon: nothing.'),
+]
+
+
+async def console_of(tmp_path, fmt: str = "text"):
+    store = await Store.open(tmp_path / f"story-{fmt}.db")
+    out = io.StringIO()
+    return Console(Referee(store, RULES, ForcedRoller(), FakeClock()), out, fmt=fmt), store, out
+
+
+async def play(console, out, lines: list[str]) -> None:
+    for line in lines:
+        await console.handle(line)
+    said(out)
+
+
+async def test_a_nations_turn_is_told_exactly(tmp_path):
+    console, store, out = await console_of(tmp_path)
+    try:
+        await play(console, out, NATIONS)
+        await console.handle("bob /log game turn:1")
+        assert said(out) == STORY_OF_TURN_1
+        await console.handle("bob /log game")  # the current turn, so far: begun by the action that ended turn 1
+        assert said(out) == ["The story of turn 2 (so far: it is the current turn) — Nations",
+                             "2030-01-01 00:00 UTC — gm: /gm turn end (continued)", STORY_OF_TURN_1[-1]]
+        for bad in ("turn:3", "turn:0"):
+            await console.handle(f"bob /log game {bad}")
+        assert said(out) == ["error: turn 3 does not exist: this game's turns are 1 to 2",
+                             "error: turn 0 does not exist: this game's turns are 1 to 2"]
+    finally:
+        await store.close()
+
+
+async def test_a_nations_turn_in_markdown_and_bbcode(tmp_path):
+    told = {}
+    for fmt in ("markdown", "bbcode"):
+        console, store, out = await console_of(tmp_path, fmt)
+        try:
+            await play(console, out, NATIONS)
+            await console.handle("bob /log game turn:1")
+            told[fmt] = said(out)
+        finally:
+            await store.close()
+    markdown, bbcode = told["markdown"], told["bbcode"]
+    assert markdown[0] == "The story of turn 1 — Nations  "
+    assert "2030-01-01 00:00 UTC — alice: `/economy military`" in markdown
+    assert "- 🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 = **10** vs > 8: **success**" in markdown
+    assert "- Gracchan Republic: `#1` infantry GREEN (3 HP), starting army." in markdown
+    assert bbcode[0].startswith("The story of turn 1 — Nations")
+    assert any("[b]10[/b]" in line and "grow military" in line for line in bbcode)
+
+
+GODDICE = [
+    "gm /game start ruleset:goddice", "alice /goddice join", "bob /goddice join",
+    'gm /gm dice values:"Y Y Y B B B B B B  B B B B B B B B B"', "gm /goddice begin",
+    "alice /goddice choose first:attack", "bob /goddice pick monk", "alice /goddice pick hero",
+    "bob /goddice pick sage", "alice /goddice pick cleric", "bob /goddice pick assassin", "alice /goddice pick bowman",
+    "bob /goddice pick hero", "alice /goddice pick sage", "alice /goddice declare attacker:hero",
+    'gm /gm dice values:"S A"', "bob /goddice defend character:monk",
+]
+
+
+async def test_a_god_dice_turn_is_told_with_its_attack(tmp_path):
+    console, store, out = await console_of(tmp_path)
+    try:
+        await play(console, out, GODDICE)
+        await console.handle("bob /log game")
+        story = said(out)
+        assert story[0] == "The story of turn 1 (so far: it is the current turn) — God Dice"
+        assert "2030-01-01 00:00 UTC — alice: /goddice declare attacker:hero" in story
+        assert any("▶ Turn 1: alice attacks." in line for line in story)
+        assert any("⚔ alice's Hero attacks bob." in line for line in story)
+        await console.handle("bob /log game turn:2")
+        assert said(out) == ["error: turn 2 does not exist: this game's turns are 1 to 1"]
+    finally:
+        await store.close()
+
+
+GODSFIRE = [
+    "gm /game start ruleset:godsfire", 'gm /gm dice values:"3 4 5 3 1 1 6 6"',
+    "gm /godsfire system add name:Sol owner:alice planets:2 regions:2", "gm /godsfire phase next",
+    "gm /godsfire phase next", "gm /godsfire phase next",
+]
+
+
+async def test_a_godsfire_turn_is_told_phase_by_phase(tmp_path):
+    console, store, out = await console_of(tmp_path)
+    try:
+        await play(console, out, GODSFIRE)
+        await console.handle("bob /log game turn:1")
+        story = said(out)
+        print("\n".join(story))
+        assert story[0] == "The story of turn 1 (so far: it is the current turn) — Godsfire"
+        phases = [line.strip() for line in story if line.strip().startswith("⏭")]
+        assert len(phases) == 3 and all(p.startswith("⏭ Turn 1: the ") for p in phases)
+        assert [line for line in story if line.endswith("/godsfire phase next")] == [
+            "2030-01-01 00:00 UTC — gm: /godsfire phase next"] * 3
+    finally:
+        await store.close()

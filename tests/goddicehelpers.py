@@ -236,3 +236,21 @@ async def drafted(referee: Any, channel: str = "chan") -> int:
                                                     "sage"], strict=True):
         await referee.act(channel, player, actions.Pick(card), f"/goddice pick {card}")
     return await referee.game_id(channel)
+
+
+SEAT_AND_DRAFT = [  # console lines: two players seated, the roll-off to alice, the draft done
+    "gm /game start ruleset:goddice",
+    "alice /goddice join",
+    "bob /goddice join",
+    'gm /gm dice values:"Y Y Y B B B B B B  B B B B B B B B B"',
+    "gm /goddice begin",
+    "alice /goddice choose first:attack",
+    "bob /goddice pick monk",
+    "alice /goddice pick hero",
+    "bob /goddice pick sage",
+    "alice /goddice pick cleric",
+    "bob /goddice pick assassin",
+    "alice /goddice pick bowman",
+    "bob /goddice pick hero",
+    "alice /goddice pick sage",
+]

@@ -24,7 +24,7 @@ from engine.godsfire.politics import (
     take_step,
 )
 from engine.godsfire.state import Counter as TableCounter
-from engine.godsfire.state import GodsfireState, System
+from engine.godsfire.state import GodsfireState, Region, System
 from engine.godsfire.table import copy_counters
 from engine.names import name_key
 from engine.vocabulary import Command, Param
@@ -143,6 +143,17 @@ def _carried_money(state: GodsfireState, payer: str, system: System, number: int
     return counter
 
 
+def _bank_cost(tx: Tx, system: System, region: Region, amount: int, table_key: str, rule: str, what: str) -> int:
+    """What `amount` of de- or counter-subversion money costs in `region` (the `[subversion]` table's
+    `table_key`, by its economy), refused when the system's bank cannot pay it."""
+    per = int(tx.rules.table("subversion")[table_key][region.economy])
+    cost = per * amount
+    if system.bank < cost:
+        raise RuleViolation(f"the sheet ({rule}): {what} in a {region.economy} region costs {per} each, "
+                            f"{cost} for {amount}; {system.name}'s bank has {system.bank}")
+    return cost
+
+
 @handles(Desubvert)
 def desubvert(tx: Tx, action: Desubvert) -> None:
     _in_interphase(tx, "D.12 placing de-subversion money")
@@ -156,11 +167,7 @@ def desubvert(tx: Tx, action: Desubvert) -> None:
         raise RuleViolation(f"the sheet (D.12): there is no subversion money in {where} to remove")
     if amount > present:
         raise RuleViolation(f"{where} holds {present} subversion money: place at most {present} de-subversion")
-    per = int(tx.rules.table("subversion")["desubversion_cost"][region.economy])
-    cost = per * amount
-    if system.bank < cost:
-        raise RuleViolation(f"the sheet (D.12.1): de-subversion in a {region.economy} region costs {per} each, "
-                            f"{cost} for {amount}; {system.name}'s bank has {system.bank}")
+    cost = _bank_cost(tx, system, region, amount, "desubversion_cost", "D.12.1", "de-subversion")
     take_step(tx, system.owner, "desubvert")
     change_system(tx, system.name, f"D.12: {cost} paid for de-subversion in {where}", bank=system.bank - cost)
     # ruling: each de-subversion money removes one subversion money, the largest stack first (then by name);
@@ -185,11 +192,7 @@ def counter(tx: Tx, action: Counter) -> None:
     open_step(tx, system.owner, "counter")
     region = system.region(action.region)
     where = _where(system, region)
-    per = int(tx.rules.table("subversion")["counter_cost"][region.economy])
-    cost = per * amount
-    if system.bank < cost:
-        raise RuleViolation(f"the sheet (D.13): counter-subversion in a {region.economy} region costs {per} "
-                            f"each, {cost} for {amount}; {system.name}'s bank has {system.bank}")
+    cost = _bank_cost(tx, system, region, amount, "counter_cost", "D.13", "counter-subversion")
     take_step(tx, system.owner, "counter")
     change_system(tx, system.name, f"D.13: {cost} paid for counter-subversion in {where}",
                   bank=system.bank - cost)

@@ -18,6 +18,7 @@ import sqlite3
 from typing import Any
 
 import pytest
+from goddicehelpers import SEAT_AND_DRAFT
 from storehelpers import RULES, FakeClock
 
 from console import Console, decode_line, parse_line, read_line
@@ -37,20 +38,7 @@ SETUP = [
     'bob /attack commit units:"6 7"',  # battle #1 now waits for alice to pair units
 ]
 GODDICE_SETUP = [
-    "gm /game start ruleset:goddice",
-    "alice /goddice join",
-    "bob /goddice join",
-    'gm /gm dice values:"Y Y Y B B B B B B  B B B B B B B B B"',
-    "gm /goddice begin",
-    "alice /goddice choose first:attack",
-    "bob /goddice pick monk",
-    "alice /goddice pick hero",
-    "bob /goddice pick sage",
-    "alice /goddice pick cleric",
-    "bob /goddice pick assassin",
-    "alice /goddice pick bowman",
-    "bob /goddice pick hero",
-    "alice /goddice pick sage",
+    *SEAT_AND_DRAFT,
     "alice /goddice declare attacker:hero",
     'gm /gm dice values:"S A"',
     "bob /goddice defend character:monk",  # alice's attack phase: she rolls next

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from goddicehelpers import drafted
+from goddicehelpers import SEAT_AND_DRAFT, drafted
 from storehelpers import (
     FakeClock,
     assert_snapshot_is_replay,
@@ -27,23 +27,6 @@ from engine.gm import QueueDice
 from engine.goddice import actions
 from engine.nations.peace import ClaimPreset, Encourage, GrowEconomy
 from referee import Referee
-
-SEAT_AND_DRAFT = [
-    "gm /game start ruleset:goddice",
-    "alice /goddice join",
-    "bob /goddice join",
-    'gm /gm dice values:"Y Y Y B B B B B B  B B B B B B B B B"',
-    "gm /goddice begin",
-    "alice /goddice choose first:attack",
-    "bob /goddice pick monk",
-    "alice /goddice pick hero",
-    "bob /goddice pick sage",
-    "alice /goddice pick cleric",
-    "bob /goddice pick assassin",
-    "alice /goddice pick bowman",
-    "bob /goddice pick hero",
-    "alice /goddice pick sage",
-]
 
 # The rulebook's "Sample Attack Phase": the Hero against the Monk, God dice without effect, six rolls.
 SAMPLE = [

@@ -26,6 +26,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+import charts
 from cogs import frontends
 from cogs.ledger import DYNAMIC_ITEMS as LEDGER_ITEMS
 from cogs.render import error_embed, use_clock
@@ -131,6 +132,7 @@ NOT_VALID_HERE = "that option's value is not valid here; nothing changed"
 
 def _numbers_are_numbers(options: list[Any]) -> bool:
     """Whether every number option (type 10) of an interaction's payload, subcommands included, holds a number,
+    every integer option (type 4) a whole number,
     and every user, channel, role or mentionable option an id: discord.py reads them (float(), int()) before any
     handler runs, so text there would end the interaction unanswered. A Discord client never sends that; a
     hostile or broken payload may."""
@@ -140,6 +142,9 @@ def _numbers_are_numbers(options: list[Any]) -> bool:
         value = option.get("value")
         if option.get("type") == 10 and not option.get("focused"):
             if isinstance(value, bool) or not isinstance(value, int | float | None) and value != "":
+                return False
+        if option.get("type") == 4 and not option.get("focused"):  # an integer: no text, no fraction
+            if isinstance(value, bool) or not isinstance(value, int | None) and value != "":
                 return False
         if option.get("type") in (6, 7, 8, 9) and not option.get("focused"):  # user, channel, role, mentionable
             if isinstance(value, bool) or not (isinstance(value, int) or isinstance(value, str) and value.isdecimal()):
@@ -233,6 +238,7 @@ class RefereeBot(commands.Bot):
         store: Store | None = getattr(self, "store", None)
         if store is not None:
             await store.close()
+        charts.close_pool()  # the chart worker process, when a chart started it
         await super().close()
 
     async def _drain(self, timeout: float = DRAIN_TIMEOUT) -> None:

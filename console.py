@@ -28,6 +28,7 @@ try:
 except ImportError:  # Windows: an export's leftovers are known by their age instead
     fcntl = None  # type: ignore[assignment]
 
+import charts
 import gmlog
 import ledger
 from console_format import Formatter
@@ -278,6 +279,8 @@ class Console:
             self.show_status(state)
         elif path == "game list":  # every live game in this database (its channels), the actor's as GM first
             self.say_view((await referee.game_list(actor)).view("this database"))
+        elif command.chart is not None:  # a picture: drawn in the chart worker, written as a PNG file
+            await self.chart(command, options)
         elif command.view is not None:  # a query: its rule set's view
             shown, state = await referee.show(CHANNEL, command, actor, options)
             self.say_view(shown)
@@ -388,6 +391,17 @@ class Console:
             if os.path.exists(temp):
                 os.unlink(temp)
         self.say(f"Wrote the roll ledger ({count} roll{'' if count == 1 else 's'}) to {target}")
+
+    async def chart(self, command: Command, options: dict[str, Any]) -> None:
+        """/game chart, /nation chart: the chart written as a PNG under an export folder; prints its path."""
+        assert command.chart is not None
+        game_id = await self.referee.shown_game_id(CHANNEL)
+        state = await self.referee.store.load(game_id)
+        drawn = command.chart(state, await self.referee.store.history(game_id), options)
+        shown = options.get("file") or drawn.file_name
+        target = export_path(shown)
+        write_new_file(target, await charts.render(drawn), _yes_no(options.get("overwrite"), "overwrite"), shown)
+        self.say(f"Wrote the chart “{drawn.title}” to {target}")
 
     async def export(self, actor: str, file: str | None, overwrite: bool = False) -> None:
         """GM: the game as JSON, printed, or written to `file` under an export folder (`export_path`)."""

@@ -10,6 +10,7 @@ A page counts from the newest acts (page 1: the latest), each page shown oldest 
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from datetime import datetime
@@ -82,13 +83,16 @@ def _change(state: object, event: ev.Event, when: When, who: Who) -> str | None:
     return hook(state, event, when, who) if hook is not None else None
 
 
-def _entry_lines(state: object, logged: LoggedAction, when: When, who: Who) -> list[str]:
+def _entry_lines(state: object, logged: LoggedAction, when: When, who: Who) -> tuple[list[str], object]:
+    """An act's lines, each event worded against the state just before it (an act may change one value twice),
+    and the state after the act (`state` itself, changed in place)."""
     lines = []
     for event in logged.events:
         line = _change(state, event, when, who) or event_line(event, when, who)
         if line:
             lines.append(line)
-    return lines
+        state = event.apply(state)  # type: ignore[arg-type]
+    return lines, state
 
 
 async def gm_acts(store: Store, game_id: int, when: When = utc_text, who: Who = same) -> list[tuple[GmAct, list[str]]]:
@@ -100,10 +104,15 @@ async def gm_acts(store: Store, game_id: int, when: When = utc_text, who: Who = 
     state: object = None
     found: list[tuple[GmAct, list[str]]] = []
     for logged in history:
+        live = not logged.action.undone
         if is_gm_act(logged, gm):
             act = GmAct(logged.action.at, logged.action.actor, logged.action.command, logged.action.undone)
-            found.append((act, _entry_lines(state, logged, when, who)))  # an undone act: against the state it met
-        if not logged.action.undone:
+            # an undone act is worded against the state it met, on a copy: the game went on without it
+            lines, after = _entry_lines(state if live else copy.deepcopy(state), logged, when, who)
+            found.append((act, lines))
+            if live:
+                state = after
+        elif live:
             state = ev.replay(logged.events, state)
     return found
 

@@ -27,6 +27,7 @@ from engine.describe import event_line, plural, roll_line, same, utc_text
 from engine.dice import FreeRoll, RandomRoller, Roller, RollRecord, free_roll
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import ActionUndone, Event, replay
+from engine.history import check_history
 from engine.rulesets import RULESETS, default_ruleset, ruleset
 from engine.view import At, Line, Part, Person, View, line, view
 
@@ -213,12 +214,14 @@ class GameList:
 
 @dataclass
 class Report:
-    """What one call did: the game, its events in order (catch-up first) and the state after."""
+    """What one call did: the game, its events in order (catch-up first) and the state after, and the logged
+    actions it reports (catch-up first), whose announcing message a front-end may record for /log rolls."""
 
     game_id: int
     state: Any
     events: list[Event] = field(default_factory=list)
     caught_up: list[Event] = field(default_factory=list)
+    action_ids: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -415,32 +418,34 @@ class Referee:
     def _report(game_id: int, plan: Plan) -> Report:
         entries = list(plan.entries)
         caught_up = entries.pop(0).events if entries and entries[0].actor == CLOCK_ACTOR else []
-        return Report(game_id, plan.state, entries[-1].events if entries else [], caught_up)
+        return Report(game_id, plan.state, entries[-1].events if entries else [], caught_up, list(plan.action_ids))
 
     async def catch_up(self, game_id: int) -> Report:
         """Apply whatever fell due in one game (turn rollovers, bonus expiries), once."""
         async with self.lock(game_id):
             plan = await self.store.run_game(game_id, lambda state: self._plan(state, self.clock()))
-            return Report(game_id, plan.state, plan.entries[0].events if plan.entries else [])
+            return Report(game_id, plan.state, plan.entries[0].events if plan.entries else [],
+                          action_ids=plan.action_ids[:1])
 
     async def _catch_up(self, game_id: int) -> list[Event]:
         plan = await self.store.run_game(game_id, lambda state: self._plan(state, self.clock()))
         return plan.entries[0].events if plan.entries else []
 
     async def catch_up_due(self, owns: Callable[[int | None], bool] = lambda guild: True,
-                           batch: int = DUE_BATCH) -> dict[int, list[Event]]:
+                           batch: int = DUE_BATCH, action_ids: dict[int, int] | None = None) -> dict[int, list[Event]]:
         """Catch up every live game this process owns that has something due now, read from the store's due
         index, `batch` games to a transaction. Returns the events of each game where something fell due (not
-        the states: a rollover of thousands of games holds one batch of states at a time)."""
+        the states: a rollover of thousands of games holds one batch of states at a time); `action_ids`, when
+        given, gets each game's logged catch-up action (none from a quick catch-up: it rolls no dice)."""
         now = self.clock()
         due = [game_id for game_id, guild_id in await self.store.due(now) if owns(guild_id)]
         caught: dict[int, list[Event]] = {}
         with collector_paused():
-            await self._catch_up_batches(due, batch, now, caught)
+            await self._catch_up_batches(due, batch, now, caught, action_ids)
         return caught
 
     async def _catch_up_batches(self, due: list[int], batch: int, now: datetime,
-                                caught: dict[int, list[Event]]) -> None:
+                                caught: dict[int, list[Event]], action_ids: dict[int, int] | None = None) -> None:
         for start in range(0, len(due), batch):
             ids = due[start:start + batch]
             locks = [self.lock(game_id) for game_id in ids]
@@ -453,6 +458,8 @@ class Referee:
                 for lock in locks:
                     lock.release()
             caught.update((game_id, plan.entries[0].events) for game_id, plan in plans.items() if plan.entries)
+            if action_ids is not None:
+                action_ids.update((game_id, plan.action_ids[0]) for game_id, plan in plans.items() if plan.action_ids)
 
     async def undo_target(self, channel: str) -> ActionRow | None:
         """The action `/gm undo` would take back now (the last one that is not the clock's or the game's
@@ -595,6 +602,8 @@ class Referee:
         except BadInput:
             raise BadInput(f"that is not a {titles} export: its game.ruleset names no rule set this referee "
                            "plays") from None
+        data = dict(data)
+        history = check_history(data.pop("history", None), self.clock())  # the stat history: the shared format
         try:
             clean = rules.validate_export(data, self.clock())  # BadInput naming the field; nothing built yet
         except RecursionError:
@@ -612,7 +621,8 @@ class Referee:
         if problems:
             raise RuleViolation("that export breaks the rules: " + "; ".join(problems[:5]))
         try:
-            game_id = await self.store.import_game(channel, guild_id, state, rolls, actor, command, self.clock())
+            game_id = await self.store.import_game(channel, guild_id, state, rolls, actor, command, self.clock(),
+                                                   history)
         except ChannelTaken:
             raise RuleViolation("this channel already has a game running: end it first with /game end") from None
         except (KeyError, TypeError, ValueError) as err:

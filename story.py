@@ -67,7 +67,12 @@ def split_by_turn(logged: LoggedAction, turn: int, mark: Callable[[Event], int |
 async def turn_story(referee: Referee, channel: str, turn: int | None = None) -> Story:
     """/log game's story of `turn` (default: the current turn) of the channel's game (its last ended one when none
     runs)."""
-    game_id = await referee.shown_game_id(channel)
+    return await game_story(referee, await referee.shown_game_id(channel), turn)
+
+
+async def game_story(referee: Referee, game_id: int, turn: int | None = None) -> Story:
+    """The story of `turn` (default: the current turn) of game `game_id` (Discord's Previous / Next turn buttons
+    name the game they belong to)."""
     state = await referee.store.load(game_id)
     current = current_turn(state)
     wanted = current if turn is None else int(turn)

@@ -1,4 +1,5 @@
-"""How fast the referee is: engine actions, replay, store commits, memory. Prints figures only.
+"""How fast the referee is: engine actions, replay, store commits, memory, the roll ledger's export, charts.
+Prints figures only.
 
     python -m bench
 """
@@ -7,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -133,10 +136,26 @@ def bench_memory() -> None:
           f"peak {peak / 1024:.0f} KiB")
 
 
+def bench_export() -> None:
+    """The roll ledger's export of 100,000 rolls (bench/export.py), in a fresh process so that its memory figures
+    do not mix with the benchmarks above; without its slow tracemalloc runs (`python -m bench.export` has them)."""
+    subprocess.run([sys.executable, "-m", "bench.export", "--no-trace"], check=True,
+                   cwd=Path(__file__).resolve().parent.parent)
+
+
+def bench_charts() -> None:
+    """Charts (bench/charts.py): a 500-turn, 8-nation game's /game chart and /nation chart built from the stored
+    history and drawn (inline and in the chart worker), and the bot's interaction latency through discord.py
+    while charts render; in a fresh process (it spawns the chart worker and runs the fake Discord)."""
+    subprocess.run([sys.executable, "-m", "bench.charts"], check=True, cwd=Path(__file__).resolve().parent.parent)
+
+
 def main() -> None:
     bench_engine()
     asyncio.run(bench_store())
     bench_memory()
+    bench_export()
+    bench_charts()
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -31,7 +31,7 @@ from cogs.frontends import adapter_of
 from cogs.host import RefereeHost
 from cogs.remind import remind_players
 from cogs.render import NO_PINGS, message_batches, report_embeds, results_embed, status_embed
-from cogs.util import channel_id_of
+from cogs.util import channel_id_of, note_report_message, rolled
 from data.store import GameRow, StoreUnavailable
 from engine.clock import next_deadline
 from engine.events import Event, GameEnded
@@ -77,6 +77,24 @@ class Announcer:
             self.task.cancel()
 
 
+class _FirstSent:
+    """A channel that notes the first message sent through it: the one announcing a report (its link in /log
+    rolls). Everything else is the channel's own."""
+
+    def __init__(self, channel: discord.PartialMessageable) -> None:
+        self.channel = channel
+        self.first: discord.Message | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.channel, name)
+
+    async def send(self, *args: Any, **kwargs: Any) -> discord.Message:
+        message = await self.channel.send(*args, **kwargs)
+        if self.first is None:
+            self.first = message
+        return message
+
+
 class Clock(commands.Cog):
     """Schedules, announces, reminds and keeps the status message; no rule is decided here."""
 
@@ -114,9 +132,11 @@ class Clock(commands.Cog):
         self._armed = None
         failed = True
         try:
-            caught = await self.bot.referee.catch_up_due(owns=self.owns)
+            logged: dict[int, int] = {}
+            caught = await self.bot.referee.catch_up_due(owns=self.owns, action_ids=logged)
             for game_id, events in caught.items():
-                self.announcer.put(lambda game_id=game_id, events=events: self.follow(game_id, events))
+                self.announcer.put(lambda game_id=game_id, events=events: self.follow(game_id, events,
+                                                                                      logged.get(game_id)))
             for game_id, guild_id in await self.bot.store.take_reminders_due(self.now()):
                 if self.owns(guild_id) and game_id not in caught:
                     self.announcer.put(lambda game_id=game_id: self.follow(game_id))
@@ -144,20 +164,24 @@ class Clock(commands.Cog):
         except Exception:
             log.exception("the clock failed to wake game %s", game_id)
 
-    async def follow(self, game_id: int, events: list[Event] | None = None) -> None:
-        """A game the timer caught up (its `events`), or whose front-end reminder is due: announce, remind,
-        update, note its next wake — from its state as it is now."""
-        await self.announce_and_follow(Report(game_id, await self.bot.store.load(game_id), events or []))
+    async def follow(self, game_id: int, events: list[Event] | None = None, action_id: int | None = None) -> None:
+        """A game the timer caught up (its `events`, logged as `action_id`), or whose front-end reminder is due:
+        announce, remind, update, note its next wake — from its state as it is now."""
+        await self.announce_and_follow(Report(game_id, await self.bot.store.load(game_id), events or [],
+                                              action_ids=[action_id] if action_id is not None else []))
 
     async def announce_and_follow(self, report: Report) -> None:
         if report.events:
             channel = self.channel(await self.bot.store.game(report.game_id))
+            noting = _FirstSent(channel) if report.action_ids and rolled(report) else None
             announce = adapter_of(report.state).announce
             if announce is not None:
-                await announce(self, channel, report)
+                await announce(self, cast(discord.PartialMessageable, noting or channel), report)
             else:
                 for batch in message_batches(report_embeds(report.events, report.state, by_clock=True)):
-                    await channel.send(embeds=batch, allowed_mentions=NO_PINGS)
+                    await (noting or channel).send(embeds=batch, allowed_mentions=NO_PINGS)
+            if noting is not None and noting.first is not None:
+                await note_report_message(self.bot, report, noting.first.channel.id, noting.first.id)
         await self.after_change(report)
 
     def channel(self, row: GameRow) -> discord.PartialMessageable:

@@ -1,4 +1,4 @@
-"""/game start|status|list|digest|end|import."""
+"""/game start|status|list|digest|chart|end|import."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.charts import send_chart
 from cogs.host import RefereeHost
 from cogs.render import digest_embeds, line_text, report_embeds, results_embed, safe, status_embed, text_embeds
 from cogs.util import (
@@ -89,6 +90,10 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
         await reply(interaction, embeds=digest_embeds(digest))
         if digest.caught_up is not None and digest.caught_up.events:
             await publish(interaction, digest.caught_up)
+
+    @app_commands.command(name="chart", description=about("game chart"))
+    async def chart(self, interaction: discord.Interaction) -> None:
+        await send_chart(interaction, "game chart", {})
 
     @app_commands.command(name="end", description=about("game end"))
     async def end(self, interaction: discord.Interaction) -> None:

@@ -1,7 +1,8 @@
-"""/log: what every player can check — `/log rolls` pages the roll ledger with filters (each page an embed,
-`cogs.ledger`'s buttons step through the pages), `/log export` sends it whole as a CSV or JSON file
-(`ledger.write_ledger`), `/log fairness` sets the game's dice against a fair die (`engine.fairness`), `/log gm`
-lists the GM's acts with before → after (`gmlog`) and `/log game` tells the story of a turn (`story`)."""
+"""/log: what every player can check — `/log rolls` pages the roll ledger with filters (each page an embed),
+`/log export` sends it whole as a CSV or JSON file (`ledger.write_ledger`), `/log fairness` sets the game's dice
+against a fair die (`engine.fairness`), `/log gm` lists the GM's acts with before → after (`gmlog`) and `/log game`
+tells the story of a turn (`story`). `cogs.ledger`'s buttons step through /log rolls' and /log gm's pages and
+/log game's turns."""
 
 from __future__ import annotations
 
@@ -14,16 +15,12 @@ from discord.ext import commands
 
 from cogs.frontends import adapter_of
 from cogs.host import RefereeHost
-from cogs.ledger import ledger_answer
+from cogs.ledger import gm_log_answer, ledger_answer, story_answer
 from cogs.render import safe, text_embeds, timestamped
-from cogs.render.common import finish, marked_when, raw_event_lines, stamp
-from cogs.render.ledger import raw_ledger_line
 from cogs.util import about, channel_key, described, reply, state_or_none
 from engine.errors import BadInput
 from engine.fairness import DieFairness, fairness_lines, game_fairness
-from gmlog import GmPage, act_lines, gm_page, page_footer
 from ledger import MAX_PAGE, MAX_PAGE_SIZE, MAX_PURPOSE, filter_for, write_ledger
-from story import Story, story_lines, turn_story
 
 
 async def whose_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -76,18 +73,21 @@ class Log(commands.Cog):
     @log.command(name="gm", description=about("log gm"))
     @described("log gm")
     async def gm(self, interaction: discord.Interaction, page: app_commands.Range[int, 1, MAX_PAGE] = 1) -> None:
-        """Every GM act with who, when and before → after, for every player to see (`gmlog`)."""
+        """Every GM act with who, when and before → after, for every player to see (`gmlog`), a page at a time with
+        ◀ Newer / Older ▶ buttons (`cogs.ledger`)."""
         game_id = await self.bot.referee.shown_game_id(channel_key(interaction))
-        shown, lines = await gm_page(self.bot.referee.store, game_id, page, when=marked_when)
-        await reply(interaction, embed=gm_log_embed(shown, lines))
+        embed, view = await gm_log_answer(interaction, game_id, page)
+        await reply(interaction, embed=embed, view=view)
 
     @log.command(name="game", description=about("log game"))
     @described("log game")
     async def game(self, interaction: discord.Interaction,
                    turn: app_commands.Range[int, 1, 1_000_000] | None = None) -> None:
-        """The story of a turn (`story`), players as mentions, moments as timestamps; long stories split."""
-        told = await turn_story(self.bot.referee, channel_key(interaction), turn)
-        await reply(interaction, embeds=story_embeds(told))
+        """The story of a turn (`story`), players as mentions, moments as timestamps; long stories split over
+        messages, the first with ◀ Previous turn / Next turn ▶ buttons (`cogs.ledger`)."""
+        game_id = await self.bot.referee.shown_game_id(channel_key(interaction))
+        embeds, view = await story_answer(interaction, game_id, turn)
+        await reply(interaction, embeds=embeds, view=view)
 
     @log.command(name="fairness", description=about("log fairness"))
     async def fairness(self, interaction: discord.Interaction) -> None:
@@ -100,30 +100,12 @@ class Log(commands.Cog):
         await reply(interaction, embed=fairness_embed(judged))
 
 
-def gm_log_embed(shown: GmPage, lines: list[list[str]]) -> discord.Embed:
-    """/log gm: one page of the GM's log, each act's head (when, who, the command) then its changes, everything
-    escaped, players as mentions, moments as timestamps; the footer where it stands."""
-    entries = [finish(line) for act, own in zip(shown.acts, lines, strict=True)
-               for line in act_lines(act, own, when=lambda moment: stamp(moment, "f"))]
-    embed = timestamped(text_embeds(entries or ["No GM acts yet."], "🛡 The GM's log"))[0]
-    if shown.total:
-        embed.set_footer(text=page_footer(shown))
-    return embed
-
-
 def fairness_embed(judged: list[DieFairness]) -> discord.Embed:
     """/log fairness: each kind of die's verdict in bold, then its faces (rolled/fair share, the GM's apart)."""
     verdicts = range(0, 2 * len(judged), 2)  # `fairness_lines`: each die's verdict, then its faces; a note last
     lines = [f"**{safe(line)}**" if index in verdicts else safe(line.strip())
              for index, line in enumerate(fairness_lines(judged))]
     return timestamped(text_embeds(lines, "🎲 Are the dice fair?"))[0]
-
-
-def story_embeds(told: Story) -> list[discord.Embed]:
-    """/log game: the turn's story over as many embeds as it needs (`reply` sends them a message's worth at a
-    time); its head is the first embed's title, each entry's time absolute only."""
-    lines = story_lines(told, when=stamp, events=raw_event_lines, free=raw_ledger_line)
-    return timestamped(text_embeds([finish(line) for line in lines[1:]], f"📜 {lines[0]}"))
 
 
 async def setup(bot: RefereeHost) -> None:

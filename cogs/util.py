@@ -4,6 +4,7 @@ help and choices of a command as the command table gives them."""
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
@@ -15,10 +16,14 @@ from cogs.host import RefereeHost
 from cogs.render import NO_PINGS, message_batches, report_embeds
 from engine.commands import BY_PATH, build_action, check_ruleset, choices, coerce_options
 from engine.errors import BadInput, NoGame
+from engine.events import DiceRolled, DieRolled
 from engine.toml_text import parse_toml
 from referee import Report
 
 F = TypeVar("F", bound=Callable[..., Any])
+log = logging.getLogger("referee.discord")
+REPLIED = "referee:replied"
+"""`Interaction.extras` key: (channel id, message id) of the interaction's first public answer (`reply`)."""
 
 
 def bot_of(interaction: discord.Interaction) -> RefereeHost:
@@ -59,7 +64,8 @@ async def reply(interaction: discord.Interaction, content: str | None = None, *,
                 file: discord.File | None = None,
                 allowed_mentions: discord.AllowedMentions | None = None) -> int | None:
     """Answer an interaction once; what does not fit one message follows up. Returns the id of the first
-    message (the one carrying the content and the view), when Discord says it.
+    message (the one carrying the content and the view), when Discord says it; a public one is noted in the
+    interaction's `extras` (`REPLIED`), where a command's report finds the message that announced it.
 
     It pings no one unless `allowed_mentions` names whom (`render.pings`)."""
     batches = message_batches([embed] if embed is not None else list(embeds))
@@ -75,6 +81,8 @@ async def reply(interaction: discord.Interaction, content: str | None = None, *,
     else:
         response = await interaction.response.send_message(content, embeds=first, ephemeral=ephemeral, **extra)
         message_id = response.message_id
+    if message_id is not None and not ephemeral:
+        interaction.extras.setdefault(REPLIED, (interaction.channel_id, message_id))
     for batch in rest:
         await interaction.followup.send(embeds=batch, ephemeral=ephemeral, allowed_mentions=NO_PINGS)
     return message_id
@@ -113,9 +121,28 @@ async def run_action(interaction: discord.Interaction, action: Any, text: str,
     bot = bot_of(interaction)
     report = await bot.referee.act(channel_key(interaction), actor(interaction), action, text,
                                    gm_role=has_gm_role(interaction))
+    interaction.extras.pop(REPLIED, None)
     await (answer or answer_events)(interaction, report)
+    if (replied := interaction.extras.get(REPLIED)) is not None:
+        await note_report_message(bot, report, *replied)
     await publish(interaction, report)
     return report
+
+
+def rolled(report: Report) -> bool:
+    return any(isinstance(e, DieRolled | DiceRolled) for e in (*report.caught_up, *report.events))
+
+
+async def note_report_message(bot: RefereeHost, report: Report, channel_id: int | None, message_id: int) -> None:
+    """Record the message that announced a report that rolled dice, for /log rolls' links to it. A failure is
+    logged and changes nothing else: the command or announcement stands."""
+    if not report.action_ids or not rolled(report):
+        return
+    try:
+        await bot.store.note_report_message(report.action_ids, channel_id, message_id)
+    except Exception:
+        log.warning("could not record message %s as the report of actions %s", message_id, report.action_ids,
+                    exc_info=True)
 
 
 async def answer_events(interaction: discord.Interaction, report: Report) -> None:

@@ -43,6 +43,7 @@ from engine.events import (
     replay,
     to_jsonable,
 )
+from engine.history import HistoryEntry, Point, entries_of, entry_to_dict, last_point
 from engine.rulesets import ruleset, ruleset_of
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -151,6 +152,7 @@ class Plan:
     state: Any
     entries: list[Entry] = field(default_factory=list)
     refusal: BaseException | None = None
+    action_ids: list[int] = field(default_factory=list)  # the logged actions of `entries`, once committed
 
 
 def _iso(value: datetime) -> str:
@@ -350,6 +352,7 @@ class Store:
         def work(con: sqlite3.Connection) -> tuple[int, int]:
             game_id = self._insert_game(con, channel, guild_id, state.gm, now)
             action_id = self._log(con, game_id, actor, command, now, events)
+            self._history_of_state(con, game_id, action_id, state, now, None)
             self._write_snapshot(con, game_id, state)
             return game_id, action_id
 
@@ -437,13 +440,42 @@ class Store:
         return slow
 
     def _run_plan(self, con: sqlite3.Connection, game_id: int, plan: Callable[[Any], Plan]) -> Plan:
-        """Load the game, run the plan, write its entries and (if any) the new snapshot."""
-        result = plan(self._load(con, game_id))
-        for entry in result.entries:
-            self._log(con, game_id, entry.actor, entry.command, entry.now, entry.events)
+        """Load the game, run the plan, write its entries, their stat history and (if any) the new snapshot."""
+        state = self._load(con, game_id)
+        point_of = ruleset_of(state).history_point
+        before = point_of(state) if point_of is not None else None  # the plan may change `state` in place
+        result = plan(state)
+        result.action_ids = [self._log(con, game_id, entry.actor, entry.command, entry.now, entry.events)
+                             for entry in result.entries]
         if result.entries:
+            if point_of is not None:
+                self._history_of_plan(con, game_id, result, before)
             self._write_snapshot(con, game_id, result.state)
         return result
+
+    def _history_of_plan(self, con: sqlite3.Connection, game_id: int, result: Plan, before: Point | None) -> None:
+        """Each entry's stat history: what it changed and marked, at the turn it left the game in. One entry
+        (a command) is the state after it; several (a catch-up) are replayed one by one from the snapshot."""
+        rules = ruleset_of(result.state)
+        point_of = rules.history_point
+        assert point_of is not None
+        state = result.state if len(result.entries) == 1 else self._load(con, game_id)
+        for entry, action_id in zip(result.entries, result.action_ids, strict=True):
+            if len(result.entries) > 1:
+                state = replay(entry.events, state)
+            after = point_of(state)
+            marks = [m for e in entry.events for m in (rules.history_marks(e) if rules.history_marks else [])]
+            insert_history(con, game_id, action_id,
+                           entries_of(before, after, marks, getattr(state, "turn", 0), entry.now))
+            before = after
+
+    def _history_of_state(self, con: sqlite3.Connection, game_id: int, action_id: int | None, state: Any,
+                          now: datetime, before: Point | None) -> None:
+        """The history a start or an import begins with: every value of `state` that `before` lacks."""
+        point_of = ruleset_of(state).history_point
+        if point_of is not None:
+            insert_history(con, game_id, action_id,
+                           entries_of(before, point_of(state), (), getattr(state, "turn", 0), now))
 
     async def undo(self, game_id: int, action_id: int | Sequence[int], state: Any,
                    undo_event: Event | Sequence[Event], actor: str, command: str, now: datetime) -> int:
@@ -457,6 +489,7 @@ class Store:
                 for table in ("events", "rolls"):
                     con.execute(f"UPDATE {table} SET undone = 1 WHERE action_id = ?", (undone_id,))
                 con.execute("UPDATE actions SET undone = 1 WHERE id = ?", (undone_id,))
+                con.execute("UPDATE history SET undone = 1 WHERE action_id = ?", (undone_id,))
             new_id = self._log(con, game_id, actor, command, now, undo_events)
             self._write_snapshot(con, game_id, state)
             return new_id
@@ -689,25 +722,34 @@ class Store:
         return [_roll_record(r) for r in reversed(rows)]
 
     async def ledger_page(self, game_id: int, where: LedgerFilter, offset: int,
-                          limit: int) -> tuple[list[RollRecord | FacesRecord], int]:
+                          limit: int) -> tuple[list[tuple[RollRecord | FacesRecord, ReportMessage | None]], int]:
         """/log rolls: the live rolls matching `where`, newest first from `offset`, at most `limit` of them (the
-        page given oldest first), and how many match in all. One round trip."""
+        page given oldest first), each with the message that announced it when the front-end recorded one
+        (migration 013), and how many match in all. One round trip."""
         clause, params = _ledger_where(game_id, where)
 
-        def work(con: sqlite3.Connection) -> tuple[list[RollRecord | FacesRecord], int]:
+        def work(con: sqlite3.Connection) -> tuple[list[tuple[RollRecord | FacesRecord, ReportMessage | None]], int]:
             total = int(con.execute(f"SELECT COUNT(*) FROM rolls WHERE {clause}", params).fetchone()[0])
-            rows = con.execute(f"SELECT * FROM rolls WHERE {clause} ORDER BY id DESC LIMIT ? OFFSET ?",
-                               (*params, limit, offset)).fetchall()
-            return [_roll_record(r) for r in reversed(rows)], total
+            rows = con.execute(
+                "SELECT rolls.*, m.channel_id AS report_channel, m.message_id AS report_message FROM rolls"
+                f" LEFT JOIN report_messages AS m ON m.action_id = rolls.action_id WHERE {clause}"
+                " ORDER BY rolls.id DESC LIMIT ? OFFSET ?", (*params, limit, offset)).fetchall()
+            return [(_roll_record(r), None if r["report_message"] is None
+                     else ReportMessage(r["report_channel"], int(r["report_message"]))) for r in reversed(rows)], total
 
         return await self._read(work)
 
     async def ledger_chunk(self, game_id: int, after: int, limit: int) -> list[tuple[int, RollRecord | FacesRecord]]:
         """/log export: the game's live rolls (free ones included) after the row `after`, oldest first, at most
-        `limit`, each with its row id (where the next chunk starts): the ledger read a bounded chunk at a time."""
-        rows = await self._fetchall("SELECT * FROM rolls WHERE game_id = ? AND undone = 0 AND id > ? ORDER BY id"
-                                    " LIMIT ?", (game_id, after, limit))
-        return [(int(r["id"]), _roll_record(r)) for r in rows]
+        `limit`, each with its row id (where the next chunk starts): the ledger read a bounded chunk at a time. The
+        records are built in the database thread too (on the event loop, 5,000 of them held it ~90 ms)."""
+
+        def work(con: sqlite3.Connection) -> list[tuple[int, RollRecord | FacesRecord]]:
+            rows = con.execute("SELECT * FROM rolls WHERE game_id = ? AND undone = 0 AND id > ? ORDER BY id LIMIT ?",
+                               (game_id, after, limit))
+            return [(int(r["id"]), _roll_record(r)) for r in rows]
+
+        return await self._read(work)
 
     async def actions_since(self, game_id: int, since: datetime, limit: int = 200,
                             inclusive: bool = False) -> tuple[list[LoggedAction], int]:
@@ -782,6 +824,18 @@ class Store:
                                     " ORDER BY id", (game_id, turn))
         return [record for record in map(_roll_record, rows) if isinstance(record, RollRecord)]
 
+    async def history(self, game_id: int) -> list[HistoryEntry]:
+        """The game's live stat history, oldest first (`engine.history`), built in the database thread: a long
+        game's thousands of rows would otherwise hold the event loop."""
+
+        def work(con: sqlite3.Connection) -> list[HistoryEntry]:
+            rows = con.execute("SELECT turn, at, side, stat, value, mark FROM history"
+                               " WHERE game_id = ? AND undone = 0 ORDER BY id", (game_id,))
+            return [HistoryEntry(r[0], datetime.fromisoformat(r[1]), r[2], r[3],
+                                 None if r[4] is None else orjson.loads(r[4]), r[5]) for r in rows]
+
+        return await self._read(work)
+
     async def digest_mark(self, game_id: int) -> tuple[datetime | None, datetime]:
         """When the game's GM last made a digest (None: never), and when the game was created."""
         [row] = await self._fetchall("SELECT last_digest_at, created_at FROM games WHERE id = ?", (game_id,))
@@ -839,6 +893,15 @@ class Store:
 
         await self._transaction(work)
 
+    async def note_report_message(self, action_ids: Sequence[int], channel_id: int | None, message_id: int) -> None:
+        """Record the Discord message that announced these logged actions (migration 013); an action's first
+        message stays."""
+        if not action_ids:
+            return
+        await self._transaction(lambda con: con.executemany(
+            "INSERT OR IGNORE INTO report_messages (action_id, channel_id, message_id) VALUES (?, ?, ?)",
+            [(action_id, channel_id, message_id) for action_id in action_ids]))
+
     # --- export and import ---------------------------------------------------------------------
 
     async def export(self, game_id: int) -> dict[str, Any]:
@@ -854,22 +917,35 @@ class Store:
                 item["at"] = None
             rolls.append(rules.roll_to_dict(item) if rules.roll_to_dict else item)
         data["rolls"] = rolls
+        data["history"] = [entry_to_dict(e) for e in await self.history(game_id)]
         return data
 
     async def import_game(self, channel: str, guild_id: int | None, state: Any, rolls: list[dict[str, Any]],
-                          actor: str, command: str, now: datetime) -> int:
-        """A new game from an export's state and rolls: one GameImported event, the rolls as they were."""
+                          actor: str, command: str, now: datetime, history: Sequence[HistoryEntry] = ()) -> int:
+        """A new game from an export's state, rolls and stat history: one GameImported event, the rolls and the
+        history as they were, then whatever of the state the history does not show yet (at the import)."""
         snapshot = ruleset_of(state).state_to_dict(state)
 
         def work(con: sqlite3.Connection) -> int:
             game_id = self._insert_game(con, channel, guild_id, state.gm, now)
-            self._log(con, game_id, actor, command, now, [GameImported(snapshot)])
+            action_id = self._log(con, game_id, actor, command, now, [GameImported(snapshot)])
             for roll in rolls:
                 self._insert_roll(con, game_id, None, roll)
+            insert_history(con, game_id, None, history)
+            self._history_of_state(con, game_id, action_id, state, now, last_point(history))
             self._write_snapshot(con, game_id, state)
             return game_id
 
         return await self._transaction(work)
+
+
+def insert_history(con: sqlite3.Connection, game_id: int, action_id: int | None,
+                   entries: Sequence[HistoryEntry]) -> None:
+    """Rows of the stat history (migration 012): values as JSON (a number or a word), a mark without one."""
+    con.executemany(
+        "INSERT INTO history (game_id, action_id, turn, at, side, stat, value, mark) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(game_id, action_id, e.turn, _iso(e.at), e.side, e.stat, None if e.value is None else _json(e.value),
+          e.mark) for e in entries])
 
 
 def _counting_changes(con: sqlite3.Connection, grown: bool, function: Callable[..., T],
@@ -986,6 +1062,14 @@ def _statements(script: str) -> list[str]:
     if current.strip() and not all(part.strip().startswith("--") for part in current.strip().splitlines()):
         statements.append(current.strip())
     return statements
+
+
+@dataclass(frozen=True)
+class ReportMessage:
+    """The Discord message that announced a logged action (migration 013): its channel (None: not known) and id."""
+
+    channel_id: int | None
+    message_id: int
 
 
 @dataclass(frozen=True)

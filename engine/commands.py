@@ -10,10 +10,11 @@ from dataclasses import replace
 from typing import Any
 
 import engine  # noqa: F401  (registers every rule set)
-from engine import clock, gm
+from engine import chartspec, clock, gm
 from engine.errors import BadInput, RuleViolation
 from engine.rulesets import RULESETS, RuleSet, on_register, ruleset
 from engine.vocabulary import (
+    CHART_FILE,
     LIST,
     MAX_TOML_FILE,
     TEXT,
@@ -54,6 +55,9 @@ GAME_AFTER_START = (
                            "moves the mark where the next one starts)",
             (P("since", help='a UTC time (2026-03-01T12:00) or a span back (12h, 2d, 90m); default: the GM\'s '
                              'last digest, or the game\'s start'),)),
+    Command("game chart", "each side's strength over the game, as a picture (Nations: LAND with battles and "
+                          "conquests; God Dice: every character's life; Godsfire: systems and money)",
+            CHART_FILE, chart=chartspec.game_chart, shows_ended=True),
     Command("game end", "end this game (GM)", action=lambda o: clock.EndGame(), gm_only=True),
     Command("game import", "load a game from a JSON export into a channel with no game; you become its GM",
             (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)",

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from engine.core import Context, Outcome, Tx
     from engine.events import Event
     from engine.fairness import Die
+    from engine.history import Point
 
     When = Callable[[Any], str]
     Who = Callable[[str], str]
@@ -80,6 +81,11 @@ class RuleSet:
     # /log game: the turn an event opens (a turn's end, a turn's or phase's start), None for any other event;
     # None here: the game is one turn long in its story
     turn_mark: Callable[[Event], int | None] | None = None
+    # --- stat history and charts (`engine.history`) ----------------------------------------------------
+    history_point: Callable[[Any], Point] | None = None  # what the history follows: {(side, stat): value}
+    history_marks: Callable[[Event], list[tuple[str, str]]] | None = None  # an event's chart marks: (side, mark)
+    history_stats: tuple[tuple[str, str], ...] = ()  # the numbers a chart may draw: (stat as stored, as shown)
+    game_chart: tuple[str, ...] = ()  # /game chart: the stats it draws, one panel each (the sides' strength)
 
     def default_rules(self) -> Any:
         """This rule set's rules when it has no data file."""

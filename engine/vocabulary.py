@@ -51,6 +51,11 @@ class Param:
         return self.words != ONE
 
 
+CHART_FILE = (Param("file", help="console: the picture's file under the working folder or $REFEREE_EXPORT_DIR",
+                    words=TEXT),
+              Param("overwrite", help="console: true to replace an existing file", choices=("true", "false")))
+"""The console's options of a chart (Discord sends the picture itself)."""
+
 MAX_TOML_FILE = 200_000
 """The largest TOML file a command reads (`Command.toml_option`: God Dice's card file, 5 kB as shipped), in bytes."""
 
@@ -67,6 +72,9 @@ class Command:
     view: Callable[[Any, Any, str, dict[str, Any]], Any] | None = None
     shows_ended: bool = False  # the query shows the channel's last ended game when none runs (a status)
     toml_option: str | None = None  # an option naming a TOML file: the front-end reads it into a dict first
+    # a chart: (state, its stat history, typed options) → what to draw (`engine.chartspec.Chart`); the front-ends
+    # draw it (`charts.py`): a PNG on Discord, a file in the console
+    chart: Callable[[Any, Any, dict[str, Any]], Any] | None = None
 
 
 def parse_dice(text: str) -> list[int | str]:

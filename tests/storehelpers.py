@@ -19,6 +19,7 @@ if str(REPO) not in sys.path:  # the tests import the project's top-level module
 from data import rules_for  # noqa: E402
 from data.store import Store  # noqa: E402
 from engine.events import event_from_dict, event_to_dict, replay  # noqa: E402
+from engine.history import last_point  # noqa: E402
 from engine.rulesets import ruleset_of  # noqa: E402
 
 
@@ -61,8 +62,18 @@ async def snapshot_and_replay(store: Store, game_id: int) -> tuple[dict[str, Any
 
 
 async def assert_snapshot_is_replay(store: Store, game_id: int) -> None:
+    """The snapshot equals the replay of the live log, and the live stat history ends where the state stands."""
     snapshot, replayed = await snapshot_and_replay(store, game_id)
     assert snapshot == replayed
+    await assert_history_is_state(store, game_id)
+
+
+async def assert_history_is_state(store: Store, game_id: int) -> None:
+    """Each series of the live stat history ends at the value the game's state has now (issue 19)."""
+    state = await store.load(game_id)
+    point_of = ruleset_of(state).history_point
+    if point_of is not None:
+        assert last_point(await store.history(game_id)) == point_of(state)
 
 
 async def scalar(store: Store, sql: str, *params: Any) -> Any:

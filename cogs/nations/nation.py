@@ -1,4 +1,4 @@
-"""/nation claim|create|show|list."""
+"""/nation claim|create|show|list|chart."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.charts import send_chart
 from cogs.host import RefereeHost
 from cogs.nations.autocomplete import nation_autocomplete, preset_autocomplete
 from cogs.nations.render import nation_embed, run, status_embed
-from cogs.util import about, actor, choice_list, described, query_state, reply
+from cogs.util import about, actor, choice_list, described, given_options, query_state, reply
 from engine.nations.common import RULESET, viewed_nation
 
 UNIT_TYPES = choice_list("nation create", "strength")
@@ -46,6 +47,14 @@ class Nation(commands.GroupCog, group_name="nation", group_description="Nations:
         state = await query_state(interaction, "nation show")
         found = viewed_nation(state, actor(interaction), nation)
         await reply(interaction, embed=nation_embed(found, state, self.bot.referee.rules_for(RULESET)))
+
+    @app_commands.command(name="chart", description=about("nation chart"))
+    @described("nation chart")
+    @app_commands.autocomplete(nation=nation_autocomplete)
+    @app_commands.choices(stat=choice_list("nation chart", "stat"))
+    async def chart(self, interaction: discord.Interaction, nation: str | None = None,
+                    stat: str | None = None) -> None:
+        await send_chart(interaction, "nation chart", given_options(nation=nation, stat=stat))
 
     @app_commands.command(name="list", description=about("nation list"))
     async def list_nations(self, interaction: discord.Interaction) -> None:

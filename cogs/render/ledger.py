@@ -1,16 +1,29 @@
-"""The roll ledger on Discord, shared by every rule set: /log rolls' pages, /roll's free rolls and /game digest."""
+"""The logs on Discord, shared by every rule set: /log rolls' pages, /log gm's pages, /log game's story of a turn,
+/roll's free rolls and /game digest."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, date
 
 import discord
 
-from cogs.render.common import finish, raw_event_lines, report_embeds, stamp, strong, text_embeds, timestamped
+from cogs.render.common import (
+    DESCRIPTION_LIMIT,
+    finish,
+    raw_event_lines,
+    report_embeds,
+    stamp,
+    strong,
+    text_embeds,
+    timestamped,
+)
 from engine.describe import faces_line, roll_line
 from engine.dice import FacesRecord, FreeRoll, RollRecord, free_roll_line
+from gmlog import GmPage, act_lines, page_footer
 from ledger import LedgerPage
 from referee import Digest, digest_lines
+from story import Story, story_lines
 
 
 def rolls_embed(rolls: list[RollRecord | FacesRecord], title: str, lead: str | None = None) -> discord.Embed:
@@ -22,11 +35,14 @@ def rolls_embed(rolls: list[RollRecord | FacesRecord], title: str, lead: str | N
 
 
 def ledger_page_embed(page: LedgerPage, title: str, lead: str | None, empty: str,
-                      channel_url: str | None = None) -> discord.Embed:
+                      channel_url: str | None = None, links: Sequence[str | None] = ()) -> discord.Embed:
     """/log rolls: one page of the filtered ledger (`rolls_embed`), its footer where it stands ("Page 2 of 5 · 43
-    rolls"), its title a link to the channel that announced the rolls (the store keeps no report's message id)."""
+    rolls"), its title a link to the channel that announced the rolls, and each row that has one in `links` (the
+    jump URL of the message that announced it) a link "[↗](…)" at its end: the newest rows first as long as the
+    page stays one embed; a row with none (a free roll, an import's, an old game's) shows none."""
     lines = [f"T{r.turn} {moment} {ledger_line(r)}"
              for r, moment in zip(page.rolls, ledger_times(page.rolls), strict=True)]
+    lines = _linked(lines, links, DESCRIPTION_LIMIT - (len(lead) + 1 if lead else 0))
     embed = timestamped(text_embeds(([lead] if lead else []) + (lines or [empty]), title))[0]
     if channel_url is not None:
         embed.url = channel_url
@@ -34,6 +50,22 @@ def ledger_page_embed(page: LedgerPage, title: str, lead: str | None, empty: str
         embed.set_footer(text=f"Page {page.page} of {page.pages} · {page.total} roll{'' if page.total == 1 else 's'}"
                               " · newest first")
     return embed
+
+
+def jump_url(guild_id: int, channel_id: int, message_id: int) -> str:
+    """A Discord message's link (what discord.py's `Message.jump_url` gives)."""
+    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+
+
+def _linked(lines: list[str], links: Sequence[str | None], room: int) -> list[str]:
+    """Each line with its link, if it has one, newest (last) first while they all fit `room` characters."""
+    lines = list(lines)
+    size = sum(len(line) + 1 for line in lines)
+    for index in reversed(range(min(len(lines), len(links)))):
+        if (url := links[index]) is not None and size + len(suffix := f" [↗]({url})") <= room:
+            lines[index] += suffix
+            size += len(suffix)
+    return lines
 
 
 def ledger_times(rolls: list[RollRecord | FacesRecord]) -> list[str]:
@@ -94,3 +126,21 @@ def digest_embeds(digest: Digest) -> list[discord.Embed]:
     caught = digest.caught_up
     embeds = report_embeds(caught.events, caught.state) if caught is not None and caught.events else []
     return [*embeds, *timestamped(text_embeds([finish(line) for line in lines], "🗞 Digest"))]
+
+
+def gm_log_embed(shown: GmPage, lines: list[list[str]]) -> discord.Embed:
+    """/log gm: one page of the GM's log, each act's head (when, who, the command) then its changes, everything
+    escaped, players as mentions, moments as timestamps; the footer where it stands."""
+    entries = [finish(line) for act, own in zip(shown.acts, lines, strict=True)
+               for line in act_lines(act, own, when=lambda moment: stamp(moment, "f"))]
+    embed = timestamped(text_embeds(entries or ["No GM acts yet."], "🛡 The GM's log"))[0]
+    if shown.total:
+        embed.set_footer(text=page_footer(shown))
+    return embed
+
+
+def story_embeds(told: Story) -> list[discord.Embed]:
+    """/log game: the turn's story over as many embeds as it needs (`reply` sends them a message's worth at a
+    time); its head is the first embed's title, each entry's time absolute only."""
+    lines = story_lines(told, when=stamp, events=raw_event_lines, free=raw_ledger_line)
+    return timestamped(text_embeds([finish(line) for line in lines[1:]], f"📜 {lines[0]}"))

@@ -12,16 +12,13 @@ from __future__ import annotations
 
 from engine.fairness import Die
 from engine.goddice import attack, clock, commands, describe, events, gm, setup, snapshot, turn, views  # noqa: F401  (handlers)
+from engine.goddice import history as goddice_history
 from engine.goddice.cards import rules_from_dict
 from engine.goddice.common import RULESET, find_player, waiting_for
-from engine.goddice.describe import MOVES
+from engine.goddice.describe import MOVES, STAGES
 from engine.goddice.state import SEATING, GoddiceState
 from engine.rulesets import Glance, RuleSet, register
 from engine.view import Person, line
-
-STAGES = {"seating": "seating", "choose": "the roll-off winner's choice", "draft": "the draft",
-          "declare": "declare", "defend": "defend", "resurrect": "resurrection", "retarget": "retarget",
-          "opening": "the opening roll", "favor": "favor", "rolling": "rolling", "over": "over"}
 
 
 def glance(state: GoddiceState) -> Glance:
@@ -57,6 +54,7 @@ RULES = register(RuleSet(
     apply_deadline=clock.apply_deadline,
     forced_dice=gm.forced_dice,
     event_line=describe.event_line,
+    change_line=describe.change_line,
     commands=commands.COMMANDS,
     rank=1,
     rules_file="goddice.toml",
@@ -68,5 +66,8 @@ RULES = register(RuleSet(
     help_topic="docs/goddice.md",
     glance=glance,
     turn_mark=lambda event: event.turn if isinstance(event, events.TurnStarted) else None,
+    history_point=goddice_history.history_point,
+    history_stats=goddice_history.HISTORY_STATS,
+    game_chart=("life",),
     faces_die=faces_die,
 ))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.describe import When, Who, plural
-from engine.events import Event, GameImported
+from engine.events import DiceCleared, DiceQueued, Event, GameImported
 from engine.goddice import events as ev
-from engine.goddice.cards import FACE_NAMES, Cards
+from engine.goddice.cards import FACE_NAMES, Cards, cards_from_dict
 from engine.goddice.common import LegalAttack, campaign_game, character_label, label, legal_attacks, rollable
 from engine.goddice.state import (
     CHOOSE,
@@ -20,6 +22,10 @@ from engine.goddice.state import (
     GoddiceState,
 )
 
+STAGES = {"seating": "seating", "choose": "the roll-off winner's choice", "draft": "the draft",
+          "declare": "declare", "defend": "defend", "resurrect": "resurrection", "retarget": "retarget",
+          "opening": "the opening roll", "favor": "favor", "rolling": "rolling", "over": "over"}
+"""Each phase in words (/game list's glance)."""
 MOVES = {
     CHOOSE: "choose to attack first or select first (/goddice choose first:attack|select)",
     DRAFT: "pick a character (/goddice pick)",
@@ -202,3 +208,57 @@ def cards_lines(cards: Cards) -> list[str]:
         lines.append(f"{card.title} ({card.life} life, God die {card.god}): " + "; ".join(attacks))
     lines.append("* has house values (what a printed card would add); the rest is the rulebook's.")
     return lines
+
+
+def change_line(state: Any, event: Event, when: When, who: Who) -> str | None:
+    """/log gm: a God Dice event's change as "whose field: before → after.", read off `state` as it was just
+    before the event (None: the event's own line says it)."""
+    match event:
+        case ev.LifeChanged(player=player, character=cid, life=life, change=change, reason=reason, by=by):
+            how = f"set by GM {who(by)}" if by else reason  # the event's change: right for each event of an act
+            return f"{who(player)}'s {_name(state, cid, event.name)} life: {life - change} → {life} ({how})."
+        case ev.CharacterResurrected(player=player, character=cid, life=life):
+            return f"{who(player)}'s {_name(state, cid, event.name)} life: 0 → {life} (resurrected)."
+        case ev.PlayerJoined(player=player, seat=seat):
+            return f"Seat {seat}: empty → {who(player)}."
+        case ev.CardsLoaded(cards=raw):
+            return _cards_change(state.cards, raw)
+        case ev.DirectionReversed(direction=direction):
+            return f"Attack direction: {state.direction} → {direction}."
+        case ev.TurnStarted(player=player, turn=turn) if turn != state.turn:
+            return f"Turn: {state.turn} → {turn} ({who(player)} attacks)."
+        case ev.AttackDiceSet(rolled=rolled, dice=dice) if state.current is not None:
+            what = FACE_NAMES.get(rolled, rolled)
+            return (f"{who(state.current.player)}'s attack dice: {_faces(state.current.dice)} → {_faces(dice)} "
+                    f"(rolled: {what}).")
+        case DiceQueued(values=values, by=by):
+            return (f"GM-entered dice waiting: {_faces(state.forced_dice)} → "
+                    f"{_faces([*state.forced_dice, *values])} (entered by GM {who(by)}).")
+        case DiceCleared(by=by):
+            return f"GM-entered dice waiting: {_faces(state.forced_dice)} → none (cleared by GM {who(by)})."
+    return None
+
+
+def _name(state: GoddiceState, character_id: int, name: str) -> str:
+    """A character's name as shown (the event's own where the game does not know it)."""
+    try:
+        return character_label(state, character_id)
+    except KeyError:
+        return name or f"character {character_id}"
+
+
+def _faces(faces: list[Any]) -> str:
+    return " ".join(map(str, faces)) or "none"
+
+
+def _cards_change(old: Cards, raw: dict[str, Any]) -> str | None:
+    """What another card file changed: each character's life, the players allowed (None: nothing of those)."""
+    new = cards_from_dict(raw)
+    changes = [f"{card.title} life {old.characters[kind].life} → {card.life}"
+               for kind, card in new.characters.items()
+               if kind in old.characters and old.characters[kind].life != card.life]
+    changes += [f"{new.characters[k].title} added" for k in new.characters if k not in old.characters]
+    changes += [f"{old.characters[k].title} removed" for k in old.characters if k not in new.characters]
+    if (old.min_players, old.max_players) != (new.min_players, new.max_players):
+        changes.append(f"players {old.min_players}-{old.max_players} → {new.min_players}-{new.max_players}")
+    return f"Card file: {', '.join(changes)}." if changes else None

@@ -30,6 +30,7 @@ from engine.godsfire import (  # noqa: F401  (handlers)
     views,
     war,
 )
+from engine.godsfire import history as godsfire_history
 from engine.godsfire.politics import interphase_left
 from engine.godsfire.rules import rules_from_dict
 from engine.godsfire.state import PHASE_NAMES
@@ -101,6 +102,7 @@ RULES = register(RuleSet(
     apply_deadline=apply_deadline,
     forced_dice=setup.forced_dice,
     event_line=describe.event_line,
+    change_line=describe.change_line,
     commands=commands.COMMANDS,
     roll_to_dict=snapshot.roll_to_dict,
     rank=2,
@@ -115,4 +117,8 @@ RULES = register(RuleSet(
     help_topic="docs/godsfire.md",
     glance=glance,
     turn_mark=lambda event: event.turn if isinstance(event, events.GodsfirePhaseChanged) else None,
+    history_point=godsfire_history.history_point,
+    history_marks=godsfire_history.history_marks,
+    history_stats=godsfire_history.HISTORY_STATS,
+    game_chart=("systems", "money"),
 ))

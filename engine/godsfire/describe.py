@@ -10,6 +10,7 @@ from engine.describe import When, Who, plural
 from engine.events import Event, GameImported
 from engine.godsfire import economy, politics
 from engine.godsfire import events as ev
+from engine.godsfire.events import LISTS, to_plain
 from engine.godsfire.state import PHASE_NAMES, Region
 
 FIELD_WORDS = {
@@ -138,3 +139,73 @@ def chart_line(chart: str, column: str, die: int, words: str, detail: str) -> st
     if chart == "stacking":
         return f"📦 Stack check ({column}, {detail}): {words}."
     return f"{chart} {column}: die {die}: {words} ({detail})."
+
+
+HIDDEN = BOOKKEEPING | {"next_counter", "next_attack"}
+"""Fields /log gm leaves out of a change beside others (numbering and marks; the reason says what happened)."""
+COUNTED = set(LISTS)
+"""The game's fields shown in /log gm by how many they hold (the counters on the table, the choices awaited)."""
+PLAYER_KEYED = {"subversion", "subversion_step"}
+
+
+def change_line(state: Any, event: Event, when: When, who: Who) -> str | None:
+    """/log gm: a Godsfire event's change as "what field: before → after (reason).", the before as it stood just
+    before the event (None: the event's own line says it). The changes carry their before (what the game held
+    when the event was made), so each event of one act is worded against its own before."""
+    match event:
+        case ev.RegionChanged(system=name, region=number, changes=changes, before=before, reason=reason):
+            system = state.find_system(name)
+            target = None if system is None else next((r for r in system.regions if r.number == number), None)
+            return _fields_line(f"{name} region {number} ", target, changes, before, reason, who)
+        case ev.SystemChanged(system=name, changes=changes, before=before, reason=reason):
+            return _fields_line(f"{name} ", state.find_system(name), changes, before, reason, who)
+        case ev.PlayerChanged(player=name, changes=changes, before=before, reason=reason):
+            return _fields_line(f"{who(name)} ", state.find_player(name), changes, before, reason, who)
+        case ev.GameChanged(changes=changes, before=before, reason=reason) if set(changes) - {"done"}:
+            return _fields_line("", state, changes, before, reason, who)
+        case ev.GodsfirePhaseChanged(turn=turn, phase=phase):
+            return (f"Phase: turn {state.turn}, {PHASE_NAMES.get(state.phase, state.phase)} → turn {turn}, "
+                    f"{PHASE_NAMES.get(phase, phase)}.")
+    return None
+
+
+def _fields_line(what: str, target: Any, changes: dict[str, Any], before: dict[str, Any], reason: str,
+                 who: Who) -> str:
+    """`Sol bank: 5 → 7 (set by GM gm).`; several fields: `Sol region 1 allegiance: 3 → 2; economy: A-1 → A-2
+    (…)`; the game's own fields with no one in front: `Counters on the table: 13 → 15 (…)`. The before is the
+    event's own (the target's as it stands where the event lacks it)."""
+    shown = [k for k in changes if k not in HIDDEN] or list(changes)
+    parts = []
+    for key in shown:
+        if key in before or target is None or not hasattr(target, key):
+            old = before.get(key)
+        else:
+            old = to_plain(getattr(target, key))
+        parts.append(f"{_field_name(key)}: {_value(key, old, who)} → {_value(key, changes[key], who)}")
+    text = "; ".join(parts)
+    return f"{what}{text if what else text[:1].upper() + text[1:]} ({reason})."
+
+
+def _field_name(key: str) -> str:
+    if key == "counters":
+        return "counters on the table"
+    if key == "choices":
+        return "choices awaited"
+    return field_words(key)
+
+
+def _value(key: str, value: Any, who: Who) -> str:
+    """A field's value in /log gm: players by `who`, the game's lists of records by how many they hold."""
+    if key in COUNTED and isinstance(value, list):
+        return str(len(value))
+    if key in ("owner", "winner") and isinstance(value, str):
+        return who(value)
+    if key == "order" and isinstance(value, list):
+        return ", ".join(who(player) for player in value) or "none"
+    if key == "wars" and isinstance(value, list):
+        return ", ".join(" and ".join(who(p) for p in pair) for pair in value) or "none"
+    if key == "neutral_control" and isinstance(value, dict):
+        return ", ".join(f"{system}: {who(player)}" for system, player in value.items()) or "none"
+    if key in PLAYER_KEYED and isinstance(value, dict):
+        return ", ".join(f"{who(player)} {amount}" for player, amount in value.items()) or "none"
+    return show(value)

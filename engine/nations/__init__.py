@@ -12,6 +12,7 @@ from typing import Any
 from engine.core import Context, Outcome
 from engine.errors import BadInput
 from engine.nations import clock, commands, describe, events, gm, peace, snapshot, views, war  # noqa: F401  (handlers)
+from engine.nations import history as nations_history
 from engine.nations.common import RULESET, actions_left, find_nation
 from engine.nations.rules import rules_from_dict
 from engine.rulesets import Glance, RuleSet, register
@@ -69,5 +70,9 @@ RULES = register(RuleSet(
     discord="cogs.nations",
     help_topic="docs/nations.md",
     glance=glance,
-    turn_mark=lambda event: event.ended + 1 if isinstance(event, events.TurnEnded) else None  # the next turn,
+    turn_mark=lambda event: event.ended + 1 if isinstance(event, events.TurnEnded) else None,  # the next turn
+    history_point=nations_history.history_point,
+    history_marks=nations_history.history_marks,
+    history_stats=nations_history.HISTORY_STATS,
+    game_chart=("land",),
 ))

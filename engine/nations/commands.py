@@ -7,8 +7,9 @@ from typing import Any
 
 from engine.errors import BadInput
 from engine.nations import clock, gm, peace, views, war
+from engine.nations import history as nations_history
 from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, STATS
-from engine.vocabulary import LIST, NUMBERS, TEXT, Command, Param
+from engine.vocabulary import CHART_FILE, LIST, NUMBERS, TEXT, Command, Param
 
 # The names offered as choices (data/nations.toml holds the types and ranks; a test keeps these equal).
 UNIT_TYPES = ("infantry", "armour", "fighter", "bomber", "warships", "submarines")
@@ -73,6 +74,11 @@ COMMANDS: tuple[Command, ...] = (
                                                   o["weakness"], parse_units(o.get("units") or ""), o.get("player"))),
     Command("nation show", "a nation's stats, bonuses and army", (NATION,), view=views.show_nation),
     Command("nation list", "every nation of this game", view=views.list_view),
+    Command("nation chart", "a picture of the nations' stats over the turns: one nation or every one, one stat or "
+                            "all (default: every nation's LAND, battles and conquests marked)",
+            (P("nation", help="a nation (default: every nation)", words=TEXT),
+             P("stat", help="one stat (default: LAND for every nation, all five for one)", choices=STATS),
+             *CHART_FILE), chart=nations_history.nation_chart, shows_ended=True),
     Command("economy grow", "ECONOMY check to raise ECONOMY", (NATION,),
             action=lambda o: peace.GrowEconomy(o.get("nation"))),
     Command("economy military", "ECONOMY check to raise MILITARY (costs 1 E)", (NATION,),

@@ -247,12 +247,13 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         # The log shows the faces rolled; one player's rolls on their own.
         logged = await t.run(t.bob, "log rolls", limit=2)
         assert logged.embed["title"] == "Latest rolls"
-        assert [line.split(" ", 3)[3] for line in lines(t, logged)[1:]] == [
+        assert [line.split(" ", 3)[3].split(" [↗](https://discord.com/channels/")[0]  # a link to its answer
+                for line in lines(t, logged)[1:]] == [
             "🎲 @alice, yellow: O\\* (\\* entered by the GM)",
             "🎲 @alice, 5: R\\* O\\* 5\\* 5\\* (\\* entered by the GM)"]
         theirs = await t.run(t.alice, "log rolls", nation=bob)
         assert lines(t, theirs)[1] == "Rolls of @bob:"
-        assert [line.split(" ", 3)[3] for line in lines(t, theirs)[2:]] == [
+        assert [line.split(" ", 3)[3].split(" [↗](")[0] for line in lines(t, theirs)[2:]] == [
             "🎲 @bob, rolloff: B\\* B\\* B\\* B\\* B\\* B\\* B\\* B\\* B\\* (\\* entered by the GM)"]
         players = await t.fake.autocomplete(t.guild, t.channel, t.alice, "log rolls", focused="nation")
         assert [c["value"] for c in players] == [alice, bob]

@@ -11,6 +11,7 @@ changed), the race is shown, the clock passes over a player who waits too long, 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import pytest
@@ -109,8 +110,10 @@ async def test_a_fourth_rule_set_plays_on_discord_from_its_command_table(tmp_pat
         # The roll ledger finds a racer by the rule set's own lookup.
         ledger = await t.run(t.bob, "log rolls", nation=str(t.alice.id))
         stamp = f"<t:{int(START.timestamp())}:f> (<t:{int(START.timestamp())}:R>)"
-        assert ledger.embeds[0]["description"].splitlines() == [f"Rolls of {alice}:",
-                                                                f"T1 {stamp} 🎲 {alice}, move: d6 4"]
+        heading, row = ledger.embeds[0]["description"].splitlines()
+        assert heading == f"Rolls of {alice}:"
+        assert re.fullmatch(re.escape(f"T1 {stamp} 🎲 {alice}, move: d6 4")  # with its announcement's link
+                            + r" \[↗\]\(https://discord\.com/channels/\d+/\d+/\d+\)", row)
 
         # Export, then import into another channel: the importer is the copy's GM, with its own pinned status.
         exported = await t.run(t.gm, "gm export")

@@ -1,0 +1,160 @@
+"""Charts drawn as PNG pictures (matplotlib, Agg backend) for every front-end: `/game chart`, `/nation chart`.
+
+What a chart shows is plain data (`engine.chartspec.Chart`); `draw` lays it out — one panel a stat, one line a
+side in its colour, marks where something happened — on a dark background that reads on Discord's dark theme
+and stays legible scaled down to a phone's width. `render` draws it in a worker process, so the bot keeps
+answering while it draws (matplotlib is pure Python in large part: in a thread it would hold the interpreter's
+lock for most of a second), with a bounded wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import multiprocessing
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
+
+from engine.chartspec import Chart
+from engine.errors import RefereeError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["RENDER_TIMEOUT", "close_pool", "draw", "render", "render_png"]
+
+log = logging.getLogger("referee.charts")
+
+RENDER_TIMEOUT = 30.0  # seconds a chart may take (the worker's first chart also imports matplotlib)
+WIDTH_INCHES, PANEL_INCHES, TOP_INCHES, DPI = 7.2, 3.0, 0.9, 130  # 936 px wide; a panel 390 px high
+SMALL_PANEL_INCHES = 1.9  # a panel of a chart of three or more
+BACKGROUND, PANEL_BACKGROUND, INK, FAINT, GRID = "#2B2D31", "#313338", "#F2F3F5", "#B5BAC1", "#4E5058"
+MARKERS = {"battle won": ("^", "battle won"), "battle lost": ("v", "battle lost"), "conquest": ("*", "conquest"),
+           "eliminated": ("X", "eliminated"), "system taken": ("D", "system taken")}
+FONT = 12
+DOTTED_TURNS = 40  # a line of this many turns or fewer shows a dot at each
+
+
+def draw(chart: Chart) -> Figure:
+    """The chart as a matplotlib figure (no pyplot: nothing global, safe in any thread or process)."""
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
+
+    panels = chart.panels
+    legend_rows = (len(chart.sides()) + 2) // 3
+    panel_inches = PANEL_INCHES if len(panels) <= 2 else SMALL_PANEL_INCHES
+    height = TOP_INCHES + panel_inches * len(panels) + 0.3 * legend_rows + 0.4
+    figure = Figure(figsize=(WIDTH_INCHES, height), dpi=DPI, facecolor=BACKGROUND)
+    figure.suptitle(chart.title, color=INK, fontsize=FONT + 2, fontweight="bold", x=0.02, ha="left",
+                    y=1 - 0.25 / height)
+    bottom = (0.3 * legend_rows + 0.55) / height
+    top = 1 - TOP_INCHES / height
+    axes_list = figure.subplots(len(panels), 1, sharex=True, squeeze=False,
+                                gridspec_kw={"top": top, "bottom": bottom, "left": 0.09, "right": 0.98,
+                                             "hspace": 0.35})[:, 0]
+    kinds: dict[str, None] = {}
+    for axes, shown in zip(axes_list, panels, strict=True):
+        axes.set_facecolor(PANEL_BACKGROUND)
+        axes.set_title(shown.title, color=INK, fontsize=FONT, loc="left")
+        widths = _widths(len(shown.series))
+        for series, width in zip(shown.series, widths, strict=True):
+            turns = [t for t, _ in series.points]
+            values = [v for _, v in series.points]
+            # each turn's value at its end, joined; dots while the turns are few enough to tell apart
+            axes.plot(turns, values, color=series.colour, linewidth=width, label=series.side,
+                      marker="o" if len(turns) <= DOTTED_TURNS else None, markersize=width + 2.5, gid=series.side)
+        for mark in shown.marks:
+            symbol = MARKERS.get(mark.kind, ("o", mark.kind))[0]
+            kinds[mark.kind] = None
+            axes.plot([mark.turn], [mark.value], linestyle="none", marker=symbol, markersize=11, color=mark.colour,
+                      markeredgecolor=INK, markeredgewidth=1.0, zorder=5, gid=f"mark:{mark.kind}:{mark.side}")
+        axes.tick_params(colors=FAINT, labelsize=FONT - 1)
+        axes.grid(True, color=GRID, linewidth=0.7)
+        for spine in axes.spines.values():
+            spine.set_color(GRID)
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
+        axes.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=5 if len(panels) > 2 else 6))
+        values = [v for series in shown.series for _, v in series.points]
+        if values and max(values) - min(values) < 4:  # a flat line: whole numbers around it, not 9.8 10.0 10.2
+            axes.set_ylim(min(values) - 2, max(values) + 2)
+    axes_list[-1].set_xlabel("turn", color=FAINT, fontsize=FONT)
+    handles = [Line2D([], [], color=s_colour, linewidth=3) for s_colour in _side_colours(chart).values()]
+    labels = list(_side_colours(chart))
+    handles += [Line2D([], [], linestyle="none", marker=MARKERS.get(k, ("o", k))[0], markersize=9, color=FAINT,
+                       markeredgecolor=INK) for k in kinds]
+    labels += [MARKERS.get(k, ("o", k))[1] for k in kinds]
+    legend = figure.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.02, 0.005), ncol=3, frameon=False,
+                           fontsize=FONT - 1, handlelength=1.6, columnspacing=1.2)
+    for text in legend.get_texts():
+        text.set_color(INK)
+    return figure
+
+
+def _widths(count: int) -> list[float]:
+    """Line widths, the first side's widest: lines that lie on one another still show every colour."""
+    if count <= 1:
+        return [2.4] * count
+    return [4.2 - 2.6 * index / (count - 1) for index in range(count)]
+
+
+def _side_colours(chart: Chart) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for shown in chart.panels:
+        for series in shown.series:
+            found.setdefault(series.side, series.colour)
+    return found
+
+
+def render_png(chart: Chart) -> bytes:
+    """The chart as PNG bytes (runs in the worker process, or inline)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure = draw(chart)
+    FigureCanvasAgg(figure)
+    out = io.BytesIO()
+    figure.savefig(out, format="png", facecolor=BACKGROUND)
+    return out.getvalue()
+
+
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _executor() -> ProcessPoolExecutor:
+    """The one worker process, started at the first chart (spawned: a fork of a process with threads is unsafe)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        return _pool
+
+
+def close_pool() -> None:
+    """Stop the worker process (at shutdown); the next chart starts another."""
+    global _pool
+    with _pool_lock:
+        pool, _pool = _pool, None
+    if pool is not None:
+        for process in list(getattr(pool, "_processes", {}).values()):  # a chart still drawing is stopped too
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def render(chart: Chart, timeout: float = RENDER_TIMEOUT) -> bytes:
+    """The chart as PNG bytes, drawn in the worker process while the event loop goes on. A worker that died is
+    replaced once; a chart that takes longer than `timeout` is refused (the worker is restarted)."""
+    loop = asyncio.get_running_loop()
+    for attempt in (1, 2):
+        try:
+            return await asyncio.wait_for(loop.run_in_executor(_executor(), render_png, chart), timeout)
+        except BrokenProcessPool:
+            log.warning("the chart worker died; starting another (attempt %d)", attempt)
+            close_pool()
+        except TimeoutError:
+            close_pool()
+            raise RefereeError(f"that chart took longer than {timeout:g} s to draw; nothing was sent") from None
+    raise RefereeError("the chart could not be drawn right now (its worker process failed); try again")

@@ -1,0 +1,62 @@
+"""/game chart and /nation chart on Discord: the chart the command table describes (`Command.chart`), drawn in
+the chart worker (`charts.render`) and posted as a PNG. Players are their Discord ids in the game: on the picture
+they are their server names."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+from typing import Any
+
+import discord
+
+import charts
+from cogs.render import USER_ID, safe
+from cogs.util import bot_of, channel_key, reply
+from engine.commands import BY_PATH, check_ruleset
+
+MAX_LOOKUPS = 25  # players looked up by id for one chart (the others are shown by the end of their id)
+LOOKUP_TIMEOUT = 5.0  # seconds the lookups of one chart may take in all
+
+
+async def send_chart(interaction: discord.Interaction, path: str, options: dict[str, Any]) -> None:
+    """Check the chart's options (a refusal changes nothing and is seen only by the asker), then draw it off the
+    event loop and post it for the channel."""
+    bot = bot_of(interaction)
+    command = BY_PATH[path]
+    assert command.chart is not None
+    game_id = await bot.referee.shown_game_id(channel_key(interaction))
+    state = await bot.referee.store.load(game_id)
+    check_ruleset(command, state.ruleset)
+    drawn = command.chart(state, await bot.referee.store.history(game_id), options)
+    await interaction.response.defer(thinking=True)
+    names = await display_names(interaction, {m.group() for side in drawn.sides() for m in USER_ID.finditer(side)})
+    shown = drawn.relabel(lambda side: USER_ID.sub(lambda m: names.get(m.group(), m.group()), side))
+    png = await charts.render(shown)
+    await reply(interaction, f"📈 {safe(drawn.title)}", file=discord.File(io.BytesIO(png), drawn.file_name))
+
+
+async def display_names(interaction: discord.Interaction, ids: set[str]) -> dict[str, str]:
+    """Each player id's name in this server (the member's display name, else the user's name), looked up from the
+    cache, then from Discord for at most MAX_LOOKUPS of them; one not found is shown as "player …1234"."""
+    names: dict[str, str] = {}
+    missing = []
+    for text in sorted(ids):
+        user_id = int(text)
+        member = interaction.guild.get_member(user_id) if interaction.guild is not None else None
+        user = member or interaction.client.get_user(user_id)
+        if user is not None:
+            names[text] = user.display_name
+        else:
+            missing.append(text)
+
+    async def look_up(text: str) -> None:
+        if interaction.guild is not None:
+            with contextlib.suppress(discord.HTTPException):
+                names[text] = (await interaction.guild.fetch_member(int(text))).display_name
+
+    if missing:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*(look_up(t) for t in missing[:MAX_LOOKUPS])), LOOKUP_TIMEOUT)
+    return {text: names.get(text, f"player …{text[-4:]}") for text in ids}

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.export import lag_probe, lag_text
-from bench.scale import PRESETS, T0, TURN_HOURS, _discord, _keys, percentile
+from bench.scale import PRESETS, T0, TURN_HOURS, _discord, _keys, bot_with_noop, percentile
 
 SECOND = 1.0  # the issue's goal: a chart of a 500-turn game rendered in under a second
 STATS = ("land", "economy", "stability", "military", "propaganda")
@@ -209,8 +209,6 @@ async def bench_latency(turns: int, nations: int, idle_seconds: float, busy_seco
                         out: Callable[[str], None], gap: float = 0.01) -> None:
     """A no-op slash command and /game status through discord.py against the fake Discord, idle and while a
     background task posts /game chart back to back; the latency as bench/scale.py's `commands` row takes it."""
-    import discord
-    from discord import app_commands
 
     import charts
 
@@ -230,15 +228,7 @@ async def bench_latency(turns: int, nations: int, idle_seconds: float, busy_seco
                 f"/gm turn end through the referee), built in {built['seconds']:.1f} s")
             await bench_render(folder / "referee.db", built["game_id"], built["nations"][0], out)
 
-            clock = kit.FakeClock(built["now"] + timedelta(hours=1))  # the bot's clock stands still: no turn ends
-            bot = kit.create_bot(kit.settings(folder / "referee.db", clock, kit.Dice()), guild_ready_timeout=0.05)
-
-            async def noop(interaction: discord.Interaction) -> None:
-                await interaction.response.send_message("ok")
-
-            bot.tree.add_command(app_commands.Command(name="noop", description="answers at once (benchmark)",
-                                                      callback=noop))
-            running = await fake.start_bot(bot)
+            running = await fake.start_bot(bot_with_noop(folder / "referee.db", built["now"] + timedelta(hours=1)))
             try:
                 async def latency(member: Any, command: str) -> float:
                     result = await fake.invoke(guild, room, member, command)

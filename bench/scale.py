@@ -252,6 +252,22 @@ def _discord() -> Any:
     return fakediscord, discordkit
 
 
+def bot_with_noop(db: Path, now: datetime) -> Any:
+    """The bot on `db` with its clock standing still at `now` (no turn ends) and a /noop command that answers at
+    once: the reference a command's latency is set against."""
+    import discord
+    from discord import app_commands
+
+    _, kit = _discord()
+    bot = kit.create_bot(kit.settings(db, kit.FakeClock(now), kit.Dice()), guild_ready_timeout=0.05)
+
+    async def noop(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("ok")
+
+    bot.tree.add_command(app_commands.Command(name="noop", description="answers at once (benchmark)", callback=noop))
+    return bot
+
+
 async def _table(fake: Any, channels: int) -> tuple[Any, list[Any], Any, list[Any]]:
     """One fake server with `channels` channels, a GM and five players."""
     guild = fake.add_guild("Bench")
@@ -268,9 +284,6 @@ async def worker_commands(commands: int, warmup: int = 10) -> dict[str, Any]:
     """`/economy grow` as real interactions through discord.py against the fake Discord, each beside a no-op
     slash command on the same bot, same player and channel; times from the interaction written to the bot's
     socket to its initial response received by the fake."""
-    import discord
-    from discord import app_commands
-
     fakediscord, kit = _discord()
     folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
@@ -280,15 +293,7 @@ async def worker_commands(commands: int, warmup: int = 10) -> dict[str, Any]:
             guild, rooms, gm, players = await _table(fake, math.ceil(commands / players_count) + warm_rooms)
             await build_store(folder / "referee.db", _keys(guild, rooms), guild.id, str(gm.id),
                               [str(p.id) for p in players])
-            clock = kit.FakeClock(T0 + timedelta(hours=1))  # the bot's clock stands still: no turn ends
-            bot = kit.create_bot(kit.settings(folder / "referee.db", clock, kit.Dice()), guild_ready_timeout=0.05)
-
-            async def noop(interaction: discord.Interaction) -> None:
-                await interaction.response.send_message("ok")
-
-            bot.tree.add_command(app_commands.Command(name="noop", description="answers at once (benchmark)",
-                                                      callback=noop))
-            running = await fake.start_bot(bot)
+            running = await fake.start_bot(bot_with_noop(folder / "referee.db", T0 + timedelta(hours=1)))
             try:
                 async def timed(room: Any, player: Any, command: str) -> float:
                     result = await fake.invoke(guild, room, player, command)

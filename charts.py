@@ -32,8 +32,7 @@ RENDER_TIMEOUT = 30.0  # seconds a chart may take (the worker's first chart also
 WIDTH_INCHES, PANEL_INCHES, TOP_INCHES, DPI = 7.2, 3.0, 0.9, 130  # 936 px wide; a panel 390 px high
 SMALL_PANEL_INCHES = 1.9  # a panel of a chart of three or more
 BACKGROUND, PANEL_BACKGROUND, INK, FAINT, GRID = "#2B2D31", "#313338", "#F2F3F5", "#B5BAC1", "#4E5058"
-MARKERS = {"battle won": ("^", "battle won"), "battle lost": ("v", "battle lost"), "conquest": ("*", "conquest"),
-           "eliminated": ("X", "eliminated"), "system taken": ("D", "system taken")}
+MARKERS = {"battle won": "^", "battle lost": "v", "conquest": "*", "eliminated": "X", "system taken": "D"}  # else "o"
 FONT = 12
 DOTTED_TURNS = 40  # a line of this many turns or fewer shows a dot at each
 
@@ -68,7 +67,7 @@ def draw(chart: Chart) -> Figure:
             axes.plot(turns, values, color=series.colour, linewidth=width, label=series.side,
                       marker="o" if len(turns) <= DOTTED_TURNS else None, markersize=width + 2.5, gid=series.side)
         for mark in shown.marks:
-            symbol = MARKERS.get(mark.kind, ("o", mark.kind))[0]
+            symbol = MARKERS.get(mark.kind, "o")
             kinds[mark.kind] = None
             axes.plot([mark.turn], [mark.value], linestyle="none", marker=symbol, markersize=11, color=mark.colour,
                       markeredgecolor=INK, markeredgewidth=1.0, zorder=5, gid=f"mark:{mark.kind}:{mark.side}")
@@ -82,11 +81,12 @@ def draw(chart: Chart) -> Figure:
         if values and max(values) - min(values) < 4:  # a flat line: whole numbers around it, not 9.8 10.0 10.2
             axes.set_ylim(min(values) - 2, max(values) + 2)
     axes_list[-1].set_xlabel("turn", color=FAINT, fontsize=FONT)
-    handles = [Line2D([], [], color=s_colour, linewidth=3) for s_colour in _side_colours(chart).values()]
-    labels = list(_side_colours(chart))
-    handles += [Line2D([], [], linestyle="none", marker=MARKERS.get(k, ("o", k))[0], markersize=9, color=FAINT,
+    side_colours = _side_colours(chart)
+    handles = [Line2D([], [], color=colour, linewidth=3) for colour in side_colours.values()]
+    labels = list(side_colours)
+    handles += [Line2D([], [], linestyle="none", marker=MARKERS.get(k, "o"), markersize=9, color=FAINT,
                        markeredgecolor=INK) for k in kinds]
-    labels += [MARKERS.get(k, ("o", k))[1] for k in kinds]
+    labels += list(kinds)
     legend = figure.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.02, 0.005), ncol=3, frameon=False,
                            fontsize=FONT - 1, handlelength=1.6, columnspacing=1.2)
     for text in legend.get_texts():

@@ -394,10 +394,7 @@ class Console:
 
     async def chart(self, command: Command, options: dict[str, Any]) -> None:
         """/game chart, /nation chart: the chart written as a PNG under an export folder; prints its path."""
-        assert command.chart is not None
-        game_id = await self.referee.shown_game_id(CHANNEL)
-        state = await self.referee.store.load(game_id)
-        drawn = command.chart(state, await self.referee.store.history(game_id), options)
+        drawn = await self.referee.chart(CHANNEL, command, options)
         shown = options.get("file") or drawn.file_name
         target = export_path(shown)
         write_new_file(target, await charts.render(drawn), _yes_no(options.get("overwrite"), "overwrite"), shown)

@@ -333,6 +333,16 @@ class Referee:
         check_ruleset(command, state.ruleset)
         return command.view(state, self.rules_for(state.ruleset), actor, options), state
 
+    async def chart(self, channel: str, command: Command, options: dict[str, Any]) -> Any:
+        """What a chart command (`command.chart`) draws, from the stored stat history of the channel's shown game
+        (`engine.chartspec.Chart`; the front-end draws it with `charts.render`). A rule set's chart in a game of
+        another rule set is refused with the reason, and so are options the chart cannot draw."""
+        assert command.chart is not None
+        game_id = await self.shown_game_id(channel)
+        state = await self.store.load(game_id)
+        check_ruleset(command, state.ruleset)
+        return command.chart(state, await self.store.history(game_id), options)
+
     async def game_list(self, actor: str, guild_id: int | None = None, limit: int = MAX_LISTED) -> GameList:
         """The live games of a server (`guild_id`; None: every live game in the database), those `actor` runs
         as their GM first, each group in the order the games began (ended games are left out), at most

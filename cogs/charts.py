@@ -14,7 +14,7 @@ import discord
 import charts
 from cogs.render import USER_ID, safe
 from cogs.util import bot_of, channel_key, reply
-from engine.commands import BY_PATH, check_ruleset
+from engine.commands import BY_PATH
 
 MAX_LOOKUPS = 25  # players looked up by id for one chart (the others are shown by the end of their id)
 LOOKUP_TIMEOUT = 5.0  # seconds the lookups of one chart may take in all
@@ -23,13 +23,7 @@ LOOKUP_TIMEOUT = 5.0  # seconds the lookups of one chart may take in all
 async def send_chart(interaction: discord.Interaction, path: str, options: dict[str, Any]) -> None:
     """Check the chart's options (a refusal changes nothing and is seen only by the asker), then draw it off the
     event loop and post it for the channel."""
-    bot = bot_of(interaction)
-    command = BY_PATH[path]
-    assert command.chart is not None
-    game_id = await bot.referee.shown_game_id(channel_key(interaction))
-    state = await bot.referee.store.load(game_id)
-    check_ruleset(command, state.ruleset)
-    drawn = command.chart(state, await bot.referee.store.history(game_id), options)
+    drawn = await bot_of(interaction).referee.chart(channel_key(interaction), BY_PATH[path], options)
     await interaction.response.defer(thinking=True)
     names = await display_names(interaction, {m.group() for side in drawn.sides() for m in USER_ID.finditer(side)})
     shown = drawn.relabel(lambda side: USER_ID.sub(lambda m: names.get(m.group(), m.group()), side))

@@ -352,7 +352,7 @@ class Store:
         def work(con: sqlite3.Connection) -> tuple[int, int]:
             game_id = self._insert_game(con, channel, guild_id, state.gm, now)
             action_id = self._log(con, game_id, actor, command, now, events)
-            self._history_of_state(con, game_id, action_id, state, now, None)
+            record_history(con, game_id, action_id, state, (), None, now)
             self._write_snapshot(con, game_id, state)
             return game_id, action_id
 
@@ -454,28 +454,13 @@ class Store:
         return result
 
     def _history_of_plan(self, con: sqlite3.Connection, game_id: int, result: Plan, before: Point | None) -> None:
-        """Each entry's stat history: what it changed and marked, at the turn it left the game in. One entry
-        (a command) is the state after it; several (a catch-up) are replayed one by one from the snapshot."""
-        rules = ruleset_of(result.state)
-        point_of = rules.history_point
-        assert point_of is not None
+        """Each entry's stat history, at the turn it left the game in. One entry (a command) is the state after
+        it; several (a catch-up) are replayed one by one from the snapshot."""
         state = result.state if len(result.entries) == 1 else self._load(con, game_id)
         for entry, action_id in zip(result.entries, result.action_ids, strict=True):
             if len(result.entries) > 1:
                 state = replay(entry.events, state)
-            after = point_of(state)
-            marks = [m for e in entry.events for m in (rules.history_marks(e) if rules.history_marks else [])]
-            insert_history(con, game_id, action_id,
-                           entries_of(before, after, marks, getattr(state, "turn", 0), entry.now))
-            before = after
-
-    def _history_of_state(self, con: sqlite3.Connection, game_id: int, action_id: int | None, state: Any,
-                          now: datetime, before: Point | None) -> None:
-        """The history a start or an import begins with: every value of `state` that `before` lacks."""
-        point_of = ruleset_of(state).history_point
-        if point_of is not None:
-            insert_history(con, game_id, action_id,
-                           entries_of(before, point_of(state), (), getattr(state, "turn", 0), now))
+            before = record_history(con, game_id, action_id, state, entry.events, before, entry.now)
 
     async def undo(self, game_id: int, action_id: int | Sequence[int], state: Any,
                    undo_event: Event | Sequence[Event], actor: str, command: str, now: datetime) -> int:
@@ -486,10 +471,9 @@ class Store:
 
         def work(con: sqlite3.Connection) -> int:
             for undone_id in ids:
-                for table in ("events", "rolls"):
+                for table in ("events", "rolls", "history"):
                     con.execute(f"UPDATE {table} SET undone = 1 WHERE action_id = ?", (undone_id,))
                 con.execute("UPDATE actions SET undone = 1 WHERE id = ?", (undone_id,))
-                con.execute("UPDATE history SET undone = 1 WHERE action_id = ?", (undone_id,))
             new_id = self._log(con, game_id, actor, command, now, undo_events)
             self._write_snapshot(con, game_id, state)
             return new_id
@@ -932,11 +916,25 @@ class Store:
             for roll in rolls:
                 self._insert_roll(con, game_id, None, roll)
             insert_history(con, game_id, None, history)
-            self._history_of_state(con, game_id, action_id, state, now, last_point(history))
+            record_history(con, game_id, action_id, state, (), last_point(history), now)
             self._write_snapshot(con, game_id, state)
             return game_id
 
         return await self._transaction(work)
+
+
+def record_history(con: sqlite3.Connection, game_id: int, action_id: int | None, state: Any,
+                   events: Sequence[Event], before: Point | None, at: datetime) -> Point | None:
+    """One action's stat history: each value of `state` that differs from `before` (all of them without one)
+    and the marks of its `events`, at the state's turn. Returns the state's point (None: its rule set keeps no
+    history)."""
+    rules = ruleset_of(state)
+    if rules.history_point is None:
+        return None
+    after = rules.history_point(state)
+    marks = [mark for event in events for mark in (rules.history_marks(event) if rules.history_marks else [])]
+    insert_history(con, game_id, action_id, entries_of(before, after, marks, getattr(state, "turn", 0), at))
+    return after
 
 
 def insert_history(con: sqlite3.Connection, game_id: int, action_id: int | None,

@@ -18,7 +18,6 @@ from engine.rulesets import ruleset_of
 PALETTE = ("#5DA5F5", "#F5A623", "#57D9A3", "#F25F5C", "#B18CF2", "#F2E35C", "#4FD1E5", "#F28CCB",
            "#A3E635", "#E0E0E0", "#FF8A65", "#9FA8DA")
 MAX_SIDES = 24  # lines on one panel; more would be unreadable (the first ones by the history's order)
-MAX_TITLE = 80
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,8 @@ from itertools import groupby
 import orjson
 
 import engine  # noqa: F401  (registers the rule sets)
-from data.store import insert_history
-from engine.events import event_from_dict
-from engine.history import entries_of
-from engine.rulesets import ruleset_of
+from data.store import record_history
+from engine.events import event_from_dict, replay
 
 SCHEMA = """
 CREATE TABLE history (
@@ -42,18 +40,7 @@ def migrate(con: sqlite3.Connection) -> None:
             "SELECT a.id, a.at, e.data FROM events e JOIN actions a ON a.id = e.action_id"
             " WHERE e.game_id = ? AND e.undone = 0 ORDER BY e.id", (game_id,)).fetchall()
         state, point = None, None
-        for action_id, group in groupby(rows, key=lambda row: (row[0], row[1])):
+        for (action_id, at), group in groupby(rows, key=lambda row: (row[0], row[1])):
             events = [event_from_dict(orjson.loads(row[2])) for row in group]
-            for event in events:
-                state = event.apply(state)
-            if state is None:
-                continue
-            rules = ruleset_of(state)
-            if rules.history_point is None:
-                break
-            after = rules.history_point(state)
-            marks = [m for e in events for m in (rules.history_marks(e) if rules.history_marks else [])]
-            at = datetime.fromisoformat(action_id[1])
-            insert_history(con, game_id, action_id[0], entries_of(point, after, marks, getattr(state, "turn", 0), at))
-            point = after
-
+            state = replay(events, state)
+            point = record_history(con, game_id, action_id, state, events, point, datetime.fromisoformat(at))

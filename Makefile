@@ -22,18 +22,21 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(BIN)/python
 run: $(VENV)/.run-installed
 	$(BIN)/python bot.py $(ARGS)
 
-## Set up and run the tests, then the linter.
+## Set up and run the tests (on SQLite, then again on a throwaway PostgreSQL server), then the linter.
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest --postgres $(PYTEST_ARGS)
 	$(BIN)/ruff check .
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
 
-## Benchmarks: engine, replay, store and memory figures, then issue 8's scale rows (SCALE games; 10000 for the large rows).
+## Benchmarks: engine, replay, store and memory figures, then issue 8's scale rows (SCALE games; 10000 for the large rows),
+## then issue 20's PostgreSQL rows (1, 2, 4 processes, a throwaway server; skipped, with the reason, when none can start).
 bench: $(VENV)/.dev-installed
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.scale --scale $(SCALE)
+	$(BIN)/python -m bench.postgres
 
 ## God Dice balance: duels between every two characters of a card file (ARGS="--games N --seed S --cards PATH").
 goddice-sim: $(VENV)/.run-installed

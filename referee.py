@@ -430,10 +430,11 @@ class Referee:
         caught_up = entries.pop(0).events if entries and entries[0].actor == CLOCK_ACTOR else []
         return Report(game_id, plan.state, entries[-1].events if entries else [], caught_up, list(plan.action_ids))
 
-    async def catch_up(self, game_id: int) -> Report:
-        """Apply whatever fell due in one game (turn rollovers, bonus expiries), once."""
+    async def catch_up(self, game_id: int, announce: bool = False) -> Report:
+        """Apply whatever fell due in one game (turn rollovers, bonus expiries), once. `announce`: the front-end
+        will announce it, and says so when it has (`Store.announced`): until then it stays in the outbox."""
         async with self.lock(game_id):
-            plan = await self.store.run_game(game_id, lambda state: self._plan(state, self.clock()))
+            plan = await self.store.run_game(game_id, lambda state: self._plan(state, self.clock()), announce)
             return Report(game_id, plan.state, plan.entries[0].events if plan.entries else [],
                           action_ids=plan.action_ids[:1])
 
@@ -442,20 +443,21 @@ class Referee:
         return plan.entries[0].events if plan.entries else []
 
     async def catch_up_due(self, owns: Callable[[int | None], bool] = lambda guild: True,
-                           batch: int = DUE_BATCH, action_ids: dict[int, int] | None = None) -> dict[int, list[Event]]:
+                           batch: int = DUE_BATCH, action_ids: dict[int, int] | None = None,
+                           announce: bool = False) -> dict[int, list[Event]]:
         """Catch up every live game this process owns that has something due now, read from the store's due
         index, `batch` games to a transaction. Returns the events of each game where something fell due (not
         the states: a rollover of thousands of games holds one batch of states at a time); `action_ids`, when
-        given, gets each game's logged catch-up action (none from a quick catch-up: it rolls no dice)."""
+        given, gets each game's logged catch-up action. `announce`: as in `catch_up`."""
         now = self.clock()
         due = [game_id for game_id, guild_id in await self.store.due(now) if owns(guild_id)]
         caught: dict[int, list[Event]] = {}
         with collector_paused():
-            await self._catch_up_batches(due, batch, now, caught, action_ids)
+            await self._catch_up_batches(due, batch, now, caught, action_ids, announce)
         return caught
 
-    async def _catch_up_batches(self, due: list[int], batch: int, now: datetime,
-                                caught: dict[int, list[Event]], action_ids: dict[int, int] | None = None) -> None:
+    async def _catch_up_batches(self, due: list[int], batch: int, now: datetime, caught: dict[int, list[Event]],
+                                action_ids: dict[int, int] | None = None, announce: bool = False) -> None:
         for start in range(0, len(due), batch):
             ids = due[start:start + batch]
             locks = [self.lock(game_id) for game_id in ids]
@@ -463,7 +465,7 @@ class Referee:
                 await lock.acquire()
             try:
                 plans = await self.store.run_games(ids, lambda state: self._plan(state, now),
-                                                   lambda name, document: self._quick(name, document, now))
+                                                   lambda name, document: self._quick(name, document, now), announce)
             finally:
                 for lock in locks:
                     lock.release()
@@ -535,6 +537,9 @@ class Referee:
             state = await self.store.load(game_id)
             if not self.is_gm(state, actor, gm_role):
                 raise NotGM("only the GM may undo")
+            # The game's newest action before anything is checked: whatever another process logs after it makes
+            # the store refuse the undo (GameMovedOn), so the actions checked here are the ones taken back.
+            [newest] = await self.store.actions(game_id, limit=1)
             if expected is not None:
                 now_ids = tuple(a.id for a in await self._undo_targets(game_id, steps))
                 wanted = (expected,) if isinstance(expected, int) else tuple(expected)
@@ -543,7 +548,8 @@ class Referee:
             targets, _, new_state = await self._planned_undo(game_id, steps)
             undone = [ActionUndone(a.id, a.command, actor, a.actor) for a in targets]
             command = "/gm undo" + (f" steps:{steps}" if steps > 1 else "")
-            await self.store.undo(game_id, [a.id for a in targets], new_state, undone, actor, command, self.clock())
+            await self.store.undo(game_id, [a.id for a in targets], new_state, undone, actor, command, self.clock(),
+                                  last_action=newest.id)
             return Report(game_id, new_state, list(undone), caught_up)
 
     async def rolls(self, channel: str, nation: str | None = None, limit: int = 10) -> list[RollRecord]:

@@ -1,4 +1,5 @@
-"""The store: the one module that speaks SQL. SQLite through aiosqlite, WAL, numbered migrations.
+"""The store: the one module that speaks SQL. SQLite through aiosqlite (WAL) by default, PostgreSQL (psycopg 3,
+`data.postgres`) when the database is a `postgresql://` URL; numbered migrations.
 
 A game lives as a snapshot and a log. The snapshot is one JSON document on the game's `games` row (its
 rule set's export format without the rolls) with the game's next due time beside it (`next_due`, the
@@ -9,6 +10,10 @@ Every write is one transaction and one round trip to the database thread: the wo
 plain function (`_transaction`), so a command's rolls, state change and log entry commit together or not
 at all. `run_game` goes further: it loads a game, runs the engine on it (the referee's `plan`) and commits
 what the plan returns, all in that one call.
+
+Several processes may share one PostgreSQL database: a command locks its game's row for its transaction (so a
+game's commands are serialised across processes, not only within one), and the clock's catch-up takes only the
+due games no other process holds (`FOR UPDATE SKIP LOCKED`), so nothing due is applied twice.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from typing import Any, TypeVar
 import aiosqlite
 import orjson
 
+from data import postgres
 from engine.clock import next_deadline
 from engine.dice import FacesRecord, FreeRoll, RollRecord
 from engine.errors import RefereeError
@@ -52,6 +58,9 @@ PAUSE_BEFORE_COMMIT = "REFEREE_TEST_PAUSE_BEFORE_COMMIT"
 BUSY_TIMEOUT = 5.0  # seconds a write waits for another program's lock before it is refused
 CLOSE_TIMEOUT = 10.0  # seconds closing waits for the operations in flight
 SHUTTING_DOWN = "the referee is shutting down; nothing changed — try again in a minute"
+# How long the clock's announcement of a catch-up is its own process's to send before another may (`announcements`)
+ANNOUNCE_GRACE = timedelta(minutes=2)
+OUTBOX_INSERT = "INSERT INTO announcements (action_id, due_at, game_id) VALUES (?, ?, ?)"
 T = TypeVar("T")
 log = logging.getLogger("referee.store")
 
@@ -65,6 +74,14 @@ class StoreUnavailable(RefereeError):
 
 class ChannelTaken(Exception):
     """The channel already has a live game."""
+
+
+GAME_MOVED_ON = "the game changed while this was being prepared; nothing changed — try again"
+
+
+class GameMovedOn(RefereeError):
+    """Another action was logged in the game after a change was worked out against it (another process's):
+    nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -176,9 +193,14 @@ class Store:
     """Open with `await Store.open(path)`; close with `await store.close()` (idempotent, safe to call twice at
     once: it waits, bounded, for the operations in flight and refuses new ones)."""
 
-    def __init__(self, db: aiosqlite.Connection, path: str = "", busy_timeout: float = BUSY_TIMEOUT) -> None:
+    def __init__(self, db: aiosqlite.Connection | postgres.Worker, path: str = "",
+                 busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.db = db
-        self.path = path
+        self.dialect = "postgresql" if isinstance(db, postgres.Worker) else "sqlite"
+        self.path = postgres.redacted(path) if self.dialect == "postgresql" else path  # what logs may show
+        self._target = path
+        self._errors: tuple[type[BaseException], ...] = (
+            (sqlite3.Error, *postgres.error_types()) if self.dialect == "postgresql" else (sqlite3.Error,))
         self.busy_timeout = busy_timeout
         self._write_lock = asyncio.Lock()
         self._in_flight = 0
@@ -192,8 +214,11 @@ class Store:
 
     @classmethod
     async def open(cls, path: str | os.PathLike[str], *, busy_timeout: float = BUSY_TIMEOUT) -> Store:
-        """Open (creating if need be) and migrate the database. Raises `StoreUnavailable` with a one-line reason
-        (not SQLite, locked by another program, a folder it cannot write in); nothing is left open then."""
+        """Open (creating if need be) and migrate the database: a SQLite file's path, or a `postgresql://` URL.
+        Raises `StoreUnavailable` with a one-line reason (not SQLite, locked by another program, a folder it
+        cannot write in, a server that cannot be reached); nothing is left open then."""
+        if postgres.is_url(path):
+            return await cls._open_postgres(str(path), busy_timeout)
         db = aiosqlite.connect(str(path), isolation_level=None)
         try:
             await db
@@ -214,6 +239,33 @@ class Store:
             cause = err.__cause__ if isinstance(err, StoreUnavailable) else err
             if isinstance(cause, sqlite3.Error) and _fault_cause(cause) is not None:
                 raise StoreUnavailable(open_failure(path, cause)) from None
+            raise
+        return store
+
+    @classmethod
+    async def _open_postgres(cls, url: str, busy_timeout: float) -> Store:
+        try:
+            worker = postgres.Worker(url, busy_timeout)
+        except ValueError as err:
+            raise StoreUnavailable(f"cannot open {postgres.redacted(url)}: {err}") from None
+        try:
+            await worker.open()
+        except ImportError:
+            await worker.close()
+            raise StoreUnavailable("the PostgreSQL driver psycopg is not installed "
+                                   "(pip install -r requirements.txt)") from None
+        except Exception as err:
+            await worker.close()
+            text = str(err).strip()
+            cause = postgres.fault_cause(err) or (text.splitlines()[0] if text else type(err).__name__)
+            raise StoreUnavailable(f"cannot open {postgres.redacted(url)}: {cause}") from None
+        store = cls(worker, url, busy_timeout)
+        try:
+            store._opening = True
+            await store.migrate()
+            store._opening = False
+        except BaseException:
+            await worker.close()
             raise
         return store
 
@@ -259,8 +311,11 @@ class Store:
         """A read: `function(connection, *args)` in the database thread, as one operation."""
         async with self._operation():
             try:
+                if self._reopen and self.dialect == "postgresql":  # a lost connection is no use for reading either
+                    await self._in_thread(self._reconnect)
+                    self._reopen = False
                 return await self._in_thread(function, *args)
-            except sqlite3.Error as err:
+            except self._errors as err:
                 raise self._failed(err, "read") from err
 
     async def _fetchall(self, query: str, params: Any = ()) -> list[sqlite3.Row]:
@@ -282,7 +337,7 @@ class Store:
                 if self._reopen:
                     await self._in_thread(self._reconnect)
                 result, changed = await self._in_thread(_counting_changes, grown, function, *args)
-            except sqlite3.Error as err:
+            except self._errors as err:
                 raise self._failed(err, "save") from err
         if changed:
             self._reopen = False
@@ -291,7 +346,7 @@ class Store:
                 self._fault = None
         return result
 
-    def _failed(self, err: sqlite3.Error, what: str) -> Exception:
+    def _failed(self, err: BaseException, what: str) -> BaseException:
         """The error to raise for a database error: a fault becomes `StoreUnavailable` (logged once per episode)."""
         cause = _fault_cause(err)
         if cause is None:
@@ -308,7 +363,10 @@ class Store:
         return StoreUnavailable(f"the referee cannot {what} right now ({cause}); nothing changed — try again later")
 
     def _reconnect(self, old: sqlite3.Connection) -> None:
-        """A fresh sqlite connection in place of the old one (runs in the database thread)."""
+        """A fresh connection in place of the old one (runs in the database thread)."""
+        if isinstance(self.db, postgres.Worker):
+            self.db.reconnect()
+            return
         new = sqlite3.connect(self.path, isolation_level=None)
         try:
             _configure(new, self.busy_timeout)
@@ -328,14 +386,29 @@ class Store:
         A migration is an `NNN_name.sql` script or an `NNN_name.py` module whose `migrate(connection)`
         runs; each runs in a transaction of its own with the new version number.
         """
-        [row] = await self._fetchall("PRAGMA user_version")
-        version = int(row[0]) if row else 0
-        for number, path in migration_files():
+        version = await self._read(_schema_version)
+        for number, path in migration_files(self.dialect):
             if number <= version:
                 continue
+            if self.dialect == "sqlite" and version:
+                await self._backup_before(version, number, path)
             await self._write(_apply_migration, number, path)
             version = number
         return version
+
+    async def _backup_before(self, version: int, number: int, path: Path) -> None:
+        """A migration that changes stored data (a `.py` one) takes a backup of the database first."""
+        if path.suffix != ".py" or not self.path or self.path == ":memory:":
+            return
+        from data.backup import BackupError, backup_before_migration
+
+        try:
+            copy = await asyncio.to_thread(backup_before_migration, self.path, version, number)
+        except BackupError as err:
+            raise StoreUnavailable(f"cannot back up {self.path} before migration {number:03d} ({err}); "
+                                   "nothing changed") from None
+        if copy is not None:
+            log.warning("backed up %s to %s before migration %03d", self.path, copy, number)
 
     # --- transactions --------------------------------------------------------------------------
 
@@ -358,34 +431,43 @@ class Store:
 
         return await self._transaction(work)
 
-    async def run_game(self, game_id: int, plan: Callable[[Any], Plan]) -> Plan:
+    async def run_game(self, game_id: int, plan: Callable[[Any], Plan], announce: bool = False) -> Plan:
         """Load a game, run `plan(state)` on it and commit its entries and state: one transaction, one round
-        trip. A plan that raises commits nothing; a plan's `refusal` is raised after its entries commit."""
+        trip. A plan that raises commits nothing; a plan's `refusal` is raised after its entries commit.
+        `announce`: its entries go in the outbox of announcements too (`take_unannounced`)."""
 
-        result = await self._transaction(lambda con: self._run_plan(con, game_id, plan))
+        result = await self._transaction(lambda con: self._run_plan(con, game_id, plan, announce))
         if result.refusal is not None:
             raise result.refusal
         return result
 
     async def run_games(self, game_ids: list[int], plan: Callable[[Any], Plan],
-                        quick: Callable[[str, dict[str, Any]], Quick | None] | None = None) -> dict[int, Plan]:
+                        quick: Callable[[str, dict[str, Any]], Quick | None] | None = None,
+                        announce: bool = False) -> dict[int, Plan]:
         """`run_game` for several games in one transaction (a batch of the clock's catch-up). Each game is
         all-or-nothing on its own: one whose plan or write fails is left as it was, and the others go on.
 
         `quick(ruleset, document)`, when given, is tried first on each game's snapshot document: when it
         returns its entries (having changed the document in place), they and the document are written as they
-        are, without building the state (the returned Plan's `state` is then None); else `plan` runs."""
+        are, without building the state (the returned Plan's `state` is then None); else `plan` runs.
+        `announce`: the entries go in the outbox of announcements too, as in `run_game`."""
 
         def work(con: sqlite3.Connection) -> dict[int, Plan]:
             done: dict[int, Plan] = {}
-            slow = list(game_ids)
-            if quick is not None:
-                slow = self._run_quick(con, game_ids, quick, done)
+            ids = list(game_ids)
+            if self.dialect == "postgresql" and ids:
+                # the due games no other process holds now: those it holds, it is catching up (or a command is)
+                held = {int(r[0]) for r in con.execute(
+                    "SELECT id FROM games WHERE id = ANY(?) ORDER BY id FOR UPDATE SKIP LOCKED", (ids,))}
+                ids = [game_id for game_id in ids if game_id in held]
+            slow = ids
+            if quick is not None and ids:
+                slow = self._run_quick(con, ids, quick, done, announce)
             for game_id in slow:
                 con.execute("SAVEPOINT game")
                 try:
-                    result = self._run_plan(con, game_id, plan)
-                except sqlite3.Error as err:
+                    result = self._run_plan(con, game_id, plan, announce)
+                except self._errors as err:
                     if _fault_cause(err) is not None:
                         raise  # the database itself failed: the whole batch is refused
                     log.exception("catching up game %s failed; it is left as it was", game_id)
@@ -401,7 +483,8 @@ class Store:
         return await self._transaction(work)
 
     def _run_quick(self, con: sqlite3.Connection, game_ids: list[int],
-                   quick: Callable[[str, dict[str, Any]], Quick | None], done: dict[int, Plan]) -> list[int]:
+                   quick: Callable[[str, dict[str, Any]], Quick | None], done: dict[int, Plan],
+                   announce: bool = False) -> list[int]:
         """The quick catch-ups of a batch: every document read in one query, each tried with `quick`, and what
         they wrote saved with one statement per table. Returns the games `quick` left to the full plan."""
         marks = ",".join("?" * len(game_ids))
@@ -422,31 +505,50 @@ class Store:
                 continue
             written.append((game_id, fast, document))
             done[game_id] = Plan(None, list(fast.entries))
+            done[game_id].action_ids = []
         if not written:
             return slow
         # One statement per table for the whole batch; the actions' ids are given, so events can name them.
-        next_id = int(con.execute("SELECT COALESCE(MAX(id), 0) FROM actions").fetchone()[0]) + 1
-        actions, events = [], []
+        count = sum(len(fast.entries) for _, fast, _ in written)
+        if self.dialect == "postgresql":  # other processes insert actions too: the sequence hands out the ids
+            new_ids = [int(r[0]) for r in con.execute(
+                "SELECT nextval(pg_get_serial_sequence('actions', 'id')) FROM generate_series(1, ?)", (count,))]
+        else:  # one writer at a time (BEGIN IMMEDIATE)
+            first = int(con.execute("SELECT COALESCE(MAX(id), 0) FROM actions").fetchone()[0]) + 1
+            new_ids = list(range(first, first + count))
+        actions, events, outbox = [], [], []
+        numbered = iter(new_ids)
         for game_id, fast, _ in written:
             for entry in fast.entries:
+                next_id = next(numbered)
+                done[game_id].action_ids.append(next_id)
                 actions.append((next_id, game_id, entry.actor, entry.command, _iso(entry.now)))
                 events += [(game_id, next_id, e.kind, event_json(e)) for e in entry.events]
-                next_id += 1
+                outbox.append((next_id, _iso(entry.now + ANNOUNCE_GRACE), game_id))
         con.executemany("INSERT INTO actions (id, game_id, actor, command, at) VALUES (?, ?, ?, ?, ?)", actions)
         con.executemany("INSERT INTO events (game_id, action_id, kind, data) VALUES (?, ?, ?, ?)", events)
+        if announce:
+            con.executemany(OUTBOX_INSERT, outbox)
         con.executemany("UPDATE games SET snapshot = ?, next_due = ? WHERE id = ?",
                         [(_json(document), _iso(fast.next_due) if fast.next_due else None, game_id)
                          for game_id, fast, document in written])
         return slow
 
-    def _run_plan(self, con: sqlite3.Connection, game_id: int, plan: Callable[[Any], Plan]) -> Plan:
-        """Load the game, run the plan, write its entries, their stat history and (if any) the new snapshot."""
-        state = self._load(con, game_id)
+    def _run_plan(self, con: sqlite3.Connection, game_id: int, plan: Callable[[Any], Plan],
+                  announce: bool = False) -> Plan:
+        """Load the game (its row locked until the transaction ends, on PostgreSQL: a game's commands are
+        serialised across processes), run the plan, write its entries, their stat history and (if any) the new
+        snapshot."""
+        state = self._load(con, game_id, lock=True)
         point_of = ruleset_of(state).history_point
         before = point_of(state) if point_of is not None else None  # the plan may change `state` in place
         result = plan(state)
         result.action_ids = [self._log(con, game_id, entry.actor, entry.command, entry.now, entry.events)
                              for entry in result.entries]
+        if announce and result.entries:
+            con.executemany(OUTBOX_INSERT, [(action_id, _iso(entry.now + ANNOUNCE_GRACE), game_id)
+                                            for entry, action_id in zip(result.entries, result.action_ids,
+                                                                        strict=True)])
         if result.entries:
             if point_of is not None:
                 self._history_of_plan(con, game_id, result, before)
@@ -463,13 +565,22 @@ class Store:
             before = record_history(con, game_id, action_id, state, entry.events, before, entry.now)
 
     async def undo(self, game_id: int, action_id: int | Sequence[int], state: Any,
-                   undo_event: Event | Sequence[Event], actor: str, command: str, now: datetime) -> int:
+                   undo_event: Event | Sequence[Event], actor: str, command: str, now: datetime,
+                   last_action: int | None = None) -> int:
         """Mark one action (or several, `/gm undo steps:N`), its events and its rolls undone, log the undo (one
-        action, an ActionUndone event for each action undone) and write the replayed state: one transaction."""
+        action, an ActionUndone event for each action undone) and write the replayed state: one transaction.
+
+        `last_action`: the game's newest action when `state` was worked out; if another has been logged since
+        (another process's command), nothing is undone (`GameMovedOn`)."""
         ids = [action_id] if isinstance(action_id, int) else list(action_id)
         undo_events = [undo_event] if isinstance(undo_event, Event) else list(undo_event)
 
         def work(con: sqlite3.Connection) -> int:
+            if last_action is not None:
+                self._document(con, game_id, lock=True)
+                [newest] = con.execute("SELECT MAX(id) FROM actions WHERE game_id = ?", (game_id,)).fetchone()
+                if newest != last_action:
+                    raise GameMovedOn(GAME_MOVED_ON)
             for undone_id in ids:
                 for table in ("events", "rolls", "history"):
                     con.execute(f"UPDATE {table} SET undone = 1 WHERE action_id = ?", (undone_id,))
@@ -485,17 +596,19 @@ class Store:
     def _insert_game(self, con: sqlite3.Connection, channel: str, guild_id: int | None, gm: str,
                      now: datetime) -> int:
         try:
-            cursor = con.execute("INSERT INTO games (channel, guild_id, gm, created_at) VALUES (?, ?, ?, ?)",
-                                 (channel, guild_id, gm, _iso(now)))
-        except sqlite3.IntegrityError:
-            raise ChannelTaken(channel) from None
-        return int(cursor.lastrowid or 0)
+            cursor = con.execute("INSERT INTO games (channel, guild_id, gm, created_at) VALUES (?, ?, ?, ?)"
+                                 " RETURNING id", (channel, guild_id, gm, _iso(now)))
+            return int(cursor.fetchone()[0])
+        except self._errors as err:
+            if isinstance(err, sqlite3.IntegrityError) or type(err).__name__ == "UniqueViolation":
+                raise ChannelTaken(channel) from None
+            raise
 
     def _log(self, con: sqlite3.Connection, game_id: int, actor: str, command: str, now: datetime,
              events: list[Event]) -> int:
-        cursor = con.execute("INSERT INTO actions (game_id, actor, command, at) VALUES (?, ?, ?, ?)",
+        cursor = con.execute("INSERT INTO actions (game_id, actor, command, at) VALUES (?, ?, ?, ?) RETURNING id",
                              (game_id, actor, command, _iso(now)))
-        action_id = int(cursor.lastrowid or 0)
+        action_id = int(cursor.fetchone()[0])
         con.executemany(
             "INSERT INTO events (game_id, action_id, kind, data) VALUES (?, ?, ?, ?)",
             [(game_id, action_id, e.kind, event_json(e)) for e in events],
@@ -536,13 +649,18 @@ class Store:
              _iso(due) if due else None, game_id),
         )
 
-    def _load(self, con: sqlite3.Connection, game_id: int) -> Any:
-        name, document = self._document(con, game_id)
+    def _load(self, con: sqlite3.Connection, game_id: int, lock: bool = False) -> Any:
+        name, document = self._document(con, game_id, lock)
         return ruleset(name).state_from_dict(document)
 
-    def _document(self, con: sqlite3.Connection, game_id: int) -> tuple[str, dict[str, Any]]:
-        """A game's rule set and its snapshot document (the export format, as stored)."""
-        row = con.execute("SELECT ruleset, snapshot FROM games WHERE id = ?", (game_id,)).fetchone()
+    def _document(self, con: sqlite3.Connection, game_id: int, lock: bool = False) -> tuple[str, dict[str, Any]]:
+        """A game's rule set and its snapshot document (the export format, as stored); with `lock`, inside a
+        transaction, its row stays locked to other processes until the transaction ends (PostgreSQL: SQLite's
+        BEGIN IMMEDIATE already holds the whole database)."""
+        query = "SELECT ruleset, snapshot FROM games WHERE id = ?"
+        if lock and self.dialect == "postgresql":
+            query += " FOR UPDATE"
+        row = con.execute(query, (game_id,)).fetchone()
         if row is None:
             raise KeyError(f"no game {game_id}")
         return row[0], orjson.loads(row[1])
@@ -610,7 +728,7 @@ class Store:
         is enough for the whole clock). Two index lookups."""
         [row] = await self._fetchall("SELECT (SELECT MIN(next_due) FROM games WHERE ended = 0),"
                                      " (SELECT MIN(remind_at) FROM games WHERE ended = 0)")
-        moments = [datetime.fromisoformat(value) for value in (row[0], row[1]) if value] if row else []
+        moments = [datetime.fromisoformat(value) for value in row if value] if row else []
         return min(moments, default=None)
 
     async def take_reminders_due(self, now: datetime) -> list[tuple[int, int | None]]:
@@ -618,6 +736,12 @@ class Store:
         index (the front-end records the next one when it has reminded)."""
 
         def work(con: sqlite3.Connection) -> list[tuple[int, int | None]]:
+            if self.dialect == "postgresql":  # each reminder taken by one process only
+                rows = con.execute(
+                    "UPDATE games SET remind_at = NULL WHERE id IN (SELECT id FROM games WHERE ended = 0"
+                    " AND remind_at <= ? ORDER BY id FOR UPDATE SKIP LOCKED) RETURNING id, guild_id",
+                    (_iso(now),)).fetchall()
+                return [(int(r[0]), r[1]) for r in rows]
             rows = con.execute("SELECT id, guild_id FROM games WHERE ended = 0 AND remind_at <= ?",
                                (_iso(now),)).fetchall()
             con.executemany("UPDATE games SET remind_at = NULL WHERE id = ?", [(r[0],) for r in rows])
@@ -625,13 +749,45 @@ class Store:
 
         return await self._transaction(work)
 
+    async def take_unannounced(self, now: datetime) -> list[tuple[int, int, list[Event]]]:
+        """The clock's announcements left unsent past their time (their process died after the commit): (game id,
+        action id, its live events), oldest first. Each is taken by one process: its time moves on by the grace
+        (should this process die too, another takes it then); `announced` removes it once sent."""
+
+        def work(con: sqlite3.Connection) -> list[tuple[int, int, list[Event]]]:
+            if self.dialect == "postgresql":
+                rows = con.execute(
+                    "UPDATE announcements SET due_at = ? WHERE action_id IN (SELECT action_id FROM announcements"
+                    " WHERE due_at <= ? ORDER BY action_id LIMIT 500 FOR UPDATE SKIP LOCKED)"
+                    " RETURNING game_id, action_id", (_iso(now + ANNOUNCE_GRACE), _iso(now))).fetchall()
+            else:
+                rows = con.execute("SELECT game_id, action_id FROM announcements WHERE due_at <= ?"
+                                   " ORDER BY action_id LIMIT 500", (_iso(now),)).fetchall()
+                con.executemany("UPDATE announcements SET due_at = ? WHERE action_id = ?",
+                                [(_iso(now + ANNOUNCE_GRACE), r[1]) for r in rows])
+            taken = []
+            for game_id, action_id in sorted((int(r[0]), int(r[1])) for r in rows):
+                events = [event_from_dict(orjson.loads(e[0])) for e in con.execute(
+                    "SELECT data FROM events WHERE action_id = ? AND undone = 0 ORDER BY id", (action_id,))]
+                taken.append((game_id, action_id, events))
+            return taken
+
+        return await self._transaction(work)
+
+    async def announced(self, action_ids: Sequence[int]) -> None:
+        """The clock's announcements of these actions are sent: out of the outbox."""
+        if action_ids:
+            await self._transaction(lambda con: con.executemany(
+                "DELETE FROM announcements WHERE action_id = ?", [(action_id,) for action_id in action_ids]))
+
     async def choice_message(self, game_id: int, battle: int, message_id: int | None = None) -> int | None:
         """The message that offers a battle's choice; with `message_id`, record a new one. Returns the old one."""
         rows = await self._fetchall("SELECT message_id FROM choice_messages WHERE game_id = ? AND battle = ?",
                                     (game_id, battle))
         if message_id is not None:
             await self._transaction(lambda con: con.execute(
-                "INSERT OR REPLACE INTO choice_messages (game_id, battle, message_id) VALUES (?, ?, ?)",
+                "INSERT INTO choice_messages (game_id, battle, message_id) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id, battle) DO UPDATE SET message_id = excluded.message_id",
                 (game_id, battle, message_id)))
         return int(rows[0]["message_id"]) if rows else None
 
@@ -838,17 +994,23 @@ class Store:
         if player is not None:
             query += " AND player = ?"
             params.append(player)
-        rows = await self._fetchall(query + " ORDER BY rowid", params)
+        rows = await self._fetchall(query + (" ORDER BY seq" if self.dialect == "postgresql" else " ORDER BY rowid"),
+                                    params)
         return [DmReminder(int(r["game_id"]), r["player"], timedelta(minutes=int(r["before_minutes"])),
                            bool(r["failed"]), tuple(orjson.loads(r["sent"]))) for r in rows]
 
     async def set_dm_reminder(self, game_id: int, player: str, before: timedelta, sent: tuple[str, ...] = ()) -> None:
         """Turn a player's reminders by DM on (again: a past failure is forgotten), `before` a deadline; `sent`:
         the reminders standing now that they are not to be sent (they were announced already)."""
+        # (SQLite's REPLACE gives the row a new rowid: a player who opts in again comes last; so does `seq`)
+        query = ("INSERT INTO dm_reminders (game_id, player, before_minutes, failed, sent) VALUES (?, ?, ?, 0, ?)"
+                 " ON CONFLICT (game_id, player) DO UPDATE SET before_minutes = excluded.before_minutes, failed = 0,"
+                 " sent = excluded.sent, seq = nextval(pg_get_serial_sequence('dm_reminders', 'seq'))"
+                 if self.dialect == "postgresql" else
+                 "INSERT OR REPLACE INTO dm_reminders (game_id, player, before_minutes, failed, sent)"
+                 " VALUES (?, ?, ?, 0, ?)")
         await self._transaction(lambda con: con.execute(
-            "INSERT OR REPLACE INTO dm_reminders (game_id, player, before_minutes, failed, sent)"
-            " VALUES (?, ?, ?, 0, ?)",
-            (game_id, player, round(before.total_seconds() / 60), _json(list(sent)))))
+            query, (game_id, player, round(before.total_seconds() / 60), _json(list(sent)))))
 
     async def clear_dm_reminder(self, game_id: int, player: str) -> bool:
         """Turn a player's reminders by DM off; whether they were on."""
@@ -883,7 +1045,7 @@ class Store:
         if not action_ids:
             return
         await self._transaction(lambda con: con.executemany(
-            "INSERT OR IGNORE INTO report_messages (action_id, channel_id, message_id) VALUES (?, ?, ?)",
+            "INSERT INTO report_messages (action_id, channel_id, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             [(action_id, channel_id, message_id) for action_id in action_ids]))
 
     # --- export and import ---------------------------------------------------------------------
@@ -974,7 +1136,7 @@ def _transaction(con: sqlite3.Connection, work: Callable[[sqlite3.Connection], T
         if con.in_transaction:
             try:
                 con.execute("ROLLBACK")
-            except sqlite3.Error as failed:  # e.g. "cannot rollback" after a disk I/O error: report the first error
+            except Exception as failed:  # e.g. "cannot rollback" after a disk I/O error: report the first error
                 err.add_note(f"(the rollback failed too: {failed})")
         raise
 
@@ -1004,6 +1166,8 @@ _FAULTS = {
 
 def _fault_cause(err: BaseException) -> str | None:
     """A short cause when `err` is a fault of the database (read-only, locked, full, I/O…), else None."""
+    if not isinstance(err, sqlite3.Error):
+        return postgres.fault_cause(err) if "psycopg" in type(err).__module__ else None
     code = getattr(err, "sqlite_errorcode", None)
     if not isinstance(err, sqlite3.Error) or code is None:
         return None
@@ -1032,6 +1196,15 @@ def open_failure(path: str | os.PathLike[str], err: sqlite3.Error) -> str:
     return f"cannot open {file}: {err}"
 
 
+def _schema_version(con: sqlite3.Connection) -> int:
+    """The database's schema version: SQLite's `user_version`; PostgreSQL's `referee_schema` table."""
+    if not isinstance(con, postgres.Connection):
+        return int(con.execute("PRAGMA user_version").fetchone()[0])
+    con.execute("CREATE TABLE IF NOT EXISTS referee_schema (version INTEGER NOT NULL)")
+    row = con.execute("SELECT MAX(version) FROM referee_schema").fetchone()
+    return int(row[0] or 0)
+
+
 def _apply_migration(con: sqlite3.Connection, number: int, path: Path) -> None:
     def work(con: sqlite3.Connection) -> None:
         if path.suffix == ".py":
@@ -1043,7 +1216,11 @@ def _apply_migration(con: sqlite3.Connection, number: int, path: Path) -> None:
         else:
             for statement in _statements(path.read_text()):
                 con.execute(statement)
-        con.execute(f"PRAGMA user_version = {number}")
+        if isinstance(con, postgres.Connection):
+            con.execute("DELETE FROM referee_schema")
+            con.execute("INSERT INTO referee_schema (version) VALUES (?)", (number,))
+        else:
+            con.execute(f"PRAGMA user_version = {number}")
 
     _transaction(con, work)
 
@@ -1089,8 +1266,8 @@ def _ledger_where(game_id: int, where: LedgerFilter) -> tuple[str, list[Any]]:
         clause.append("nation = ?")
         params.append(where.who)
     if where.purpose:
-        clause.append("instr(lower(purpose), ?) > 0")
-        params.append(where.purpose.lower())
+        clause.append("lower(purpose) LIKE ? ESCAPE '\\'")
+        params.append("%" + re.sub(r"([%_\\])", r"\\\1", where.purpose.lower()) + "%")
     if where.turn_from is not None:
         clause.append("turn >= ?")
         params.append(where.turn_from)
@@ -1121,11 +1298,21 @@ def _roll_record(r: Any) -> RollRecord | FacesRecord:
     )
 
 
-def migration_files() -> list[tuple[int, Path]]:
-    """The numbered migrations (`NNN_name.sql` or `NNN_name.py`), in order."""
-    found = []
-    for path in [*MIGRATIONS.glob("*.sql"), *MIGRATIONS.glob("*.py")]:
-        match = re.match(r"(\d+)_", path.name)
-        if match:
-            found.append((int(match.group(1)), path))
-    return sorted(found)
+def migration_files(dialect: str = "sqlite") -> list[tuple[int, Path]]:
+    """The numbered migrations (`NNN_name.sql` or `NNN_name.py`), in order. PostgreSQL's: its baseline
+    (`postgresql/013_baseline.sql`, schema 13 at once), then the shared ones after it, each replaced by a file of
+    the same number in `postgresql/` where there is one."""
+    def numbered(folder: Path) -> dict[int, Path]:
+        found = {}
+        for path in [*folder.glob("*.sql"), *folder.glob("*.py")]:
+            match = re.match(r"(\d+)_", path.name)
+            if match:
+                found[int(match.group(1))] = path
+        return found
+
+    shared = numbered(MIGRATIONS)
+    if dialect == "postgresql":
+        own = numbered(MIGRATIONS / "postgresql")
+        baseline = min(own)
+        shared = {n: path for n, path in shared.items() if n > baseline} | own
+    return sorted(shared.items())

@@ -68,6 +68,19 @@ async def assert_snapshot_is_replay(store: Store, game_id: int) -> None:
     await assert_history_is_state(store, game_id)
 
 
+async def assert_every_game_is_its_replay(target: Any) -> list[int]:
+    """Open the database at `target` (a path or a URL) and check every game in it, ended ones too, against the
+    replay of its log; returns their ids."""
+    store = await Store.open(target)
+    try:
+        game_ids = [row.id for row in await store.games(live_only=False)]
+        for game_id in game_ids:
+            await assert_snapshot_is_replay(store, game_id)
+        return game_ids
+    finally:
+        await store.close()
+
+
 async def assert_history_is_state(store: Store, game_id: int) -> None:
     """Each series of the live stat history ends at the value the game's state has now (issue 19)."""
     state = await store.load(game_id)
@@ -77,9 +90,9 @@ async def assert_history_is_state(store: Store, game_id: int) -> None:
 
 
 async def scalar(store: Store, sql: str, *params: Any) -> Any:
-    async with store.db.execute(sql, params) as cursor:
-        row = await cursor.fetchone()
-    return row[0] if row else None
+    """The first value of a query's first row (SQLite's or PostgreSQL's, as the store is)."""
+    rows = await store._fetchall(sql, params)
+    return rows[0][0] if rows else None
 
 
 async def log_counts(store: Store, game_id: int | None = None) -> dict[str, int]:

@@ -28,6 +28,9 @@ from engine.dice import RandomRoller
 from engine.errors import RefereeError
 from referee import Referee
 
+# (SQLite: it fingerprints the database file with pragmas; the console is the same on either backend)
+pytestmark = pytest.mark.sqlite_only
+
 SETUP = [
     "gm /game start",
     "gm /nation claim 1 alice",

@@ -212,6 +212,7 @@ def write_schema_4_game(con: sqlite3.Connection, new_db: Path, snapshot: dict) -
         con.execute(f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM new.{table}")
 
 
+@pytest.mark.sqlite_only  # an old SQLite database's migrations
 async def test_an_old_nations_database_migrates_and_plays_on(tmp_path, monkeypatch):
     """A database written before rule sets (schema 4) opens, keeps its game and its rolls, and plays on."""
     new_db = tmp_path / "new.db"

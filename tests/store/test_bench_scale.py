@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench.scale import run_worker
+
+pytestmark = pytest.mark.sqlite_only  # SQLite's own files, faults and processes
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--scale", "20", "--small", "10", "--commands", "20", "--actions", "40", "--active", "5",

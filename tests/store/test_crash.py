@@ -10,7 +10,10 @@ import subprocess
 import threading
 import time
 
+import pytest
 from storehelpers import REPO, bot_command, console_env, db_counts, normalize_times, run_console
+
+pytestmark = pytest.mark.sqlite_only  # SQLite's own files, faults and processes
 
 PAUSE_MESSAGE = "store: pausing before commit"
 SETUP = [

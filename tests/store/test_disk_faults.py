@@ -38,6 +38,8 @@ from data.store import Store, StoreUnavailable, _transaction
 from engine.dice import ForcedRoller
 from referee import Referee
 
+pytestmark = pytest.mark.sqlite_only  # SQLite's own files, faults and processes
+
 FAST = 0.05  # the store's busy timeout in these tests (seconds)
 SAVE_REFUSED = "error: the referee cannot save right now ("
 NOTHING_CHANGED = "); nothing changed — try again later"

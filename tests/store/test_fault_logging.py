@@ -20,6 +20,8 @@ from test_disk_faults import FAST, NOTHING_CHANGED, SAVE_REFUSED, Table
 import data.store as store_module
 from data.store import Store, StoreUnavailable
 
+pytestmark = pytest.mark.sqlite_only  # SQLite's own files, faults and processes
+
 RECOVERED = "can be written again"
 
 

@@ -66,6 +66,7 @@ async def dice(ref: Referee, channel: str, *values: int, gm_name: str = "gm") ->
 # --- schema --------------------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only
 async def test_migrations_create_schema_and_set_user_version(store):
     assert await scalar(store, "PRAGMA user_version") == LATEST
     tables = {r[0] for r in await store.db.execute_fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -75,6 +76,7 @@ async def test_migrations_create_schema_and_set_user_version(store):
     assert {"snapshot", "next_due", "ruleset", "ended"} <= columns
 
 
+@pytest.mark.sqlite_only
 async def test_wal_mode_is_on(store, tmp_path):
     assert (await scalar(store, "PRAGMA journal_mode")).lower() == "wal"
     # WAL is a property of the file: a plain connection sees it too
@@ -82,6 +84,7 @@ async def test_wal_mode_is_on(store, tmp_path):
         assert con.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
 
 
+@pytest.mark.sqlite_only
 async def test_reopening_does_not_reapply_migrations(tmp_path, clock, roller):
     path = tmp_path / "reopen.db"
     first = await Store.open(path)
@@ -99,6 +102,7 @@ async def test_reopening_does_not_reapply_migrations(tmp_path, clock, roller):
             await again.close()
 
 
+@pytest.mark.sqlite_only
 async def test_a_new_migration_applies_once_on_an_existing_database(tmp_path, monkeypatch):
     folder = tmp_path / "migrations"
     folder.mkdir()
@@ -161,6 +165,7 @@ FAILED_MIGRATION_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.sqlite_only
 def test_a_failing_migration_changes_nothing_and_releases_the_database(tmp_path):
     folder = tmp_path / "migrations"
     folder.mkdir()
@@ -309,7 +314,7 @@ async def test_undo_takes_back_the_whole_action_and_its_rolls(ref, store):
     assert (undo.events[0].summary, undo.events[0].undone_actor) == ("/propaganda attack", "bob")
     assert state_to_dict(await store.load(game_id)) == before
     assert (await store.load(game_id)).forced_dice == [9, 4, 7]  # the GM dice it used are queued again
-    undone = await store.db.execute_fetchall("SELECT die, undone FROM rolls WHERE game_id = ? ORDER BY id", (game_id,))
+    undone = await store._fetchall("SELECT die, undone FROM rolls WHERE game_id = ? ORDER BY id", (game_id,))
     assert [(r[0], r[1]) for r in undone] == [(9, 1), (4, 1)]
     assert await store.rolls(game_id) == []
     assert len(await store.rolls(game_id, include_undone=True)) == 2
@@ -742,6 +747,7 @@ async def test_the_due_index_holds_each_games_next_due_time_and_the_front_ends_r
     assert await store.due(T0 + timedelta(hours=13)) == [(second, None)]  # an ended game is never due
 
 
+@pytest.mark.sqlite_only
 async def test_catch_up_due_goes_in_batches_and_a_failing_game_does_not_stop_the_others(ref, store, clock,
                                                                                       monkeypatch):
     games = [await two_nations(ref, f"chan{i}") for i in range(5)]
@@ -770,9 +776,9 @@ async def test_catch_up_due_goes_in_batches_and_a_failing_game_does_not_stop_the
     batches = []
     real_run_games = Store.run_games
 
-    async def run_games(self, ids, work, quick=None):
+    async def run_games(self, ids, work, quick=None, announce=False):
         batches.append(list(ids))
-        return await real_run_games(self, ids, work, quick)
+        return await real_run_games(self, ids, work, quick, announce)
 
     monkeypatch.setattr(Store, "run_games", run_games)
     caught = await ref.catch_up_due(batch=2)

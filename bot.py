@@ -4,10 +4,7 @@
     python bot.py --console    # the console, always
     python bot.py --console --new --format markdown   # end the console's game first; answers as markdown
 
-Environment: DISCORD_TOKEN (never logged), REFEREE_DB (database path, default referee.db),
-DISCORD_GUILD_ID (sync slash commands to that server at start; otherwise globally), GM_ROLE (the name
-of the role whose members are GMs of every game, default "GM"), LOG_LEVEL (default INFO).
-Nothing connects at import time.
+The environment it reads is listed in `ENVIRONMENT` (`python bot.py --help`). Nothing connects at import time.
 """
 
 from __future__ import annotations
@@ -27,11 +24,13 @@ from discord import app_commands
 from discord.ext import commands
 
 import charts
+import logformat
 from cogs import frontends
 from cogs.ledger import DYNAMIC_ITEMS as LEDGER_ITEMS
 from cogs.render import error_embed, use_clock
 from cogs.util import reply
 from cogs.views import DYNAMIC_ITEMS
+from data.postgres import redacted
 from data.store import SHUTTING_DOWN, Store, StoreUnavailable
 from engine.dice import Roller
 from engine.errors import RefereeError
@@ -42,6 +41,19 @@ DRAIN_TIMEOUT = 10.0  # seconds closing waits for the interactions being handled
 # discord.py's task per interaction (a slash command, a persistent button, a view's item); the clock's wakes
 # run in APScheduler's `run_coroutine_job` tasks
 INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-dynamic-item-", "discord-ui-view-dispatch-")
+ENVIRONMENT = """\
+environment (also read from a .env file beside bot.py):
+  DISCORD_TOKEN       the bot's token; without it the console runs (never logged)
+  REFEREE_DB          the database: a SQLite path or a postgresql:// URL (default referee.db)
+  DISCORD_GUILD_ID    sync the slash commands to this server at start (else globally, slower)
+  GM_ROLE             members with this role are GMs of every game in their server (default GM)
+  LOG_LEVEL           DEBUG, INFO (default), WARNING or ERROR
+  LOG_FORMAT          text (default) or json: one JSON object a line
+  SHARD_COUNT         shard the bot: how many shards in all (1 to 1024)
+  SHARD_IDS           the shards this process runs, e.g. 0,1 (needs SHARD_COUNT; default all)
+  HEALTH_FILE         a file the clock writes the time into at least every minute (a liveness check)
+  REFEREE_EXPORT_DIR  console: one more folder /gm export file: may write to
+"""
 
 
 def redact(text: str, token: str | None) -> str:
@@ -105,6 +117,10 @@ class Settings:
     guild_id: int | None = None
     gm_role: str = "GM"
     log_level: str = "INFO"
+    log_format: str = "text"  # or "json": one JSON object a line (`logformat`)
+    shard_count: int | None = None  # sharded: this process runs `shard_ids` (every shard when None) of so many
+    shard_ids: tuple[int, ...] | None = None
+    health_file: str | None = None  # the clock writes the time there at least every minute (a liveness check)
     sync_commands: bool = True
     clock: Callable[[], datetime] = field(default=utc_now)  # tests inject a fake clock
     roller: Roller | None = None  # tests inject dice
@@ -115,16 +131,54 @@ class Settings:
         guild = env.get("DISCORD_GUILD_ID", "").strip()
         if guild and not guild.isdigit():
             raise ValueError(f"DISCORD_GUILD_ID must be a server id (digits), not {guild!r}")
+        log_format = (env.get("LOG_FORMAT") or "text").strip().lower()
+        if log_format not in LOG_FORMATS:
+            raise ValueError(f"LOG_FORMAT must be text or json, not {env.get('LOG_FORMAT')!r}")
+        shard_count, shard_ids = _shards(env.get("SHARD_COUNT", "").strip(), env.get("SHARD_IDS", "").strip())
         return cls(
             token=env.get("DISCORD_TOKEN") or None,
             db_path=env.get("REFEREE_DB") or "referee.db",
             guild_id=int(guild) if guild else None,
             gm_role=env.get("GM_ROLE") or "GM",
             log_level=(env.get("LOG_LEVEL") or "INFO").upper(),
+            log_format=log_format,
+            shard_count=shard_count,
+            shard_ids=shard_ids,
+            health_file=env.get("HEALTH_FILE", "").strip() or None,
         )
 
     def __repr__(self) -> str:  # never show the token
-        return f"Settings(db_path={self.db_path!r}, guild_id={self.guild_id}, gm_role={self.gm_role!r})"
+        return (f"Settings(db_path={redacted(self.db_path)!r}, guild_id={self.guild_id}, "
+                f"gm_role={self.gm_role!r})")
+
+
+LOG_FORMATS = ("text", "json")
+MAX_SHARDS = 1024
+
+
+def _whole(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def _shards(count: str, ids: str) -> tuple[int | None, tuple[int, ...] | None]:
+    """SHARD_COUNT and SHARD_IDS ("0,1") read and checked: (None, None) when unsharded."""
+    if not count:
+        if ids:
+            raise ValueError("SHARD_IDS needs SHARD_COUNT (how many shards in all)")
+        return None, None
+    if not _whole(count) or not 1 <= int(count) <= MAX_SHARDS:
+        raise ValueError(f"SHARD_COUNT must be a whole number from 1 to {MAX_SHARDS}, not {count!r}")
+    if not ids:
+        return int(count), None
+    parts = [p.strip() for p in ids.split(",")]
+    if not all(_whole(p) for p in parts):
+        raise ValueError(f"SHARD_IDS must be shard numbers separated by commas (0,1), not {ids!r}")
+    shards = tuple(int(p) for p in parts)
+    if len(set(shards)) != len(shards):
+        raise ValueError(f"SHARD_IDS names a shard twice: {ids!r}")
+    if max(shards) >= int(count):
+        raise ValueError(f"SHARD_IDS must be below SHARD_COUNT ({count}): {ids!r}")
+    return int(count), shards
 
 
 NOT_VALID_HERE = "that option's value is not valid here; nothing changed"
@@ -256,17 +310,13 @@ class RefereeBot(commands.Bot):
         log.warning("closing with interactions still being handled")
 
     def owns(self, guild_id: int | None) -> bool:
-        """Whether this process runs the clock of a game in that server (its shards' servers only)."""
-        if guild_id is None:
-            return False  # console games are not the Discord bot's
-        count = self.shard_count or 1
-        # An AutoShardedBot has shard_ids; a plain bot run as one shard of many has shard_id.
-        shards = getattr(self, "shard_ids", None)
-        if shards is None and self.shard_id is not None:
-            shards = [self.shard_id]
-        if count == 1 or shards is None:
-            return True
-        return (guild_id >> 22) % count in shards
+        """Whether this process runs the clock of a game in that server: every Discord game, whatever the shard.
+
+        With several processes each runs every game's clock: the store serialises each game's catch-up (it
+        loads the game in its own write transaction, so the second process finds nothing due), the
+        announcements need no cache (`get_partial_messageable`), and when one process dies the others go on.
+        Console games (no server) are not the bot's."""
+        return guild_id is not None
 
     async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         """One handler for every command: refusals as a specific ephemeral message, anything else an apology."""
@@ -282,22 +332,52 @@ class RefereeBot(commands.Bot):
             await reply(interaction, embed=error_embed(NOT_VALID_HERE), ephemeral=True)
             return
         command = interaction.command.qualified_name if interaction.command else "?"
-        log.error("command /%s failed (guild %s, channel %s, user %s)", command, interaction.guild_id,
-                  interaction.channel_id, interaction.user.id, exc_info=original)
-        await reply(interaction, embed=error_embed("Sorry, the referee hit a problem with that command; it was "
-                                                   "logged. /game status shows where the game stands."),
-                    ephemeral=True)
+        try:  # answered first (within Discord's deadline), then logged with the game's id
+            await reply(interaction, embed=error_embed("Sorry, the referee hit a problem with that command; it "
+                                                       "was logged. /game status shows where the game stands."),
+                        ephemeral=True)
+        finally:
+            log.error("command /%s failed (guild %s, channel %s, user %s)", command, interaction.guild_id,
+                      interaction.channel_id, interaction.user.id, exc_info=original,
+                      extra={"game_id": await self._game_of(interaction), "guild_id": interaction.guild_id,
+                             "channel_id": interaction.channel_id})
+
+    async def _game_of(self, interaction: discord.Interaction) -> int | None:
+        """The live game of the interaction's channel, for a log line (None when there is none or the store does
+        not answer within a second)."""
+        if interaction.guild_id is None or interaction.channel_id is None:
+            return None
+        try:
+            return await asyncio.wait_for(self.store.live_game(
+                f"discord:{interaction.guild_id}:{interaction.channel_id}"), timeout=1.0)
+        except Exception:
+            return None
+
+
+class AutoShardedRefereeBot(RefereeBot, commands.AutoShardedBot):
+    """The referee as an auto-sharded bot: one process runs several shards (or all); the cogs are the same."""
 
 
 def create_bot(settings: Settings | None = None, **discord_options: Any) -> RefereeBot:
-    """The Discord bot, not connected. Options go to `commands.Bot` (tests pass `guild_ready_timeout`…)."""
-    return RefereeBot(settings or Settings.from_env(), **discord_options)
+    """The Discord bot, not connected: sharded when the settings say so (SHARD_COUNT, SHARD_IDS). Options go to
+    `commands.Bot` (tests pass `guild_ready_timeout`…)."""
+    settings = settings or Settings.from_env()
+    if settings.shard_count is None:
+        return RefereeBot(settings, **discord_options)
+    discord_options.setdefault("shard_count", settings.shard_count)
+    if settings.shard_ids is not None:
+        discord_options.setdefault("shard_ids", list(settings.shard_ids))
+    return AutoShardedRefereeBot(settings, **discord_options)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="The referee bot for play-by-post war games.")
+    parser = argparse.ArgumentParser(description="The referee bot for play-by-post war games.", epilog=ENVIRONMENT,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--console", action="store_true", help="run the console front-end even with a token")
-    parser.add_argument("--db", help="SQLite database path (default: $REFEREE_DB or referee.db)")
+    parser.add_argument("--discord", action="store_true",
+                        help="run the Discord bot, never the console: without DISCORD_TOKEN, exit 1 (for a service)")
+    parser.add_argument("--db", help="the database: a SQLite path or postgresql:// URL "
+                                     "(default: $REFEREE_DB or referee.db)")
     parser.add_argument("--seed", type=int, help="seed the dice (console only; for reproducible games)")
     parser.add_argument("--new", action="store_true",
                         help="console: start over — end the console's running game first (it stays in the log)")
@@ -305,6 +385,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="console: answers as plain text (default), markdown or BBCode, to paste into a forum")
     parser.add_argument("--no-emoji", action="store_true",
                         help="console: no emoji (short text marks such as [die] instead), for boards that drop them")
+    parser.add_argument("--backup", metavar="PATH",
+                        help="write a consistent copy of the SQLite database to PATH (safe while the bot runs) "
+                             "and exit")
+    parser.add_argument("--copy-db", nargs=2, metavar=("FROM", "TO"),
+                        help="copy every game, its log and ledger from the database FROM to TO (a SQLite path or "
+                             "postgresql:// URL each; TO must hold no game), check that each replays, and exit")
     return parser.parse_args(argv)
 
 
@@ -321,9 +407,23 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.db:
         settings.db_path = args.db
-    logging.basicConfig(level=getattr(logging, settings.log_level, logging.INFO),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logformat.configure(settings.log_level, settings.log_format)
     install_redaction(settings.token)
+    if args.backup is not None:  # a copy of the database (the bot may be running on it), then exit
+        from data.backup import backup_report
+
+        status, line = backup_report(settings.db_path, args.backup)
+        print(redact(line, settings.token), file=sys.stderr if status else sys.stdout)
+        return status
+    if args.copy_db is not None:  # every game from one database into another (SQLite, PostgreSQL), then exit
+        from data.copydb import copy_report
+
+        status, line = copy_report(*args.copy_db)
+        print(redact(line, settings.token), file=sys.stderr if status else sys.stdout)
+        return status
+    if args.discord and (args.console or not settings.token):
+        return fail("--discord runs the Discord bot: set DISCORD_TOKEN (environment or .env)" if not args.console
+                    else "--discord and --console cannot both be given")
     if args.console or not settings.token:
         from console import run_console
 

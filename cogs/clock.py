@@ -10,6 +10,11 @@ battle choices and status edits of those games then go out through the `Announce
 within Discord's global rate limit, without holding up the next rollover. A command's own follow-up
 (`after_change`) runs at once. On start only the games due are read, never every game.
 
+Every process runs the clock of every Discord game, whatever its shard: the store serialises each game's
+catch-up, so of several processes one applies and announces what fell due, and when one dies the others go on.
+With HEALTH_FILE set, the clock writes the time into that file whenever its timer runs and every
+`HEALTH_INTERVAL` while the bot is connected, for a supervisor to check its age.
+
 What a rule set adds (Nations' battle choices and turn reminders, God Dice's move controls) comes from its
 adapter (`cogs.frontends`): this module knows no rule set.
 """
@@ -21,6 +26,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, cast
 
 import discord
@@ -42,6 +48,12 @@ CONTENT_LIMIT = 2000  # Discord's limit on a message's text
 ANNOUNCEMENTS_PER_SECOND = 40  # under Discord's global limit of about 50 requests a second
 TIMER = "clock"
 RETRY_AFTER = timedelta(seconds=30)  # when a tick fails (the store cannot save, or a fault): try again, no spin
+HEALTH = "health"
+OUTBOX = "outbox"
+OUTBOX_SWEEP = 60.0  # seconds between two looks at the outbox of announcements (an announcement's grace: 2 min)
+HEALTH_INTERVAL = 30.0  # seconds between two writes of the health file while connected (tests make it shorter)
+PIN_HELP = ("I could not pin this game's status message: give me the *Pin Messages* permission in this channel "
+            "(Server Settings → Roles, or the channel's permissions).")
 
 
 class Announcer:
@@ -50,25 +62,25 @@ class Announcer:
 
     def __init__(self, per_second: float = ANNOUNCEMENTS_PER_SECOND) -> None:
         self.interval = 1 / per_second
-        self.queue: deque[Callable[[], Awaitable[None]]] = deque()
+        self.queue: deque[tuple[Callable[[], Awaitable[None]], int | None]] = deque()
         self.task: asyncio.Task[None] | None = None
 
-    def put(self, send: Callable[[], Awaitable[None]]) -> None:
-        self.queue.append(send)
+    def put(self, send: Callable[[], Awaitable[None]], game_id: int | None = None) -> None:
+        self.queue.append((send, game_id))
         if self.task is None or self.task.done():
             self.task = asyncio.create_task(self._drain(), name="referee-announcer")
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
         while self.queue:
-            send = self.queue.popleft()
+            send, game_id = self.queue.popleft()
             started = loop.time()
             try:
                 await send()
             except StoreUnavailable as err:  # the store logged its cause once; the next tick tries again
-                log.warning("an announcement waits: %s", err)
+                log.warning("an announcement of game %s waits: %s", game_id, err, extra={"game_id": game_id})
             except Exception:
-                log.exception("an announcement failed")
+                log.exception("an announcement of game %s failed", game_id, extra={"game_id": game_id})
             await asyncio.sleep(max(0.0, self.interval - (loop.time() - started)))
 
     def close(self) -> None:
@@ -103,6 +115,8 @@ class Clock(commands.Cog):
         self._locks: dict[int, asyncio.Lock] = {}
         self._wakes: dict[int, datetime] = {}  # the next wake of each game seen since start (the bot's time)
         self._armed: datetime | None = None  # when the timer fires (the bot's time)
+        self._pin_told: set[int] = set()  # the games whose channel was told the status could not be pinned
+        self._health_failed = False
         self.announcer = Announcer()
         # coalesce: missed firings run once; no grace limit: a late firing still runs (it only catches up).
         self.scheduler = AsyncIOScheduler(timezone=UTC, job_defaults={
@@ -111,6 +125,9 @@ class Clock(commands.Cog):
 
     async def cog_load(self) -> None:
         self.scheduler.start()
+        self.scheduler.add_job(self.sweep_job, "interval", seconds=OUTBOX_SWEEP, id=OUTBOX, replace_existing=True)
+        if self.bot.settings.health_file:
+            self.scheduler.add_job(self.beat, "interval", seconds=HEALTH_INTERVAL, id=HEALTH, replace_existing=True)
         await self.rebuild()
 
     async def cog_unload(self) -> None:
@@ -119,6 +136,24 @@ class Clock(commands.Cog):
 
     def now(self) -> datetime:
         return self.bot.settings.clock()
+
+    async def beat(self) -> None:
+        """The health job: write the health file while the bot is connected."""
+        if self.bot.is_ready():
+            self.touch_health()
+
+    def touch_health(self) -> None:
+        """Write the current time (UTC) into the health file, when there is one; a failure is logged once."""
+        path = self.bot.settings.health_file
+        if not path:
+            return
+        try:
+            Path(path).write_text(datetime.now(UTC).isoformat(timespec="seconds") + "\n", encoding="utf-8")
+            self._health_failed = False
+        except OSError as err:
+            if not self._health_failed:
+                log.warning("cannot write the health file %s: %s", path, err)
+            self._health_failed = True
 
     def owns(self, guild_id: int | None) -> bool:
         return self.bot.owns(guild_id)  # console games (no server) are not the bot's
@@ -130,16 +165,18 @@ class Clock(commands.Cog):
     async def tick(self) -> None:
         """The timer: catch up every game due now, in batches, then queue what is to be said; re-arm."""
         self._armed = None
+        self.touch_health()
         failed = True
         try:
             logged: dict[int, int] = {}
-            caught = await self.bot.referee.catch_up_due(owns=self.owns, action_ids=logged)
+            caught = await self.bot.referee.catch_up_due(owns=self.owns, action_ids=logged, announce=True)
+            await self.sweep()  # (older than what was just caught up: said first)
             for game_id, events in caught.items():
                 self.announcer.put(lambda game_id=game_id, events=events: self.follow(game_id, events,
-                                                                                      logged.get(game_id)))
+                                                                                      logged.get(game_id)), game_id)
             for game_id, guild_id in await self.bot.store.take_reminders_due(self.now()):
                 if self.owns(guild_id) and game_id not in caught:
-                    self.announcer.put(lambda game_id=game_id: self.follow(game_id))
+                    self.announcer.put(lambda game_id=game_id: self.follow(game_id), game_id)
             failed = False
         except StoreUnavailable as err:  # the store logged its cause once
             log.warning("the clock could not catch up (%s); trying again in %s", err, RETRY_AFTER)
@@ -155,14 +192,33 @@ class Clock(commands.Cog):
                 except StoreUnavailable:
                     self.arm_at(self.now() + RETRY_AFTER)
 
+    async def sweep(self) -> None:
+        """Announce what a process caught up and then died before announcing (the outbox), past its grace: at
+        every tick, and every OUTBOX_SWEEP seconds (an unannounced catch-up is no reason to arm the timer)."""
+        for game_id, action_id, events in await self.bot.store.take_unannounced(self.now()):
+            log.warning("announcing game %s's catch-up %s, left unannounced", game_id, action_id,
+                        extra={"game_id": game_id})
+            self.announcer.put(lambda game_id=game_id, events=events, action_id=action_id: self.follow(
+                game_id, events, action_id), game_id)
+
+    async def sweep_job(self) -> None:
+        """The outbox's own job: a failure is logged and the next run tries again."""
+        try:
+            await self.sweep()
+        except StoreUnavailable as err:
+            log.warning("the clock could not read its outbox (%s)", err)
+        except Exception:
+            log.exception("the clock failed to read its outbox")
+
     async def wake(self, game_id: int) -> None:
         """Catch up one game now, announce it, then the rest of `after_change` (also what a test calls)."""
         try:
-            await self.announce_and_follow(await self.bot.referee.catch_up(game_id))
+            await self.announce_and_follow(await self.bot.referee.catch_up(game_id, announce=True))
         except StoreUnavailable as err:
-            log.warning("the clock could not wake game %s (%s); the timer tries again", game_id, err)
+            log.warning("the clock could not wake game %s (%s); the timer tries again", game_id, err,
+                        extra={"game_id": game_id})
         except Exception:
-            log.exception("the clock failed to wake game %s", game_id)
+            log.exception("the clock failed to wake game %s", game_id, extra={"game_id": game_id})
 
     async def follow(self, game_id: int, events: list[Event] | None = None, action_id: int | None = None) -> None:
         """A game the timer caught up (its `events`, logged as `action_id`), or whose front-end reminder is due:
@@ -182,6 +238,8 @@ class Clock(commands.Cog):
                     await (noting or channel).send(embeds=batch, allowed_mentions=NO_PINGS)
             if noting is not None and noting.first is not None:
                 await note_report_message(self.bot, report, noting.first.channel.id, noting.first.id)
+        if report.action_ids:
+            await self.bot.store.announced(report.action_ids)  # (out of the outbox: said)
         await self.after_change(report)
 
     def channel(self, row: GameRow) -> discord.PartialMessageable:
@@ -217,9 +275,9 @@ class Clock(commands.Cog):
         try:
             return await remind_players(self, row, state, report.caught_up + report.events, channel)
         except StoreUnavailable as err:
-            log.warning("the reminders by DM of game %s wait: %s", row.id, err)
+            log.warning("the reminders by DM of game %s wait: %s", row.id, err, extra=_ids(row))
         except Exception:
-            log.exception("the reminders by DM of game %s failed", row.id)
+            log.exception("the reminders by DM of game %s failed", row.id, extra=_ids(row))
         return None
 
     async def announce_results(self, channel: discord.PartialMessageable, report: Report, state: Any) -> None:
@@ -241,14 +299,26 @@ class Clock(commands.Cog):
             except discord.NotFound:
                 pass
             except discord.HTTPException:
-                log.warning("could not update the status message of game %s", row.id)
+                log.warning("could not update the status message of game %s", row.id, extra=_ids(row))
                 return
         message = await channel.send(embed=embed, allowed_mentions=NO_PINGS)
         try:
             await message.pin(reason="the game's status")
-        except discord.HTTPException:
-            log.warning("could not pin the status message of game %s (Manage Messages?)", row.id)
+        except discord.HTTPException as err:
+            log.warning("could not pin the status message of game %s (HTTP %s: Pin Messages?)", row.id, err.status,
+                        extra=_ids(row))
+            await self.tell_pin_failed(row, channel)
         await self.bot.store.set_front_end(row.id, status_message_id=message.id)
+
+    async def tell_pin_failed(self, row: GameRow, channel: discord.PartialMessageable) -> None:
+        """Tell the channel (its GM) once per game while this process runs that the status could not be pinned."""
+        if row.id in self._pin_told:
+            return
+        self._pin_told.add(row.id)
+        try:
+            await channel.send(PIN_HELP, allowed_mentions=NO_PINGS)
+        except discord.HTTPException:
+            log.warning("could not tell game %s's channel that pinning failed", row.id, extra=_ids(row))
 
     async def note_wake(self, row: GameRow, state: Any, dm_at: datetime | None = None) -> None:
         """Record the game's next front-end reminder (its rule set's, if any, or a player's reminder by DM,
@@ -289,6 +359,11 @@ class Clock(commands.Cog):
         if moment is None:
             return None
         return datetime.now(UTC) + max(timedelta(0), moment - self.now())
+
+
+def _ids(row: GameRow) -> dict[str, int | None]:
+    """A game's ids for a log line's `extra` (`logformat`)."""
+    return {"game_id": row.id, "guild_id": row.guild_id, "channel_id": channel_id_of(row.channel)}
 
 
 def _chunks(lines: list[str], limit: int) -> list[str]:

@@ -32,9 +32,15 @@ class HostSettings(Protocol):
         """Now (tests inject a fake clock)."""
         ...
 
+    @property
+    def health_file(self) -> str | None:
+        """The file the clock writes the time into while the bot runs (HEALTH_FILE), if any."""
+        ...
+
 
 class RefereeHost(Protocol):
-    """The bot as the cogs see it: one store and referee, the clock's shards, and a few `commands.Bot` methods."""
+    """The bot as the cogs see it: one store and referee, which servers its clock runs, and a few `commands.Bot`
+    methods."""
 
     @property
     def settings(self) -> HostSettings: ...
@@ -52,12 +58,14 @@ class RefereeHost(Protocol):
         ...
 
     def owns(self, guild_id: int | None) -> bool:
-        """Whether this process runs the clock of a game in that server."""
+        """Whether this process runs the clock of a game in that server (every server: any shard)."""
         ...
 
     # --- of commands.Bot ---
 
     async def add_cog(self, cog: commands.Cog, /) -> None: ...
+
+    def is_ready(self) -> bool: ...
 
     def get_cog(self, name: str, /) -> commands.Cog | None: ...
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from discord.ext import commands
 from discordkit import START, at, mention, settings, settle, start_war, table, texts
 
-from bot import RefereeBot
+from bot import AutoShardedRefereeBot, RefereeBot
 
 
 async def wake(rb, t, channel=None) -> None:
@@ -252,12 +251,11 @@ async def test_a_new_turn_length_after_a_pause_keeps_the_paused_time(tmp_path):
         assert texts(shorter) == f"Turns now last 6 hours; this turn ends {at(8)}."
 
 
-class AutoShardedRefereeBot(RefereeBot, commands.AutoShardedBot):
-    """The referee as an auto-sharded bot (a deployment choice; the cogs are the same)."""
-
-
 @pytest.mark.parametrize("sharding", ["shard_id", "shard_ids"])
-async def test_a_sharded_bot_wakes_only_the_games_of_its_shards(tmp_path, sharding):
+async def test_a_sharded_bot_wakes_the_games_of_every_shard_once(tmp_path, sharding):
+    """A process that runs shard 0 of 2 gets shard 0's servers only, yet runs every Discord game's clock: a game
+    in another shard's server is caught up and announced in its channel too, once (so when the process of shard
+    1 is down, nothing waits for it); the next process to start finds nothing left to announce."""
     async with table(tmp_path) as t:
         fake = t.fake
         other = fake.add_guild("Far Room")
@@ -284,22 +282,62 @@ async def test_a_sharded_bot_wakes_only_the_games_of_its_shards(tmp_path, shardi
         rb = await fake.start_bot(bot)
         try:
             await settle(fake)
-            assert bot.owns(guild_0.id) and not bot.owns(guild_1.id) and not bot.owns(None)
+            assert bot.owns(guild_0.id) and bot.owns(guild_1.id) and not bot.owns(None)
             # the servers of shard 0 only (finding `other` may have made more servers there)
             assert {g.id for g in bot.guilds} == {g.id for g in fake.guilds.values() if g.shard_id(2) == 0}
-            assert guild_0.id in {g.id for g in bot.guilds}
-            [woken] = t.messages(shard_0)[posted[shard_0.id]:]
-            assert texts(woken).startswith(rollover)
-            assert len(t.messages(shard_1)) == posted[shard_1.id]  # another shard's game: left alone
+            assert guild_0.id in {g.id for g in bot.guilds} and guild_1.id not in {g.id for g in bot.guilds}
+            for channel in (shard_0, shard_1):  # both games, each in its own channel, once
+                [woken] = t.messages(channel)[posted[channel.id]:]
+                assert texts(woken).startswith(rollover)
+                assert t.status_message(channel).embeds[0]["title"] == "Nations — turn 2"
         finally:
             await rb.close()
 
-        async with t.bot() as whole:  # an unsharded bot owns every game: the other one catches up now
-            assert whole.bot.owns(guild_1.id)
+        async with t.bot():  # another process: nothing left to announce
             await settle(fake)
-        [woken] = t.messages(shard_1)[posted[shard_1.id]:]
-        assert texts(woken).startswith(rollover)
-        assert len(t.messages(shard_0)) == posted[shard_0.id] + 1
+        for channel in (shard_0, shard_1):
+            assert len(t.messages(channel)) == posted[channel.id] + 1
+            assert sum(texts(m).startswith(rollover) for m in t.messages(channel)) == 1
+
+
+async def test_a_catch_up_whose_process_died_before_announcing_it_is_announced_once_by_another(tmp_path):
+    """The outbox (migration 014): a process applies a turn end and dies before saying it; once the grace has
+    passed, the next clock to run (this process after a restart, or another) announces it, once."""
+    rollover = f"⏰ Turn 1 is over (time is up). Turn 2 begins and ends {at(24)}."
+    async with table(tmp_path) as t:
+        async with t.bot() as rb:
+            await t.run(t.gm, "game start", turn_hours=12)
+            await settle(t.fake)
+            posted = len(t.messages())
+            t.clock.advance(hours=13)
+            clock = rb.bot.get_cog("Clock")
+            clock.scheduler.remove_all_jobs()  # its timer never fires: it "dies" right after the commit
+            caught = await rb.bot.referee.catch_up_due(owns=clock.owns, announce=True)
+            assert list(caught) == [await rb.bot.referee.game_id(t.key())]
+        assert len(t.messages()) == posted  # applied, not said
+        async with t.bot():  # restarted within the grace: the turn end is its dead process's to say, not yet
+            await settle(t.fake)
+            assert len(t.messages()) == posted
+        t.clock.advance(minutes=3)
+        async with t.bot() as other:
+            await other.bot.get_cog("Clock").tick()
+            await settle(t.fake)
+            assert await other.bot.store.take_unannounced(t.clock() + timedelta(hours=1)) == []
+        said = [m for m in t.messages()[posted:] if texts(m).startswith(rollover)]
+        assert len(said) == 1
+        async with t.bot():  # said once: nothing more
+            await settle(t.fake)
+        assert [m for m in t.messages()[posted:] if texts(m).startswith(rollover)] == said
+
+
+async def test_an_announced_catch_up_leaves_the_outbox_empty(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        t.clock.advance(hours=13)
+        await rb.bot.get_cog("Clock").tick()
+        await settle(t.fake)
+        assert [texts(m) for m in t.messages() if texts(m).startswith("⏰ Turn 1 is over")]
+        assert await rb.bot.store.take_unannounced(t.clock() + timedelta(days=1)) == []
 
 
 async def test_the_scheduler_wakes_a_game_by_itself(tmp_path):
@@ -373,11 +411,13 @@ async def test_a_restart_reads_only_the_games_due_and_arms_one_timer(tmp_path):
             clock = rb.bot.get_cog("Clock")
             assert len(there.history) == edits_there  # not due: not read, not edited
             assert len(here.history) == edits_here + 1 and here.embeds[0]["title"] == "Nations — turn 2"
-            assert len(clock.scheduler.get_jobs()) == 1  # one timer for every game
+            # one timer for every game (beside the outbox's sweep, every minute)
+            assert sorted(job.id for job in clock.scheduler.get_jobs()) == ["clock", "outbox"]
             # the timer waits for the earliest need of any game: here, turn 2's reminder (11 h into 12-hour turns)
             assert clock._armed == START + timedelta(hours=23)
 
 
+@pytest.mark.sqlite_only  # makes SQLite read-only with a pragma
 async def test_a_store_that_cannot_save_delays_the_clock_without_a_spin_or_a_traceback(tmp_path, monkeypatch, caplog):
     """A tick while the database is read-only: nothing rolls over, a warning (no ERROR but the store's one),
     the timer tries again in RETRY_AFTER rather than at once; a player's command is refused in one line; once

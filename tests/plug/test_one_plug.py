@@ -25,7 +25,7 @@ def shared_modules() -> list[Path]:
     """Every module of the shared code: the entry point, console, referee, data layer, the engine's core and
     the cogs outside a rule set's own package."""
     found = [ROOT / "bot.py", *sorted(ROOT.glob("console*.py")), ROOT / "referee.py", ROOT / "ledger.py",
-             ROOT / "gmlog.py", ROOT / "story.py", ROOT / "charts.py",
+             ROOT / "gmlog.py", ROOT / "story.py", ROOT / "charts.py", ROOT / "logformat.py",
              *sorted((ROOT / "data").glob("*.py")),
              *sorted((ROOT / "engine").glob("*.py")), *sorted((ROOT / "cogs").glob("*.py")),
              *sorted((ROOT / "cogs" / "render").glob("*.py"))]

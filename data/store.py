@@ -61,6 +61,8 @@ SHUTTING_DOWN = "the referee is shutting down; nothing changed — try again in 
 # How long the clock's announcement of a catch-up is its own process's to send before another may (`announcements`)
 ANNOUNCE_GRACE = timedelta(minutes=2)
 OUTBOX_INSERT = "INSERT INTO announcements (action_id, due_at, game_id) VALUES (?, ?, ?)"
+OUTBOX_IF_DISCORD = ("INSERT INTO announcements (action_id, due_at, game_id)"
+                     " SELECT ?, ?, id FROM games WHERE id = ? AND guild_id IS NOT NULL")
 T = TypeVar("T")
 log = logging.getLogger("referee.store")
 
@@ -549,6 +551,12 @@ class Store:
             con.executemany(OUTBOX_INSERT, [(action_id, _iso(entry.now + ANNOUNCE_GRACE), game_id)
                                             for entry, action_id in zip(result.entries, result.action_ids,
                                                                         strict=True)])
+        elif result.refusal is not None and result.entries:
+            # A refused command's catch-up is committed but its answer is the refusal alone: the Discord clock
+            # announces it (due at once; a console game has no server and no row).
+            con.executemany(OUTBOX_IF_DISCORD, [(action_id, _iso(entry.now), game_id)
+                                                for entry, action_id in zip(result.entries, result.action_ids,
+                                                                            strict=True)])
         if result.entries:
             if point_of is not None:
                 self._history_of_plan(con, game_id, result, before)

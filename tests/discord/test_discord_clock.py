@@ -330,6 +330,28 @@ async def test_a_catch_up_whose_process_died_before_announcing_it_is_announced_o
         assert [m for m in t.messages()[posted:] if texts(m).startswith(rollover)] == said
 
 
+async def test_a_turn_end_caught_up_by_a_refused_command_is_announced_by_the_clock(tmp_path):
+    """A command that comes after a turn's end catches the game up first; refused, its answer is the refusal
+    alone (to its author): the turn end waits in the outbox, and the clock announces it in the channel, once."""
+    rollover = f"⏰ Turn 1 is over (time is up). Turn 2 begins and ends {at(24)}."
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        clock = rb.bot.get_cog("Clock")
+        clock.scheduler.remove_all_jobs()  # the timer does not come first this time
+        posted = len(t.messages())
+        t.clock.advance(hours=13)
+        refused = await t.run(t.alice, "nation claim", preset="Charon")
+        assert refused.ephemeral and (await t.state(rb)).turn == 2  # refused, but the turn rolled over
+        await settle(t.fake)
+        assert not [m for m in t.messages()[posted:] if texts(m).startswith(rollover)]
+        await clock.sweep()  # (every minute, and at every tick)
+        await settle(t.fake)
+        await clock.tick()
+        await settle(t.fake)
+        assert len([m for m in t.messages()[posted:] if texts(m).startswith(rollover)]) == 1
+        assert await rb.bot.store.take_unannounced(t.clock() + timedelta(days=1)) == []
+
+
 async def test_an_announced_catch_up_leaves_the_outbox_empty(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         await start_war(t)

@@ -91,6 +91,18 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return None
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    reason = session.config.pg_reason  # type: ignore[attr-defined]
+    if reason:  # (-q hides the report header: said here, and again at the end)
+        print(f"\nthe PostgreSQL pass is skipped: {reason}", file=sys.stderr, flush=True)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    reason = config.pg_reason  # type: ignore[attr-defined]
+    if reason:
+        terminalreporter.write_line(f"the PostgreSQL pass was skipped: {reason}", yellow=True, bold=True)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     on_postgres = config.getoption("--postgres")
     for item in items:

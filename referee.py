@@ -19,7 +19,7 @@ from typing import Any
 
 import engine  # noqa: F401  (registers every rule set)
 from data import rules_for
-from data.store import ActionRow, ChannelTaken, Entry, LoggedAction, LoggedEvent, Plan, Quick, Store
+from data.store import ActionRow, ChannelTaken, Entry, LoggedAction, LoggedEvent, NoLiveGame, Plan, Quick, Store
 from engine.clock import Tick
 from engine.commands import Command, check_ruleset
 from engine.core import Context, execute
@@ -32,6 +32,7 @@ from engine.rulesets import RULESETS, default_ruleset, ruleset
 from engine.view import At, Line, Part, Person, View, line, view
 
 CLOCK_ACTOR = "clock"
+NO_GAME = "there is no game in this channel: start one with /game start"
 DUE_BATCH = 200  # games caught up in one transaction
 MAX_ROLLS_SHOWN = 1000
 MAX_EXPORT_BYTES = 5_000_000  # the largest export file /game import reads
@@ -300,14 +301,14 @@ class Referee:
     async def game_id(self, channel: str) -> int:
         game_id = await self.store.live_game(channel)
         if game_id is None:
-            raise NoGame("there is no game in this channel: start one with /game start")
+            raise NoGame(NO_GAME)
         return game_id
 
     async def ruleset_name(self, channel: str) -> str:
         """The rule set of the channel's game (one indexed lookup, no state loaded)."""
         found = await self.store.live_ruleset(channel)
         if found is None:
-            raise NoGame("there is no game in this channel: start one with /game start")
+            raise NoGame(NO_GAME)
         return found
 
     async def state(self, channel: str) -> Any:
@@ -318,7 +319,7 @@ class Referee:
         (nothing can be done in that one: every action still asks for a live game)."""
         game_id = await self.store.live_game(channel) or await self.store.last_ended_game(channel)
         if game_id is None:
-            raise NoGame("there is no game in this channel: start one with /game start")
+            raise NoGame(NO_GAME)
         return game_id
 
     async def shown_state(self, channel: str) -> Any:
@@ -379,20 +380,26 @@ class Referee:
             raise busy from None
         return Report(game_id, outcome.state, outcome.events)
 
-    async def act(self, channel: str, actor: str, action: Any, command: str, gm_role: bool = False) -> Report:
-        """Catch up, then run one engine action and commit both: one transaction, one round trip to the store.
+    async def act(self, channel: str, actor: str, action: Any, command: str, gm_role: bool = False,
+                  vocabulary: Command | None = None) -> Report:
+        """Catch up, then run one engine action and commit both: the channel's game found, loaded, changed and
+        saved in one transaction, one round trip to the store. `vocabulary`: the command the action was built
+        from, refused (before anything) in a game of another rule set.
 
         A refusal raises and commits nothing but the catch-up."""
-        game_id = await self.game_id(channel)
-        async with self.lock(game_id):
-            now = self.clock()
-            result = await self.store.run_game(game_id, lambda state: self._plan(state, now, actor, action,
-                                                                                   command, gm_role))
-            return self._report(game_id, result)
+        now = self.clock()
+        try:
+            game_id, result = await self.store.run_channel(channel, lambda state: self._plan(
+                state, now, actor, action, command, gm_role, vocabulary))
+        except NoLiveGame:
+            raise NoGame(NO_GAME) from None
+        return self._report(game_id, result)
 
     def _plan(self, state: Any, now: datetime, actor: str | None = None, action: Any = None, command: str = "",
-              gm_role: bool = False) -> Plan:
+              gm_role: bool = False, vocabulary: Command | None = None) -> Plan:
         """What one call does to a freshly loaded state (run in the store's thread): catch up, then the action."""
+        if vocabulary is not None:
+            check_ruleset(vocabulary, state.ruleset)  # (before the catch-up: a refusal here commits nothing)
         plan = Plan(state)
         if not state.ended:
             caught = execute(state, Tick(), self.context(state, CLOCK_ACTOR, now=now), fresh=True)

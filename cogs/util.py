@@ -18,6 +18,7 @@ from engine.commands import BY_PATH, build_action, check_ruleset, choices, coerc
 from engine.errors import BadInput, NoGame
 from engine.events import DiceRolled, DieRolled
 from engine.toml_text import parse_toml
+from engine.vocabulary import Command
 from referee import Report
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -106,21 +107,21 @@ async def run_command(interaction: discord.Interaction, path: str, *, answer: An
                       **options: Any) -> Report:
     """Run one vocabulary command as the interaction's user, answer with its events, then publish.
 
-    A rule set's command is refused in a channel whose game is of another rule set."""
+    A rule set's command is refused in a channel whose game is of another rule set (checked by the referee in
+    the command's own transaction: no round trip of its own)."""
     command = BY_PATH[path]
-    if command.ruleset is not None:
-        check_ruleset(command, await bot_of(interaction).referee.ruleset_name(channel_key(interaction)))
     given = given_options(**options)
     action = build_action(command, coerce_options(command, given))
-    return await run_action(interaction, action, command_text(path, given), answer)
+    return await run_action(interaction, action, command_text(path, given), answer, command)
 
 
 async def run_action(interaction: discord.Interaction, action: Any, text: str,
-                     answer: Answer | None = None) -> Report:
-    """Run one engine action as the interaction's user, answer with its events (or `answer`), then publish."""
+                     answer: Answer | None = None, vocabulary: Command | None = None) -> Report:
+    """Run one engine action as the interaction's user, answer with its events (or `answer`), then publish.
+    `vocabulary`: the command it was built from (refused in a game of another rule set)."""
     bot = bot_of(interaction)
     report = await bot.referee.act(channel_key(interaction), actor(interaction), action, text,
-                                   gm_role=has_gm_role(interaction))
+                                   gm_role=has_gm_role(interaction), vocabulary=vocabulary)
     interaction.extras.pop(REPLIED, None)
     await (answer or answer_events)(interaction, report)
     if (replied := interaction.extras.get(REPLIED)) is not None:

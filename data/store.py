@@ -78,6 +78,10 @@ class ChannelTaken(Exception):
     """The channel already has a live game."""
 
 
+class NoLiveGame(Exception):
+    """The channel has no live game."""
+
+
 GAME_MOVED_ON = "the game changed while this was being prepared; nothing changed — try again"
 
 
@@ -442,6 +446,21 @@ class Store:
         if result.refusal is not None:
             raise result.refusal
         return result
+
+    async def run_channel(self, channel: str, plan: Callable[[Any], Plan]) -> tuple[int, Plan]:
+        """`run_game` for the channel's live game, the lookup folded into the same transaction: a command is one
+        round trip to the database thread. Returns the game's id with the plan; `NoLiveGame` when there is none."""
+
+        def work(con: sqlite3.Connection) -> tuple[int, Plan]:
+            row = con.execute("SELECT id FROM games WHERE channel = ? AND ended = 0", (channel,)).fetchone()
+            if row is None:
+                raise NoLiveGame(channel)
+            return int(row[0]), self._run_plan(con, int(row[0]), plan)
+
+        game_id, result = await self._transaction(work)
+        if result.refusal is not None:
+            raise result.refusal
+        return game_id, result
 
     async def run_games(self, game_ids: list[int], plan: Callable[[Any], Plan],
                         quick: Callable[[str, dict[str, Any]], Quick | None] | None = None,

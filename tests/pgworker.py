@@ -88,26 +88,29 @@ class Worker:
         """Keep every plan `run_game` committed for the current command: a command refused after its catch-up
         committed (`run_game` raises the refusal after the commit; `/gm undo` catches up first, then may refuse)
         returns no report, and nothing else says what the clock applied (the plan is seen here instead)."""
-        original = self.store.run_game
+        def wrapped(original: Any, plan_of: Any) -> Any:
+            async def run(target: Any, plan: Any, *args: Any) -> Any:
+                seen: list[Plan] = []
 
-        async def run_game(game_id: int, plan: Any) -> Plan:
-            seen: list[Plan] = []
+                def recording(state: Any) -> Plan:
+                    result = plan(state)
+                    seen.append(result)
+                    return result
 
-            def recording(state: Any) -> Plan:
-                result = plan(state)
-                seen.append(result)
-                return result
+                try:
+                    done = await original(target, recording, *args)
+                except BaseException as err:
+                    if seen and seen[-1].refusal is err:  # raised after its entries committed
+                        self.committed.append(seen[-1])
+                    raise
+                self.committed.append(plan_of(done))
+                return done
 
-            try:
-                result = await original(game_id, recording)
-            except BaseException as err:
-                if seen and seen[-1].refusal is err:  # raised after its entries committed
-                    self.committed.append(seen[-1])
-                raise
-            self.committed.append(result)
-            return result
+            return run
 
-        self.store.run_game = run_game  # type: ignore[method-assign]
+        # (`run_channel`: a command, the channel's game found in the same call; `run_game`: a catch-up, an undo's)
+        self.store.run_game = wrapped(self.store.run_game, lambda done: done)  # type: ignore[method-assign]
+        self.store.run_channel = wrapped(self.store.run_channel, lambda done: done[1])  # type: ignore[method-assign]
 
     async def load_games(self) -> None:
         for channel in self.args.channels.split(","):

@@ -36,7 +36,7 @@ from cogs.util import (
     run_command,
 )
 from cogs.views import click_lock, guarded
-from engine.commands import BY_PATH, build_action, check_ruleset, coerce_options
+from engine.commands import BY_PATH, build_action, coerce_options
 from engine.core import execute
 from engine.describe import plural
 from engine.errors import RuleViolation
@@ -309,10 +309,9 @@ async def run_transit(interaction: discord.Interaction, answer_: str, retreat: s
     """`/godsfire transit answer`, for the slash command and the buttons alike (its option `answer` is also
     `run_command`'s own parameter, so the action is built here)."""
     command = BY_PATH[TRANSIT]
-    check_ruleset(command, await bot_of(interaction).referee.ruleset_name(channel_key(interaction)))
     given = given_options(answer=answer_, retreat=retreat, column=column, player=player)
     await run_action(interaction, build_action(command, coerce_options(command, given)),
-                     command_text(TRANSIT, given), answer)
+                     command_text(TRANSIT, given), answer, command)
 
 
 def may_answer(interaction: discord.Interaction, state: GodsfireState, player: str | None) -> None:

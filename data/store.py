@@ -217,6 +217,8 @@ class Store:
         self._fault: str | None = None  # the cause of the current fault episode (logged once)
         self._reopen = False  # a fault may have left the connection unusable: reconnect before the next write
         self._opening = False  # while `open` runs, a fault is its caller's one line, not a log entry
+        self._group: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []  # waiting to commit
+        self._committing = False  # a group is being committed
 
     @classmethod
     async def open(cls, path: str | os.PathLike[str], *, busy_timeout: float = BUSY_TIMEOUT) -> Store:
@@ -457,10 +459,44 @@ class Store:
                 raise NoLiveGame(channel)
             return int(row[0]), self._run_plan(con, int(row[0]), plan)
 
-        game_id, result = await self._transaction(work)
+        game_id, result = await self._grouped(work)
         if result.refusal is not None:
             raise result.refusal
         return game_id, result
+
+    # --- group commit ----------------------------------------------------------------------------
+
+    async def _grouped(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work(connection)` committed with the others that arrive while a commit is in flight: one transaction,
+        one COMMIT (one fsync) for all of them. Each is all-or-nothing on its own (a savepoint of its own): one
+        that raises is rolled back alone and gets its error; the others commit. A fault of the database fails
+        every one of the group (nothing of any is written)."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._group.append((work, future))
+        self._next_group()
+        return await future
+
+    def _next_group(self) -> None:
+        if self._group and not self._committing:
+            self._committing = True
+            group, self._group = self._group, []
+            asyncio.ensure_future(self._commit_group(group))
+
+    async def _commit_group(self, group: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]]) -> None:
+        try:
+            outcomes = await self._transaction(lambda con: _run_group(con, [work for work, _ in group], self._errors))
+        except BaseException as err:  # every member gets the group's failure (nothing of any was written)
+            outcomes = [(False, err)] * len(group)
+        finally:
+            self._committing = False
+            self._next_group()  # what arrived meanwhile: the next group
+        for (_, future), (ok, value) in zip(group, outcomes, strict=True):
+            if future.done():
+                continue
+            if ok:
+                future.set_result(value)
+            else:
+                future.set_exception(value)
 
     async def run_games(self, game_ids: list[int], plan: Callable[[Any], Plan],
                         quick: Callable[[str, dict[str, Any]], Quick | None] | None = None,
@@ -1133,6 +1169,30 @@ def insert_history(con: sqlite3.Connection, game_id: int, action_id: int | None,
         "INSERT INTO history (game_id, action_id, turn, at, side, stat, value, mark) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [(game_id, action_id, e.turn, _iso(e.at), e.side, e.stat, None if e.value is None else _json(e.value),
           e.mark) for e in entries])
+
+
+def _run_group(con: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], Any]],
+               errors: tuple[type[BaseException], ...]) -> list[tuple[bool, Any]]:
+    """A group's works inside its one transaction, each in a savepoint of its own: (True, result) or (False, the
+    error it raised and was rolled back from). A fault of the database itself is raised: the whole group is
+    refused. One alone needs no savepoint: its error is raised, and the transaction rolled back."""
+    if len(works) == 1:
+        return [(True, works[0](con))]
+    outcomes: list[tuple[bool, Any]] = []
+    for work in works:
+        con.execute("SAVEPOINT command")
+        try:
+            outcomes.append((True, work(con)))
+        except errors as err:
+            if _fault_cause(err) is not None:
+                raise
+            con.execute("ROLLBACK TO command")
+            outcomes.append((False, err))
+        except Exception as err:
+            con.execute("ROLLBACK TO command")
+            outcomes.append((False, err))
+        con.execute("RELEASE command")
+    return outcomes
 
 
 def _counting_changes(con: sqlite3.Connection, grown: bool, function: Callable[..., T],

@@ -82,6 +82,7 @@ async def test_a_backup_taken_while_50_commands_run_is_a_prefix_of_them_and_repl
         time.sleep(0.002)
 
     async def command(number: int) -> None:
+        await asyncio.sleep(number * 0.004)  # they come one after another (at once, a group commit takes them all)
         channel = channels[number % len(channels)]
         nation, stat = NATIONS[number % 2], ("land", "economy", "military")[number % 3]
         if number % 5 == 4:

@@ -217,7 +217,8 @@ class Store:
         self._fault: str | None = None  # the cause of the current fault episode (logged once)
         self._reopen = False  # a fault may have left the connection unusable: reconnect before the next write
         self._opening = False  # while `open` runs, a fault is its caller's one line, not a log entry
-        self._group: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []  # waiting to commit
+        # the commands waiting to commit (`_grouped`): each one's work, its answer, its channel
+        self._group: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any], str]] = []
         self._committing = False  # a group is being committed
 
     @classmethod
@@ -459,20 +460,23 @@ class Store:
                 raise NoLiveGame(channel)
             return int(row[0]), self._run_plan(con, int(row[0]), plan)
 
-        game_id, result = await self._grouped(work)
+        game_id, result = await self._grouped(work, channel)
         if result.refusal is not None:
             raise result.refusal
         return game_id, result
 
     # --- group commit ----------------------------------------------------------------------------
 
-    async def _grouped(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    async def _grouped(self, work: Callable[[sqlite3.Connection], T], channel: str) -> T:
         """`work(connection)` committed with the others that arrive while a commit is in flight: one transaction,
         one COMMIT (one fsync) for all of them. Each is all-or-nothing on its own (a savepoint of its own): one
         that raises is rolled back alone and gets its error; the others commit. A fault of the database fails
-        every one of the group (nothing of any is written)."""
+        every one of the group (nothing of any is written).
+
+        On PostgreSQL the group first locks the live games of its channels in id order, as every group does, so
+        that two processes' groups never wait for each other in a circle (a deadlock would refuse both)."""
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._group.append((work, future))
+        self._group.append((work, future, channel))
         self._next_group()
         return await future
 
@@ -482,15 +486,22 @@ class Store:
             group, self._group = self._group, []
             asyncio.ensure_future(self._commit_group(group))
 
-    async def _commit_group(self, group: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]]) -> None:
+    async def _commit_group(self, group: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any], str]]
+                            ) -> None:
+        def run(con: sqlite3.Connection) -> list[tuple[bool, Any]]:
+            if self.dialect == "postgresql" and len(group) > 1:
+                con.execute("SELECT id FROM games WHERE channel = ANY(?) AND ended = 0 ORDER BY id FOR UPDATE",
+                            (sorted({channel for _, _, channel in group}),)).fetchall()
+            return _run_group(con, [work for work, _, _ in group], self._errors)
+
         try:
-            outcomes = await self._transaction(lambda con: _run_group(con, [work for work, _ in group], self._errors))
+            outcomes = await self._transaction(run)
         except BaseException as err:  # every member gets the group's failure (nothing of any was written)
             outcomes = [(False, err)] * len(group)
         finally:
             self._committing = False
             self._next_group()  # what arrived meanwhile: the next group
-        for (_, future), (ok, value) in zip(group, outcomes, strict=True):
+        for (_, future, _), (ok, value) in zip(group, outcomes, strict=True):
             if future.done():
                 continue
             if ok:

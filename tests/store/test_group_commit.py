@@ -138,6 +138,29 @@ async def test_a_fault_of_the_database_fails_the_whole_group_and_writes_nothing(
         await assert_snapshot_is_replay(store, game_id)
 
 
+@pytest.mark.postgres_only
+async def test_two_processes_groups_over_the_same_games_never_deadlock(request):
+    """Two stores (two connections: two processes) commit groups over the same games, arriving in opposite
+    orders: each group locks its games in id order first, so neither waits for the other in a circle."""
+    url = f"{request.config.pg_url}?schema=groups{next(_schemas)}_{os.getpid()}"  # type: ignore[attr-defined]
+    stores = [await Store.open(url), await Store.open(url)]
+    try:
+        refs = [Referee(s, RULES, ForcedRoller(), FakeClock()) for s in stores]
+        games = [await two_nations(refs[0], channel) for channel in CHANNELS[:6]]
+        sizes = [counting_groups(s) for s in stores]
+        for _ in range(5):
+            orders = (CHANNELS[:6], CHANNELS[:6][::-1])
+            await asyncio.gather(*(r.act(c, "gm", a, t) for r, order in zip(refs, orders, strict=True)
+                                   for c, a, t in map(raise_stat, order)))
+        assert max(max(s) for s in sizes) > 1  # they were grouped
+        for game_id in games:
+            assert (await stores[0].load(game_id)).nations["Charon"].land == 30  # 2 stores × 5 rounds, once each
+            await assert_snapshot_is_replay(stores[0], game_id)
+    finally:
+        for store in stores:
+            await store.close()
+
+
 # --- a process killed in the middle of a group's commit ----------------------------------------------------
 
 GROUP_SCRIPT = textwrap.dedent("""

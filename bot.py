@@ -27,6 +27,7 @@ import charts
 import logformat
 from cogs import frontends
 from cogs.ledger import DYNAMIC_ITEMS as LEDGER_ITEMS
+from cogs.ratelimits import bound_buckets
 from cogs.render import error_embed, use_clock
 from cogs.util import reply
 from cogs.views import DYNAMIC_ITEMS
@@ -238,6 +239,7 @@ class RefereeBot(commands.Bot):
         options.setdefault("allowed_mentions", discord.AllowedMentions(everyone=False, roles=False, users=False,
                                                                        replied_user=False))
         super().__init__(**options)
+        bound_buckets(self.http)  # discord.py's rate-limit table: pruned in amortised O(1) (cogs.ratelimits)
         self.settings = settings
         self._shutdown: asyncio.Future[None] | None = None
         self.command_ids = {}

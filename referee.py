@@ -12,7 +12,7 @@ import contextlib
 import gc
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -454,31 +454,73 @@ class Referee:
                            announce: bool = False) -> dict[int, list[Event]]:
         """Catch up every live game this process owns that has something due now, read from the store's due
         index, `batch` games to a transaction. Returns the events of each game where something fell due (not
-        the states: a rollover of thousands of games holds one batch of states at a time); `action_ids`, when
-        given, gets each game's logged catch-up action. `announce`: as in `catch_up`."""
-        now = self.clock()
-        due = [game_id for game_id, guild_id in await self.store.due(now) if owns(guild_id)]
+        the states); `action_ids`, when given, gets each game's logged catch-up action. `announce`: as in
+        `catch_up`. Every game's events are held to the end: what a few games need (the console, tests); the
+        clock uses `catch_up_due_each`, which holds one batch at a time."""
         caught: dict[int, list[Event]] = {}
-        with collector_paused():
-            await self._catch_up_batches(due, batch, now, caught, action_ids, announce)
+
+        async def keep(events: dict[int, list[Event]], logged: dict[int, int]) -> None:
+            caught.update(events)
+            if action_ids is not None:
+                action_ids.update(logged)
+
+        await self.catch_up_due_each(keep, owns, batch, announce)
         return caught
 
-    async def _catch_up_batches(self, due: list[int], batch: int, now: datetime, caught: dict[int, list[Event]],
-                                action_ids: dict[int, int] | None = None, announce: bool = False) -> None:
-        for start in range(0, len(due), batch):
-            ids = due[start:start + batch]
-            locks = [self.lock(game_id) for game_id in ids]
-            for lock in locks:
-                await lock.acquire()
-            try:
+    async def catch_up_due_each(self, each: Callable[[dict[int, list[Event]], dict[int, int]], Awaitable[None]],
+                                owns: Callable[[int | None], bool] = lambda guild: True, batch: int = DUE_BATCH,
+                                announce: bool = False) -> int:
+        """`catch_up_due` batch by batch: after each batch commits, `each(events, action_ids)` is awaited with
+        that batch's games where something fell due (their events, and their logged catch-up action), before
+        the next batch is read; nothing of a batch is kept afterwards, so a rollover of any number of games
+        holds one batch at a time. Returns how many games were caught up.
+
+        The due index is read a page of `batch` games at a time too (in the order (due time, id), each page
+        after the last game of the one before: a game caught up moves on, one that fails stays behind)."""
+        now = self.clock()
+        count = 0
+        after: tuple[str, int] | None = None
+        while page := await self.store.due_page(now, batch, after):
+            after = (page[-1][2], page[-1][0])
+            ids = [game_id for game_id, guild_id, _ in page if owns(guild_id)]
+            if ids:
+                count += await self._catch_up_batch(ids, now, each, announce)
+            if len(page) < batch:
+                break
+        return count
+
+    async def _catch_up_batch(self, ids: list[int], now: datetime,
+                              each: Callable[[dict[int, list[Event]], dict[int, int]], Awaitable[None]],
+                              announce: bool = False) -> int:
+        """One batch of `catch_up_due_each`: one transaction, then `each`. Returns how many games it caught up."""
+        created = [game_id for game_id in ids if game_id not in self._locks]
+        locks = [self.lock(game_id) for game_id in ids]
+        for lock in locks:
+            await lock.acquire()
+        try:
+            # the collector held off while the batch's documents are parsed (one batch at a time: what the
+            # announcements sent between two batches leave is collected as usual)
+            with collector_paused():
                 plans = await self.store.run_games(ids, lambda state: self._plan(state, now),
-                                                   lambda name, document: self._quick(name, document, now), announce)
-            finally:
-                for lock in locks:
-                    lock.release()
-            caught.update((game_id, plan.entries[0].events) for game_id, plan in plans.items() if plan.entries)
-            if action_ids is not None:
-                action_ids.update((game_id, plan.action_ids[0]) for game_id, plan in plans.items() if plan.action_ids)
+                                                   lambda name, document: self._quick(name, document, now),
+                                                   announce)
+                events = {game_id: plan.entries[0].events for game_id, plan in plans.items() if plan.entries}
+                logged = {game_id: plan.action_ids[0] for game_id, plan in plans.items() if plan.action_ids}
+                del plans  # (the batch's states and documents: freed before the next batch is read)
+        finally:
+            for lock in locks:
+                lock.release()
+            self._drop_locks(created)
+        await each(events, logged)
+        return len(events)
+
+    def _drop_locks(self, game_ids: list[int]) -> None:
+        """Forget the locks of these games that nothing holds or waits for (a rollover of 100,000 games would
+        otherwise keep 100,000 locks): the next command of such a game makes a new one."""
+        for game_id in game_ids:
+            lock = self._locks.get(game_id)
+            if lock is not None and not lock.locked() and not getattr(lock, "_waiters", None):
+                del self._locks[game_id]
 
     async def undo_target(self, channel: str) -> ActionRow | None:
         """The action `/gm undo` would take back now (the last one that is not the clock's or the game's

@@ -5,9 +5,11 @@ The store keeps each game's next due time (the engine's deadlines: Nations turn 
 battle choices; the God Dice reminder) and the front-end's own next reminder (Nations: the turn reminder; any
 game: a player's reminder by DM, `cogs.remind`), both indexed.
 The timer (one APScheduler job) fires at the earliest of them: every game due then is caught up in batches,
-one transaction a batch (`Referee.catch_up_due`), before anything is said; the announcements, reminders,
-battle choices and status edits of those games then go out through the `Announcer`, in order, at a pace
-within Discord's global rate limit, without holding up the next rollover. A command's own follow-up
+one transaction a batch (`Referee.catch_up_due_each`); as each batch commits, the announcements, reminders,
+battle choices and status edits of its games are queued for the `Announcer`, which sends them in order, at a
+pace within Discord's global rate limit, without holding up the next rollover. It keeps the events of at most
+`HELD_EVENTS` queued catch-ups in memory and reads the others' back from the store when it announces them, so
+a rollover's memory does not grow with its games. A command's own follow-up
 (`after_change`) runs at once. On start only the games due are read, never every game.
 
 Every process runs the clock of every Discord game, whatever its shard: the store serialises each game's
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from array import array
 from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
@@ -44,6 +47,7 @@ from engine.events import Event, GameEnded
 from referee import Report
 
 log = logging.getLogger("referee.clock")
+Follow = Callable[[int, int | None, list[Event] | None], Awaitable[None]]  # a caught-up game, announced
 CONTENT_LIMIT = 2000  # Discord's limit on a message's text
 ANNOUNCEMENTS_PER_SECOND = 40  # under Discord's global limit of about 50 requests a second
 TIMER = "clock"
@@ -52,31 +56,95 @@ HEALTH = "health"
 OUTBOX = "outbox"
 OUTBOX_SWEEP = 60.0  # seconds between two looks at the outbox of announcements (an announcement's grace: 2 min)
 HEALTH_INTERVAL = 30.0  # seconds between two writes of the health file while connected (tests make it shorter)
+HELD_EVENTS = 1000  # queued catch-ups whose events the announcer keeps in memory (the others': read back)
 PIN_HELP = ("I could not pin this game's status message: give me the *Pin Messages* permission in this channel "
             "(Server Settings → Roles, or the channel's permissions).")
 
 
+class _Run:
+    """Catch-ups queued one after another whose events are not kept: their (game id, action id) pairs, 16 bytes
+    a game (a queue of 100,000 of them is 1.6 MB, not 100,000 tuples)."""
+
+    __slots__ = ("ids", "next")
+
+    def __init__(self) -> None:
+        self.ids = array("q")
+        self.next = 0
+
+    def __len__(self) -> int:
+        return (len(self.ids) - self.next) // 2
+
+    def take(self) -> tuple[int, int]:
+        pair = self.ids[self.next], self.ids[self.next + 1]
+        self.next += 2
+        return pair
+
+
 class Announcer:
     """Sends queued announcements one after another, at most `per_second` a second, in a task of its own
-    that runs while there is work (tests wait for it by name)."""
+    that runs while there is work (tests wait for it by name).
 
-    def __init__(self, per_second: float = ANNOUNCEMENTS_PER_SECOND) -> None:
+    A game the timer caught up is queued as its ids (`put_caught`): its events are kept in memory while fewer
+    than `hold` queued catch-ups keep theirs, and otherwise read back from the store when it is announced; so
+    a rollover of 100,000 games queues 100,000 pairs of ids (`_Run`), not 100,000 games' events."""
+
+    def __init__(self, per_second: float = ANNOUNCEMENTS_PER_SECOND, follow: Follow | None = None,
+                 hold: int = HELD_EVENTS) -> None:
         self.interval = 1 / per_second
-        self.queue: deque[tuple[Callable[[], Awaitable[None]], int | None]] = deque()
+        self.follow = follow
+        self.hold = hold
+        self.held = 0  # queued catch-ups whose events are kept here
+        # (send, game id, action id, events): a `send` of its own; (None, ...) a catch-up for `follow`; or
+        # (a _Run, None, None, None): catch-ups for `follow` whose events are read back
+        self.queue: deque[tuple[Callable[[], Awaitable[None]] | _Run | None, int | None, int | None,
+                                list[Event] | None]] = deque()
         self.task: asyncio.Task[None] | None = None
 
+    def __len__(self) -> int:
+        """The announcements queued."""
+        return sum(len(send) if isinstance(send, _Run) else 1 for send, *_ in self.queue)
+
     def put(self, send: Callable[[], Awaitable[None]], game_id: int | None = None) -> None:
-        self.queue.append((send, game_id))
+        self._push((send, game_id, None, None))
+
+    def put_caught(self, game_id: int, action_id: int | None, events: list[Event]) -> None:
+        """A caught-up game to announce with `follow(game_id, action_id, events)`; its events are dropped here
+        (None: `follow` reads them back by action id) when `hold` queued catch-ups keep theirs already."""
+        if action_id is None or self.held < self.hold:
+            self.held += 1
+            self._push((None, game_id, action_id, events))
+            return
+        last = self.queue[-1][0] if self.queue else None
+        if not isinstance(last, _Run):
+            last = _Run()
+            self._push((last, None, None, None))
+        last.ids.extend((game_id, action_id))
+
+    def _push(self, entry: tuple[Callable[[], Awaitable[None]] | _Run | None, int | None, int | None,
+                                 list[Event] | None]) -> None:
+        self.queue.append(entry)
         if self.task is None or self.task.done():
             self.task = asyncio.create_task(self._drain(), name="referee-announcer")
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
         while self.queue:
-            send, game_id = self.queue.popleft()
+            send, game_id, action_id, events = self.queue[0]
+            if isinstance(send, _Run):
+                game_id, action_id = send.take()
+                if not send:
+                    self.queue.popleft()
+                send = None
+            else:
+                self.queue.popleft()
+                if send is None:
+                    self.held -= 1
             started = loop.time()
             try:
-                await send()
+                if send is not None:
+                    await send()
+                elif self.follow is not None:
+                    await self.follow(cast(int, game_id), action_id, events)
             except StoreUnavailable as err:  # the store logged its cause once; the next tick tries again
                 log.warning("an announcement of game %s waits: %s", game_id, err, extra={"game_id": game_id})
             except Exception:
@@ -85,6 +153,7 @@ class Announcer:
 
     def close(self) -> None:
         self.queue.clear()
+        self.held = 0
         if self.task is not None:
             self.task.cancel()
 
@@ -117,7 +186,7 @@ class Clock(commands.Cog):
         self._armed: datetime | None = None  # when the timer fires (the bot's time)
         self._pin_told: set[int] = set()  # the games whose channel was told the status could not be pinned
         self._health_failed = False
-        self.announcer = Announcer()
+        self.announcer = Announcer(follow=self.follow_caught)
         # coalesce: missed firings run once; no grace limit: a late firing still runs (it only catches up).
         self.scheduler = AsyncIOScheduler(timezone=UTC, job_defaults={
             "coalesce": True, "misfire_grace_time": None, "max_instances": 1,
@@ -168,12 +237,17 @@ class Clock(commands.Cog):
         self.touch_health()
         failed = True
         try:
-            logged: dict[int, int] = {}
-            caught = await self.bot.referee.catch_up_due(owns=self.owns, action_ids=logged, announce=True)
-            await self.sweep()  # (older than what was just caught up: said first)
-            for game_id, events in caught.items():
-                self.announcer.put(lambda game_id=game_id, events=events: self.follow(game_id, events,
-                                                                                      logged.get(game_id)), game_id)
+            await self.sweep()  # (older than what is caught up now: said first)
+            caught: set[int] = set()
+
+            async def queue(events: dict[int, list[Event]], logged: dict[int, int]) -> None:
+                # each batch's announcements queued as soon as it commits; its events are not kept beyond the
+                # announcer's bound (`HELD_EVENTS`)
+                for game_id, game_events in events.items():
+                    caught.add(game_id)
+                    self.announcer.put_caught(game_id, logged.get(game_id), game_events)
+
+            await self.bot.referee.catch_up_due_each(queue, owns=self.owns, announce=True)
             for game_id, guild_id in await self.bot.store.take_reminders_due(self.now()):
                 if self.owns(guild_id) and game_id not in caught:
                     self.announcer.put(lambda game_id=game_id: self.follow(game_id), game_id)
@@ -198,8 +272,7 @@ class Clock(commands.Cog):
         for game_id, action_id, events in await self.bot.store.take_unannounced(self.now()):
             log.warning("announcing game %s's catch-up %s, left unannounced", game_id, action_id,
                         extra={"game_id": game_id})
-            self.announcer.put(lambda game_id=game_id, events=events, action_id=action_id: self.follow(
-                game_id, events, action_id), game_id)
+            self.announcer.put_caught(game_id, action_id, events)
 
     async def sweep_job(self) -> None:
         """The outbox's own job: a failure is logged and the next run tries again."""
@@ -225,6 +298,12 @@ class Clock(commands.Cog):
         announce, remind, update, note its next wake — from its state as it is now."""
         await self.announce_and_follow(Report(game_id, await self.bot.store.load(game_id), events or [],
                                               action_ids=[action_id] if action_id is not None else []))
+
+    async def follow_caught(self, game_id: int, action_id: int | None, events: list[Event] | None) -> None:
+        """`follow` for a catch-up the announcer queued: its events as kept, or (None) read back from the store."""
+        if events is None and action_id is not None:
+            events = await self.bot.store.action_events(game_id, action_id)
+        await self.follow(game_id, events, action_id)
 
     async def announce_and_follow(self, report: Report) -> None:
         if report.events:

@@ -61,6 +61,8 @@ SHUTTING_DOWN = "the referee is shutting down; nothing changed — try again in 
 # How long the clock's announcement of a catch-up is its own process's to send before another may (`announcements`)
 ANNOUNCE_GRACE = timedelta(minutes=2)
 OUTBOX_INSERT = "INSERT INTO announcements (action_id, due_at, game_id) VALUES (?, ?, ?)"
+# The live events of one action of a game (its game first: SQLite indexes events by game, not by action)
+ACTION_EVENTS = "SELECT data FROM events WHERE game_id = ? AND action_id = ? AND undone = 0 ORDER BY id"
 OUTBOX_IF_DISCORD = ("INSERT INTO announcements (action_id, due_at, game_id)"
                      " SELECT ?, ?, id FROM games WHERE id = ? AND guild_id IS NOT NULL")
 T = TypeVar("T")
@@ -797,6 +799,18 @@ class Store:
         query = "SELECT id, guild_id FROM games WHERE ended = 0 AND next_due <= ? ORDER BY next_due"
         return [(int(r["id"]), r["guild_id"]) for r in await self._fetchall(query, (_iso(now),))]
 
+    async def due_page(self, now: datetime, limit: int,
+                       after: tuple[str, int] | None = None) -> list[tuple[int, int | None, str]]:
+        """`due` a page at a time, for a rollover of any number of games: at most `limit` (game id, server, due
+        time) in the order (due time, id), those after `after` (the last one's (due time, id)) only."""
+        query = "SELECT id, guild_id, next_due FROM games WHERE ended = 0 AND next_due <= ?"
+        params: tuple[Any, ...] = (_iso(now),)
+        if after is not None:
+            query += " AND (next_due > ? OR (next_due = ? AND id > ?))"
+            params += (after[0], after[0], after[1])
+        rows = await self._fetchall(query + " ORDER BY next_due, id LIMIT ?", (*params, limit))
+        return [(int(r["id"]), r["guild_id"], str(r["next_due"])) for r in rows]
+
     async def next_wake(self) -> datetime | None:
         """The earliest moment any live game needs the clock: a due time or a front-end reminder (one timer
         is enough for the whole clock). Two index lookups."""
@@ -841,8 +855,7 @@ class Store:
                                 [(_iso(now + ANNOUNCE_GRACE), r[1]) for r in rows])
             taken = []
             for game_id, action_id in sorted((int(r[0]), int(r[1])) for r in rows):
-                events = [event_from_dict(orjson.loads(e[0])) for e in con.execute(
-                    "SELECT data FROM events WHERE action_id = ? AND undone = 0 ORDER BY id", (action_id,))]
+                events = [event_from_dict(orjson.loads(e[0])) for e in con.execute(ACTION_EVENTS, (game_id, action_id))]
                 taken.append((game_id, action_id, events))
             return taken
 
@@ -853,6 +866,12 @@ class Store:
         if action_ids:
             await self._transaction(lambda con: con.executemany(
                 "DELETE FROM announcements WHERE action_id = ?", [(action_id,) for action_id in action_ids]))
+
+    async def action_events(self, game_id: int, action_id: int) -> list[Event]:
+        """The live events of one action, in order (as `take_unannounced` reads them back): what the clock
+        announces of a catch-up whose events it did not keep in memory."""
+        rows = await self._fetchall(ACTION_EVENTS, (game_id, action_id))
+        return [event_from_dict(orjson.loads(row[0])) for row in rows]
 
     async def choice_message(self, game_id: int, battle: int, message_id: int | None = None) -> int | None:
         """The message that offers a battle's choice; with `message_id`, record a new one. Returns the old one."""

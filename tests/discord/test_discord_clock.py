@@ -475,3 +475,75 @@ async def test_a_store_that_cannot_save_delays_the_clock_without_a_spin_or_a_tra
         assert (await t.state(rb)).turn == 2
         assert announced(t, f"⏰ Turn 1 is over (time is up). Turn 2 begins and ends {at(24)}. "
                             "Last turn — Gracchan Republic: nothing; Charon: nothing.") == 1
+
+
+async def test_a_rollover_is_announced_batch_by_batch_holding_few_games_events(tmp_path, monkeypatch):
+    """Issue 21: the clock queues each batch's announcements as the batch commits and keeps the events of at most
+    `hold` queued catch-ups; the others' are read back from the store when announced. Each game's turn end is
+    still said once, in its own channel, and the outbox is left empty."""
+    rollover = f"⏰ Turn 1 is over (time is up). Turn 2 begins and ends {at(24)}."
+    async with table(tmp_path) as t, t.bot() as rb:
+        rooms = [t.channel] + [t.fake.add_channel(t.guild, f"nations-{i}") for i in range(6)]
+        for room in rooms:
+            await t.fake.invoke(t.guild, room, t.gm, "game start", options={"turn_hours": 12})
+            await settle(t.fake)
+        posted = {room.id: len(t.messages(room)) for room in rooms}
+        clock = rb.bot.get_cog("Clock")
+        clock.scheduler.remove_all_jobs()
+        clock.announcer.hold = 2
+        referee = rb.bot.referee
+        locked = set(referee._locks)
+        batches, most_held, read_back = [], [], []
+        catch_up_due_each, action_events = referee.catch_up_due_each, rb.bot.store.action_events
+
+        async def in_batches_of_3(each, **options):
+            async def watched(events, logged):
+                batches.append(sorted(events))
+                await each(events, logged)
+                most_held.append(clock.announcer.held)
+            return await catch_up_due_each(watched, batch=3, **options)
+
+        async def reading_back(game_id, action_id):
+            read_back.append(game_id)
+            return await action_events(game_id, action_id)
+
+        monkeypatch.setattr(referee, "catch_up_due_each", in_batches_of_3)
+        monkeypatch.setattr(rb.bot.store, "action_events", reading_back)
+        t.clock.advance(hours=13)
+        await clock.tick()
+        await settle(t.fake)
+        assert [len(b) for b in batches] == [3, 3, 1] and max(most_held) <= 2
+        assert read_back  # (the announcer sends while later batches commit: fewer than all but two)
+        for room in rooms:
+            said = [m for m in t.messages(room)[posted[room.id]:] if texts(m).startswith(rollover)]
+            assert len(said) == 1, (room.name, [texts(m) for m in t.messages(room)])
+            assert texts(said[0]).splitlines()[0] == rollover
+            assert t.status_message(room).embeds[0]["title"] == "Nations — turn 2"
+        assert await rb.bot.store.take_unannounced(t.clock() + timedelta(days=1)) == []
+        assert not set(referee._locks) & {g for b in batches for g in b} - locked  # no lock kept per game rolled
+
+
+async def test_the_announcer_keeps_few_events_and_says_everything_once_in_order():
+    """Issue 21: past `hold` queued catch-ups, the announcer keeps only their ids (16 bytes a game, in runs),
+    yet every announcement goes out once, in the order it was queued, its own sends among them."""
+    from cogs.clock import Announcer
+
+    said = []
+
+    async def follow(game_id, action_id, events):
+        said.append((game_id, action_id, events))
+
+    announcer = Announcer(per_second=10_000, follow=follow, hold=2)
+    for game_id in range(1, 6):
+        announcer.put_caught(game_id, 100 + game_id, [f"event of {game_id}"])
+    announcer.put(lambda: follow(0, None, "a send of its own"), 0)
+    for game_id in range(6, 9):
+        announcer.put_caught(game_id, 100 + game_id, [f"event of {game_id}"])
+    announcer.put_caught(9, None, ["no action id: kept"])
+    assert announcer.held == 3 and len(announcer) == 10
+    assert len(announcer.queue) == 6  # 2 held, a run of 3, the send, a run of 3, the one kept
+    await announcer.task
+    assert said == [(1, 101, ["event of 1"]), (2, 102, ["event of 2"]), (3, 103, None), (4, 104, None),
+                    (5, 105, None), (0, None, "a send of its own"), (6, 106, None), (7, 107, None), (8, 108, None),
+                    (9, None, ["no action id: kept"])]
+    assert announcer.held == 0 and len(announcer) == 0

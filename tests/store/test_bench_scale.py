@@ -27,6 +27,9 @@ ROWS = {
     "rollover 10": rf"^rollover 10 games: {FIGURE} s, all committed ",
     "rollover 20": rf"^rollover 20 games: {FIGURE} s, all committed; 10 games: {FIGURE} s, ×{FIGURE} the time",
     "rollover RSS": rf"^peak RSS during the 20-game rollover: {FIGURE} MiB; 10 games: {FIGURE} MiB .*{VERDICT}",
+    "announcements": rf"^announcements to 20 channels through discord\.py: {FIGURE} ms a message, {FIGURE} s, the "
+                     rf"last fifth ×{FIGURE} the first's time a message, at most {FIGURE} rate-limit buckets; "
+                     rf"discord\.py's own table: {FIGURE} ms a message, .*{VERDICT}",
     "restart 10": rf"^restart to ready with 10 games pending: {FIGURE} s; empty store: {FIGURE} s, {FIGURE}× ",
     "restart 20": rf"^restart to ready with 20 games pending: {FIGURE} s; empty store: {FIGURE} s, {FIGURE}× ",
     "lateness": rf"^deadline lateness, 2 games × 1 turns of 0\.5 s: rollover committed median -?{FIGURE} ms, "

@@ -552,9 +552,17 @@ async def worker_announce(channels: int, bounded: bool = True, marks: int = 5) -
         shutil.rmtree(folder, ignore_errors=True)
 
 
+async def worker_load(in_flight: int, seconds: float, rounds: int) -> dict[str, Any]:
+    """Persisted actions a second with `in_flight` commands at once (group commit), beside raw commits (bench.load)."""
+    from bench.load import measure
+
+    return await measure(in_flight, seconds, rounds)
+
+
 WORKERS: dict[str, Callable[..., Any]] = {
     "throughput": worker_throughput, "rollover": worker_rollover, "commands": worker_commands,
     "restart": worker_restart, "lateness": worker_lateness, "memory": worker_memory, "announce": worker_announce,
+    "load": worker_load,
 }
 
 
@@ -629,6 +637,14 @@ def report(args: argparse.Namespace, out: Callable[[str], None] = print) -> floa
         f"raw single-row sqlite3 commits (journal {r['journal']}, synchronous={r['synchronous']}): "
         f"{r['raw']:,.0f}/s; {share:.0%}" + (f" ({r['refused']} refused)" if r["refused"] else "")
         + f" (goal ≥ 50%) — {verdict(share >= 0.5)}")
+
+    # 2b. persisted actions under load: commands in flight share a transaction (group commit), beside raw commits
+    r = run("load", in_flight=args.in_flight, seconds=args.load_seconds, rounds=3)
+    share = r["loaded"] / r["raw"]
+    out(f"persisted actions under load, {r['in_flight']} commands in flight: {r['loaded']:,.0f}/s (group commit, "
+        f"{r['mean_group']:.1f} commands a transaction on average); raw single-row sqlite3 commits (journal "
+        f"{r['journal']}, synchronous={r['synchronous']}): {r['raw']:,.0f}/s; {share:.0%}; one after another: "
+        f"{r['single']:,.0f}/s (goal ≥ 150%, every command still all-or-nothing) — {verdict(share >= 1.5)}")
 
     # 3. rollover of every game at once, and its peak memory (above 10,000 games: beside 10,000 games too)
     roll_sizes = sorted(set(sizes) | ({JUDGED_AT} if big > JUDGED_AT else set()))
@@ -714,6 +730,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--commands", type=int, default=250, help="timed /economy grow commands (default 250)")
     parser.add_argument("--actions", type=int, default=1000, help="actions a throughput round (default 1000)")
     parser.add_argument("--active", type=int, default=100, help="active games of the memory row (default 100)")
+    parser.add_argument("--in-flight", type=int, default=50, help="commands at once of the load row (default 50)")
+    parser.add_argument("--load-seconds", type=float, default=2.0, help="each load round's length (default 2 s)")
     parser.add_argument("--lateness-games", type=int, default=5, help="games of the lateness row (default 5)")
     parser.add_argument("--turns", type=int, default=2, help="turns each lateness game plays (default 2)")
     parser.add_argument("--turn-seconds", type=float, default=3.6, help="their turn length (default 3.6 s)")

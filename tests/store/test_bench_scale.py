@@ -16,6 +16,7 @@ pytestmark = pytest.mark.sqlite_only  # SQLite's own files, faults and processes
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--scale", "20", "--small", "10", "--commands", "20", "--actions", "40", "--active", "5",
+        "--in-flight", "4", "--load-seconds", "0.2",
         "--lateness-games", "2", "--turns", "1", "--turn-seconds", "0.5"]
 FIGURE = r"\d[\d,.]*"
 VERDICT = r"— (met|missed)$"
@@ -24,6 +25,9 @@ ROWS = {
                      rf"a no-op slash command: median {FIGURE} ms.*{FIGURE}× the no-op .*{VERDICT}",
     "persisted actions": rf"^persisted actions: {FIGURE}/s through the referee .*raw single-row sqlite3 commits "
                          rf".*: {FIGURE}/s; {FIGURE}% .*{VERDICT}",
+    "under load": rf"^persisted actions under load, 4 commands in flight: {FIGURE}/s \(group commit, {FIGURE} "
+                  rf"commands a transaction on average\); raw single-row sqlite3 commits .*: {FIGURE}/s; "
+                  rf"{FIGURE}%; one after another: {FIGURE}/s .*{VERDICT}",
     "rollover 10": rf"^rollover 10 games: {FIGURE} s, all committed ",
     "rollover 20": rf"^rollover 20 games: {FIGURE} s, all committed; 10 games: {FIGURE} s, ×{FIGURE} the time",
     "rollover RSS": rf"^peak RSS during the 20-game rollover: {FIGURE} MiB; 10 games: {FIGURE} MiB .*{VERDICT}",

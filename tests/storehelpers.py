@@ -17,7 +17,7 @@ if str(REPO) not in sys.path:  # the tests import the project's top-level module
     sys.path.insert(0, str(REPO))
 
 from data import rules_for  # noqa: E402
-from data.store import Store  # noqa: E402
+from data.store import Store, pack_snapshot, snapshot_document  # noqa: E402
 from engine.events import event_from_dict, event_to_dict, replay  # noqa: E402
 from engine.history import last_point  # noqa: E402
 from engine.rulesets import ruleset_of  # noqa: E402
@@ -26,6 +26,27 @@ from engine.rulesets import ruleset_of  # noqa: E402
 def state_to_dict(state: Any) -> dict[str, Any]:
     """Any rule set's state as its export dict."""
     return ruleset_of(state).state_to_dict(state)
+
+
+def read_snapshot(con: Any, game_id: int | None = None) -> dict[str, Any]:
+    """A game's snapshot document read with plain SQL (the only game's when `game_id` is None), in either form the
+    store writes: compressed (`snapshot_z`) or, in a row not written since migration 015, JSON text (`snapshot`)."""
+    query = "SELECT snapshot, snapshot_z FROM games" + ("" if game_id is None else " WHERE id = ?")
+    text, packed = con.execute(query, () if game_id is None else (game_id,)).fetchone()
+    return snapshot_document(text, packed)
+
+
+def write_snapshot(con: Any, game_id: int, document: dict[str, Any]) -> None:
+    """Overwrite a game's snapshot document with plain SQL, as the store writes it (compressed)."""
+    con.execute("UPDATE games SET snapshot = NULL, snapshot_z = ? WHERE id = ?", (pack_snapshot(document), game_id))
+
+
+def undo_compact_snapshots(con: sqlite3.Connection) -> None:
+    """A SQLite database taken back to before migration 015: every snapshot as JSON text, no `snapshot_z`."""
+    for game_id, text, packed in con.execute("SELECT id, snapshot, snapshot_z FROM games").fetchall():
+        con.execute("UPDATE games SET snapshot = ? WHERE id = ?",
+                    (json.dumps(snapshot_document(text, packed), separators=(",", ":")), game_id))
+    con.execute("ALTER TABLE games DROP COLUMN snapshot_z")
 
 
 T0 = datetime(2030, 1, 1, tzinfo=UTC)

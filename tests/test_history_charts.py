@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 from matplotlib import image
-from storehelpers import T0, assert_history_is_state, console_on, said
+from storehelpers import T0, assert_history_is_state, console_on, said, undo_compact_snapshots
 
 import charts
 from console import CHANNEL
@@ -114,6 +114,7 @@ async def test_an_old_database_gets_its_history_from_its_log(tmp_path):
         con.execute("DROP TABLE history")
         con.execute("DROP TABLE report_messages")
         con.execute("DROP TABLE announcements")
+        undo_compact_snapshots(con)
         con.execute("PRAGMA user_version = 11")
     store = await Store.open(db)
     history = await store.history(1)

@@ -141,7 +141,7 @@ def quick_catch_up(doc: dict[str, Any], now: datetime) -> tuple[list[Event], dat
     summary = {n["name"]: list(n["actions_used"]) for n in doc["nations"] if not n["eliminated"]}
     event = TurnEnded(game["turn"], ends, new_ends, "clock", summary)
     game["turn"] = event.ended + 1  # as TurnEnded.apply
-    game["turn_started_at"] = ends.isoformat()
+    game["turn_started_at"] = game["turn_ends_at"]  # (the text of `ends`: a document's times are isoformat's)
     game["turn_ends_at"] = new_ends.isoformat()
     for nation in doc["nations"]:
         nation["actions_used"] = []

@@ -22,6 +22,7 @@ from storehelpers import (
     console_env,
     console_on,
     run_console,
+    undo_compact_snapshots,
 )
 
 from data.backup import BackupError, backup_before_migration, backup_sqlite
@@ -211,6 +212,7 @@ async def schema_12_database(db) -> list[tuple]:
     with sqlite3.connect(db) as con:
         con.execute("DROP TABLE report_messages")
         con.execute("DROP TABLE announcements")
+        undo_compact_snapshots(con)
         con.execute("PRAGMA user_version = 12")
     return rows(db, "SELECT * FROM games ORDER BY id")
 

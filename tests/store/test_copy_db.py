@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import itertools
+import json
 import os
 import sqlite3
 from datetime import timedelta
@@ -18,8 +19,10 @@ from storehelpers import (
     FakeClock,
     assert_every_game_is_its_replay,
     assert_snapshot_is_replay,
+    read_snapshot,
     scalar,
     state_to_dict,
+    write_snapshot,
 )
 
 import bot
@@ -253,9 +256,9 @@ async def test_a_missing_source_or_the_same_database_is_refused(tmp_path, capsys
 async def test_a_copy_that_fails_its_check_leaves_no_game_behind(tmp_path, monkeypatch):
     source = await build(tmp_path / "from.db")
     with sqlite3.connect(source) as con:  # a snapshot that is not its log's replay
-        [(game_id, snapshot)] = con.execute("SELECT id, snapshot FROM games WHERE channel = 'nations'").fetchall()
-        con.execute("UPDATE games SET snapshot = ? WHERE id = ?",
-                    (snapshot.replace('"turn":1', '"turn":2', 1), game_id))
+        [(game_id,)] = con.execute("SELECT id FROM games WHERE channel = 'nations'").fetchall()
+        snapshot = read_snapshot(con, game_id)
+        write_snapshot(con, game_id, json.loads(json.dumps(snapshot).replace('"turn": 1', '"turn": 2', 1)))
     dest = sqlite_file(tmp_path / "to.db")
     with pytest.raises(CopyError, match=rf"game {game_id} \(nations\): its state is not the replay of its log"):
         await copy_database(source, dest)
@@ -264,7 +267,7 @@ async def test_a_copy_that_fails_its_check_leaves_no_game_behind(tmp_path, monke
     # a failure in the middle (a chunk that cannot be written) rolls back every table copied before it
     monkeypatch.setattr(copydb, "_check", lambda con, counts: (_ for _ in ()).throw(sqlite3.OperationalError("x")))
     with sqlite3.connect(source) as con:
-        con.execute("UPDATE games SET snapshot = ? WHERE id = ?", (snapshot, game_id))
+        write_snapshot(con, game_id, snapshot)
     with pytest.raises(CopyError, match="nothing was copied: x"):
         await copy_database(source, dest)
     assert all(not rows for rows in rows_of(dest).values())

@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from storehelpers import REPO, bot_command, console_env, db_counts, normalize_times, run_console
+from storehelpers import REPO, bot_command, console_env, db_counts, normalize_times, read_snapshot, run_console
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's own files, faults and processes
 
@@ -28,7 +28,7 @@ ROLL_LINE = "🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 =
 def game_row(db) -> dict:
     """What the game's snapshot row holds (turn, entered dice, nations and units), read with plain sqlite3."""
     with sqlite3.connect(str(db)) as con:
-        snapshot = json.loads(con.execute("SELECT snapshot FROM games").fetchone()[0])
+        snapshot = read_snapshot(con)
     game = {"turn": snapshot["game"]["turn"], "forced_dice": json.dumps(snapshot["game"]["forced_dice"]),
             "next_unit_id": snapshot["game"]["next_unit_id"]}
     nations = {n["name"]: {key: n[key] for key in ("name", "economy", "military", "stability", "propaganda", "land")}

@@ -22,7 +22,9 @@ from storehelpers import (
     check_export_contract,
     contract_view,
     log_counts,
+    read_snapshot,
     scalar,
+    write_snapshot,
 )
 
 import data.store as store_module
@@ -747,6 +749,28 @@ async def test_the_due_index_holds_each_games_next_due_time_and_the_front_ends_r
     assert await store.due(T0 + timedelta(hours=13)) == [(second, None)]  # an ended game is never due
 
 
+async def test_a_snapshot_kept_as_text_is_read_and_written_compressed(ref, store, clock):
+    """A game whose row holds its snapshot as JSON text (not written since migration 015) loads as it was, and is
+    written compressed (the text left NULL) when it next changes: both by a command and by the quick catch-up."""
+    game_ids = [await two_nations(ref, channel) for channel in ("chan", "other")]
+
+    def as_text(con):
+        for game_id in game_ids:
+            text = json.dumps(read_snapshot(con, game_id), separators=(",", ":"))
+            con.execute("UPDATE games SET snapshot = ?, snapshot_z = NULL WHERE id = ?", (text, game_id))
+
+    before = state_to_dict(await store.load(game_ids[0]))
+    await store._transaction(as_text)
+    assert state_to_dict(await store.load(game_ids[0])) == before
+    await ref.act("chan", "gm", gm.SetStat("Gracchan Republic", "land", 30), "/gm set")
+    clock.advance(hours=24)
+    await ref.catch_up_due()
+    forms = await store._fetchall("SELECT snapshot IS NULL, snapshot_z IS NOT NULL FROM games ORDER BY id")
+    assert [tuple(map(bool, row)) for row in forms] == [(True, True), (True, True)]
+    for game_id in game_ids:
+        await assert_snapshot_is_replay(store, game_id)
+
+
 @pytest.mark.sqlite_only
 async def test_catch_up_due_goes_in_batches_and_a_failing_game_does_not_stop_the_others(ref, store, clock,
                                                                                       monkeypatch):
@@ -761,8 +785,12 @@ async def test_catch_up_due_goes_in_batches_and_a_failing_game_does_not_stop_the
         return real_plan(self, state, now, *args, **kwargs)
 
     # game 2's GM is renamed to mark it (the store keeps what the snapshot says)
-    await store._transaction(lambda con: con.execute(
-        "UPDATE games SET snapshot = json_set(snapshot, '$.game.gm', 'broken') WHERE id = ?", (games[2],)))
+    def rename(con):
+        document = read_snapshot(con, games[2])
+        document["game"]["gm"] = "broken"
+        write_snapshot(con, games[2], document)
+
+    await store._transaction(rename)
     real_quick = Referee._quick
 
     def quick(name, document, now):  # the quick catch-up fails too: the full plan is tried, and fails

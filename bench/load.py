@@ -21,7 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from bench.scale import PRESETS, T0, build_store
+from bench.scale import PRESETS, T0, build_store, grow_or_grant
 
 
 async def measure(in_flight: int, seconds: float, rounds: int) -> dict[str, Any]:
@@ -30,8 +30,6 @@ async def measure(in_flight: int, seconds: float, rounds: int) -> dict[str, Any]
     from data.store import Store
     from engine.dice import RandomRoller
     from engine.errors import RefereeError
-    from engine.nations.gm import GrantAction
-    from engine.nations.peace import GrowEconomy
     from referee import Referee
 
     folder = Path(tempfile.mkdtemp(prefix="bench-load-"))
@@ -60,12 +58,8 @@ async def measure(in_flight: int, seconds: float, rounds: int) -> dict[str, Any]
                 # a player grows its economy, then the GM gives that action back: every action is accepted
                 i = 0
                 while time.perf_counter() < until:
-                    who = (i // 2) % len(players)
                     try:
-                        if i % 2 == 0:
-                            await referee.act(channel, players[who], GrowEconomy(), "/economy grow")
-                        else:
-                            await referee.act(channel, "gm", GrantAction(nations[who], "economy"), "/gm action grant")
+                        await grow_or_grant(referee, channel, i, players, nations)
                         counts[0] += 1
                     except RefereeError:
                         counts[1] += 1

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "tests") not in sys.path:
     sys.path.append(str(ROOT / "tests"))  # tests/pgserver.py: the throwaway server
 
-from bench.scale import PRESETS, T0, play_template  # noqa: E402
+from bench.scale import PRESETS, T0, grow_or_grant, play_template  # noqa: E402
 
 PROCESSES = (1, 2, 4)
 PAYLOAD = json.dumps({"kind": "EconomyGrown", "nation": "Gracchan Republic", "roll": list(range(20))})
@@ -57,8 +57,6 @@ async def _referee_commands(target: str, channel: str, seconds: float, barrier: 
     from data.store import Store
     from engine.dice import RandomRoller
     from engine.errors import RefereeError
-    from engine.nations.gm import GrantAction
-    from engine.nations.peace import GrowEconomy
     from referee import Referee
 
     store = await Store.open(target)
@@ -74,12 +72,8 @@ async def _referee_commands(target: str, channel: str, seconds: float, barrier: 
         done = refused = 0
         began = time.perf_counter()
         while time.perf_counter() - began < seconds:
-            who = (done // 2) % len(PLAYERS)
             try:
-                if done % 2 == 0:
-                    await referee.act(channel, PLAYERS[who], GrowEconomy(), "/economy grow")
-                else:
-                    await referee.act(channel, "gm", GrantAction(nations[who], "economy"), "/gm action grant")
+                await grow_or_grant(referee, channel, done, PLAYERS, nations)
             except RefereeError:
                 refused += 1
             done += 1

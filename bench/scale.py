@@ -145,14 +145,25 @@ async def build_store(path: Path, channels: list[str], guild_id: int | None, gm:
 # --- the workers (each runs in a fresh process unless --inline) -------------------------------------------
 
 
+async def grow_or_grant(referee: Any, channel: str, i: int, players: list[str], nations: list[str]) -> None:
+    """Action `i` of the throughput rows: a player grows its economy (even `i`), then the GM gives that action back
+    (odd `i`), the players in turn: every action is accepted and commits one transaction."""
+    from engine.nations.gm import GrantAction
+    from engine.nations.peace import GrowEconomy
+
+    who = (i // 2) % len(players)
+    if i % 2 == 0:
+        await referee.act(channel, players[who], GrowEconomy(), "/economy grow")
+    else:
+        await referee.act(channel, "gm", GrantAction(nations[who], "economy"), "/gm action grant")
+
+
 async def worker_throughput(actions: int, rounds: int = 3) -> dict[str, Any]:
     """Persisted actions a second through `Referee.act` (engine + store, one transaction each), beside raw
     single-row sqlite3 commits with the same journal mode and synchronous setting; medians of `rounds`."""
     from data.store import Store
     from engine.dice import RandomRoller
     from engine.errors import RefereeError
-    from engine.nations.gm import GrantAction
-    from engine.nations.peace import GrowEconomy
     from referee import Referee
 
     folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
@@ -176,12 +187,8 @@ async def worker_throughput(actions: int, rounds: int = 3) -> dict[str, Any]:
                 nonlocal refused
                 began = time.perf_counter()
                 for i in range(actions):
-                    who = (i // 2) % len(players)
                     try:
-                        if i % 2 == 0:
-                            await referee.act("bench", players[who], GrowEconomy(), "/economy grow")
-                        else:
-                            await referee.act("bench", "gm", GrantAction(nations[who], "economy"), "/gm action grant")
+                        await grow_or_grant(referee, "bench", i, players, nations)
                     except RefereeError:
                         refused += 1
                 return actions / (time.perf_counter() - began)

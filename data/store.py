@@ -479,11 +479,16 @@ class Store:
         """`run_game` for the channel's live game, the lookup folded into the same transaction: a command is one
         round trip to the database thread. Returns the game's id with the plan; `NoLiveGame` when there is none."""
 
+        query = "SELECT id, ruleset, snapshot, snapshot_z FROM games WHERE channel = ? AND ended = 0"
+        if self.dialect == "postgresql":
+            query += " FOR UPDATE"
+
         def work(con: sqlite3.Connection) -> tuple[int, Plan]:
-            row = con.execute("SELECT id FROM games WHERE channel = ? AND ended = 0", (channel,)).fetchone()
+            row = con.execute(query, (channel,)).fetchone()  # the game found and read (and locked) at once
             if row is None:
                 raise NoLiveGame(channel)
-            return int(row[0]), self._run_plan(con, int(row[0]), plan)
+            state = ruleset(row[1]).state_from_dict(snapshot_document(row[2], row[3]))
+            return int(row[0]), self._run_plan(con, int(row[0]), plan, loaded=state)
 
         game_id, result = await self._grouped(work, channel)
         if result.refusal is not None:
@@ -632,11 +637,11 @@ class Store:
         return slow
 
     def _run_plan(self, con: sqlite3.Connection, game_id: int, plan: Callable[[Any], Plan],
-                  announce: bool = False) -> Plan:
+                  announce: bool = False, loaded: Any = None) -> Plan:
         """Load the game (its row locked until the transaction ends, on PostgreSQL: a game's commands are
-        serialised across processes), run the plan, write its entries, their stat history and (if any) the new
-        snapshot."""
-        state = self._load(con, game_id, lock=True)
+        serialised across processes) unless it is `loaded` already (so, in this transaction), run the plan, write
+        its entries, their stat history and (if any) the new snapshot."""
+        state = loaded if loaded is not None else self._load(con, game_id, lock=True)
         point_of = ruleset_of(state).history_point
         before = point_of(state) if point_of is not None else None  # the plan may change `state` in place
         result = plan(state)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -130,9 +130,6 @@ class Connection:
     def close(self) -> None:
         self._pg.close()
 
-    def __iter__(self) -> Iterator[Any]:  # pragma: no cover - not a sequence
-        raise TypeError("not iterable")
-
 
 _WRITES = {"INSERT", "UPDATE", "DELETE"}
 
@@ -213,9 +210,3 @@ def error_types() -> tuple[type[BaseException], ...]:
     import psycopg
 
     return (psycopg.Error,)
-
-
-def integrity_error() -> type[BaseException]:
-    import psycopg
-
-    return psycopg.IntegrityError

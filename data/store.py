@@ -62,6 +62,7 @@ CLOSE_TIMEOUT = 10.0  # seconds closing waits for the operations in flight
 SHUTTING_DOWN = "the referee is shutting down; nothing changed — try again in a minute"
 # How long the clock's announcement of a catch-up is its own process's to send before another may (`announcements`)
 ANNOUNCE_GRACE = timedelta(minutes=2)
+UNIQUE_VIOLATION = "23505"  # PostgreSQL's SQLSTATE for a second live game in a channel (the unique index)
 OUTBOX_INSERT = "INSERT INTO announcements (action_id, due_at, game_id) VALUES (?, ?, ?)"
 # The live events of one action of a game (its game first: SQLite indexes events by game, not by action)
 ACTION_EVENTS = "SELECT data FROM events WHERE game_id = ? AND action_id = ? AND undone = 0 ORDER BY id"
@@ -708,7 +709,7 @@ class Store:
                                  " RETURNING id", (channel, guild_id, gm, _iso(now)))
             return int(cursor.fetchone()[0])
         except self._errors as err:
-            if isinstance(err, sqlite3.IntegrityError) or type(err).__name__ == "UniqueViolation":
+            if isinstance(err, sqlite3.IntegrityError) or getattr(err, "sqlstate", None) == UNIQUE_VIOLATION:
                 raise ChannelTaken(channel) from None
             raise
 

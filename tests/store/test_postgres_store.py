@@ -13,7 +13,7 @@ import pytest
 from storehelpers import FakeClock, assert_snapshot_is_replay, scalar
 
 from data.postgres import redacted, split_schema
-from data.store import GameMovedOn, Store, StoreUnavailable
+from data.store import ChannelTaken, GameMovedOn, Store, StoreUnavailable
 from engine.dice import ForcedRoller
 from engine.nations import peace as nat
 from referee import Referee
@@ -74,6 +74,20 @@ async def test_a_new_database_is_at_the_latest_schema_and_reopens_without_migrat
         assert await scalar(again, "SELECT COUNT(*) FROM referee_schema") == 1
     finally:
         await again.close()
+
+
+async def test_a_second_live_game_in_a_channel_is_refused_by_the_unique_index(pg_url):
+    """The store's own guard (two processes starting a game in one channel at once): ChannelTaken, nothing left."""
+    store = await Store.open(pg_url)
+    try:
+        ref = Referee(store, None, ForcedRoller(), FakeClock())
+        first = await ref.start_game("chan", "gm")
+        games = await scalar(store, "SELECT COUNT(*) FROM games")
+        with pytest.raises(ChannelTaken):
+            await store.create_game("chan", None, first.state, [], "gm", "/game start", FakeClock()())
+        assert await scalar(store, "SELECT COUNT(*) FROM games") == games
+    finally:
+        await store.close()
 
 
 async def test_a_lost_connection_refuses_one_write_and_the_next_reconnects(pg_url):

@@ -36,6 +36,7 @@ lint: $(VENV)/.dev-installed
 bench: $(VENV)/.dev-installed
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.scale --scale $(SCALE)
+	$(BIN)/python -m bench.snapshot
 	$(BIN)/python -m bench.postgres
 
 ## God Dice balance: duels between every two characters of a card file (ARGS="--games N --seed S --cards PATH").

@@ -57,3 +57,18 @@ def test_a_measurement_runs_in_a_process_of_its_own():
     result = run_worker("rollover", inline=False, timeout=60, games=5)
     assert result["games"] == result["rolled"] == result["due_before"] == 5
     assert result["left_due"] == 0 and result["seconds"] > 0 and result["peak_rss"] > 0
+
+
+def test_snapshot_bench_prints_each_step_of_a_snapshot_and_what_a_cache_would_save() -> None:
+    """bench/snapshot.py (issue 21's parsed-state cache, measured): a compressed snapshot smaller than its JSON, and
+    each step's time printed."""
+    out = subprocess.run([sys.executable, "-m", "bench.snapshot", "--repeat", "5"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, check=True).stdout.splitlines()
+    sizes = re.match(r"^a five-nation snapshot: ([\d,]+) bytes of JSON, ([\d,]+) stored \(zlib\)$", out[0])
+    assert sizes is not None, out
+    json_bytes, stored = (int(g.replace(",", "")) for g in sizes.groups())
+    assert 0 < stored < json_bytes
+    assert re.match(rf"^load: decompress and parse {FIGURE} µs \+ build the state {FIGURE} µs = {FIGURE} µs", out[1])
+    assert re.match(rf"^write: state to document {FIGURE} µs \+ JSON and zlib {FIGURE} µs = {FIGURE} µs", out[2])
+    assert re.match(rf"^a private copy for the cache: copy\.deepcopy {FIGURE} µs, .* saves at most -?{FIGURE} µs$",
+                    out[3])

@@ -82,6 +82,7 @@ TABLES: tuple[Table, ...] = (
     Table("report_messages", ("action_id", "channel_id", "message_id"), key=("action_id",), serial=None),
     Table("announcements", ("action_id", "game_id", "due_at"), key=("action_id",), serial=None),
     Table("choice_messages", ("game_id", "battle", "message_id"), key=("game_id", "battle"), serial=None),
+    Table("game_pages", ("game_id", "token", "created_at"), key=("game_id",), serial=None),
     OptInOrder("dm_reminders", ("game_id", "player", "before_minutes", "failed", "sent"), key=(), serial="seq"),
 )
 TABLE_NAMES = tuple(table.name for table in TABLES)

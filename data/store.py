@@ -26,6 +26,7 @@ import json
 import logging
 import os
 import re
+import secrets
 import sqlite3
 import time
 import zlib
@@ -87,6 +88,8 @@ class NoLiveGame(Exception):
     """The channel has no live game."""
 
 
+PAGE_TOKEN_BYTES = 18  # a game page's token: 144 random bits, 24 URL-safe characters (issue 22)
+PAGE_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what a page link's token may look like before it is looked up
 GAME_MOVED_ON = "the game changed while this was being prepared; nothing changed — try again"
 
 
@@ -774,6 +777,46 @@ class Store:
         if row is None:
             raise KeyError(f"no game {game_id}")
         return row[0], snapshot_document(row[1], row[2])
+
+    # --- the game's page (issue 22) ---------------------------------------------------------------
+
+    async def page_token(self, game_id: int, now: datetime) -> str:
+        """The token of the game's page link (`PUBLIC_URL/g/<token>`), made the first time it is asked for."""
+
+        def work(con: sqlite3.Connection) -> str:
+            con.execute("INSERT INTO game_pages (game_id, token, created_at) VALUES (?, ?, ?)"
+                        " ON CONFLICT (game_id) DO NOTHING",
+                        (game_id, secrets.token_urlsafe(PAGE_TOKEN_BYTES), _iso(now)))
+            return str(con.execute("SELECT token FROM game_pages WHERE game_id = ?", (game_id,)).fetchone()[0])
+
+        return await self._transaction(work)
+
+    async def rotate_page_token(self, game_id: int, now: datetime) -> str:
+        """A new token for the game's page: the old link stops working at once. Returns the new token."""
+        token = secrets.token_urlsafe(PAGE_TOKEN_BYTES)
+        await self._transaction(lambda con: con.execute(
+            "INSERT INTO game_pages (game_id, token, created_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (game_id) DO UPDATE SET token = excluded.token, created_at = excluded.created_at",
+            (game_id, token, _iso(now))))
+        return token
+
+    async def page_game(self, token: str) -> int | None:
+        """The game whose page this token opens, or None (a token of the wrong shape is not looked up)."""
+        if not PAGE_TOKEN.fullmatch(token):
+            return None
+        rows = await self._fetchall("SELECT game_id FROM game_pages WHERE token = ?", (token,))
+        return int(rows[0][0]) if rows else None
+
+    async def page_version(self, game_id: int) -> str:
+        """What changes whenever the game's page would: its last action (an undo is one too), its last roll (a free
+        roll is logged without an action) and whether it has ended. Cheap: the page's live updates poll it."""
+        rows = await self._fetchall(
+            "SELECT (SELECT COALESCE(MAX(id), 0) FROM actions WHERE game_id = ?),"
+            " (SELECT COALESCE(MAX(id), 0) FROM rolls WHERE game_id = ?), ended FROM games WHERE id = ?",
+            (game_id, game_id, game_id))
+        if not rows:
+            raise KeyError(f"no game {game_id}")
+        return f"{rows[0][0]}.{rows[0][1]}.{int(rows[0][2])}"
 
     # --- reading -------------------------------------------------------------------------------
 

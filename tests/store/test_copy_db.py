@@ -72,7 +72,7 @@ async def dice(ref: Referee, channel: str, *values: int) -> None:
 
 async def build(path: Path) -> str:
     """A SQLite database with a game of each rule set — Nations with a battle, an undone action, free rolls,
-    the front-end's messages, reminders by DM and an announcement not sent yet; God Dice drafted; Godsfire set
+    the front-end's messages, reminders by DM, page links and an announcement not sent yet; God Dice drafted; Godsfire set
     up through the console — plus an ended game and an imported one."""
     db = sqlite_file(path)
     store = await Store.open(db)
@@ -101,6 +101,8 @@ async def build(path: Path) -> str:
         await store.set_dm_reminder(old, "carol", timedelta(minutes=30))
         await store.set_front_end(game_id, status_message_id=1234, reminded_turn=1, remind_at=clock() + timedelta(1))
         await store.set_digest_mark(game_id, clock())
+        await store.page_token(game_id, clock())  # its page's link given (issue 22)
+        await store.rotate_page_token(old, clock())
         clock.advance(hours=13)
         await ref.catch_up(game_id, announce=True)  # turn 2, its announcement still in the outbox
 

@@ -1,4 +1,5 @@
-"""Charts drawn as PNG pictures (matplotlib, Agg backend) for every front-end: `/game chart`, `/nation chart`.
+"""Charts drawn as PNG pictures (matplotlib, Agg backend) for every front-end: `/game chart`, `/nation chart`, and
+as SVG for the game's web page (`render(chart, fmt="svg")`).
 
 What a chart shows is plain data (`engine.chartspec.Chart`); `draw` lays it out — one panel a stat, one line a
 side in its colour, marks where something happened — on a dark background that reads on Discord's dark theme
@@ -24,7 +25,7 @@ from engine.errors import RefereeError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["RENDER_TIMEOUT", "close_pool", "draw", "render", "render_png"]
+__all__ = ["FORMATS", "RENDER_TIMEOUT", "close_pool", "draw", "render", "render_png", "render_svg"]
 
 log = logging.getLogger("referee.charts")
 
@@ -80,6 +81,9 @@ def draw(chart: Chart) -> Figure:
         values = [v for series in shown.series for _, v in series.points]
         if values and max(values) - min(values) < 4:  # a flat line: whole numbers around it, not 9.8 10.0 10.2
             axes.set_ylim(min(values) - 2, max(values) + 2)
+    turns = [t for shown in panels for series in shown.series for t, _ in series.points]
+    if turns and max(turns) == min(turns):  # one turn so far: whole turns around it, not 0.95 1.00 1.05
+        axes_list[-1].set_xlim(min(turns) - 1, max(turns) + 1)
     axes_list[-1].set_xlabel("turn", color=FAINT, fontsize=FONT)
     side_colours = _side_colours(chart)
     handles = [Line2D([], [], color=colour, linewidth=3) for colour in side_colours.values()]
@@ -120,6 +124,20 @@ def render_png(chart: Chart) -> bytes:
     return out.getvalue()
 
 
+def render_svg(chart: Chart) -> bytes:
+    """The chart as SVG bytes (runs in the worker process, or inline): its text drawn as paths (no font needed),
+    no date in its metadata (the same chart is the same file), no script."""
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    figure = draw(chart)
+    FigureCanvasSVG(figure)
+    out = io.BytesIO()
+    figure.savefig(out, format="svg", facecolor=BACKGROUND, metadata={"Date": None})
+    return out.getvalue()
+
+
+FORMATS = {"png": render_png, "svg": render_svg}
+
 _pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -144,13 +162,15 @@ def close_pool() -> None:
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-async def render(chart: Chart, timeout: float = RENDER_TIMEOUT) -> bytes:
-    """The chart as PNG bytes, drawn in the worker process while the event loop goes on. A worker that died is
-    replaced once; a chart that takes longer than `timeout` is refused (the worker is restarted)."""
+async def render(chart: Chart, timeout: float = RENDER_TIMEOUT, fmt: str = "png") -> bytes:
+    """The chart as PNG (or `fmt="svg"`: SVG) bytes, drawn in the worker process while the event loop goes on. A
+    worker that died is replaced once; a chart that takes longer than `timeout` is refused (the worker is
+    restarted)."""
+    make = FORMATS[fmt]
     loop = asyncio.get_running_loop()
     for attempt in (1, 2):
         try:
-            return await asyncio.wait_for(loop.run_in_executor(_executor(), render_png, chart), timeout)
+            return await asyncio.wait_for(loop.run_in_executor(_executor(), make, chart), timeout)
         except BrokenProcessPool:
             log.warning("the chart worker died; starting another (attempt %d)", attempt)
             close_pool()

@@ -86,12 +86,21 @@ class RuleSet:
     history_marks: Callable[[Event], list[tuple[str, str]]] | None = None  # an event's chart marks: (side, mark)
     history_stats: tuple[tuple[str, str], ...] = ()  # the numbers a chart may draw: (stat as stored, as shown)
     game_chart: tuple[str, ...] = ()  # /game chart: the stats it draws, one panel each (the sides' strength)
+    # --- the game's page (issue 22) ------------------------------------------------------------------
+    # (state, rules) → the views its web page shows as the standings (None: the status view alone)
+    page: Callable[[Any, Any], list[View]] | None = None
 
     def default_rules(self) -> Any:
         """This rule set's rules when it has no data file."""
         if self.rules_from_dict is None:
             return None
         return self.rules_from_dict({})
+
+    def page_views(self, state: Any, rules: Any) -> list[View]:
+        """The standings of the game's web page: its `page` views, else its status view."""
+        if self.page is None:
+            return [self.status(state, rules)]
+        return list(self.page(state, rules))
 
     def validate_export(self, data: dict[str, Any], now: datetime) -> dict[str, Any]:
         """An import's export checked by this rule set's schema (`register_schema`) before any state is built:

@@ -208,3 +208,13 @@ async def test_render_draws_in_the_worker_and_the_picture_decodes(tmp_path):
     assert (list(mark.get_xdata()), list(mark.get_ydata())) == ([250], [20 + 250 % 7])
     charts.close_pool()
 
+
+
+def test_a_chart_of_one_turn_has_whole_turns_on_its_axis():
+    """A game in its first turn: the axis shows turns 0 to 2, not 0.95 1.00 1.05 (the game's page draws it too)."""
+    one = chartspec.Chart("Godsfire — money by turn (turn 1)", (
+        chartspec.Panel("money by turn", (chartspec.Series("alice", "#5865F2", ((1, 8.0),)),
+                                          chartspec.Series("bob", "#EB459E", ((1, 9.0),)))),))
+    axes = charts.draw(one).axes[0]
+    assert axes.get_xlim() == (0.0, 2.0)
+    assert all(float(tick).is_integer() for tick in axes.get_xticks())

@@ -70,4 +70,5 @@ RULES = register(RuleSet(
     history_stats=goddice_history.HISTORY_STATS,
     game_chart=("life",),
     faces_die=faces_die,
+    page=lambda state, rules: [views.status_view(state, rules)],  # seats, whose move, every character's life
 ))

@@ -35,7 +35,7 @@ from engine.godsfire.politics import interphase_left
 from engine.godsfire.rules import rules_from_dict
 from engine.godsfire.state import PHASE_NAMES
 from engine.rulesets import Glance, RuleSet, register
-from engine.view import Line, Part, Person, line
+from engine.view import Line, Part, Person, View, line
 
 
 def deadlines(state: Any) -> list[Any]:
@@ -84,6 +84,14 @@ def awaiting(state: Any) -> Line | None:
     return line("the GM to step the phase on")
 
 
+def page(state: Any, rules: Any) -> list[View]:
+    """The game's web page: the status (players, money, systems, wars, the procedure), every system's sheet
+    with its regions and loans, then the phase (in the Social Interphase: each player's steps left)."""
+    shown = [views.status_view(state, rules), *(views.system_view(system) for system in state.systems)]
+    shown.append(views.interphase_view(state, rules) if state.phase == "interphase" else views.phase_view(state, rules))
+    return shown
+
+
 def glance(state: Any) -> Glance:
     """/game list's line: the turn and phase, who the phase waits for, the next answer's deadline."""
     due = [d.at for d in deadlines(state) if d.what != "reminder"]
@@ -121,4 +129,5 @@ RULES = register(RuleSet(
     history_marks=godsfire_history.history_marks,
     history_stats=godsfire_history.HISTORY_STATS,
     game_chart=("systems", "money"),
+    page=page,
 ))

@@ -16,7 +16,7 @@ from engine.nations import history as nations_history
 from engine.nations.common import RULESET, actions_left, find_nation
 from engine.nations.rules import rules_from_dict
 from engine.rulesets import Glance, RuleSet, register
-from engine.view import Part, Person, line
+from engine.view import Part, Person, View, line
 
 
 def _start(ctx: Context, options: dict[str, Any]) -> Outcome:
@@ -24,6 +24,14 @@ def _start(ctx: Context, options: dict[str, Any]) -> Outcome:
         raise BadInput("Nations has no optional rules to agree at the start: options: is for God Dice")
     return clock.start_game(ctx, options.get("turn_hours"))
 
+
+def page(state: Any, rules: Any) -> list[View]:
+    """The game's web page: the status, then every nation's sheet (stats, LAND, bonuses, army and units), then
+    each open battle with what it waits for."""
+    shown = [views.status_view(state, rules)]
+    shown += [views.nation_view(nation, state, rules) for nation in state.nations.values()]
+    shown += [views.battles_view(state, rules, "", {"battle": b.id}) for b in state.battles.values() if not b.over]
+    return shown
 
 
 def glance(state: Any) -> Glance:
@@ -75,4 +83,5 @@ RULES = register(RuleSet(
     history_marks=nations_history.history_marks,
     history_stats=nations_history.HISTORY_STATS,
     game_chart=("land",),
+    page=page,
 ))

@@ -20,11 +20,18 @@ from data.store import LoggedAction
 from engine.describe import same, utc_text
 from engine.dice import RollRecord
 from engine.errors import BadInput
-from engine.events import Event
+from engine.events import ActionUndone, Event
 from engine.rulesets import ruleset
 from referee import Digest, Referee, digest_lines
 
 PAGE = 500  # actions read at once
+KEPT_STARTS = 1000  # games whose last scanned turn start is remembered (`_STARTS`)
+
+# game id → (action id, the turn running after it, the turn the next action opened): a place in the game's log just
+# before a turn was seen to begin, so the next story of that turn or a later one reads on from there instead of from
+# the first action (the game's page tells the current turn's story at each change). It is only a hint: an undo of an
+# action at or before it (seen in the actions read after it) sends the story back to the start of the log.
+_STARTS: dict[int, tuple[int, int, int]] = {}
 
 
 @dataclass
@@ -79,20 +86,45 @@ async def game_story(referee: Referee, game_id: int, turn: int | None = None) ->
     if not 1 <= wanted <= current:
         raise BadInput(f"turn {wanted} does not exist: this game's turns are 1 to {current}")
     mark = ruleset(state.ruleset).turn_mark
-    running, after, told = 1, 0, []
-    while True:
-        page = await referee.store.logged_actions(game_id, after, PAGE)
-        for logged in page:
-            part, running = split_by_turn(logged, running, mark, wanted)
-            if part is not None:
-                told.append(part)
-        if len(page) < PAGE or running > wanted:
-            break
-        after = page[-1].action.id
+    hint = _STARTS.get(game_id)
+    told = await _told(referee, game_id, mark, wanted, hint[:2] if hint is not None and hint[2] <= wanted else (0, 1))
+    if told is None:  # an action before the hint was undone: the whole log, from its start
+        _STARTS.pop(game_id, None)
+        told = await _told(referee, game_id, mark, wanted, (0, 1))
+    assert told is not None
     free = await referee.store.free_rolls_of_turn(game_id, wanted)
     items: list[LoggedAction | RollRecord] = sorted(
         [*told, *free], key=lambda item: item.action.at if isinstance(item, LoggedAction) else item.at)
     return Story(state, wanted, current, items)
+
+
+async def _told(referee: Referee, game_id: int, mark: Callable[[Event], int | None] | None, wanted: int,
+                start: tuple[int, int]) -> list[LoggedAction] | None:
+    """Turn `wanted`'s part of each action read on from `start` (action id, the turn running after it); None when an
+    action read undid one at or before `start` (it no longer says where the turn began)."""
+    after, running = start
+    told: list[LoggedAction] = []
+    while True:
+        page = await referee.store.logged_actions(game_id, after, PAGE)
+        for logged in page:
+            if start[0] and any(isinstance(e, ActionUndone) and e.action_id <= start[0] for e in logged.events):
+                return None
+            began = running
+            part, running = split_by_turn(logged, running, mark, wanted)
+            if running != began and running <= wanted:  # a turn begins in this action: read on from just before it
+                _remember(game_id, (after, began, running))
+            if part is not None:
+                told.append(part)
+            after = logged.action.id
+        if len(page) < PAGE or running > wanted:
+            return told
+
+
+def _remember(game_id: int, start: tuple[int, int, int]) -> None:
+    _STARTS.pop(game_id, None)
+    if len(_STARTS) >= KEPT_STARTS:
+        del _STARTS[next(iter(_STARTS))]  # the game remembered longest ago
+    _STARTS[game_id] = start
 
 
 def story_head(story: Story) -> str:

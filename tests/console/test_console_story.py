@@ -152,3 +152,45 @@ async def test_a_godsfire_turn_is_told_phase_by_phase(tmp_path):
             "2030-01-01 00:00 UTC — gm: /godsfire phase next"] * 3
     finally:
         await store.close()
+
+
+async def test_a_story_read_on_from_a_remembered_turn_start_is_the_story_read_from_the_first_action(tmp_path):
+    """The game's page tells the current turn's story at every change: story.py remembers where the last turn began
+    and reads on from there. Through turn ends and undos (one of the turn end after the remembered place, one back
+    past the turn end before it, which moves every later turn), each turn's story is the one told from the start of
+    the log."""
+    import story
+
+    console, store, out = await console_of(tmp_path)
+    try:
+        await play(console, out, NATIONS)
+        game_id = await console.referee.game_id("console")
+
+        async def check() -> int:
+            """Every turn's story, the current turn's first (told from the place remembered by the step before)."""
+            current = story.current_turn(await store.load(game_id))
+            for turn in range(current, 0, -1):
+                hinted = await story.game_story(console.referee, game_id, turn)
+                kept = story._STARTS.pop(game_id, None)
+                whole = await story.game_story(console.referee, game_id, turn)
+                assert hinted.items == whole.items and hinted.current == whole.current, turn
+                if kept is not None:
+                    story._STARTS[game_id] = kept
+            await story.game_story(console.referee, game_id)  # the place of the current turn, for the next step
+            return current
+
+        steps = [["gm /gm turn end"], ['gm /gm dice values:"9"', "bob /economy military"], ["gm /gm turn end"],
+                 ["gm /gm undo confirm:true"],  # the turn end after the remembered place: turn 3 again
+                 ["gm /gm turn end"],
+                 # back past the turn end that opened turn 3 (no story told meanwhile), then turn 4 again, told from
+                 # the place remembered before that undo
+                 ["gm /gm undo steps:4 confirm:true", "gm /gm turn end", "gm /gm turn end"],
+                 ['gm /gm dice values:"8"', "alice /economy military", "gm /gm turn end"]]
+        turns = [await check()]
+        for lines in steps:
+            await play(console, out, lines)
+            turns.append(await check())
+        assert turns == [2, 3, 3, 4, 3, 4, 4, 5]
+        assert story._STARTS[game_id][2] == 5
+    finally:
+        await store.close()

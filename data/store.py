@@ -89,6 +89,8 @@ class NoLiveGame(Exception):
 
 
 PAGE_TOKEN_BYTES = 18  # a game page's token: 144 random bits, 24 URL-safe characters (issue 22)
+PAGE_VERSION = ("(SELECT COALESCE(MAX(id), 0) FROM actions WHERE game_id = g.id),"
+                " (SELECT COALESCE(MAX(id), 0) FROM rolls WHERE game_id = g.id), g.ended")  # `page_version`'s parts
 PAGE_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what a page link's token may look like before it is looked up
 GAME_MOVED_ON = "the game changed while this was being prepared; nothing changed — try again"
 
@@ -810,13 +812,19 @@ class Store:
     async def page_version(self, game_id: int) -> str:
         """What changes whenever the game's page would: its last action (an undo is one too), its last roll (a free
         roll is logged without an action) and whether it has ended. Cheap: the page's live updates poll it."""
-        rows = await self._fetchall(
-            "SELECT (SELECT COALESCE(MAX(id), 0) FROM actions WHERE game_id = ?),"
-            " (SELECT COALESCE(MAX(id), 0) FROM rolls WHERE game_id = ?), ended FROM games WHERE id = ?",
-            (game_id, game_id, game_id))
+        rows = await self._fetchall(f"SELECT g.id, {PAGE_VERSION} FROM games g WHERE g.id = ?", (game_id,))
         if not rows:
             raise KeyError(f"no game {game_id}")
-        return f"{rows[0][0]}.{rows[0][1]}.{int(rows[0][2])}"
+        return _page_version(rows[0])
+
+    async def page_of(self, token: str) -> tuple[int, str] | None:
+        """`page_game` and `page_version` in one statement (every request for a page asks both): the game this token
+        opens and its page's version, or None."""
+        if not PAGE_TOKEN.fullmatch(token):
+            return None
+        rows = await self._fetchall(f"SELECT g.id, {PAGE_VERSION} FROM game_pages p JOIN games g ON g.id = p.game_id"
+                                    " WHERE p.token = ?", (token,))
+        return (int(rows[0][0]), _page_version(rows[0])) if rows else None
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -1253,6 +1261,11 @@ class Store:
             return game_id
 
         return await self._transaction(work)
+
+
+def _page_version(row: Any) -> str:
+    """A page's version from its row's (id, last action, last roll, ended)."""
+    return f"{row[1]}.{row[2]}.{int(row[3])}"
 
 
 def record_history(con: sqlite3.Connection, game_id: int, action_id: int | None, state: Any,

@@ -11,6 +11,7 @@ import asyncio
 import csv
 import io
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import IO, Any
@@ -18,6 +19,7 @@ from typing import IO, Any
 import orjson
 
 from data.store import LedgerFilter, ReportMessage, Store
+from engine.describe import same
 from engine.dice import FacesRecord, RollRecord
 from engine.errors import BadInput
 from engine.events import to_jsonable
@@ -111,19 +113,20 @@ def _moment(at: datetime) -> str:
     return "" if at.year <= 2000 else at.isoformat()
 
 
-def csv_rows(number: int, roll: RollRecord | FacesRecord) -> list[list[Any]]:
+def csv_rows(number: int, roll: RollRecord | FacesRecord, who: Callable[[str], str] = same) -> list[list[Any]]:
     """The CSV rows of one roll, one a die (`CSV_COLUMNS`): God Dice's faces a row each; a free roll one row, its
-    dice in `free_roll`. Booleans as true/false, nothing as an empty cell."""
+    dice in `free_roll`. Booleans as true/false, nothing as an empty cell. `who`: how a player or side is written
+    (the game's page: a Discord id as the player's name)."""
     def flag(value: bool | None) -> str:
         return "" if value is None else str(bool(value)).lower()
 
     if isinstance(roll, FacesRecord):
-        return [[number, index, roll.turn, _moment(roll.at), _cell(roll.player or ""), _cell(roll.purpose), "", "",
+        return [[number, index, roll.turn, _moment(roll.at), _cell(who(roll.player or "")), _cell(roll.purpose), "", "",
                  _cell(face), "", "", "", "", "", flag(forced), "", "", ""]
                 for index, (face, forced) in enumerate(zip(roll.faces, roll.forced, strict=False), 1)]
     modifiers = "; ".join(f"{name} {value:+d}" for name, value in roll.modifiers.items())
     free = roll.free is not None
-    return [[number, 1, roll.turn, _moment(roll.at), _cell(roll.nation or ""), _cell(roll.purpose),
+    return [[number, 1, roll.turn, _moment(roll.at), _cell(who(roll.nation or "")), _cell(roll.purpose),
              "" if free else roll.sides, "" if free else roll.die, "", _cell(modifiers), roll.total,
              "" if roll.target is None else roll.target, roll.comparison or "", flag(roll.success),
              flag(roll.forced), _cell(roll.free or ""), "" if roll.battle is None else roll.battle,
@@ -137,13 +140,14 @@ def _json_roll(roll: RollRecord | FacesRecord) -> dict[str, Any]:
     return item
 
 
-def _csv_chunk(first: int, rolls: list[RollRecord | FacesRecord], head: bool) -> bytes:
+def _csv_chunk(first: int, rolls: list[RollRecord | FacesRecord], head: bool,
+               who: Callable[[str], str] = same) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     if head:
         writer.writerow(CSV_COLUMNS)
     for number, roll in enumerate(rolls, first):
-        writer.writerows(csv_rows(number, roll))
+        writer.writerows(csv_rows(number, roll, who))
     return out.getvalue().encode("utf-8-sig" if head else "utf-8")
 
 
@@ -164,10 +168,11 @@ def _write_chunk(handle: IO[bytes], make: Any, *args: Any) -> None:
     handle.write(make(*args))
 
 
-async def write_ledger(store: Store, game_id: int, fmt: str, handle: IO[bytes]) -> int:
+async def write_ledger(store: Store, game_id: int, fmt: str, handle: IO[bytes],
+                       who: Callable[[str], str] = same) -> int:
     """Write the game's whole live ledger (free rolls included) to `handle` as CSV (one row a die, a header of
     named columns, UTF-8 with a BOM for spreadsheets) or JSON (`{"game", "ruleset", "rolls": [...]}`), a chunk
-    at a time, each written in a thread. Returns how many rolls."""
+    at a time, each written in a thread. Returns how many rolls. `who` (CSV): how a player or side is written."""
     if fmt not in FORMATS:
         raise BadInput(f"format is csv or json, not {fmt}")
     state = await store.load(game_id)
@@ -181,7 +186,8 @@ async def write_ledger(store: Store, game_id: int, fmt: str, handle: IO[bytes]) 
             break
         rolls = [roll for _, roll in chunk]
         if fmt == "csv":
-            await asyncio.to_thread(_write_chunk, handle, _csv_chunk, count + 1, rolls, count == 0 and after == 0)
+            await asyncio.to_thread(_write_chunk, handle, _csv_chunk, count + 1, rolls, count == 0 and after == 0,
+                                    who)
         else:
             await asyncio.to_thread(_write_chunk, handle, _json_chunk, rolls, count == 0)
         if not chunk:

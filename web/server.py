@@ -1,0 +1,513 @@
+"""The game's page (issue 22): a read-only web view of each game, served by the referee itself with aiohttp, in the
+bot's own event loop, and reached only through its capability URL.
+
+    pages = GamePages(referee, public_url="https://referee.example.org", names=None)
+    await pages.start("0.0.0.0", 8080)     # serves until close()
+    pages.url(token)                        # "https://referee.example.org/g/<token>"
+    await pages.close()
+
+Routes (GET, and HEAD with it; any other method is 405):
+
+- `/g/<token>`: the page — the standings (the rule set's `page` views), the turn clock with a live countdown, the
+  final results of an ended game, the history charts, the roll ledger with /log rolls' filters as query parameters
+  (`who`, `purpose`, `turn_from`, `turn_to`, `gm_entered`, `free`, `page`) and the story of a turn (`turn`);
+- `/g/<token>/rolls.csv`: the roll ledger as CSV, the file /log export writes;
+- `/g/<token>/chart/game.svg`: the game chart (/game chart's) as SVG, drawn in the charts' worker process;
+- `/g/<token>/events`: server-sent events, `event: version` whenever the game changes (one poller a game, shared
+  by its listeners), a comment as a heartbeat;
+- `/static/page.css`, `/static/page.js`.
+
+Anything else, an unknown token or a rotated one answers the same 404. Every response carries strict headers (a
+Content-Security-Policy without inline script or style, no referrer: the link is a secret). Requests are limited
+per address (a token bucket; behind a reverse proxy `trust_proxy=True` takes the address from X-Forwarded-For).
+Pages are cached by (game, version, query), charts by (game, version, name): 200 pages a second cost little.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import io
+import logging
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from aiohttp import web
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+import charts
+from engine.commands import BY_PATH
+from engine.errors import BadInput, RefereeError
+from engine.rulesets import ruleset
+from ledger import FREE, MAX_PURPOSE, empty_text, ledger_page, write_ledger
+from story import game_story, story_lines
+from web.render import (
+    LEDGER_ROWS,
+    MAX_WHO,
+    Namer,
+    Query,
+    ledger_filter,
+    ledger_row,
+    line_html,
+    parse_query,
+    story_entries,
+    time_html,
+    time_mark,
+    view_html,
+)
+
+__all__ = ["PAGE_PATH", "GamePages", "page_url"]
+
+log = logging.getLogger("referee.web")
+
+PAGE_PATH = "/g/"
+HERE = Path(__file__).resolve().parent
+PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+            "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'self'"
+STATUS_WORDS = {400: "bad request", 404: "not found", 405: "method not allowed", 429: "too many requests",
+                500: "the page could not be made; try again later", 503: "busy; try again later"}
+CHARTS = ("game",)  # the charts a page serves: /game chart's
+CHART_COMMAND = "game chart"
+
+
+def page_url(public_url: str, token: str) -> str:
+    """The address players see for a game's page: PUBLIC_URL (no trailing slash) + /g/ + token."""
+    return public_url.rstrip("/") + PAGE_PATH + token
+
+
+class Lru:
+    """A bounded cache: the least recently used entry goes first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def get(self, key: Hashable) -> Any:
+        found = self.entries.get(key)
+        if found is not None:
+            self.entries.move_to_end(key)
+        return found
+
+    def put(self, key: Hashable, value: Any) -> None:
+        self.entries[key] = value
+        self.entries.move_to_end(key)
+        while len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+
+
+class TokenBuckets:
+    """Requests per address: `burst` at once, then `rate` a second. The table is bounded (`size` addresses, the
+    longest idle forgotten first: a forgotten address starts again with a full bucket)."""
+
+    def __init__(self, rate: float, burst: float, size: int = 10_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.burst, self.size, self.clock = rate, burst, size, clock
+        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, address: str) -> float:
+        """0 when the request may go on (a token taken), else the seconds until the next token."""
+        now = self.clock()
+        tokens, then = self.buckets.pop(address, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        wait = 0.0
+        if tokens >= 1:
+            tokens -= 1
+        else:
+            wait = (1 - tokens) / self.rate
+        self.buckets[address] = (tokens, now)
+        while len(self.buckets) > self.size:
+            self.buckets.popitem(last=False)
+        return wait
+
+
+class Watch:
+    """One game's live-update poller and its listeners (each an asyncio.Event set when the version changes)."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        self.version: str | None = None
+        self.listeners: set[asyncio.Event] = set()
+        self.task: asyncio.Task[None] | None = None
+
+
+class GamePages:
+    """The web server of game pages. `names(guild_id, who)` gives a player's shown name (Discord: the member's
+    display name from the cache; None: the name as stored, the console's)."""
+
+    def __init__(self, referee: Any, public_url: str, names: Callable[[int | None, str], str] | None = None, *,
+                 trust_proxy: bool = False, rate: float = 10.0, burst: float = 60.0, max_addresses: int = 10_000,
+                 poll_seconds: float = 2.0, heartbeat_seconds: float = 15.0, max_listeners: int = 1000,
+                 max_listeners_per_address: int = 8, page_cache: int = 256, chart_cache: int = 32,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.referee = referee
+        self.public_url = public_url
+        self.names = names
+        self.trust_proxy = trust_proxy
+        self.limits = TokenBuckets(rate, burst, max_addresses, clock)
+        self.poll_seconds, self.heartbeat_seconds = poll_seconds, heartbeat_seconds
+        self.max_listeners, self.max_listeners_per_address = max_listeners, max_listeners_per_address
+        self.pages = Lru(page_cache)
+        self.charts = Lru(chart_cache)
+        self._building: dict[Hashable, asyncio.Task[bytes]] = {}
+        self._watches: dict[int, Watch] = {}
+        self._listening: dict[str, int] = {}
+        self._closing = False
+        self._runner: web.AppRunner | None = None
+        self.templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True,
+                                     undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+        self.static = {name: (HERE / "static" / name).read_bytes() for name in ("page.css", "page.js")}
+        self.static_version = hashlib.sha256(b"".join(self.static.values())).hexdigest()[:12]
+        self._app = self._make_app()
+
+    def url(self, token: str) -> str:
+        return page_url(self.public_url, token)
+
+    @property
+    def app(self) -> web.Application:
+        """The aiohttp application (tests serve it with aiohttp's TestServer)."""
+        return self._app
+
+    @property
+    def listeners(self) -> int:
+        return sum(self._listening.values())
+
+    async def start(self, host: str, port: int) -> None:
+        """Serve on `host`:`port` until `close()` (in the running event loop, beside the bot)."""
+        self._closing = False
+        runner = self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await runner.setup()
+        await web.TCPSite(runner, host, port).start()  # (a port taken: OSError; close() still cleans up)
+        log.info("game pages served on %s:%s as %s", host, port, self.public_url)
+
+    async def close(self) -> None:
+        """Stop serving: the live-update streams end, the pollers stop."""
+        await self._shut(self.app)
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+
+    # --- the application ----------------------------------------------------------------------------------------
+
+    def _make_app(self) -> web.Application:
+        app = web.Application(middlewares=[self._errors, self._limit], client_max_size=4096)
+        app.router.add_get(PAGE_PATH + "{token}", self.page)
+        app.router.add_get(PAGE_PATH + "{token}/rolls.csv", self.rolls_csv)
+        app.router.add_get(PAGE_PATH + "{token}/chart/{name}.svg", self.chart)
+        app.router.add_get(PAGE_PATH + "{token}/events", self.events)
+        app.router.add_get("/static/{name}", self.static_file)
+        app.router.add_get("/favicon.ico", self.no_icon)
+        app.on_response_prepare.append(self._headers)
+        app.on_shutdown.append(self._shut)
+        return app
+
+    async def _shut(self, app: web.Application) -> None:
+        self._closing = True
+        for watch in list(self._watches.values()):
+            for listener in watch.listeners:
+                listener.set()
+            if watch.task is not None:
+                watch.task.cancel()
+        self._watches.clear()
+
+    @staticmethod
+    async def _headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
+        """Strict headers on every response, errors included."""
+        headers = response.headers
+        headers.setdefault("Content-Security-Policy", PAGE_CSP)
+        headers["Referrer-Policy"] = "no-referrer"
+        headers["X-Content-Type-Options"] = "nosniff"
+        headers["X-Robots-Tag"] = "noindex, nofollow"
+        headers["X-Frame-Options"] = "DENY"
+        headers["Cross-Origin-Opener-Policy"] = "same-origin"
+        headers.setdefault("Cache-Control", "no-store")
+        headers["Server"] = "referee"
+
+    @web.middleware
+    async def _errors(self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+                      ) -> web.StreamResponse:
+        """Every failure as one plain line: an HTTP error by its status (every 404 alike), a refusal (a bad query)
+        as 400 with its reason, anything unexpected as 500, logged, never a traceback."""
+        try:
+            return await handler(request)
+        except web.HTTPException as err:
+            if err.status < 400:
+                raise
+            kept = {k: v for k, v in err.headers.items() if k in ("Allow", "Retry-After")}
+            return plain(err.status, STATUS_WORDS.get(err.status, err.reason), kept)
+        except BadInput as err:
+            return plain(400, str(err).splitlines()[0] if str(err) else "bad request")
+        except RefereeError as err:
+            return plain(503, str(err).splitlines()[0] if str(err) else "busy")
+        except (asyncio.CancelledError, ConnectionError):
+            raise
+        except Exception:
+            resource = request.match_info.route.resource
+            log.exception("a game page's %s %s failed", request.method,
+                          resource.canonical if resource is not None else "?")  # (never the token: it is a secret)
+            return plain(500, STATUS_WORDS[500])
+
+    @web.middleware
+    async def _limit(self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+                     ) -> web.StreamResponse:
+        wait = self.limits.take(self.address(request))
+        if wait > 0:
+            retry = str(max(1, math.ceil(wait)))
+            return plain(429, f"too many requests; try again in {retry} s", {"Retry-After": retry})
+        return await handler(request)
+
+    def address(self, request: web.BaseRequest) -> str:
+        """The client's address: behind a reverse proxy (`trust_proxy`), the last X-Forwarded-For entry (the one
+        the proxy added; what comes before it the client may have written)."""
+        if self.trust_proxy:
+            forwarded = request.headers.get("X-Forwarded-For", "").split(",")[-1].strip()
+            if forwarded:
+                return forwarded[:64]
+        return request.remote or "?"
+
+    async def _page(self, request: web.Request) -> tuple[int, str, str]:
+        """The game of the request's token, the token and the page's version, read by one statement; the same 404
+        for a token that opens none."""
+        token = request.match_info["token"]
+        found = await self.referee.store.page_of(token)
+        if found is None:
+            raise web.HTTPNotFound()
+        return found[0], token, found[1]
+
+    async def _once(self, cache: Lru, key: Hashable, make: Callable[[], Awaitable[bytes]]) -> bytes:
+        """The cached bytes for `key`, made once however many ask at the same time (in a task of its own: a reader
+        who leaves does not stop it for the others)."""
+        found = cache.get(key)
+        if found is not None:
+            return found
+        task = self._building.get(key)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(make())
+            self._building[key] = task
+            task.add_done_callback(lambda done: self._built(cache, key, done))
+        return await asyncio.shield(task)
+
+    def _built(self, cache: Lru, key: Hashable, task: asyncio.Task[bytes]) -> None:
+        self._building.pop(key, None)
+        if not task.cancelled() and task.exception() is None:  # (a failure is its readers' to answer)
+            cache.put(key, task.result())
+
+    # --- the routes -----------------------------------------------------------------------------------------------
+
+    async def page(self, request: web.Request) -> web.StreamResponse:
+        game_id, token, version = await self._page(request)
+        query = parse_query(request.query, request.query_string)
+        body = await self._once(self.pages, ("page", game_id, token, version, query.key()),
+                                lambda: self.render_page(game_id, token, version, query))
+        return web.Response(body=body, content_type="text/html", charset="utf-8",
+                            headers={"Cache-Control": "no-store"})
+
+    async def rolls_csv(self, request: web.Request) -> web.StreamResponse:
+        game_id, _, _ = await self._page(request)
+        out = io.BytesIO()
+        namer = Namer(self.names, (await self.referee.store.game(game_id)).guild_id)
+        await write_ledger(self.referee.store, game_id, "csv", out, who=namer.person)  # names, never Discord ids
+        return web.Response(body=out.getvalue(), content_type="text/csv", charset="utf-8",
+                            headers={"Content-Disposition": 'attachment; filename="roll-ledger.csv"',
+                                     "Cache-Control": "no-store"})
+
+    async def chart(self, request: web.Request) -> web.StreamResponse:
+        game_id, _, version = await self._page(request)
+        name = request.match_info["name"]
+        if name not in CHARTS:
+            raise web.HTTPNotFound()
+        body = await self._once(self.charts, ("chart", game_id, version, name),
+                                lambda: self.render_chart(game_id))
+        fresh = request.query.get("v") == version  # the page asks for the version it shows: that never changes
+        return web.Response(body=body, content_type="image/svg+xml",
+                            headers={"Content-Security-Policy": SVG_CSP,
+                                     "Cache-Control": "private, max-age=86400" if fresh else "no-cache"})
+
+    async def static_file(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        if name not in self.static:
+            raise web.HTTPNotFound()
+        kind = "text/css" if name.endswith(".css") else "text/javascript"
+        fresh = request.query.get("v") == self.static_version
+        return web.Response(body=self.static[name], content_type=kind, charset="utf-8",
+                            headers={"Cache-Control": "public, max-age=86400" if fresh else "no-cache"})
+
+    async def no_icon(self, request: web.Request) -> web.StreamResponse:
+        """Browsers ask for /favicon.ico by themselves: no icon, and no 404 in the reader's console."""
+        return web.Response(status=204, headers={"Cache-Control": "public, max-age=86400"})
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        """Server-sent events: the game's version now, then `event: version` each time it changes (the game's one
+        poller tells every listener), a comment every `heartbeat_seconds` (the token is checked again then: a
+        rotated link's stream ends). Listeners are bounded in all and per address (503 beyond)."""
+        game_id, token, version = await self._page(request)
+        headers = {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store",
+                   "X-Accel-Buffering": "no"}
+        if request.method == "HEAD":
+            return web.Response(headers=headers)
+        address = self.address(request)
+        if self._closing or self.listeners >= self.max_listeners \
+                or self._listening.get(address, 0) >= self.max_listeners_per_address:
+            return plain(503, "too many live pages open; try again later", {"Retry-After": "30"})
+        self._listening[address] = self._listening.get(address, 0) + 1
+        listener = asyncio.Event()
+        watch = self._watch(game_id, version)
+        watch.listeners.add(listener)
+        response = web.StreamResponse(headers=headers)
+        try:
+            await response.prepare(request)
+            await response.write(f"retry: 5000\n\nevent: version\ndata: {version}\n\n".encode())
+            sent = version
+            while not self._closing:
+                try:
+                    await asyncio.wait_for(listener.wait(), self.heartbeat_seconds)
+                except TimeoutError:
+                    if await self.referee.store.page_game(token) != game_id:
+                        break
+                    await response.write(b": heartbeat\n\n")
+                    continue
+                listener.clear()
+                if self._closing:
+                    break
+                if watch.version is not None and watch.version != sent:
+                    sent = watch.version
+                    await response.write(f"event: version\ndata: {sent}\n\n".encode())
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            watch.listeners.discard(listener)
+            left = self._listening.get(address, 1) - 1
+            if left:
+                self._listening[address] = left
+            else:
+                self._listening.pop(address, None)
+        return response
+
+    def _watch(self, game_id: int, version: str) -> Watch:
+        watch = self._watches.get(game_id)
+        if watch is None:
+            watch = self._watches[game_id] = Watch(game_id)
+            watch.version = version
+            watch.task = asyncio.get_running_loop().create_task(self._poll(watch))
+        return watch
+
+    async def _poll(self, watch: Watch) -> None:
+        """One game's poller: its version every `poll_seconds` while anyone listens, each change told to all."""
+        while True:
+            await asyncio.sleep(self.poll_seconds)
+            if not watch.listeners or self._closing:
+                if self._watches.get(watch.game_id) is watch:
+                    del self._watches[watch.game_id]
+                return
+            try:
+                version = str(await self.referee.store.page_version(watch.game_id))
+            except KeyError:
+                version = "gone"
+            except Exception:
+                log.exception("polling game %d's page version failed", watch.game_id)
+                continue
+            if version != watch.version:
+                watch.version = version
+                for listener in watch.listeners:
+                    listener.set()
+
+    # --- what is drawn -------------------------------------------------------------------------------------------
+
+    def game_chart(self, state: Any, history: Any, namer: Namer) -> Any:
+        """/game chart's chart of the game, its sides by their shown names; BadInput when there is nothing to draw."""
+        drawn = BY_PATH[CHART_COMMAND].chart(state, history, {})
+        return drawn.relabel(namer.text)
+
+    async def render_chart(self, game_id: int) -> bytes:
+        store = self.referee.store
+        row = await store.game(game_id)
+        state = await store.load(game_id)
+        try:
+            drawn = self.game_chart(state, await store.history(game_id), Namer(self.names, row.guild_id))
+        except BadInput:
+            raise web.HTTPNotFound() from None
+        return await charts.render(drawn, fmt="svg")
+
+    async def render_page(self, game_id: int, token: str, version: str, query: Query) -> bytes:
+        """The page's HTML (UTF-8): everything read from the store, laid out by the template."""
+        store, referee = self.referee.store, self.referee
+        row = await store.game(game_id)
+        state = await store.load(game_id)
+        found = ruleset(state.ruleset)
+        rules = referee.rules_for(state.ruleset)
+        namer = Namer(self.names, row.guild_id)
+        where = ledger_filter(state, found, query, namer)
+        shown = await ledger_page(store, game_id, where, query.page, LEDGER_ROWS)
+        told = await game_story(referee, game_id, query.turn)
+        lines = story_lines(told, when=time_mark, who=namer.person)
+        entries, left_out = story_entries(lines[1:], namer)
+        glance = found.glance(state)
+        results = None
+        if state.ended and found.final_standings is not None and found.results is not None:
+            final = found.results(found.final_standings(state), namer.person)
+            results = view_html(final, namer) if final is not None else None
+        chart_note = None
+        chart_title = None
+        if found.game_chart:
+            try:
+                chart_title = self.game_chart(state, await store.history(game_id), namer).title
+            except BadInput as err:
+                chart_note = namer.text(str(err))
+        else:
+            chart_note = f"{found.title} games have no chart."
+
+        def link(anchor: str, **changed: Any) -> str:
+            params = query.params(**changed)
+            return token + (("?" + urlencode(params)) if params else "") + "#" + anchor
+
+        html = self.templates.get_template("page.html").render(
+            title=found.title,
+            summary=namer.text(found.summary(state)),
+            ended=bool(state.ended),
+            version=version,
+            token=token,
+            static_version=self.static_version,
+            stage=namer.text(glance.stage),
+            awaiting=line_html(glance.awaiting, namer) if glance.awaiting is not None else None,
+            due=time_html(glance.due) if glance.due is not None else None,
+            countdown=time_html(glance.due, "countdown") if glance.due is not None and not state.ended else None,
+            standings=[view_html(v, namer) for v in found.page_views(state, rules)],
+            results=results,
+            chart_title=namer.text(chart_title) if chart_title else None,
+            chart_note=chart_note,
+            charts=[f"{token}/chart/{name}.svg?v={version}" for name in CHARTS] if chart_title else [],
+            side_word=found.side_word,
+            query=query,
+            free_choices=FREE,
+            max_purpose=MAX_PURPOSE,
+            max_who=MAX_WHO,
+            rows=[ledger_row(r, namer) for r in reversed(shown.rolls)],  # newest first, as the pages go
+            ledger=shown,
+            ledger_empty=empty_text(where),
+            newer=link("ledger", page=shown.page - 1) if shown.page > 1 else None,
+            older=link("ledger", page=shown.page + 1) if shown.page < shown.pages else None,
+            csv=f"{token}/rolls.csv",
+            clear=token + "#ledger",
+            story_head=lines[0],
+            story=entries,
+            story_left_out=left_out,
+            story_turn=told.turn,
+            story_current=told.current,
+            previous_turn=link("story", turn=told.turn - 1) if told.turn > 1 else None,
+            next_turn=link("story", turn=told.turn + 1 if told.turn + 1 < told.current else None)
+            if told.turn < told.current else None,
+            turn_links=[(t, link("story", turn=None if t == told.current else t))
+                        for t in range(max(1, told.turn - 5), min(told.current, told.turn + 5) + 1)],
+        )
+        return html.encode("utf-8")
+
+
+def plain(status: int, words: str, headers: dict[str, str] | None = None) -> web.Response:
+    """A one-line plain-text answer (an error's)."""
+    return web.Response(status=status, text=f"{status}: {words}\n", content_type="text/plain", charset="utf-8",
+                        headers=headers or {})

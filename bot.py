@@ -3,6 +3,7 @@
     python bot.py              # Discord if DISCORD_TOKEN is set (environment or .env), else the console
     python bot.py --console    # the console, always
     python bot.py --console --new --format markdown   # end the console's game first; answers as markdown
+    python bot.py --web        # the console, serving its games' pages (WEB_PORT, default 8080)
 
 The environment it reads is listed in `ENVIRONMENT` (`python bot.py --help`). Nothing connects at import time.
 """
@@ -11,13 +12,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import discord
 from discord import app_commands
@@ -37,6 +41,9 @@ from engine.dice import Roller
 from engine.errors import RefereeError
 from referee import Referee, utc_now
 
+if TYPE_CHECKING:
+    from web.server import GamePages
+
 log = logging.getLogger("referee.bot")
 DRAIN_TIMEOUT = 10.0  # seconds closing waits for the interactions being handled
 # discord.py's task per interaction (a slash command, a persistent button, a view's item); the clock's wakes
@@ -54,6 +61,10 @@ environment (also read from a .env file beside bot.py):
   SHARD_IDS           the shards this process runs, e.g. 0,1 (needs SHARD_COUNT; default all)
   HEALTH_FILE         a file the clock writes the time into at least every minute (a liveness check)
   REFEREE_EXPORT_DIR  console: one more folder /gm export file: may write to
+  WEB_PORT            serve each game's page on this port (1 to 65535; default off, --web: 8080)
+  WEB_HOST            the address the page server listens on (default 127.0.0.1: behind a reverse proxy)
+  PUBLIC_URL          the pages' address players see, http(s) (default http://localhost:<WEB_PORT>)
+  WEB_TRUST_PROXY     1: a request's address is the X-Forwarded-For its reverse proxy sets (default 0)
 """
 
 
@@ -91,6 +102,17 @@ def install_redaction(token: str | None) -> None:
             handler.addFilter(RedactToken(token))
 
 
+class PagesUnavailable(Exception):
+    """The game pages' server cannot listen where the settings say (WEB_HOST, WEB_PORT)."""
+
+
+def pages_refused(host: str, port: int, err: OSError) -> str:
+    """Why the pages cannot be served, in one line."""
+    reason = err.strerror or str(err) or type(err).__name__
+    return (f"cannot serve the game pages on {host}:{port} ({reason}): check WEB_HOST and WEB_PORT (another "
+            "program on that port?)")
+
+
 class ShuttingDown(app_commands.CheckFailure):
     """A command that arrives while the bot closes: refused, nothing changed."""
 
@@ -109,6 +131,10 @@ def dynamic_items() -> list[type]:
     return [*DYNAMIC_ITEMS, *LEDGER_ITEMS, *frontends.dynamic_items()]
 
 
+DEFAULT_WEB_HOST = "127.0.0.1"
+DEFAULT_WEB_PORT = 8080  # `--web`'s port when WEB_PORT is not set
+
+
 @dataclass
 class Settings:
     """What the bot needs to run; `from_env` reads it from the environment (and `.env`)."""
@@ -122,7 +148,12 @@ class Settings:
     shard_count: int | None = None  # sharded: this process runs `shard_ids` (every shard when None) of so many
     shard_ids: tuple[int, ...] | None = None
     health_file: str | None = None  # the clock writes the time there at least every minute (a liveness check)
+    web_port: int | None = None  # the game pages' server: on when set (WEB_PORT; tests: 0, any free port)
+    web_host: str = DEFAULT_WEB_HOST
+    public_url: str | None = None  # the pages' address players see (None: http://localhost:<web_port>)
+    web_trust_proxy: bool = False  # a request's address from X-Forwarded-For (behind a reverse proxy)
     sync_commands: bool = True
+    freeze_startup: bool = False  # gc.freeze() once started (a real run: from_env; not the many bots of the tests)
     clock: Callable[[], datetime] = field(default=utc_now)  # tests inject a fake clock
     roller: Roller | None = None  # tests inject dice
 
@@ -146,7 +177,17 @@ class Settings:
             shard_count=shard_count,
             shard_ids=shard_ids,
             health_file=env.get("HEALTH_FILE", "").strip() or None,
+            web_port=_port(env.get("WEB_PORT", "").strip()),
+            web_host=_host(env.get("WEB_HOST", "").strip()),
+            public_url=_public_url(env.get("PUBLIC_URL", "").strip()),
+            web_trust_proxy=_flag("WEB_TRUST_PROXY", env.get("WEB_TRUST_PROXY", "").strip()),
+            freeze_startup=True,
         )
+
+    @property
+    def pages_url(self) -> str:
+        """The address of the game pages players see: PUBLIC_URL, else this machine's port."""
+        return self.public_url or f"http://localhost:{self.web_port or DEFAULT_WEB_PORT}"
 
     def __repr__(self) -> str:  # never show the token
         return (f"Settings(db_path={redacted(self.db_path)!r}, guild_id={self.guild_id}, "
@@ -155,6 +196,56 @@ class Settings:
 
 LOG_FORMATS = ("text", "json")
 MAX_SHARDS = 1024
+
+
+def _port(text: str) -> int | None:
+    """WEB_PORT read and checked: None when not set."""
+    if not text:
+        return None
+    if not _whole(text) or not 1 <= int(text) <= 65535:
+        raise ValueError(f"WEB_PORT must be a port number from 1 to 65535, not {text!r}")
+    return int(text)
+
+
+def _host(text: str) -> str:
+    """WEB_HOST: an address or host name to listen on (default 127.0.0.1)."""
+    if not text:
+        return DEFAULT_WEB_HOST
+    if not text.isascii() or not re.fullmatch(r"[A-Za-z0-9.:\-\[\]%_]+", text):
+        raise ValueError(f"WEB_HOST must be an address to listen on, e.g. 127.0.0.1 or 0.0.0.0, not {text!r}")
+    return text.strip("[]")
+
+
+def _public_url(text: str) -> str | None:
+    """PUBLIC_URL: an http(s) address with a host, no query, no fragment, no user or password; without its
+    trailing slash (a page's link is it and /g/<token>)."""
+    if not text:
+        return None
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018  (a port that is not a number raises here)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"PUBLIC_URL must be the pages' address players see, e.g. https://referee.example.org, "
+                         f"not {text!r}")
+    if parts.query or parts.fragment or "?" in text or "#" in text:
+        raise ValueError(f"PUBLIC_URL must have no query (?) or fragment (#): {text!r}")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError("PUBLIC_URL must not hold a user name or password")
+    if any(c.isspace() or not c.isprintable() or not c.isascii() for c in text):
+        raise ValueError(f"PUBLIC_URL must be written in plain ASCII without spaces: {text!r}")
+    return text.rstrip("/")
+
+
+def _flag(name: str, text: str) -> bool:
+    """A yes/no variable: 1, true or yes; 0, false, no or unset."""
+    value = text.lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise ValueError(f"{name} must be 1 or 0, not {text!r}")
 
 
 def _whole(text: str) -> bool:
@@ -230,6 +321,7 @@ class RefereeBot(commands.Bot):
     store: Store
     referee: Referee
     command_ids: dict[str, int]  # each slash command's path → its top-level command's id (for mentions)
+    pages: GamePages | None  # the game pages' server, when the settings turn it on (WEB_PORT)
 
     def __init__(self, settings: Settings, **options: Any) -> None:
         options.setdefault("intents", discord.Intents.default())
@@ -243,6 +335,7 @@ class RefereeBot(commands.Bot):
         self.settings = settings
         self._shutdown: asyncio.Future[None] | None = None
         self.command_ids = {}
+        self.pages = None
 
     async def setup_hook(self) -> None:
         if getattr(self, "store", None) is None:  # `serve` opens it before connecting
@@ -252,6 +345,7 @@ class RefereeBot(commands.Bot):
         self.tree.on_error = self.on_app_command_error
         self.tree.interaction_check = self.accepting
         self.add_dynamic_items(*dynamic_items())
+        await self.serve_pages()
         for extension in extensions():
             await self.load_extension(extension)
         guild = discord.Object(self.settings.guild_id) if self.settings.guild_id else None
@@ -266,6 +360,37 @@ class RefereeBot(commands.Bot):
             except (discord.HTTPException, discord.ClientException) as err:
                 log.warning("could not fetch the registered commands (/help shows them as text): %s", err)
         self.command_ids = command_ids(self.tree, registered)
+        if self.settings.freeze_startup:
+            # What starting made (modules, rule tables, the command tree) lives as long as the bot: out of the cyclic
+            # collector's full passes, which took 100-180 ms each while pages were served (bench.web).
+            gc.collect()
+            gc.freeze()
+
+    async def serve_pages(self) -> None:
+        """Start the game pages' server when the settings turn it on (WEB_PORT); PagesUnavailable, in one line,
+        when it cannot listen there (the port taken, an address this machine does not have)."""
+        settings = self.settings
+        if settings.web_port is None or self.pages is not None:
+            return
+        from web.server import GamePages
+
+        pages = GamePages(self.referee, settings.pages_url, self.page_name, trust_proxy=settings.web_trust_proxy)
+        try:
+            await pages.start(settings.web_host, settings.web_port)
+        except OSError as err:
+            await pages.close()
+            raise PagesUnavailable(pages_refused(settings.web_host, settings.web_port, err)) from None
+        self.pages = pages
+        log.info("serving the game pages on %s:%s as %s", settings.web_host, settings.web_port, settings.pages_url)
+
+    def page_name(self, guild_id: int | None, who: str) -> str:
+        """A player's name on a game's page: a member's display name from the cache (no request to Discord per
+        page), else "player …1234" (the end of their id); a name that is not a user id, as it is."""
+        if not (who.isascii() and who.isdigit()):
+            return who
+        guild = self.get_guild(guild_id) if guild_id is not None else None
+        found = (guild.get_member(int(who)) if guild is not None else None) or self.get_user(int(who))
+        return found.display_name if found is not None else f"player …{who[-4:]}"
 
     async def accepting(self, interaction: discord.Interaction) -> bool:
         """The tree's check: while the bot closes, new commands are refused (cleanly, nothing changed); so is a
@@ -291,6 +416,8 @@ class RefereeBot(commands.Bot):
         if "cogs.clock" in self.extensions:  # the timer stops, and a wake under way finishes, before the store
             await self.unload_extension("cogs.clock")
             await self._drain()
+        if self.pages is not None:  # (before the store it reads)
+            await self.pages.close()
         store: Store | None = getattr(self, "store", None)
         if store is not None:
             await store.close()
@@ -378,6 +505,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--console", action="store_true", help="run the console front-end even with a token")
     parser.add_argument("--discord", action="store_true",
                         help="run the Discord bot, never the console: without DISCORD_TOKEN, exit 1 (for a service)")
+    parser.add_argument("--web", action="store_true",
+                        help="run the console and serve its database's games' pages (WEB_PORT, default 8080; "
+                             "PUBLIC_URL)")
     parser.add_argument("--db", help="the database: a SQLite path or postgresql:// URL "
                                      "(default: $REFEREE_DB or referee.db)")
     parser.add_argument("--seed", type=int, help="seed the dice (console only; for reproducible games)")
@@ -423,16 +553,21 @@ def main(argv: list[str] | None = None) -> int:
         status, line = copy_report(*args.copy_db)
         print(redact(line, settings.token), file=sys.stderr if status else sys.stdout)
         return status
-    if args.discord and (args.console or not settings.token):
-        return fail("--discord runs the Discord bot: set DISCORD_TOKEN (environment or .env)" if not args.console
-                    else "--discord and --console cannot both be given")
-    if args.console or not settings.token:
+    if args.discord and (args.console or args.web or not settings.token):
+        return fail("--discord runs the Discord bot: set DISCORD_TOKEN (environment or .env)"
+                    if not (args.console or args.web)
+                    else f"--discord and {'--console' if args.console else '--web'} cannot both be given")
+    if args.console or args.web or not settings.token:
         from console import run_console
 
         logging.getLogger().setLevel(logging.WARNING)
+        web = None
+        if args.web:  # (not WEB_PORT alone: a console run beside the bot would take the bot's port)
+            web = (settings.web_host, settings.web_port or DEFAULT_WEB_PORT, settings.pages_url,
+                   settings.web_trust_proxy)
         try:
             return asyncio.run(run_console(settings.db_path, seed=args.seed, new=args.new, fmt=args.format,
-                                           emoji=not args.no_emoji))
+                                           emoji=not args.no_emoji, web=web))
         except StoreUnavailable as err:  # the console says so itself; this is the safety net
             return fail(str(err), settings.token)
         except KeyboardInterrupt:
@@ -466,7 +601,7 @@ def run_discord(settings: Settings) -> int:
     token = settings.token
     try:
         asyncio.run(serve(settings))
-    except StoreUnavailable as err:
+    except (StoreUnavailable, PagesUnavailable) as err:
         return fail(str(err), token)
     except discord.LoginFailure:
         return fail("Discord refused the token in DISCORD_TOKEN (check it in the developer portal)")

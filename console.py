@@ -7,6 +7,7 @@ Each input line is `<actor> <slash command as typed on Discord>`, e.g. `alice /e
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -16,6 +17,7 @@ import sqlite3
 import stat
 import sys
 import tempfile
+import threading
 import time
 import unicodedata
 from collections.abc import Callable
@@ -57,11 +59,22 @@ from engine.rulesets import ruleset
 from engine.toml_text import parse_toml
 from engine.view import Line, View, text_lines
 from engine.vocabulary import Word, read_options, split_words
-from referee import GAME_OVER, MAX_EXPORT_BYTES, Referee, digest_lines, imported_summary, read_export, utc_now
+from referee import (
+    GAME_OVER,
+    MAX_EXPORT_BYTES,
+    PAGE_ABOUT,
+    Referee,
+    digest_lines,
+    imported_summary,
+    read_export,
+    utc_now,
+)
 from story import story_lines, turn_story
 
 CHANNEL = "console"
 MAX_CARD_FILE = MAX_TOML_FILE
+NO_PAGES = ("the console serves no game pages: start it with `python bot.py --web` (WEB_PORT: its port, default 8080;"
+            " PUBLIC_URL: the address players see); nothing changed")
 EXPORT_DIR_ENV = "REFEREE_EXPORT_DIR"
 """A folder `/gm export file:` may write under, besides the working folder."""
 log = logging.getLogger("referee.console")
@@ -166,8 +179,9 @@ class Console:
     """Reads commands, runs them through the referee and writes the answers."""
 
     def __init__(self, referee: Referee, out: TextIO, fmt: str = "text", db_path: str | None = None,
-                 emoji: bool = True) -> None:
+                 emoji: bool = True, pages: Any = None) -> None:
         self.referee = referee
+        self.pages = pages  # the game pages' server (`web.server.GamePages`) with --web, else None
         self.out = out
         self.formatter = Formatter(fmt, emoji)
         self.db_path = db_path
@@ -320,6 +334,13 @@ class Console:
                 preview = await referee.preview_undo(CHANNEL, actor, steps)
                 again = "/gm undo" + (f" steps:{steps}" if steps != 1 else "") + " confirm:true"
                 self.say("\n".join([*preview.lines(), f"Nothing is undone yet: {again} undoes it."]))
+        elif path == "game page":
+            await self.page()
+        elif path == "gm page rotate":
+            if self.pages is None:
+                raise BadInput(NO_PAGES)
+            token = await referee.rotate_page_token(CHANNEL, actor)
+            self.say(f"The game's page has a new link: {self.pages.url(token)}\nThe old one no longer works.")
         elif path == "gm export":
             await self.export(actor, options.get("file"), _yes_no(options.get("overwrite"), "overwrite"))
         elif path == "game import":
@@ -331,6 +352,16 @@ class Console:
             said = note(report.state, report.events, actor, utc_text) if note is not None else None
             if said:
                 self.say(said)
+
+    async def page(self) -> None:
+        """/game page: the link to the page of the console's game (live, else its last ended one), and what it
+        shows."""
+        if self.pages is None:
+            raise BadInput(NO_PAGES)
+        link = self.pages.url(await self.referee.page_token(CHANNEL))
+        ended = await self.referee.store.live_game(CHANNEL) is None
+        said = "The last game, ended: its page stays readable" if ended else "The game's page"
+        self.say(f"{said}: {link}\n{PAGE_ABOUT}")
 
     def show_status(self, state: Any) -> None:
         """/game status: the game's rule set's status view (an ended game's marked over)."""
@@ -602,7 +633,8 @@ def ledger_line(roll: RollRecord | FacesRecord) -> str:
 
 async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
                       clock: Callable[[], datetime] = utc_now, seed: int | None = None,
-                      stderr: TextIO | None = None, new: bool = False, fmt: str = "text", emoji: bool = True) -> int:
+                      stderr: TextIO | None = None, new: bool = False, fmt: str = "text", emoji: bool = True,
+                      web: tuple[str, int, str, bool] | None = None) -> int:
     """Run the console until the end of input; returns the exit status: 0, or 1 when the database cannot be
     opened (one `error:` line on stderr, no traceback).
 
@@ -610,7 +642,10 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
     `/game end (--new)`; it stays in the database's log). `fmt`: text, markdown or bbcode, and `emoji=False`
     (`--no-emoji`) for old boards that drop 4-byte characters (see `Formatter`).
     Interactive (stdin a terminal): a startup line naming the database and its game, then a prompt with line
-    editing and history (`readline`) when stdin is the process's own terminal."""
+    editing and history (`readline`) when stdin is the process's own terminal.
+
+    `web` (`--web`): serve the database's games' pages while the console runs — (host, port, the address players
+    see, trust X-Forwarded-For); the lines are then read in a thread, so that the pages answer meanwhile."""
     try:
         store = await Store.open(db_path)
     except StoreUnavailable as err:
@@ -620,9 +655,18 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
     with contextlib.suppress(OSError, RuntimeError):  # no working folder any more: nothing to clean
         for folder in export_folders():  # what an export killed while writing left behind
             clean_leftovers(folder)
+    pages = None
     try:
         roller = RandomRoller(random.Random(seed)) if seed is not None else RandomRoller()
-        console = Console(Referee(store, None, roller, clock), stdout, fmt=fmt, db_path=db_path, emoji=emoji)
+        referee = Referee(store, None, roller, clock)
+        if web is not None:
+            try:
+                pages = await serve_pages(referee, web)
+            except OSError as err:
+                return _startup_error(str(err), stderr)
+            print(f"Serving the game pages on {web[0]}:{web[1]} as {web[2]}: /game page gives a game's link.",
+                  file=stderr or sys.stderr, flush=True)
+        console = Console(referee, stdout, fmt=fmt, db_path=db_path, emoji=emoji, pages=pages)
         interactive = stdin.isatty()
         console.gather()
         await console.catch_up()
@@ -636,7 +680,7 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
             try:
                 while True:
                     try:
-                        text = input("> ")
+                        text = input("> ") if pages is None else await _in_thread(lambda: input("> "))
                     except EOFError:
                         print(file=stdout, flush=True)
                         break
@@ -648,15 +692,61 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
             while True:
                 if interactive:
                     print("> ", end="", file=stdout, flush=True)
-                line = read_line(source)
+                line = read_line(source) if pages is None else await _in_thread(lambda: read_line(source))
                 if line is None:
                     break
                 await console.handle(line)
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly, as command-line tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
     finally:
+        if pages is not None:  # (before the store it reads)
+            await pages.close()
         await store.close()
     return 0
+
+
+async def _in_thread(read: Callable[[], Any]) -> Any:
+    """`read()` (the next input line) in a daemon thread of its own, for while the console serves the game pages:
+    they answer while it waits for a line, and Ctrl-C ends it without waiting for one."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)
+
+    def work() -> None:
+        result, error = None, None
+        try:
+            result = read()
+        except Exception as err:  # EOFError at the end of input; anything else is the console's to report
+            error = err
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile (Ctrl-C): nothing waits any more
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=work, name="console-input", daemon=True).start()
+    return await done
+
+
+async def serve_pages(referee: Referee, web: tuple[str, int, str, bool]) -> Any:
+    """The game pages' server of `--web`, started: (host, port, the address players see, trust X-Forwarded-For).
+    OSError, in one line, when it cannot listen there."""
+    from web.server import GamePages
+
+    host, port, public_url, trust_proxy = web
+    pages = GamePages(referee, public_url, None, trust_proxy=trust_proxy)  # names: as the console stores them
+    try:
+        await pages.start(host, port)
+    except OSError as err:
+        await pages.close()
+        reason = err.strerror or str(err) or type(err).__name__
+        raise OSError(f"cannot serve the game pages on {host}:{port} ({reason}): check WEB_HOST and WEB_PORT "
+                      "(another program on that port?)") from None
+    return pages
 
 
 def _startup_error(reason: str, stderr: TextIO | None) -> int:

@@ -42,6 +42,12 @@ MAX_LISTED = 25  # the most games one /game list shows
 MAX_UNDO_STEPS = 20  # the most actions one /gm undo takes back
 MOVED_ON = ("the game moved on since this preview (those actions were already undone, or something happened since): "
             "/gm undo again to see what is last now")
+NO_PAGES = ("this bot serves no game pages: its host turns them on with WEB_PORT (and PUBLIC_URL, the address players "
+            "see); nothing changed")
+PAGE_ABOUT = ("The page shows the standings, the turn clock, the charts, the roll ledger and the story of each turn, "
+              "and updates by itself. Anyone with the link can read it (no one can change anything there): share it "
+              "with the players only.")
+PAGE_ROTATED = "The GM changed this game's page link: the old one no longer works. /game page gives the new one."
 MAX_SINCE = timedelta(days=366)  # the furthest back a relative `since:` reaches
 _RELATIVE = re.compile(r"(\d{1,5}(?:\.\d{1,3})?)\s*(m|min|mins|minutes?|h|hours?|d|days?|w|weeks?)", re.IGNORECASE)
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -653,6 +659,19 @@ class Referee:
     async def export(self, channel: str) -> dict[str, Any]:
         """The channel's live game in the export format or, when none runs, its last ended one (its winner with it)."""
         return await self.store.export(await self.shown_game_id(channel))
+
+    async def page_token(self, channel: str) -> str:
+        """The token of the page of the channel's shown game (its live game, else its last ended one): made the first
+        time it is asked for, the same ever after (until the GM rotates it). Anyone in the channel may have it."""
+        return await self.store.page_token(await self.shown_game_id(channel), self.clock())
+
+    async def rotate_page_token(self, channel: str, actor: str, gm_role: bool = False) -> str:
+        """GM: a new token for the page of the channel's shown game (live, else its last ended one); the old link
+        stops working at once. Returns the new token."""
+        game_id = await self.shown_game_id(channel)
+        if not self.is_gm(await self.store.load(game_id), actor, gm_role):
+            raise NotGM("only the GM may change the game's page link")
+        return await self.store.rotate_page_token(game_id, self.clock())
 
     async def import_game(self, channel: str, actor: str, data: dict[str, Any], guild_id: int | None = None,
                           command: str = "/game import") -> Report:

@@ -39,7 +39,7 @@ from discord.ext import commands
 from cogs.frontends import adapter_of
 from cogs.host import RefereeHost
 from cogs.remind import remind_players
-from cogs.render import NO_PINGS, message_batches, report_embeds, results_embed, status_embed
+from cogs.render import NO_PINGS, message_batches, report_embeds, results_embed, status_embed, with_page_link
 from cogs.util import channel_id_of, note_report_message, rolled
 from data.store import GameRow, StoreUnavailable
 from engine.clock import next_deadline
@@ -56,6 +56,7 @@ HEALTH = "health"
 OUTBOX = "outbox"
 OUTBOX_SWEEP = 60.0  # seconds between two looks at the outbox of announcements (an announcement's grace: 2 min)
 HEALTH_INTERVAL = 30.0  # seconds between two writes of the health file while connected (tests make it shorter)
+PAGE_TOKENS_KEPT = 10_000  # the games whose page token the clock remembers (the status links to the page)
 HELD_EVENTS = 1000  # queued catch-ups whose events the announcer keeps in memory (the others': read back)
 PIN_HELP = ("I could not pin this game's status message: give me the *Pin Messages* permission in this channel "
             "(Server Settings → Roles, or the channel's permissions).")
@@ -185,6 +186,7 @@ class Clock(commands.Cog):
         self._wakes: dict[int, datetime] = {}  # the next wake of each game seen since start (the bot's time)
         self._armed: datetime | None = None  # when the timer fires (the bot's time)
         self._pin_told: set[int] = set()  # the games whose channel was told the status could not be pinned
+        self._page_tokens: dict[int, str] = {}  # each game's page token as last seen (`page_link`), the oldest first
         self._health_failed = False
         self.announcer = Announcer(follow=self.follow_caught)
         # coalesce: missed firings run once; no grace limit: a late firing still runs (it only catches up).
@@ -366,11 +368,42 @@ class Clock(commands.Cog):
             if isinstance(event, GameEnded) and event.standings:
                 embed = results_embed(state, event.standings)
                 if embed is not None:
+                    embed = with_page_link(embed, await self.page_link(report.game_id))
                     await channel.send(embed=embed, allowed_mentions=NO_PINGS)
 
+    async def page_link(self, game_id: int) -> str | None:
+        """The link to the game's page when the bot serves pages (WEB_PORT), else None; None too when the store
+        cannot say now (the message goes out without it, and the next update links it)."""
+        pages = self.bot.pages
+        if pages is None:
+            return None
+        try:
+            # The token this process saw last, if it still opens this game (a read; another process may have
+            # rotated it), else the store's (a write the first time): a rollover's status edits write nothing more.
+            token = self._page_tokens.get(game_id)
+            if token is None or await self.bot.store.page_game(token) != game_id:
+                token = await self.bot.store.page_token(game_id, self.now())
+                if len(self._page_tokens) >= PAGE_TOKENS_KEPT:
+                    self._page_tokens.pop(next(iter(self._page_tokens)))
+                self._page_tokens[game_id] = token
+            return pages.url(token)
+        except StoreUnavailable as err:
+            log.warning("the page link of game %s waits: %s", game_id, err, extra={"game_id": game_id})
+            return None
+
+    async def refresh_status(self, game_id: int) -> None:
+        """The pinned status made again as the game stands (its page link changed: /gm page rotate)."""
+        async with self._locks.setdefault(game_id, asyncio.Lock()):
+            row = await self.bot.store.game(game_id)
+            if not row.channel.startswith("discord:"):
+                return
+            await self.update_status(row, await self.bot.store.load(game_id), self.channel(row))
+
     async def update_status(self, row: GameRow, state: Any, channel: discord.PartialMessageable) -> None:
-        """Keep one pinned status message per game current (post and pin it the first time)."""
-        embed = status_embed(state, self.bot.referee.rules_for(state.ruleset))
+        """Keep one pinned status message per game current (post and pin it the first time), linking to the game's
+        page when the bot serves pages."""
+        embed = with_page_link(status_embed(state, self.bot.referee.rules_for(state.ruleset)),
+                               await self.page_link(row.id))
         if row.status_message_id:
             try:
                 await channel.get_partial_message(row.status_message_id).edit(embed=embed)

@@ -1,4 +1,4 @@
-"""/game start|status|list|digest|chart|end|import."""
+"""/game start|status|list|digest|chart|page|end|import."""
 
 from __future__ import annotations
 
@@ -26,7 +26,16 @@ from cogs.views import confirm_view
 from engine.commands import choices
 from engine.errors import BadInput
 from engine.rulesets import default_ruleset, ruleset_of
-from referee import GAME_OVER, MAX_EXPORT_BYTES, MAX_LISTED, GameList, imported_summary, read_export
+from referee import (
+    GAME_OVER,
+    MAX_EXPORT_BYTES,
+    MAX_LISTED,
+    NO_PAGES,
+    PAGE_ABOUT,
+    GameList,
+    imported_summary,
+    read_export,
+)
 
 MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
 NO_GAMES = "No game is running in this server: /game start starts one in a channel."
@@ -94,6 +103,19 @@ class Game(commands.GroupCog, group_name="game", group_description="Start, follo
     @app_commands.command(name="chart", description=about("game chart"))
     async def chart(self, interaction: discord.Interaction) -> None:
         await send_chart(interaction, "game chart", {})
+
+    @app_commands.command(name="page", description=about("game page"))
+    async def page(self, interaction: discord.Interaction) -> None:
+        # Ephemeral: the link is a secret (whoever has it reads the page); the one who asked shares it as they see
+        # fit. In <…>: Discord shows no preview of it (its crawler would fetch the page).
+        pages = self.bot.pages
+        if pages is None:
+            raise BadInput(NO_PAGES)
+        channel = channel_key(interaction)
+        link = pages.url(await self.bot.referee.page_token(channel))
+        ended = (await self.bot.referee.store.live_game(channel)) is None
+        said = "This channel's last game, ended: its page stays readable." if ended else "This game's page:"
+        await reply(interaction, f"{said} <{link}>\n{PAGE_ABOUT}", ephemeral=True)
 
     @app_commands.command(name="end", description=about("game end"))
     async def end(self, interaction: discord.Interaction) -> None:

@@ -3,8 +3,8 @@ admin can let a game's GM or a GM role use it, in Server Settings → Integratio
 use it (its creator, the GM role, members with Manage Server); the engine checks each act again and logs who did
 it.
 
-This cog owns the /gm group and the powers every game shares (dice, undo, house, export). Each rule set's own
-powers are a `GMPowers` cog in its adapter's package: loading it adds its commands to this group, whose check
+This cog owns the /gm group and the powers every game shares (dice, undo, house, export, page rotate). Each rule
+set's own powers are a `GMPowers` cog in its adapter's package: loading it adds its commands to this group, whose check
 covers them too.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 
 import discord
 from discord import app_commands
@@ -22,9 +23,11 @@ from cogs.render import finish, marked_when, text_embeds
 from cogs.render.common import raw_event_line
 from cogs.util import about, actor, bot_of, channel_key, described, has_gm_role, reply, run_command, state_or_none
 from cogs.views import confirm_view
-from engine.errors import NoGame
+from engine.errors import BadInput, NoGame
 from engine.rulesets import default_ruleset
-from referee import MAX_UNDO_STEPS
+from referee import MAX_UNDO_STEPS, NO_PAGES, PAGE_ROTATED
+
+log = logging.getLogger("referee.gm")
 
 
 async def gm_check(interaction: discord.Interaction) -> bool:
@@ -54,6 +57,7 @@ class GMGroup(app_commands.Group):
 class GM(commands.Cog):
     gm = app_commands.guild_only(GMGroup(name="gm", description="Game master powers",
                                          default_permissions=discord.Permissions(manage_guild=True)))
+    page = GMGroup(name="page", description="The game's page on the web", parent=gm)
 
     def __init__(self, bot: RefereeHost) -> None:
         self.bot = bot
@@ -97,6 +101,26 @@ class GM(commands.Cog):
         name = f"{data['game'].get('ruleset') or default_ruleset().name}-game.json"
         said = "The channel's last game, ended: its export." if data["game"].get("ended") else "The game's export:"
         await interaction.followup.send(said, file=discord.File(payload, name), ephemeral=True)
+
+    @page.command(name="rotate", description=about("gm page rotate"))
+    async def page_rotate(self, interaction: discord.Interaction) -> None:
+        # The new link to the GM alone (a secret); the channel is told that the old one died, and where the new
+        # one is, so that players who kept the old link are not left with a dead page.
+        pages = self.bot.pages
+        if pages is None:
+            raise BadInput(NO_PAGES)
+        token = await self.bot.referee.rotate_page_token(channel_key(interaction), actor(interaction),
+                                                         gm_role=has_gm_role(interaction))
+        await reply(interaction, f"The game's page has a new link: <{pages.url(token)}>\nThe old one no longer "
+                                 "works; the pinned status links to the new one.", ephemeral=True)
+        await reply(interaction, PAGE_ROTATED)
+        clock = self.bot.get_cog("Clock")
+        refresh = getattr(clock, "refresh_status", None)
+        try:  # the pinned status links to the new page now (its next update would, anyway)
+            if refresh is not None:
+                await refresh(await self.bot.referee.shown_game_id(channel_key(interaction)))
+        except Exception:
+            log.warning("could not update the pinned status after its page link changed", exc_info=True)
 
 
 class GMPowers(commands.Cog):

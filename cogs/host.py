@@ -38,6 +38,12 @@ class HostSettings(Protocol):
         ...
 
 
+class PageLinks(Protocol):
+    """The game pages' web server, as the cogs see it: a game's page link from its token."""
+
+    def url(self, token: str) -> str: ...
+
+
 class RefereeHost(Protocol):
     """The bot as the cogs see it: one store and referee, which servers its clock runs, and a few `commands.Bot`
     methods."""
@@ -55,6 +61,11 @@ class RefereeHost(Protocol):
     def command_ids(self) -> dict[str, int]:
         """Each slash command's path ("attack declare") → its top-level command's id, for clickable mentions
         (empty when Discord did not say)."""
+        ...
+
+    @property
+    def pages(self) -> PageLinks | None:
+        """The game pages' server when this bot serves them (WEB_PORT), else None."""
         ...
 
     def owns(self, guild_id: int | None) -> bool:

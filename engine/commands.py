@@ -58,6 +58,8 @@ GAME_AFTER_START = (
     Command("game chart", "each side's strength over the game, as a picture (Nations: LAND with battles and "
                           "conquests; God Dice: every character's life; Godsfire: systems and money)",
             CHART_FILE, chart=chartspec.game_chart, shows_ended=True),
+    Command("game page", "the link to this game's page on the web: standings, charts, ledger and story, always "
+                         "current", shows_ended=True),
     Command("game end", "end this game (GM)", action=lambda o: clock.EndGame(), gm_only=True),
     Command("game import", "load a game from a JSON export into a channel with no game; you become its GM",
             (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)",
@@ -124,6 +126,8 @@ GM_LATE = (
             (P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR", words=TEXT),
              P("overwrite", help="console: true to replace an existing file", choices=("true", "false"))),
             gm_only=True),
+    Command("gm page rotate", "a new link for the game's page: the old one stops working at once (a leaked link)",
+            gm_only=True, shows_ended=True),
     Command("help", "the commands of one group with their options, or the groups",
             (P("topic", help="a command group, e.g. nation, gm or godsfire (none: the list of groups)", words=TEXT),)),
 )

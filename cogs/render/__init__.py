@@ -38,7 +38,14 @@ from cogs.render.common import (
     when,
     who,
 )
-from cogs.render.layout import line_text, results_embed, status_embed, view_embed, view_embeds
+from cogs.render.layout import (
+    line_text,
+    results_embed,
+    status_embed,
+    view_embed,
+    view_embeds,
+    with_page_link,
+)
 from cogs.render.ledger import digest_embeds, free_roll_embed, free_roll_text, ledger_line, rolls_embed
 
 __all__ = ["COLOUR", "ERROR_COLOUR", "FIELD_LIMIT", "LOUD_COLOUR", "NO_PINGS", "OUTCOME_COLOURS", "REFUSED", "USER_ID",
@@ -46,4 +53,4 @@ __all__ = ["COLOUR", "ERROR_COLOUR", "FIELD_LIMIT", "LOUD_COLOUR", "NO_PINGS", "
            "free_roll_text", "heading_of", "ledger_line", "line_text", "marked_when", "message_batches", "outcome_of",
            "pings", "raw_event_lines", "report_embeds", "reported_at", "results_embed", "rolls_embed", "safe",
            "stamp", "status_embed", "strong", "text_embeds", "timestamped", "use_clock", "view_embed", "view_embeds",
-           "when", "who"]
+           "when", "who", "with_page_link"]

@@ -100,3 +100,21 @@ def results_embed(state: Any, standings: dict[str, Any]) -> discord.Embed | None
     return timestamped([embed])[0] if embed is not None else None  # the game's end: a report of the moment
 
 
+
+
+PAGE_LINE = "Game page"
+
+
+def with_page_link(embed: discord.Embed, link: str | None) -> discord.Embed:
+    """The embed (the pinned status, the final results) linking to the game's page, when there is one: its title
+    a link, and a line "Game page" at the end of its description (when it fits Discord's limits). A link is of
+    PUBLIC_URL and a URL-safe token: nothing in it to escape."""
+    if link is None:
+        return embed
+    if embed.title:
+        embed.url = link
+    line = f"[{PAGE_LINE}]({link}): the standings, charts, ledger and story, always current"
+    description = embed.description or ""
+    if len(description) + len(line) + 1 <= 4096 and len(embed) + len(line) + 1 <= MESSAGE_EMBED_CHARS:
+        embed.description = f"{description}\n{line}" if description else line
+    return embed

@@ -442,7 +442,7 @@ async def test_console_unexpected_error_is_logged_once_answered_once_and_the_loo
                             "details are in the log. /game status shows where the game stands")
         assert lines[1:3] == ["Referee commands (/help topic:<group> for one group's options):",
                               "Nations (this game):"]  # issue 17: the game's rule set first
-        assert "/game: start, status, list, digest, chart, end, import" in lines  # issue 11: /game digest
+        assert "/game: start, status, list, digest, chart, page, end, import" in lines  # issue 11: /game digest
         assert [r.levelno for r in caplog.records] == [logging.ERROR]
     finally:
         await store.close()
@@ -920,4 +920,4 @@ def test_help_shows_a_command_that_is_not_a_group_by_what_it_does():
     _, lines = help_lines()
     assert any(line.startswith("/log: rolls, export") for line in lines)  # issue 19: /log is a group
     assert not any(line.startswith(("/roll:", "/help:")) for line in lines)
-    assert "/game: start, status, list, digest, chart, end, import" in lines
+    assert "/game: start, status, list, digest, chart, page, end, import" in lines

@@ -72,7 +72,7 @@ def test_a_bad_hosting_setting_is_refused(env, named):
 
 def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("DISCORD_", "REFEREE_", "SHARD_", "LOG_", "HEALTH_"))}
+           if not k.startswith(("DISCORD_", "REFEREE_", "SHARD_", "LOG_", "HEALTH_", "WEB_", "PUBLIC_URL"))}
     return {**env, "REFEREE_DB": str(tmp_path / "never.db"), **extra}
 
 

@@ -72,8 +72,8 @@ async def dice(ref: Referee, channel: str, *values: int) -> None:
 
 async def build(path: Path) -> str:
     """A SQLite database with a game of each rule set — Nations with a battle, an undone action, free rolls,
-    the front-end's messages, reminders by DM, page links and an announcement not sent yet; God Dice drafted; Godsfire set
-    up through the console — plus an ended game and an imported one."""
+    the front-end's messages, reminders by DM, page links and an announcement not sent yet; God Dice drafted;
+    Godsfire set up through the console — plus an ended game and an imported one."""
     db = sqlite_file(path)
     store = await Store.open(db)
     try:

@@ -77,10 +77,11 @@ async def turn_story(referee: Referee, channel: str, turn: int | None = None) ->
     return await game_story(referee, await referee.shown_game_id(channel), turn)
 
 
-async def game_story(referee: Referee, game_id: int, turn: int | None = None) -> Story:
+async def game_story(referee: Referee, game_id: int, turn: int | None = None, state: Any = None) -> Story:
     """The story of `turn` (default: the current turn) of game `game_id` (Discord's Previous / Next turn buttons
-    name the game they belong to)."""
-    state = await referee.store.load(game_id)
+    name the game they belong to). `state`: the game's state, when the caller has just read it."""
+    if state is None:
+        state = await referee.store.load(game_id)
     current = current_turn(state)
     wanted = current if turn is None else int(turn)
     if not 1 <= wanted <= current:

@@ -234,6 +234,7 @@ class Store:
                  busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.db = db
         self.dialect = "postgresql" if isinstance(db, postgres.Worker) else "sqlite"
+        self.page_rotations = 0  # page links this process rotated: a cache of links (the web's) is stale when it moves
         self.path = postgres.redacted(path) if self.dialect == "postgresql" else path  # what logs may show
         self._target = path
         self._errors: tuple[type[BaseException], ...] = (
@@ -308,6 +309,14 @@ class Store:
             await worker.close()
             raise
         return store
+
+    async def another(self) -> Store | None:
+        """Another store on the same database, with a connection (and a database thread) of its own: the game
+        pages read through one, so that their reads never wait for, nor hold up, this store's commands. None for a
+        database in memory (another connection would open another, empty one)."""
+        if str(self._target) in ("", ":memory:") or str(self._target).startswith("file::memory:"):
+            return None
+        return await Store.open(self._target, busy_timeout=self.busy_timeout)
 
     async def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
         """Refuse new operations, let those in flight finish (at most `timeout` seconds), close the connection.
@@ -800,6 +809,7 @@ class Store:
             "INSERT INTO game_pages (game_id, token, created_at) VALUES (?, ?, ?)"
             " ON CONFLICT (game_id) DO UPDATE SET token = excluded.token, created_at = excluded.created_at",
             (game_id, token, _iso(now))))
+        self.page_rotations += 1
         return token
 
     async def page_game(self, token: str) -> int | None:

@@ -26,6 +26,7 @@ Pages are cached by (game, version, query), charts by (game, version, name): 200
 from __future__ import annotations
 
 import asyncio
+import gzip
 import hashlib
 import io
 import logging
@@ -45,6 +46,7 @@ from engine.commands import BY_PATH
 from engine.errors import BadInput, RefereeError
 from engine.rulesets import ruleset
 from ledger import FREE, MAX_PURPOSE, empty_text, ledger_page, write_ledger
+from referee import Referee
 from story import game_story, story_lines
 from web.render import (
     LEDGER_ROWS,
@@ -72,6 +74,7 @@ PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'self'"
 STATUS_WORDS = {400: "bad request", 404: "not found", 405: "method not allowed", 429: "too many requests",
                 500: "the page could not be made; try again later", 503: "busy; try again later"}
+GZIP_LEVEL = 6
 CHARTS = ("game",)  # the charts a page serves: /game chart's
 CHART_COMMAND = "game chart"
 
@@ -144,8 +147,28 @@ class GamePages:
                  trust_proxy: bool = False, rate: float = 10.0, burst: float = 60.0, max_addresses: int = 10_000,
                  poll_seconds: float = 2.0, heartbeat_seconds: float = 15.0, max_listeners: int = 1000,
                  max_listeners_per_address: int = 8, page_cache: int = 256, chart_cache: int = 32,
+                 remake_seconds: float = 2.0, recheck_seconds: float = 0.5, own_reads: bool = True,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.referee = referee
+        # What the pages read, they read through `reads`: once started (`own_reads`), a referee on a connection of
+        # its own to the same database, so that a page never queues behind the commands in the store's one database
+        # thread, nor they behind it (bench.web); before that, or without it, the referee's own.
+        self.reads = referee
+        self.own_reads = own_reads
+        self._reader: Any = None
+        self.clock = clock
+        # A page (a game's, with one query) is made again at most every `remake_seconds`: a request meanwhile gets
+        # the last one made, at most that old. Its readers' live updates poll every `poll_seconds` anyway, and a
+        # game played fast while many read it costs one page a few seconds, not one a change (bench.web).
+        self.remake_seconds = remake_seconds
+        self._latest = Lru(page_cache)  # (game, token, query) → (version, when made, the page)
+        self._gzipped = Lru(page_cache)  # ("page", game, token, query, version) → the page, gzip-compressed
+        # What a token opens, and its version, asked of the store at most every `recheck_seconds` a token: every
+        # request would otherwise be a hop to the store's one database thread, the commands' thread (bench.web). A
+        # link rotated by this process is seen at once (`Store.page_rotations`), by another within that time.
+        self.recheck_seconds = recheck_seconds
+        self._known = Lru(max_addresses)  # token → (when asked, game id, version)
+        self._rotations = 0
         self.public_url = public_url
         self.names = names
         self.trust_proxy = trust_proxy
@@ -180,6 +203,10 @@ class GamePages:
     async def start(self, host: str, port: int) -> None:
         """Serve on `host`:`port` until `close()` (in the running event loop, beside the bot)."""
         self._closing = False
+        if self.own_reads and self._reader is None:
+            self._reader = await self.referee.store.another()
+            if self._reader is not None:
+                self.reads = Referee(self._reader, self.referee.rules_by_set, clock=self.referee.clock)
         runner = self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await runner.setup()
         await web.TCPSite(runner, host, port).start()  # (a port taken: OSError; close() still cleans up)
@@ -191,6 +218,10 @@ class GamePages:
         runner, self._runner = self._runner, None
         if runner is not None:
             await runner.cleanup()
+        reader, self._reader = self._reader, None
+        self.reads = self.referee
+        if reader is not None:
+            await reader.close()
 
     # --- the application ----------------------------------------------------------------------------------------
 
@@ -274,9 +305,18 @@ class GamePages:
         """The game of the request's token, the token and the page's version, read by one statement; the same 404
         for a token that opens none."""
         token = request.match_info["token"]
-        found = await self.referee.store.page_of(token)
+        rotations = self.referee.store.page_rotations  # (rotated through the referee's store, not the pages')
+        if rotations != self._rotations:
+            self._known.entries.clear()
+            self._rotations = rotations
+        known = self._known.get(token)
+        if known is not None and self.clock() - known[0] < self.recheck_seconds:
+            return known[1], token, known[2]
+        found = await self.reads.store.page_of(token)
         if found is None:
             raise web.HTTPNotFound()
+        if self.recheck_seconds > 0:
+            self._known.put(token, (self.clock(), *found))
         return found[0], token, found[1]
 
     async def _once(self, cache: Lru, key: Hashable, make: Callable[[], Awaitable[bytes]]) -> bytes:
@@ -302,16 +342,32 @@ class GamePages:
     async def page(self, request: web.Request) -> web.StreamResponse:
         game_id, token, version = await self._page(request)
         query = parse_query(request.query, request.query_string)
-        body = await self._once(self.pages, ("page", game_id, token, version, query.key()),
-                                lambda: self.render_page(game_id, token, version, query))
-        return web.Response(body=body, content_type="text/html", charset="utf-8",
-                            headers={"Cache-Control": "no-store"})
+        shown = (game_id, token, query.key())
+        latest = self._latest.get(shown)
+        if latest is not None and latest[0] != version and self.clock() - latest[1] < self.remake_seconds:
+            version, body = latest[0], latest[2]  # the last page made is recent: this version waits its turn
+        else:
+            body = await self._once(self.pages, ("page", *shown, version),
+                                    lambda: self.render_page(game_id, token, version, query))
+            if latest is None or latest[0] != version:
+                self._latest.put(shown, (version, self.clock(), body))
+        headers = {"Cache-Control": "no-store", "Vary": "Accept-Encoding"}
+        if "gzip" in request.headers.get("Accept-Encoding", ""):
+            # compressed once a page (a fifth of its size: a slow connection's wait, and the send's cost here)
+            key = ("page", *shown, version)
+            packed = self._gzipped.get(key)
+            if packed is None:
+                packed = gzip.compress(body, GZIP_LEVEL, mtime=0)
+                self._gzipped.put(key, packed)
+            body = packed
+            headers["Content-Encoding"] = "gzip"
+        return web.Response(body=body, content_type="text/html", charset="utf-8", headers=headers)
 
     async def rolls_csv(self, request: web.Request) -> web.StreamResponse:
         game_id, _, _ = await self._page(request)
         out = io.BytesIO()
-        namer = Namer(self.names, (await self.referee.store.game(game_id)).guild_id)
-        await write_ledger(self.referee.store, game_id, "csv", out, who=namer.person)  # names, never Discord ids
+        namer = Namer(self.names, (await self.reads.store.game(game_id)).guild_id)
+        await write_ledger(self.reads.store, game_id, "csv", out, who=namer.person)  # names, never Discord ids
         return web.Response(body=out.getvalue(), content_type="text/csv", charset="utf-8",
                             headers={"Content-Disposition": 'attachment; filename="roll-ledger.csv"',
                                      "Cache-Control": "no-store"})
@@ -367,7 +423,7 @@ class GamePages:
                 try:
                     await asyncio.wait_for(listener.wait(), self.heartbeat_seconds)
                 except TimeoutError:
-                    if await self.referee.store.page_game(token) != game_id:
+                    if await self.reads.store.page_game(token) != game_id:
                         break
                     await response.write(b": heartbeat\n\n")
                     continue
@@ -405,7 +461,7 @@ class GamePages:
                     del self._watches[watch.game_id]
                 return
             try:
-                version = str(await self.referee.store.page_version(watch.game_id))
+                version = str(await self.reads.store.page_version(watch.game_id))
             except KeyError:
                 version = "gone"
             except Exception:
@@ -424,7 +480,7 @@ class GamePages:
         return drawn.relabel(namer.text)
 
     async def render_chart(self, game_id: int) -> bytes:
-        store = self.referee.store
+        store = self.reads.store
         row = await store.game(game_id)
         state = await store.load(game_id)
         try:
@@ -435,7 +491,7 @@ class GamePages:
 
     async def render_page(self, game_id: int, token: str, version: str, query: Query) -> bytes:
         """The page's HTML (UTF-8): everything read from the store, laid out by the template."""
-        store, referee = self.referee.store, self.referee
+        store, referee = self.reads.store, self.reads
         row = await store.game(game_id)
         state = await store.load(game_id)
         found = ruleset(state.ruleset)
@@ -443,7 +499,7 @@ class GamePages:
         namer = Namer(self.names, row.guild_id)
         where = ledger_filter(state, found, query, namer)
         shown = await ledger_page(store, game_id, where, query.page, LEDGER_ROWS)
-        told = await game_story(referee, game_id, query.turn)
+        told = await game_story(referee, game_id, query.turn, state)
         lines = story_lines(told, when=time_mark, who=namer.person)
         entries, left_out = story_entries(lines[1:], namer)
         glance = found.glance(state)

@@ -90,7 +90,11 @@ class Table:
 
 @asynccontextmanager
 async def serving(table: Table, **options: Any) -> AsyncIterator[tuple[TestClient, GamePages]]:
-    """The table's game pages served by aiohttp's test server: (client, pages)."""
+    """The table's game pages served by aiohttp's test server: (client, pages). Each change is shown at once (the
+    store asked and the page made again at every request: `recheck_seconds=0`, `remake_seconds=0`) unless a test
+    says otherwise."""
+    options.setdefault("remake_seconds", 0)
+    options.setdefault("recheck_seconds", 0)
     pages = GamePages(table.referee, "https://referee.example.org", **options)
     client = TestClient(TestServer(pages.app))
     await client.start_server()

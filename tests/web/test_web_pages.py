@@ -457,23 +457,96 @@ async def test_pages_are_cached_by_version_and_query(table, monkeypatch):
         assert len(made) == 3
 
 
+async def test_a_page_is_sent_gzipped_to_a_browser_that_takes_it(table):
+    await table.play(NATIONS[:2])
+    token = await table.token()
+    async with serving(table) as (client, _):
+        packed = await client.get(f"/g/{token}", headers={"Accept-Encoding": "gzip, deflate, br"})
+        plain_page = await client.get(f"/g/{token}", headers={"Accept-Encoding": "identity"})
+        assert packed.headers["Content-Encoding"] == "gzip" and "Content-Encoding" not in plain_page.headers
+        assert packed.headers["Vary"] == plain_page.headers["Vary"] == "Accept-Encoding"
+        body = await plain_page.read()
+        assert await packed.read() == body and b"Gracchan Republic" in body  # (the client unpacks it)
+        assert int(packed.headers["Content-Length"]) < len(body) / 2
+
+
+async def test_the_store_is_asked_what_a_token_opens_at_most_every_recheck_seconds(table, monkeypatch):
+    """Many requests for a page are one question to the store every `recheck_seconds`; a link this process rotated
+    answers 404 at once all the same."""
+    await table.play(NATIONS[:2])
+    token = await table.token()
+    now = [1000.0]
+    async with serving(table, recheck_seconds=0.5, clock=lambda: now[0]) as (client, _):
+        asked = []
+        page_of = table.store.page_of
+
+        async def counted(token):
+            asked.append(token)
+            return await page_of(token)
+
+        monkeypatch.setattr(table.store, "page_of", counted)
+        first = await get_page(client, token)
+        for _ in range(5):
+            assert await get_page(client, token) == first
+        assert len(asked) == 1
+        await table.play(["bob /nation claim preset:Charon"])
+        now[0] += 0.4
+        assert "Charon" not in await get_page(client, token)  # asked 0.4 s ago: not yet
+        now[0] += 0.2
+        assert "Charon" in await get_page(client, token) and len(asked) == 2
+        await table.store.rotate_page_token(await table.store.page_game(token), table.clock())
+        assert (await client.get(f"/g/{token}")).status == 404  # within the 0.5 s, rotated here: at once
+        assert len(asked) == 3
+
+
+async def test_a_page_is_made_again_at_most_every_remake_seconds(table):
+    """A game played fast while many read it: a change within `remake_seconds` of the last page made waits for
+    that time (the last page is served meanwhile, its version with it); then the newest version is made."""
+    await table.play(NATIONS[:2])
+    token = await table.token()
+    now = [1000.0]
+    async with serving(table, remake_seconds=2.0, clock=lambda: now[0]) as (client, _):
+        first = await get_page(client, token)
+        await table.play(["bob /nation claim preset:Charon"])
+        now[0] += 1.5
+        held = await get_page(client, token)
+        assert "Charon" not in held and held == first  # the page made 1.5 s ago, its own version in it
+        assert await get_page(client, token, "?free=only") != first  # another query is another page
+        now[0] += 0.6
+        fresh = await get_page(client, token)
+        assert "Charon" in fresh and 'data-version="' in fresh
+        assert fresh.split('data-version="')[1].split('"')[0] != first.split('data-version="')[1].split('"')[0]
+        now[0] += 2.5  # the page last made longer ago than that: the next change is made at once
+        table.roller.push(4)
+        await table.play(["alice /roll 1d6"])
+        assert len(rows(section(await get_page(client, token), "ledger"))) == 1  # the free roll, shown at once
+
+
 async def test_start_serves_on_a_port_and_a_port_taken_is_an_oserror_closed_cleanly(table):
     await table.play(NATIONS[:2])
     token = await table.token()
-    pages = GamePages(table.referee, "http://127.0.0.1")
+    pages = GamePages(table.referee, "http://127.0.0.1", remake_seconds=0)
     await pages.start("127.0.0.1", 0)
     try:
         host, port = pages._runner.addresses[0][:2]
-        async with aiohttp.ClientSession() as session, session.get(f"http://{host}:{port}/g/{token}") as response:
-            assert response.status == 200 and "Gracchan Republic" in await response.text()
+        # started, the pages read through a connection of their own: what the referee commits, they see
+        reader = pages.reads.store
+        assert reader is not table.store and pages.reads is not table.referee and not reader.closed
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://{host}:{port}/g/{token}") as response:
+                assert response.status == 200 and "Gracchan Republic" in await response.text()
+            await table.play(["bob /nation claim preset:Charon"])
+            await asyncio.sleep(0.6)  # (what a token opens is asked again after recheck_seconds)
+            async with session.get(f"http://{host}:{port}/g/{token}") as response:
+                assert response.status == 200 and "Charon — played by bob" in await response.text()
         taken = GamePages(table.referee, "http://127.0.0.1")
         with pytest.raises(OSError):
             await taken.start(host, port)
         await taken.close()
-        assert taken._runner is None
+        assert taken._runner is None and taken.reads is table.referee
     finally:
         await pages.close()
-    assert pages._runner is None
+    assert pages._runner is None and reader.closed and pages.reads is table.referee and not table.store.closed
 
 
 @pytest.mark.parametrize("ruleset", ["nations", "goddice", "godsfire"])

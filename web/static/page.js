@@ -45,7 +45,9 @@
     countdown();
   }
 
-  function refresh() {
+  // `wanted`: the version the live updates told of. The server makes a game's page at most every few seconds, so
+  // the page fetched may be the one before: then it is asked for again a little later (a few times at most).
+  function refresh(wanted, tries) {
     fetch(location.href, { cache: "no-store", credentials: "same-origin" }).then(function (response) {
       if (response.status === 404) { gone(); return null; }
       return response.ok ? response.text() : null;
@@ -58,6 +60,9 @@
       old.replaceWith(document.adoptNode(fresh));
       setUp(fresh);
       window.scrollTo(0, y);
+      if (wanted && fresh.dataset.version !== wanted && (tries || 0) < 3) {
+        setTimeout(function () { refresh(wanted, (tries || 0) + 1); }, 2500);
+      }
       var title = new DOMParser().parseFromString(html, "text/html").title;
       if (title) document.title = title;
     }).catch(function () { /* the next version tries again */ });
@@ -87,7 +92,7 @@
       var now = document.querySelector("main");
       if (now && e.data && e.data !== now.dataset.version) {
         now.dataset.version = e.data;
-        refresh();
+        refresh(e.data, 0);
       }
     });
   }

@@ -11,6 +11,7 @@ default turn is the current one (the story so far); a turn after it, or before 1
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,13 +26,22 @@ from engine.rulesets import ruleset
 from referee import Digest, Referee, digest_lines
 
 PAGE = 500  # actions read at once
-KEPT_STARTS = 1000  # games whose last scanned turn start is remembered (`_STARTS`)
+KEPT_STARTS = 1000  # games a store's last scanned turn start is remembered of (`turn_starts`)
 
-# game id → (action id, the turn running after it, the turn the next action opened): a place in the game's log just
-# before a turn was seen to begin, so the next story of that turn or a later one reads on from there instead of from
-# the first action (the game's page tells the current turn's story at each change). It is only a hint: an undo of an
-# action at or before it (seen in the actions read after it) sends the story back to the start of the log.
-_STARTS: dict[int, tuple[int, int, int]] = {}
+# store → game id → (action id, the turn running after it, the turn the next action opened): a place in the game's
+# log just before a turn was seen to begin, so the next story of that turn or a later one reads on from there instead
+# of from the first action (the game's page tells the current turn's story at each change). Per store: game ids are
+# a database's own. It is only a hint: an undo of an action at or before it (seen in the actions read after it)
+# sends the story back to the start of the log.
+_STARTS: weakref.WeakKeyDictionary[Any, dict[int, tuple[int, int, int]]] = weakref.WeakKeyDictionary()
+
+
+def turn_starts(store: Any) -> dict[int, tuple[int, int, int]]:
+    """The turn starts remembered of `store`'s games (`_STARTS`)."""
+    found = _STARTS.get(store)
+    if found is None:
+        found = _STARTS[store] = {}
+    return found
 
 
 @dataclass
@@ -87,10 +97,10 @@ async def game_story(referee: Referee, game_id: int, turn: int | None = None, st
     if not 1 <= wanted <= current:
         raise BadInput(f"turn {wanted} does not exist: this game's turns are 1 to {current}")
     mark = ruleset(state.ruleset).turn_mark
-    hint = _STARTS.get(game_id)
+    hint = turn_starts(referee.store).get(game_id)
     told = await _told(referee, game_id, mark, wanted, hint[:2] if hint is not None and hint[2] <= wanted else (0, 1))
     if told is None:  # an action before the hint was undone: the whole log, from its start
-        _STARTS.pop(game_id, None)
+        turn_starts(referee.store).pop(game_id, None)
         told = await _told(referee, game_id, mark, wanted, (0, 1))
     assert told is not None
     free = await referee.store.free_rolls_of_turn(game_id, wanted)
@@ -113,7 +123,7 @@ async def _told(referee: Referee, game_id: int, mark: Callable[[Event], int | No
             began = running
             part, running = split_by_turn(logged, running, mark, wanted)
             if running != began and running <= wanted:  # a turn begins in this action: read on from just before it
-                _remember(game_id, (after, began, running))
+                _remember(turn_starts(referee.store), game_id, (after, began, running))
             if part is not None:
                 told.append(part)
             after = logged.action.id
@@ -121,11 +131,11 @@ async def _told(referee: Referee, game_id: int, mark: Callable[[Event], int | No
             return told
 
 
-def _remember(game_id: int, start: tuple[int, int, int]) -> None:
-    _STARTS.pop(game_id, None)
-    if len(_STARTS) >= KEPT_STARTS:
-        del _STARTS[next(iter(_STARTS))]  # the game remembered longest ago
-    _STARTS[game_id] = start
+def _remember(starts: dict[int, tuple[int, int, int]], game_id: int, start: tuple[int, int, int]) -> None:
+    starts.pop(game_id, None)
+    if len(starts) >= KEPT_STARTS:
+        del starts[next(iter(starts))]  # the game remembered longest ago
+    starts[game_id] = start
 
 
 def story_head(story: Story) -> str:

@@ -171,11 +171,11 @@ async def test_a_story_read_on_from_a_remembered_turn_start_is_the_story_read_fr
             current = story.current_turn(await store.load(game_id))
             for turn in range(current, 0, -1):
                 hinted = await story.game_story(console.referee, game_id, turn)
-                kept = story._STARTS.pop(game_id, None)
+                kept = story.turn_starts(store).pop(game_id, None)
                 whole = await story.game_story(console.referee, game_id, turn)
                 assert hinted.items == whole.items and hinted.current == whole.current, turn
                 if kept is not None:
-                    story._STARTS[game_id] = kept
+                    story.turn_starts(store)[game_id] = kept
             await story.game_story(console.referee, game_id)  # the place of the current turn, for the next step
             return current
 
@@ -191,6 +191,26 @@ async def test_a_story_read_on_from_a_remembered_turn_start_is_the_story_read_fr
             await play(console, out, lines)
             turns.append(await check())
         assert turns == [2, 3, 3, 4, 3, 4, 4, 5]
-        assert story._STARTS[game_id][2] == 5
+        assert story.turn_starts(store)[game_id][2] == 5
     finally:
         await store.close()
+
+
+async def test_the_remembered_turn_starts_are_each_databases_own(tmp_path):
+    """Game 1 of one database is not game 1 of another: a place remembered in one never tells the other's story."""
+    import story
+
+    first, first_store, first_out = await console_of(tmp_path, "text")
+    second, second_store, second_out = await console_of(tmp_path, "markdown")
+    try:
+        await play(first, first_out, [*NATIONS, "gm /gm turn end", "gm /gm turn end"])  # game 1 at turn 4
+        await story.game_story(first.referee, 1)
+        await play(second, second_out, NATIONS)  # game 1 at turn 2, a shorter log
+        told = await story.game_story(second.referee, 1)
+        story.turn_starts(second_store).clear()
+        assert told.items == (await story.game_story(second.referee, 1)).items
+        assert [item.action.command for item in told.items] == ["/gm turn end (continued)"]
+        assert story.turn_starts(first_store)[1][2] == 4 and story.turn_starts(second_store)[1][2] == 2
+    finally:
+        await first_store.close()
+        await second_store.close()

@@ -37,6 +37,7 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.scale --scale $(SCALE)
 	$(BIN)/python -m bench.snapshot
+	$(BIN)/python -m bench.web
 	$(BIN)/python -m bench.postgres
 
 ## God Dice balance: duels between every two characters of a card file (ARGS="--games N --seed S --cards PATH").

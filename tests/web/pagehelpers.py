@@ -17,6 +17,7 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
 from aiohttp.test_utils import TestClient, TestServer  # noqa: E402
+from goddicehelpers import SEAT_AND_DRAFT  # noqa: E402
 from storehelpers import RULES, FakeClock, said  # noqa: E402
 
 from console import Console  # noqa: E402
@@ -37,14 +38,8 @@ NATIONS = [
     "alice /propaganda encourage workers",
     "bob /attack declare target:Gracchan units:10",
 ]
-GODDICE = [
-    "gm /game start ruleset:goddice", "alice /goddice join", "bob /goddice join",
-    'gm /gm dice values:"Y Y Y B B B B B B  B B B B B B B B B"', "gm /goddice begin",
-    "alice /goddice choose first:attack", "bob /goddice pick monk", "alice /goddice pick hero",
-    "bob /goddice pick sage", "alice /goddice pick cleric", "bob /goddice pick assassin", "alice /goddice pick bowman",
-    "bob /goddice pick hero", "alice /goddice pick sage", "alice /goddice declare attacker:hero",
-    'gm /gm dice values:"S A"', "bob /goddice defend character:monk",
-]
+GODDICE = [*SEAT_AND_DRAFT, "alice /goddice declare attacker:hero", 'gm /gm dice values:"S A"',
+           "bob /goddice defend character:monk"]
 GODSFIRE = [
     "gm /game start ruleset:godsfire", 'gm /gm dice values:"3 4 5 3 1 1 6 6"',
     "gm /godsfire system add name:Sol owner:alice planets:2 regions:2", "gm /godsfire phase next",

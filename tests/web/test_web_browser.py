@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from browserkit import DESKTOP, PHONE, READER_TZ, Tab, browsing, chromium_session, screenshot_dir, serving
+from goddicehelpers import SEAT_AND_DRAFT
 from storehelpers import RULES, FakeClock
 
 from console import CHANNEL, Console
@@ -58,20 +59,7 @@ NATIONS = [  # three turns of a Nations game, each die entered by the GM but one
 NATIONS_DICE = (6,)  # the one die not entered by the GM
 
 GODDICE = [
-    "gm /game start ruleset:goddice",
-    "alice /goddice join",
-    "bob /goddice join",
-    'gm /gm dice values:"Y Y Y B B B B B B  B B B B B B B B B"',
-    "gm /goddice begin",
-    "alice /goddice choose first:attack",
-    "bob /goddice pick monk",
-    "alice /goddice pick hero",
-    "bob /goddice pick sage",
-    "alice /goddice pick cleric",
-    "bob /goddice pick assassin",
-    "alice /goddice pick bowman",
-    "bob /goddice pick hero",
-    "alice /goddice pick sage",
+    *SEAT_AND_DRAFT,
     "alice /goddice declare attacker:hero",
     'gm /gm dice values:"S A B B B R O O 5 5 5"',
     "bob /goddice defend character:monk",

@@ -106,13 +106,6 @@ class PagesUnavailable(Exception):
     """The game pages' server cannot listen where the settings say (WEB_HOST, WEB_PORT)."""
 
 
-def pages_refused(host: str, port: int, err: OSError) -> str:
-    """Why the pages cannot be served, in one line."""
-    reason = err.strerror or str(err) or type(err).__name__
-    return (f"cannot serve the game pages on {host}:{port} ({reason}): check WEB_HOST and WEB_PORT (another "
-            "program on that port?)")
-
-
 class ShuttingDown(app_commands.CheckFailure):
     """A command that arrives while the bot closes: refused, nothing changed."""
 
@@ -378,8 +371,7 @@ class RefereeBot(commands.Bot):
         try:
             await pages.start(settings.web_host, settings.web_port)
         except OSError as err:
-            await pages.close()
-            raise PagesUnavailable(pages_refused(settings.web_host, settings.web_port, err)) from None
+            raise PagesUnavailable(str(err)) from None
         self.pages = pages
         log.info("serving the game pages on %s:%s as %s", settings.web_host, settings.web_port, settings.pages_url)
 

@@ -739,13 +739,7 @@ async def serve_pages(referee: Referee, web: tuple[str, int, str, bool]) -> Any:
 
     host, port, public_url, trust_proxy = web
     pages = GamePages(referee, public_url, None, trust_proxy=trust_proxy)  # names: as the console stores them
-    try:
-        await pages.start(host, port)
-    except OSError as err:
-        await pages.close()
-        reason = err.strerror or str(err) or type(err).__name__
-        raise OSError(f"cannot serve the game pages on {host}:{port} ({reason}): check WEB_HOST and WEB_PORT "
-                      "(another program on that port?)") from None
+    await pages.start(host, port)
     return pages
 
 

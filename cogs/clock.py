@@ -56,7 +56,6 @@ HEALTH = "health"
 OUTBOX = "outbox"
 OUTBOX_SWEEP = 60.0  # seconds between two looks at the outbox of announcements (an announcement's grace: 2 min)
 HEALTH_INTERVAL = 30.0  # seconds between two writes of the health file while connected (tests make it shorter)
-PAGE_TOKENS_KEPT = 10_000  # the games whose page token the clock remembers (the status links to the page)
 HELD_EVENTS = 1000  # queued catch-ups whose events the announcer keeps in memory (the others': read back)
 PIN_HELP = ("I could not pin this game's status message: give me the *Pin Messages* permission in this channel "
             "(Server Settings → Roles, or the channel's permissions).")
@@ -186,7 +185,6 @@ class Clock(commands.Cog):
         self._wakes: dict[int, datetime] = {}  # the next wake of each game seen since start (the bot's time)
         self._armed: datetime | None = None  # when the timer fires (the bot's time)
         self._pin_told: set[int] = set()  # the games whose channel was told the status could not be pinned
-        self._page_tokens: dict[int, str] = {}  # each game's page token as last seen (`page_link`), the oldest first
         self._health_failed = False
         self.announcer = Announcer(follow=self.follow_caught)
         # coalesce: missed firings run once; no grace limit: a late firing still runs (it only catches up).
@@ -378,15 +376,7 @@ class Clock(commands.Cog):
         if pages is None:
             return None
         try:
-            # The token this process saw last, if it still opens this game (a read; another process may have
-            # rotated it), else the store's (a write the first time): a rollover's status edits write nothing more.
-            token = self._page_tokens.get(game_id)
-            if token is None or await self.bot.store.page_game(token) != game_id:
-                token = await self.bot.store.page_token(game_id, self.now())
-                if len(self._page_tokens) >= PAGE_TOKENS_KEPT:
-                    self._page_tokens.pop(next(iter(self._page_tokens)))
-                self._page_tokens[game_id] = token
-            return pages.url(token)
+            return pages.url(await self.bot.store.page_token(game_id, self.now()))  # (a read, once made)
         except StoreUnavailable as err:
             log.warning("the page link of game %s waits: %s", game_id, err, extra={"game_id": game_id})
             return None

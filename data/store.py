@@ -792,7 +792,11 @@ class Store:
     # --- the game's page (issue 22) ---------------------------------------------------------------
 
     async def page_token(self, game_id: int, now: datetime) -> str:
-        """The token of the game's page link (`PUBLIC_URL/g/<token>`), made the first time it is asked for."""
+        """The token of the game's page link (`PUBLIC_URL/g/<token>`), made the first time it is asked for (a read
+        after that: every status message links to it, a rollover's too)."""
+        rows = await self._fetchall("SELECT token FROM game_pages WHERE game_id = ?", (game_id,))
+        if rows:
+            return str(rows[0][0])
 
         def work(con: sqlite3.Connection) -> str:
             con.execute("INSERT INTO game_pages (game_id, token, created_at) VALUES (?, ?, ?)"

@@ -201,7 +201,8 @@ class GamePages:
         return sum(self._listening.values())
 
     async def start(self, host: str, port: int) -> None:
-        """Serve on `host`:`port` until `close()` (in the running event loop, beside the bot)."""
+        """Serve on `host`:`port` until `close()` (in the running event loop, beside the bot). OSError, in one line
+        naming the address, when it cannot listen there (nothing is left open then)."""
         self._closing = False
         if self.own_reads and self._reader is None:
             self._reader = await self.referee.store.another()
@@ -209,7 +210,13 @@ class GamePages:
                 self.reads = Referee(self._reader, self.referee.rules_by_set, clock=self.referee.clock)
         runner = self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await runner.setup()
-        await web.TCPSite(runner, host, port).start()  # (a port taken: OSError; close() still cleans up)
+        try:
+            await web.TCPSite(runner, host, port).start()
+        except OSError as err:  # the port taken, an address this machine does not have: closed again, one line
+            await self.close()
+            reason = err.strerror or str(err) or type(err).__name__
+            raise OSError(f"cannot serve the game pages on {host}:{port} ({reason}): check WEB_HOST and WEB_PORT "
+                          "(another program on that port?)") from None
         log.info("game pages served on %s:%s as %s", host, port, self.public_url)
 
     async def close(self) -> None:

@@ -57,26 +57,33 @@ def filtered(where: LedgerFilter) -> bool:
 async def filter_for(referee: Any, channel: str, *, who: str | None = None, purpose: str | None = None,
                      turn_from: int | None = None, turn_to: int | None = None, gm_entered: bool = False,
                      free: str | None = None) -> tuple[int, LedgerFilter]:
-    """The channel's shown game and /log rolls' filters, checked: the side found by its rule set (a start will
-    do), a bounded purpose, turns the game has had, a known free-roll choice. BadInput in one line otherwise."""
+    """The channel's shown game and /log rolls' filters, checked (`checked_filter`)."""
     game_id = await referee.shown_game_id(channel)
     state = await referee.store.load(game_id)
     if who:
         find = ruleset_of(state).find_side
         who = find(state, who) if find is not None else who
+    return game_id, checked_filter(state, who, purpose, turn_from, turn_to, gm_entered, free)
+
+
+def checked_filter(state: Any, who: str | None = None, purpose: str | None = None, turn_from: int | None = None,
+                   turn_to: int | None = None, gm_entered: bool = False, free: str | None = None) -> LedgerFilter:
+    """/log rolls' filters checked against the game (the side `who` found already, as stored): a bounded purpose,
+    turns the game has had, from before to, a known free-roll choice. BadInput in one line otherwise (the game's
+    page checks its query with it too)."""
     purpose = " ".join(str(purpose).split()) if purpose else None
     if purpose and len(purpose) > MAX_PURPOSE:
         raise BadInput(f"purpose: at most {MAX_PURPOSE} characters (a part of the purpose will do)")
-    last = int(getattr(state, "turn", 0) or 0)
-    for turn in (turn_from, turn_to):
-        if turn is not None and not 1 <= turn <= max(last, 1):
-            raise BadInput(f"turn {turn} does not exist: this game's turns are 1 to {max(last, 1)}")
+    last = max(int(getattr(state, "turn", 0) or 0), 1)
+    for name, turn in (("turn_from", turn_from), ("turn_to", turn_to)):
+        if turn is not None and not 1 <= turn <= last:
+            raise BadInput(f"{name}: turn {turn} does not exist: this game's turns are 1 to {last}")
     if turn_from is not None and turn_to is not None and turn_from > turn_to:
         raise BadInput(f"turn_from {turn_from} is after turn_to {turn_to}")
     free = free or "include"
     if free not in FREE:
         raise BadInput(f"free is one of {', '.join(FREE)}, not {free}")
-    return game_id, LedgerFilter(who or None, purpose or None, turn_from, turn_to, bool(gm_entered), free)
+    return LedgerFilter(who or None, purpose or None, turn_from, turn_to, bool(gm_entered), free)
 
 
 async def ledger_page(store: Store, game_id: int, where: LedgerFilter, page: int = 1,

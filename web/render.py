@@ -26,7 +26,7 @@ from engine.dice import FacesRecord, RollRecord
 from engine.errors import BadInput, RefereeError
 from engine.rulesets import RuleSet
 from engine.view import At, Line, Part, Person, Strong, View
-from ledger import FREE, MAX_PAGE, MAX_PURPOSE
+from ledger import FREE, MAX_PAGE, MAX_PURPOSE, checked_filter
 
 Names = Callable[[int | None, str], str]
 
@@ -240,10 +240,6 @@ def parse_query(raw: Mapping[str, str], query_string: str = "") -> Query:
                  numbers["turn"])
 
 
-def last_turn(state: Any) -> int:
-    return max(int(getattr(state, "turn", 1) or 1), 1)
-
-
 def known_players(state: Any, found: RuleSet, namer: Namer) -> dict[str, str]:
     """On Discord: each player id the game holds → the player's shown name (what a reader types in the filter)."""
     if namer.names is None:
@@ -265,13 +261,7 @@ def ledger_filter(state: Any, found: RuleSet, query: Query, namer: Namer) -> Led
                 who = found.find_side(state, who)
             except RefereeError as err:
                 raise BadInput(namer.text(str(err))) from None
-    last = last_turn(state)
-    for name, turn in (("turn_from", query.turn_from), ("turn_to", query.turn_to)):
-        if turn is not None and turn > last:
-            raise BadInput(f"{name}: turn {turn} does not exist: this game's turns are 1 to {last}")
-    if query.turn_from is not None and query.turn_to is not None and query.turn_from > query.turn_to:
-        raise BadInput(f"turn_from {query.turn_from} is after turn_to {query.turn_to}")
-    return LedgerFilter(who, query.purpose, query.turn_from, query.turn_to, query.gm_entered, query.free)
+    return checked_filter(state, who, query.purpose, query.turn_from, query.turn_to, query.gm_entered, query.free)
 
 
 # --- the ledger and the story ----------------------------------------------------------------------------------

@@ -27,8 +27,6 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-import charts
-import logformat
 from cogs import frontends
 from cogs.ledger import DYNAMIC_ITEMS as LEDGER_ITEMS
 from cogs.ratelimits import bound_buckets
@@ -39,7 +37,8 @@ from data.postgres import redacted
 from data.store import SHUTTING_DOWN, Store, StoreUnavailable
 from engine.dice import Roller
 from engine.errors import RefereeError
-from referee import Referee, utc_now
+from service import charts, logformat
+from service.referee import Referee, utc_now
 
 if TYPE_CHECKING:
     from web.server import GamePages
@@ -550,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
                     if not (args.console or args.web)
                     else f"--discord and {'--console' if args.console else '--web'} cannot both be given")
     if args.console or args.web or not settings.token:
-        from console import run_console
+        from console.app import run_console
 
         logging.getLogger().setLevel(logging.WARNING)
         web = None

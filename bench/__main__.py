@@ -26,7 +26,7 @@ from engine.events import replay
 from engine.nations.clock import start_game
 from engine.nations.gm import SetStat
 from engine.nations.peace import ClaimPreset, Encourage, GrowMilitary, PropagandaAttack, RaiseStability
-from referee import Referee
+from service.referee import Referee
 
 RULES = rules_for("nations")
 START = datetime(2026, 1, 1, tzinfo=UTC)

@@ -81,7 +81,7 @@ async def build_game(path: Path, channel: str, guild_id: int | None, gm: str, pl
     from engine.dice import RandomRoller
     from engine.nations.clock import EndTurn
     from engine.nations.peace import ClaimPreset, CreateNation
-    from referee import Referee
+    from service.referee import Referee
 
     began = time.perf_counter()
     store = await Store.open(path)
@@ -162,10 +162,10 @@ def png_size(png: bytes) -> str:
 
 async def bench_render(path: Path, game_id: int, nation: str, out: Callable[[str], None]) -> None:
     """The chart spec from the stored history, its PNG inline and in the worker; /nation chart both ways."""
-    import charts
     from data.store import Store
     from engine.chartspec import game_chart
     from engine.nations.history import nation_chart
+    from service import charts
 
     store = await Store.open(path)
     try:
@@ -210,7 +210,7 @@ async def bench_latency(turns: int, nations: int, idle_seconds: float, busy_seco
     """A no-op slash command and /game status through discord.py against the fake Discord, idle and while a
     background task posts /game chart back to back; the latency as bench/scale.py's `commands` row takes it."""
 
-    import charts
+    from service import charts
 
     fakediscord, kit = _discord()
     folder = Path(tempfile.mkdtemp(prefix="bench-charts-"))

@@ -66,7 +66,7 @@ async def play_rolls(path: Path, commands: int = 300) -> int:
     from engine.dice import RandomRoller
     from engine.errors import RefereeError
     from engine.nations.peace import Encourage, GrowMilitary, PropagandaAttack, RaiseStability
-    from referee import Referee
+    from service.referee import Referee
 
     await play_template(path, CHANNEL, GUILD_ID, GM, PLAYERS)
     store = await Store.open(path)
@@ -173,7 +173,7 @@ def count_output(fmt: str, handle: Any) -> int:
 
 async def export_plain(store: Any, game_id: int, fmt: str) -> dict[str, Any]:
     """One export into a temporary file, with the lag and load probes running; RSS before and peak during."""
-    from ledger import write_ledger
+    from service.ledger import write_ledger
 
     stop, lags, loads = asyncio.Event(), [], []
     with tempfile.TemporaryFile() as handle:
@@ -195,7 +195,7 @@ async def export_plain(store: Any, game_id: int, fmt: str) -> dict[str, Any]:
 
 async def export_traced(store: Any, game_id: int, fmt: str) -> int:
     """Bytes: the peak of Python allocations during one export, above what was allocated before it."""
-    from ledger import write_ledger
+    from service.ledger import write_ledger
 
     with tempfile.TemporaryFile() as handle:
         tracemalloc.start()
@@ -255,7 +255,7 @@ def load_text(loads: list[float]) -> str:
 
 async def run(rolls: int = 100_000, trace: bool = True, out: Any = print) -> None:
     from data.store import Store
-    from ledger import EXPORT_CHUNK
+    from service.ledger import EXPORT_CHUNK
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "export.db"

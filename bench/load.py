@@ -30,7 +30,7 @@ async def measure(in_flight: int, seconds: float, rounds: int) -> dict[str, Any]
     from data.store import Store
     from engine.dice import RandomRoller
     from engine.errors import RefereeError
-    from referee import Referee
+    from service.referee import Referee
 
     folder = Path(tempfile.mkdtemp(prefix="bench-load-"))
     try:

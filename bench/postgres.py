@@ -57,7 +57,7 @@ async def _referee_commands(target: str, channel: str, seconds: float, barrier: 
     from data.store import Store
     from engine.dice import RandomRoller
     from engine.errors import RefereeError
-    from referee import Referee
+    from service.referee import Referee
 
     store = await Store.open(target)
     try:

@@ -89,7 +89,7 @@ async def play_template(path: Path, channel: str, guild_id: int | None, gm: str,
     from engine.dice import RandomRoller
     from engine.nations.gm import SetStat
     from engine.nations.peace import ClaimPreset
-    from referee import Referee
+    from service.referee import Referee
 
     store = await Store.open(path)
     try:
@@ -164,7 +164,7 @@ async def worker_throughput(actions: int, rounds: int = 3) -> dict[str, Any]:
     from data.store import Store
     from engine.dice import RandomRoller
     from engine.errors import RefereeError
-    from referee import Referee
+    from service.referee import Referee
 
     folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
@@ -229,7 +229,7 @@ async def worker_rollover(games: int, held: bool = False) -> dict[str, Any]:
     from cogs.clock import Announcer
     from data.store import Store
     from engine.dice import RandomRoller
-    from referee import Referee
+    from service.referee import Referee
 
     folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:

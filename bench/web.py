@@ -217,7 +217,7 @@ async def play_turns(path: Path, keys: list[str], gm: str, players: list[str], t
     from engine.dice import RandomRoller
     from engine.nations.gm import GrantAction
     from engine.nations.peace import GrowEconomy
-    from referee import Referee
+    from service.referee import Referee
 
     moment = T0 + timedelta(hours=1)
     if turns <= 0:

@@ -11,10 +11,10 @@ from typing import Any
 
 import discord
 
-import charts
 from cogs.render import USER_ID, safe
 from cogs.util import bot_of, channel_key, reply
 from engine.commands import BY_PATH
+from service import charts
 
 MAX_LOOKUPS = 25  # players looked up by id for one chart (the others are shown by the end of their id)
 LOOKUP_TIMEOUT = 5.0  # seconds the lookups of one chart may take in all

@@ -44,7 +44,7 @@ from cogs.util import channel_id_of, note_report_message, rolled
 from data.store import GameRow, StoreUnavailable
 from engine.clock import next_deadline
 from engine.events import Event, GameEnded
-from referee import Report
+from service.referee import Report
 
 log = logging.getLogger("referee.clock")
 Follow = Callable[[int, int | None, list[Event] | None], Awaitable[None]]  # a caught-up game, announced

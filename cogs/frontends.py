@@ -25,7 +25,7 @@ from engine.rulesets import RULESETS
 
 if TYPE_CHECKING:
     from data.store import GameRow
-    from referee import Report
+    from service.referee import Report
 
     Answer = Callable[[discord.Interaction, Report], Awaitable[None]]
     Autocomplete = Callable[[discord.Interaction, str], Awaitable[list[app_commands.Choice[str]]]]

@@ -26,7 +26,7 @@ from cogs.views import confirm_view
 from engine.commands import choices
 from engine.errors import BadInput
 from engine.rulesets import default_ruleset, ruleset_of
-from referee import (
+from service.referee import (
     GAME_OVER,
     MAX_EXPORT_BYTES,
     MAX_LISTED,

@@ -25,7 +25,7 @@ from cogs.util import about, actor, bot_of, channel_key, described, has_gm_role,
 from cogs.views import confirm_view
 from engine.errors import BadInput, NoGame
 from engine.rulesets import default_ruleset
-from referee import MAX_UNDO_STEPS, NO_PAGES, PAGE_ROTATED
+from service.referee import MAX_UNDO_STEPS, NO_PAGES, PAGE_ROTATED
 
 log = logging.getLogger("referee.gm")
 

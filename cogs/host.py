@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from data.store import Store
-from referee import Referee
+from service.referee import Referee
 
 
 class HostSettings(Protocol):

@@ -28,9 +28,9 @@ from cogs.render.ledger import gm_log_embed, jump_url, ledger_page_embed, story_
 from cogs.util import bot_of, channel_key, reply
 from cogs.views import guarded
 from engine.errors import RuleViolation
-from gmlog import gm_page
-from ledger import FREE, LedgerFilter, LedgerPage, empty_text, ledger_page
-from story import game_story
+from service.gmlog import gm_page
+from service.ledger import FREE, LedgerFilter, LedgerPage, empty_text, ledger_page
+from service.story import game_story
 
 MAX_CUSTOM_ID = 100
 _FREE_CODE = dict(zip(FREE, "iox", strict=True))

@@ -20,7 +20,7 @@ from cogs.render import safe, text_embeds, timestamped
 from cogs.util import about, channel_key, described, reply, state_or_none
 from engine.errors import BadInput
 from engine.fairness import DieFairness, fairness_lines, game_fairness
-from ledger import MAX_PAGE, MAX_PAGE_SIZE, MAX_PURPOSE, filter_for, write_ledger
+from service.ledger import MAX_PAGE, MAX_PAGE_SIZE, MAX_PURPOSE, filter_for, write_ledger
 
 
 async def whose_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:

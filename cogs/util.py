@@ -19,7 +19,7 @@ from engine.errors import BadInput, NoGame
 from engine.events import DiceRolled, DieRolled
 from engine.toml_text import parse_toml
 from engine.vocabulary import Command
-from referee import Report
+from service.referee import Report
 
 F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger("referee.discord")

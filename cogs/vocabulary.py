@@ -26,7 +26,7 @@ from cogs.util import about, actor, answer_events, bot_of, channel_key, fit, rea
 from engine.commands import BY_PATH, MAX_TOML_FILE, Command, coerce_options
 from engine.errors import BadInput
 from engine.rulesets import RULESETS
-from referee import GAME_OVER, Report
+from service.referee import GAME_OVER, Report
 
 KINDS: dict[type, type] = {str: str, int: int, float: float}
 MAX_CHOICES = 25

@@ -8,11 +8,11 @@ from typing import Any
 
 from storehelpers import RULES, FakeClock
 
-from console import CHANNEL, Console
+from console.app import CHANNEL, Console
 from data.store import Store
 from engine.dice import ForcedRoller
 from engine.godsfire.snapshot import state_to_dict
-from referee import Referee
+from service.referee import Referee
 
 
 class Forum:

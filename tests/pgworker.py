@@ -38,7 +38,7 @@ from engine.dice import RandomRoller  # noqa: E402
 from engine.errors import RefereeError  # noqa: E402
 from engine.events import Event  # noqa: E402
 from engine.nations import peace  # noqa: E402
-from referee import CLOCK_ACTOR, Referee  # noqa: E402
+from service.referee import CLOCK_ACTOR, Referee  # noqa: E402
 
 BONUS_KINDS = ("workers", "patriotism", "morale")
 

@@ -268,9 +268,9 @@ async def console_on(db: Path) -> tuple[Any, Store, Any]:
     """An in-process console on a fresh store at `db` (forced dice, a fake clock): (console, store, output)."""
     import io
 
-    from console import Console
+    from console.app import Console
     from engine.dice import ForcedRoller
-    from referee import Referee
+    from service.referee import Referee
 
     store = await Store.open(db)
     out = io.StringIO()

@@ -12,14 +12,14 @@ import pytest
 from matplotlib import image
 from storehelpers import T0, assert_history_is_state, console_on, said, undo_compact_snapshots
 
-import charts
-from console import CHANNEL
+from console.app import CHANNEL
 from data.store import Store, migration_files
 from engine import chartspec
 from engine.errors import BadInput
 from engine.history import HistoryEntry, check_history, last_point, series_by_turn
 from engine.nations import events as nev
 from engine.nations.history import history_marks, nation_chart
+from service import charts
 
 GRACCHAN, CHARON = "Gracchan Republic", "Charon"
 

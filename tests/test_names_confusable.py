@@ -18,7 +18,7 @@ from godsfirehelpers import Table as GodsfireTable
 from helpers import Game
 from storehelpers import RULES, FakeClock, console_on, said
 
-from console import Console
+from console.app import Console
 from engine.dice import ForcedRoller
 from engine.errors import RuleViolation
 from engine.goddice.actions import Join
@@ -26,7 +26,7 @@ from engine.godsfire.setup import AddPlayer, AddSystem
 from engine.names import look_alike, look_alike_key, name_key
 from engine.nations.gm import AssignNation
 from engine.nations.peace import ClaimPreset, CreateNation
-from referee import Referee
+from service.referee import Referee
 
 CYRILLIC_SOL = "\u0405ol"  # Ѕ: CYRILLIC CAPITAL LETTER DZE
 CYRILLIC_ALICE = "\u0430lice"  # а: CYRILLIC SMALL LETTER A

@@ -26,7 +26,7 @@ from engine.dice import FacesRecord, RollRecord
 from engine.errors import BadInput, RefereeError
 from engine.rulesets import RuleSet
 from engine.view import At, Line, Part, Person, Strong, View
-from ledger import FREE, MAX_PAGE, MAX_PURPOSE, checked_filter
+from service.ledger import FREE, MAX_PAGE, MAX_PURPOSE, checked_filter
 
 Names = Callable[[int | None, str], str]
 

@@ -41,13 +41,13 @@ from urllib.parse import urlencode
 from aiohttp import web
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-import charts
 from engine.commands import BY_PATH
 from engine.errors import BadInput, RefereeError
 from engine.rulesets import ruleset
-from ledger import FREE, MAX_PURPOSE, empty_text, ledger_page, write_ledger
-from referee import Referee
-from story import game_story, story_lines
+from service import charts
+from service.ledger import FREE, MAX_PURPOSE, empty_text, ledger_page, write_ledger
+from service.referee import Referee
+from service.story import game_story, story_lines
 from web.render import (
     LEDGER_ROWS,
     MAX_WHO,

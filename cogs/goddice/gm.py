@@ -15,7 +15,7 @@ from cogs.util import about, described, query_state, read_toml, reply, run_actio
 from engine.commands import MAX_TOML_FILE
 from engine.goddice.actions import LoadCards
 from engine.goddice.cards import MAX_LIFE
-from referee import Report
+from service.referee import Report
 
 
 class GoddiceGM(GMPowers):

@@ -42,7 +42,7 @@ from engine.describe import plural
 from engine.errors import RuleViolation
 from engine.godsfire.state import GodsfireState, LossChoice
 from engine.names import name_key
-from referee import Report
+from service.referee import Report
 
 log = logging.getLogger("referee.views")
 

@@ -50,7 +50,7 @@ from engine.godsfire.setup import FIELDS as SET_FIELDS
 from engine.godsfire.setup import RULESET
 from engine.godsfire.state import GodsfireState, System
 from engine.names import name_key
-from referee import GAME_OVER, Report
+from service.referee import GAME_OVER, Report
 
 COLUMNS = choice_list("godsfire chart transit", "column")
 DICE = choice_list("godsfire chart money", "die")

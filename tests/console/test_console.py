@@ -23,14 +23,14 @@ from storehelpers import (
     said,
 )
 
-from console import MAX_CARD_FILE, Console, decode_line, parse_line, read_line
-from console import run_console as run_console_in_process
-from console_terminal import MAX_LINE, MAX_LINE_BYTES
+from console.app import MAX_CARD_FILE, Console, decode_line, parse_line, read_line
+from console.app import run_console as run_console_in_process
+from console.terminal import MAX_LINE, MAX_LINE_BYTES
 from data.store import Store, StoreUnavailable
 from engine.commands import BY_PATH, COMMANDS, coerce_options
 from engine.dice import ForcedRoller
 from engine.errors import BadInput
-from referee import MAX_EXPORT_BYTES, Referee
+from service.referee import MAX_EXPORT_BYTES, Referee
 
 GAME_END = "Turn 1 lasts 12 hours and ends <T>."
 ALICE_LEFT_1 = "Gracchan Republic: 1 of 2 actions left; turn 1 ends <T>."
@@ -783,7 +783,7 @@ async def test_console_format_bbcode_pastes_into_a_forum_post(tmp_path):
 
 
 async def test_console_markdown_escapes_names_and_bbcode_prints_an_export_as_code(tmp_path):
-    from console_format import Formatter
+    from console.format import Formatter
 
     assert Formatter("markdown").answer(["alice_2 made *this* [link](x) <b>", "  #3 `x`"]) == (
         "alice\\_2 made \\*this\\* \\[link\\](x) \\<b>\n\n- `#3` `x`")  # backticks: a code span, shown as written

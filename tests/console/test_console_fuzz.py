@@ -21,12 +21,12 @@ import pytest
 from goddicehelpers import SEAT_AND_DRAFT
 from storehelpers import RULES, FakeClock
 
-from console import Console, decode_line, parse_line, read_line
+from console.app import Console, decode_line, parse_line, read_line
 from data.store import Store
 from engine.commands import COMMANDS
 from engine.dice import RandomRoller
 from engine.errors import RefereeError
-from referee import Referee
+from service.referee import Referee
 
 # (SQLite: it fingerprints the database file with pragmas; the console is the same on either backend)
 pytestmark = pytest.mark.sqlite_only

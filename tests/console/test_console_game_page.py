@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from storehelpers import console_on, said, scalar
 
-from console import NO_PAGES
-from referee import PAGE_ABOUT
+from console.app import NO_PAGES
+from service.referee import PAGE_ABOUT
 from web.server import page_url
 
 PUBLIC = "https://forum-referee.example.org"

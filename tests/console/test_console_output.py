@@ -11,12 +11,12 @@ import subprocess
 import pytest
 from storehelpers import REPO, RULES, FakeClock, bot_command, console_env, console_on, said
 
-from console import Console
-from console_format import EMOJI_MARKS, Formatter, no_emoji
+from console.app import Console
+from console.format import EMOJI_MARKS, Formatter, no_emoji
 from data.store import Store
 from engine.dice import ForcedRoller
 from engine.view import Line, Strong, line, table_rows
-from referee import Referee
+from service.referee import Referee
 
 SETUP = ("gm /game start", 'gm /nation claim preset:"Gracchan Republic" player:alice', 'gm /gm dice values:"9"',
          "alice /economy military")
@@ -134,7 +134,8 @@ def test_no_emoji_marks_the_referees_emoji_and_leaves_out_any_other():
 
 def test_every_emoji_the_referee_writes_has_a_mark():
     """Every character outside the BMP in the referee's own words (the engine, the console) has its mark."""
-    sources = [*REPO.joinpath("engine").rglob("*.py"), REPO / "console.py", REPO / "referee.py"]
+    sources = [*REPO.joinpath("engine").rglob("*.py"), *REPO.joinpath("console").rglob("*.py"),
+               *REPO.joinpath("service").rglob("*.py")]
     used = {ch for path in sources for ch in path.read_text(encoding="utf-8") if ord(ch) > 0xFFFF}
     assert used <= set(EMOJI_MARKS), used - set(EMOJI_MARKS)
 
@@ -184,7 +185,7 @@ async def test_no_emoji_prints_an_export_with_its_emoji_escaped_so_it_reads_back
     body = exported.removeprefix("[code]").removesuffix("[/code]\n\n")
     assert "\\ud83c\\udfb2" not in body or json.loads(body)  # (a roll's purpose carries no emoji today)
     assert json.loads(body)["game"]["turn"] == 1
-    from console_format import json_no_emoji
+    from console.format import json_no_emoji
 
     assert json.loads(json_no_emoji(json.dumps({"name": "🐉 Sol"}, ensure_ascii=False))) == {"name": "🐉 Sol"}
 

@@ -8,10 +8,10 @@ import io
 
 from storehelpers import RULES, FakeClock, said
 
-from console import Console
+from console.app import Console
 from data.store import Store
 from engine.dice import ForcedRoller
-from referee import Referee
+from service.referee import Referee
 
 NATIONS = [
     "gm /game start turn_hours:12",
@@ -159,7 +159,7 @@ async def test_a_story_read_on_from_a_remembered_turn_start_is_the_story_read_fr
     and reads on from there. Through turn ends and undos (one of the turn end after the remembered place, one back
     past the turn end before it, which moves every later turn), each turn's story is the one told from the start of
     the log."""
-    import story
+    from service import story
 
     console, store, out = await console_of(tmp_path)
     try:
@@ -198,7 +198,7 @@ async def test_a_story_read_on_from_a_remembered_turn_start_is_the_story_read_fr
 
 async def test_the_remembered_turn_starts_are_each_databases_own(tmp_path):
     """Game 1 of one database is not game 1 of another: a place remembered in one never tells the other's story."""
-    import story
+    from service import story
 
     first, first_store, first_out = await console_of(tmp_path, "text")
     second, second_store, second_out = await console_of(tmp_path, "markdown")

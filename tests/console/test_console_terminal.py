@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from storehelpers import REPO, console_env
 
-from console_terminal import MAX_HISTORY, MAX_HISTORY_BYTES, completions, history_path
+from console.terminal import MAX_HISTORY, MAX_HISTORY_BYTES, completions, history_path
 
 pty = pytest.importorskip("pty", reason="pseudo-terminals are POSIX only")
 readline = pytest.importorskip("readline", reason="this Python has no readline: the console reads plain lines")
@@ -26,12 +26,12 @@ PROMPT = b"\n> "  # the prompt, at the start of a line ("> " alone shows in /hel
 
 
 class Terminal:
-    """`python <script> --db <db>` on a pseudo-terminal: type keys, read what the terminal shows."""
+    """`python <script> --console --db <db>` on a pseudo-terminal: type keys, read what the terminal shows."""
 
     def __init__(self, script: str, db: Path) -> None:
         self.controller, terminal = pty.openpty()
-        self.process = subprocess.Popen([sys.executable, str(REPO / script), "--db", str(db)], stdin=terminal,
-                                        stdout=terminal, stderr=terminal, cwd=db.parent, close_fds=True,
+        self.process = subprocess.Popen([sys.executable, str(REPO / script), "--console", "--db", str(db)],
+                                        stdin=terminal, stdout=terminal, stderr=terminal, cwd=db.parent, close_fds=True,
                                         env=console_env({"TERM": "dumb"}))
         os.close(terminal)
         self.seen = b""
@@ -99,7 +99,7 @@ def terminal():
 
 
 def test_tab_completes_commands_subcommands_option_names_and_values(terminal, tmp_path):
-    t = terminal("console.py", tmp_path / "tab.db")
+    t = terminal("bot.py", tmp_path / "tab.db")
     t.type(b"alice /eco\t", b"nomy ")  # the group, and a space
     t.type(b"re\t", b"cruit ")  # its subcommand
     t.type(b"u\t", b"nit:")  # the option name (no space: its value follows)
@@ -116,7 +116,7 @@ def test_tab_completes_commands_subcommands_option_names_and_values(terminal, tm
 
 def test_the_history_is_kept_beside_the_database_between_runs(terminal, tmp_path):
     db = tmp_path / "kept.db"
-    first = terminal("console.py", db)
+    first = terminal("bot.py", db)
     first.enter(b"gm /game start", b"A Nations game begins")
     first.enter(b"alice /game status", b"Nations \xe2\x80\x94 turn 1")
     assert first.quit() == 0
@@ -153,7 +153,7 @@ def test_what_tab_offers(before, offered):
 
 
 def test_the_history_keeps_the_last_lines_and_leaves_a_file_it_cannot_read(tmp_path, caplog):
-    from console_terminal import line_editing
+    from console.terminal import line_editing
 
     kept = tmp_path / "long.db.history"
     kept.write_text("".join(f"alice /roll dice:1d{n}\n" for n in range(MAX_HISTORY + 500)), encoding="utf-8")
@@ -182,7 +182,7 @@ def test_the_history_keeps_the_last_lines_and_leaves_a_file_it_cannot_read(tmp_p
 
 def test_the_history_is_not_used_when_stdin_is_not_the_terminal(tmp_path):
     """Lines piped in are not a person's typing: no history file is written."""
-    done = subprocess.run([sys.executable, str(REPO / "console.py"), "--db", str(tmp_path / "piped.db")],
+    done = subprocess.run([sys.executable, str(REPO / "bot.py"), "--console", "--db", str(tmp_path / "piped.db")],
                           input="/help\n", capture_output=True, text=True, encoding="utf-8", timeout=WAIT,
                           cwd=tmp_path, env=console_env())
     assert done.returncode == 0 and done.stderr == "", done.stderr

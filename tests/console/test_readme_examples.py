@@ -113,7 +113,7 @@ def test_the_pages_have_quoted_examples_to_try_unquoted():
 
 @pytest.mark.parametrize(("page", "line"), QUOTED_EXAMPLES, ids=[f"{p}: {x}" for p, x in QUOTED_EXAMPLES])
 def test_an_example_typed_without_its_quotes_is_read_as_printed_or_refused_naming_the_stray_word(page, line):
-    from console import parse_line
+    from console.app import parse_line
     from engine.commands import coerce_options
     from engine.errors import BadInput
 

@@ -49,9 +49,9 @@ def record_name(doc: Path, number: int, fmt: str) -> str:
 
 
 async def played(block: list[str], fmt: str, folder: Path) -> str:
-    from console import Console
+    from console.app import Console
     from engine.dice import RandomRoller
-    from referee import Referee
+    from service.referee import Referee
 
     store = await Store.open(folder / "session.db")
     out = io.StringIO()

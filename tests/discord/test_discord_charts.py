@@ -8,7 +8,7 @@ import io
 from discordkit import start_war, table, texts
 from matplotlib import image
 
-import charts
+from service import charts
 
 NO_GAME = "⛔ there is no game in this channel: start one with /game start"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from discordkit import at, settle, table, texts
 
-from referee import MAX_LISTED
+from service.referee import MAX_LISTED
 
 
 async def three_games(t):

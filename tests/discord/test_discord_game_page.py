@@ -12,7 +12,7 @@ import aiohttp
 from discordkit import running, settings, start_war, table, texts
 from storehelpers import scalar
 
-from referee import PAGE_ABOUT, PAGE_ROTATED
+from service.referee import PAGE_ABOUT, PAGE_ROTATED
 
 PUBLIC = "https://referee.example.org"
 LINK = re.compile(r"<(https?://[^>\s]+/g/([A-Za-z0-9_-]+))>")

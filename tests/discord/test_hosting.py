@@ -20,9 +20,9 @@ from discordkit import at, settings, settle, start_war, table, texts
 from fakediscord import ADMINISTRATOR, MANAGE_MESSAGES, PIN_MESSAGES
 
 import bot as bot_module
-import logformat
 from bot import AutoShardedRefereeBot, RefereeBot, Settings, create_bot
 from cogs.clock import PIN_HELP
+from service import logformat
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "secret-token-123"
@@ -348,7 +348,7 @@ def test_help_lists_every_environment_variable_and_so_does_the_readme():
     assert sorted(listed) == sorted(readme_variables())
     # every variable the code reads (bot.py's settings, the console's export folder) is listed
     read: set[str] = set()
-    for path in (REPO / "bot.py", REPO / "console.py"):
+    for path in (REPO / "bot.py", *REPO.joinpath("console").glob("*.py"), *REPO.joinpath("service").glob("*.py")):
         source = path.read_text(encoding="utf-8")
         read |= set(re.findall(r"env\.get\(\"([A-Z][A-Z0-9_]+)\"", source))
         read |= set(re.findall(r"^[A-Z_]+_ENV = \"([A-Z][A-Z0-9_]+)\"", source, re.MULTILINE))

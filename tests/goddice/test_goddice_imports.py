@@ -22,7 +22,7 @@ from engine.dice import ForcedRoller
 from engine.errors import BadInput, RuleViolation
 from engine.gm import QueueDice
 from engine.goddice import actions
-from referee import Referee
+from service.referee import Referee
 
 # --- real exports ----------------------------------------------------------------------------------
 

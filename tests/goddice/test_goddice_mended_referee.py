@@ -13,7 +13,7 @@ from engine.dice import ForcedRoller
 from engine.errors import NoGame, RuleViolation
 from engine.goddice import actions
 from engine.nations.peace import ClaimPreset
-from referee import Referee
+from service.referee import Referee
 
 ENDED = ("that export is of a game that has ended: nothing is left to play in it, so it cannot be imported "
          "(an export of a game still running can)")

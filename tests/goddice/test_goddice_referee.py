@@ -26,7 +26,7 @@ from engine.errors import BadInput, RuleViolation
 from engine.gm import QueueDice
 from engine.goddice import actions
 from engine.nations.peace import ClaimPreset, Encourage, GrowEconomy
-from referee import Referee
+from service.referee import Referee
 
 # The rulebook's "Sample Attack Phase": the Hero against the Monk, God dice without effect, six rolls.
 SAMPLE = [

@@ -29,7 +29,7 @@ from engine.goddice.common import label, legal_attacks, rollable, waiting_for
 from engine.goddice.invariants import broken
 from engine.goddice.snapshot import state_to_dict
 from engine.goddice.state import GoddiceState
-from referee import Referee
+from service.referee import Referee
 
 GM = "gm"
 PEOPLE = ("alice", "bob", "carol", "dave")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from storehelpers import console_on, said
 
-from console import Console
+from console.app import Console
 from data.store import Store
 
 INTERPHASE_STEPS = [  # a player's checklist before any step (no loans: D.8-D.10 are the compulsory ones)

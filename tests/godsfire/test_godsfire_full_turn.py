@@ -37,7 +37,7 @@ from typing import Any
 from godsfireforum import Forum, opened
 from storehelpers import assert_snapshot_is_replay
 
-from console import CHANNEL
+from console.app import CHANNEL
 
 
 def rows(state: Any, system: str) -> list[str]:

@@ -44,7 +44,7 @@ async def test_the_guides_short_session_runs_as_printed(tmp_path):
 
 def test_every_command_line_in_the_guide_reads_as_a_command():
     """The guide's other examples (fragments of a game) name real commands with their real options."""
-    from console import parse_line
+    from console.app import parse_line
     from engine.vocabulary import coerce_options
 
     lines = [line[4:] for line in GUIDE.splitlines() if re.match(r"    \w+ /", line)]

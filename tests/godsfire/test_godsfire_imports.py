@@ -21,11 +21,11 @@ from exportchanges import Change, all_of, node_at, set_at
 from godsfireforum import opened
 from storehelpers import RULES, log_counts
 
-from console import CHANNEL
+from console.app import CHANNEL
 from data.store import Store
 from engine.dice import ForcedRoller
 from engine.errors import BadInput, RuleViolation
-from referee import Referee
+from service.referee import Referee
 
 SCRIPT: list[tuple[str, str | None]] = [
     ("gm /game start ruleset:godsfire", None),

@@ -39,11 +39,11 @@ from typing import Any
 from godsfireforum import Forum as SharedForum
 from storehelpers import RULES, FakeClock, assert_snapshot_is_replay
 
-from console import CHANNEL, Console
+from console.app import CHANNEL, Console
 from data.store import Store
 from engine.dice import ForcedRoller
 from engine.godsfire.state import STEPS
-from referee import Referee
+from service.referee import Referee
 
 # The steps a player marks done by hand (the three checks mark themselves when run).
 MARKED = tuple(s for s in STEPS if s not in ("subversion", "allegiance", "economy"))

@@ -23,7 +23,7 @@ from engine.godsfire.setup import AddPlayer, AddSystem, ConquerSystem, SetField
 from engine.godsfire.views import status_view, system_view
 from engine.rulesets import ruleset
 from engine.view import text_lines
-from referee import Referee
+from service.referee import Referee
 
 # die 1, die 2 → the party the 2d6 total reads (each band's both ends)
 PARTY_ROWS = [((1, 1), "R"), ((2, 3), "R"), ((3, 3), "M"), ((4, 4), "M"), ((4, 5), "E"), ((6, 6), "E")]

@@ -19,7 +19,7 @@ from engine.nations.clock import PauseClock, quick_catch_up
 from engine.nations.gm import Eliminate
 from engine.nations.peace import Encourage, GrowEconomy
 from engine.nations.war import DeclareAttack
-from referee import Referee
+from service.referee import Referee
 
 
 def two_nations(turn_hours: float = 12) -> Game:

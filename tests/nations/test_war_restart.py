@@ -31,7 +31,7 @@ from engine.nations.peace import ClaimPreset
 from engine.nations.snapshot import state_to_dict
 from engine.nations.state import GameState
 from engine.nations.war import DeclareAttack, PairUnits
-from referee import Referee
+from service.referee import Referee
 
 ROOT = Path(__file__).resolve().parents[2]
 MARK = "gm /attack status battle:99"  # a harmless query whose answer ends each command's output

@@ -23,8 +23,7 @@ from cogs.host import HostSettings, RefereeHost
 
 ROOT = Path(__file__).resolve().parents[2]
 COGS = sorted((ROOT / "cogs").rglob("*.py"))
-NOT_FRONT_ENDS = [ROOT / "bot.py", *sorted(ROOT.glob("console*.py")), ROOT / "referee.py", ROOT / "ledger.py",
-                  ROOT / "gmlog.py", ROOT / "story.py", ROOT / "charts.py", ROOT / "logformat.py",
+NOT_FRONT_ENDS = [ROOT / "bot.py", *sorted((ROOT / "console").rglob("*.py")), *sorted((ROOT / "service").rglob("*.py")),
                   *sorted((ROOT / "data").rglob("*.py")), *sorted((ROOT / "engine").rglob("*.py")),
                   *sorted((ROOT / "web").rglob("*.py"))]
 

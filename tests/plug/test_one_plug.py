@@ -24,8 +24,7 @@ LOADER = ROOT / "engine" / "__init__.py"
 def shared_modules() -> list[Path]:
     """Every module of the shared code: the entry point, console, referee, data layer, the engine's core, the
     cogs outside a rule set's own package and the game's page (web/)."""
-    found = [ROOT / "bot.py", *sorted(ROOT.glob("console*.py")), ROOT / "referee.py", ROOT / "ledger.py",
-             ROOT / "gmlog.py", ROOT / "story.py", ROOT / "charts.py", ROOT / "logformat.py",
+    found = [ROOT / "bot.py", *sorted((ROOT / "console").rglob("*.py")), *sorted((ROOT / "service").rglob("*.py")),
              *sorted((ROOT / "data").glob("*.py")),
              *sorted((ROOT / "engine").glob("*.py")), *sorted((ROOT / "cogs").glob("*.py")),
              *sorted((ROOT / "cogs" / "render").glob("*.py")), *sorted((ROOT / "web").rglob("*.py"))]

@@ -32,7 +32,7 @@ from engine.nations.events import BonusExpired, TurnEnded
 from engine.nations.gm import AssignNation
 from engine.nations.peace import ClaimPreset, CreateNation, Encourage, GrowEconomy
 from engine.nations.rules import HouseSettings, rules_from_dict
-from referee import Referee
+from service.referee import Referee
 
 TEN_YEARS = 24 * 365 * 10  # hours
 ZWSP, ZWNJ = "\u200b", "\u200c"

@@ -9,7 +9,7 @@ from storehelpers import FakeClock
 from engine import clock as game_clock
 from engine.errors import NoGame, NotGM
 from engine.nations import peace as nat
-from referee import NO_GAME, Referee
+from service.referee import NO_GAME, Referee
 
 
 @pytest.fixture

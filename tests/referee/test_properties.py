@@ -35,7 +35,7 @@ from engine.nations.events import InitiativeDecided, RoundFought, UnitAdded
 from engine.nations.rules import ACTION_KINDS
 from engine.nations.snapshot import state_to_dict
 from engine.nations.state import GameState
-from referee import Referee
+from service.referee import Referee
 
 GM = "gm"
 ACTORS = ("gm", "alice", "bob", "carol", "dave", "eve")

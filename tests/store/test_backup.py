@@ -30,7 +30,7 @@ from data.store import Store, migration_files
 from engine.dice import ForcedRoller
 from engine.nations import gm
 from engine.nations import peace as nat
-from referee import Referee
+from service.referee import Referee
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's online backup (PostgreSQL: pg_dump)
 

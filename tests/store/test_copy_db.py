@@ -27,14 +27,14 @@ from storehelpers import (
 
 import bot
 import data.copydb as copydb
-from console import Console
+from console.app import Console
 from data.copydb import TABLE_NAMES, CopyError, copy_database, copy_report
 from data.store import Store
 from engine.clock import EndGame
 from engine.dice import ForcedRoller
 from engine.nations import gm, war
 from engine.nations import peace as nat
-from referee import Referee
+from service.referee import Referee
 
 NATIONS = ("Gracchan Republic", "Charon")
 GODSFIRE = [

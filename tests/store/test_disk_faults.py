@@ -33,10 +33,10 @@ import pytest
 from storehelpers import REPO, RULES, FakeClock, console_env
 
 import data.store as store_module
-from console import Console
+from console.app import Console
 from data.store import Store, StoreUnavailable, _transaction
 from engine.dice import ForcedRoller
-from referee import Referee
+from service.referee import Referee
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's own files, faults and processes
 

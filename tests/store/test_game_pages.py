@@ -14,7 +14,7 @@ from data.store import PAGE_TOKEN
 from engine import clock as game_clock
 from engine.dice import ForcedRoller
 from engine.nations import peace as nat
-from referee import Referee
+from service.referee import Referee
 
 
 async def two_games(store) -> tuple[Referee, int, int]:

@@ -22,7 +22,7 @@ from engine.dice import ForcedRoller
 from engine.errors import RefereeError
 from engine.nations import gm
 from engine.nations import peace as nat
-from referee import Referee
+from service.referee import Referee
 
 CHANNELS = [f"room{n}" for n in range(12)]
 _schemas = itertools.count(1)
@@ -171,7 +171,7 @@ GROUP_SCRIPT = textwrap.dedent("""
     from engine.dice import ForcedRoller
     from engine.nations import gm
     from engine.nations import peace as nat
-    from referee import Referee
+    from service.referee import Referee
 
     async def main(target, rooms):
         store = await Store.open(target)

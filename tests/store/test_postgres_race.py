@@ -40,7 +40,7 @@ from data.store import Store
 from engine.dice import RandomRoller
 from engine.errors import RefereeError
 from engine.nations.peace import ClaimPreset, Encourage
-from referee import CLOCK_ACTOR, Referee
+from service.referee import CLOCK_ACTOR, Referee
 
 pytestmark = pytest.mark.postgres_only
 

@@ -16,7 +16,7 @@ from data.postgres import redacted, split_schema
 from data.store import ChannelTaken, GameMovedOn, Store, StoreUnavailable
 from engine.dice import ForcedRoller
 from engine.nations import peace as nat
-from referee import Referee
+from service.referee import Referee
 
 pytestmark = pytest.mark.postgres_only
 _schemas = itertools.count(1)

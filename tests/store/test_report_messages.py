@@ -7,7 +7,7 @@ from storehelpers import RULES, scalar
 from data.store import LedgerFilter, ReportMessage
 from engine.dice import ForcedRoller
 from engine.nations import peace as nat
-from referee import Referee
+from service.referee import Referee
 
 
 async def test_a_report_carries_its_action_ids_and_the_ledger_its_recorded_message(store, clock):

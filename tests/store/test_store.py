@@ -37,7 +37,7 @@ from engine.nations import gm, war
 from engine.nations import peace as nat
 from engine.nations.events import BonusExpired, TurnEnded
 from engine.nations.snapshot import state_to_dict
-from referee import Referee
+from service.referee import Referee
 
 LATEST = max(number for number, _ in migration_files())
 

@@ -20,10 +20,10 @@ from aiohttp.test_utils import TestClient, TestServer  # noqa: E402
 from goddicehelpers import SEAT_AND_DRAFT  # noqa: E402
 from storehelpers import RULES, FakeClock, said  # noqa: E402
 
-from console import Console  # noqa: E402
+from console.app import Console  # noqa: E402
 from data.store import Store  # noqa: E402
 from engine.dice import ForcedRoller  # noqa: E402
-from referee import Referee  # noqa: E402
+from service.referee import Referee  # noqa: E402
 from web.server import GamePages  # noqa: E402
 
 HOSTILE = "<script>alert(1)</script>"

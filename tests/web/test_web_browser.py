@@ -25,14 +25,14 @@ from browserkit import DESKTOP, PHONE, READER_TZ, Tab, browsing, chromium_sessio
 from goddicehelpers import SEAT_AND_DRAFT
 from storehelpers import RULES, FakeClock
 
-from console import CHANNEL, Console
+from console.app import CHANNEL, Console
 from data.store import Store
 from engine.dice import ForcedRoller
 from engine.gm import QueueDice
 from engine.goddice import actions as goddice
 from engine.godsfire import setup as godsfire
 from engine.nations import peace as nat
-from referee import Referee
+from service.referee import Referee
 
 pytestmark = pytest.mark.sqlite_only
 

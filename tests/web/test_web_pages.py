@@ -15,8 +15,8 @@ import aiohttp
 import pytest
 from pagehelpers import GODDICE, GODSFIRE, HOSTILE, LONG_ID, NATIONS, Table, serving
 
-import charts
-from ledger import write_ledger
+from service import charts
+from service.ledger import write_ledger
 from web.render import STORY_LINES
 from web.server import PAGE_CSP, SVG_CSP, GamePages, page_url
 

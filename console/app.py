@@ -30,11 +30,8 @@ try:
 except ImportError:  # Windows: an export's leftovers are known by their age instead
     fcntl = None  # type: ignore[assignment]
 
-import charts
-import gmlog
-import ledger
-from console_format import Formatter
-from console_terminal import MAX_LINE, MAX_LINE_BYTES, history_path, line_editing
+from console.format import Formatter
+from console.terminal import MAX_LINE, MAX_LINE_BYTES, history_path, line_editing
 from data.store import Store, StoreUnavailable
 from engine import clock
 from engine.commands import (
@@ -59,7 +56,8 @@ from engine.rulesets import ruleset
 from engine.toml_text import parse_toml
 from engine.view import Line, View, text_lines
 from engine.vocabulary import Word, read_options, split_words
-from referee import (
+from service import charts, gmlog, ledger
+from service.referee import (
     GAME_OVER,
     MAX_EXPORT_BYTES,
     PAGE_ABOUT,
@@ -69,7 +67,7 @@ from referee import (
     read_export,
     utc_now,
 )
-from story import story_lines, turn_story
+from service.story import story_lines, turn_story
 
 CHANNEL = "console"
 MAX_CARD_FILE = MAX_TOML_FILE
@@ -746,9 +744,3 @@ async def serve_pages(referee: Referee, web: tuple[str, int, str, bool]) -> Any:
 def _startup_error(reason: str, stderr: TextIO | None) -> int:
     print(f"error: {' '.join(reason.split())}", file=stderr or sys.stderr, flush=True)
     return 1
-
-
-if __name__ == "__main__":  # `python console.py [--db PATH] …`: the console, whatever the environment holds
-    from bot import main
-
-    sys.exit(main(["--console", *sys.argv[1:]]))

@@ -23,7 +23,7 @@ from engine.dice import RollRecord
 from engine.errors import BadInput
 from engine.events import ActionUndone, Event
 from engine.rulesets import ruleset
-from referee import Digest, Referee, digest_lines
+from service.referee import Digest, Referee, digest_lines
 
 PAGE = 500  # actions read at once
 KEPT_STARTS = 1000  # games a store's last scanned turn start is remembered of (`turn_starts`)

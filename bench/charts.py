@@ -15,7 +15,7 @@ Measured:
 - the chart spec: `store.history` + `chartspec.game_chart` (and `nation_chart`), median of 5;
 - its PNG: `charts.render_png` inline (median of 5 after one warm-up), and `await charts.render` in the worker
   process (the first call, which spawns the worker and imports matplotlib there, then the median of 5);
-- latency: the real bot (discord.py) against the fake Discord of tests/fakediscord.py, as bench/scale.py's
+- latency: the real bot (discord.py) against the fake Discord of tests/support/fakediscord.py, as bench/scale.py's
   `commands` row measures it (interaction written to the bot's socket → initial response received): a no-op
   slash command and /game status, idle, then while a background task posts `/game chart` back to back (each
   one waiting for the chart's follow-up message before the next).

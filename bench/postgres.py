@@ -33,8 +33,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "tests") not in sys.path:
-    sys.path.append(str(ROOT / "tests"))  # tests/pgserver.py: the throwaway server
+if str(ROOT / "tests" / "support") not in sys.path:
+    sys.path.append(str(ROOT / "tests" / "support"))  # tests/support/pgserver.py: the throwaway server
 
 from bench.scale import PRESETS, T0, grow_or_grant, play_template  # noqa: E402
 
@@ -260,7 +260,7 @@ def report(args: argparse.Namespace) -> None:
             settings = server_settings(url)
             for row in postgres_rows(url, args.seconds, tuple(args.processes)):
                 out(line("PostgreSQL", row))
-            where = "a throwaway server (tests/pgserver.py) on 127.0.0.1" if server else "the server of --url"
+            where = "a throwaway server (tests/support/pgserver.py) on 127.0.0.1" if server else "the server of --url"
             notes.append(f"PostgreSQL {settings['server_version'].split()[0]}: {where}, fsync={settings['fsync']}, "
                          f"synchronous_commit={settings['synchronous_commit']}, wal_sync_method="
                          f"{settings['wal_sync_method']}; each process its own store, connection, event loop and "

@@ -6,7 +6,7 @@ same run, with the goal and whether it is met.
 
 Each measurement runs in a fresh subprocess of its own (`--worker NAME`), so that peak memory figures do not
 mix and one row's garbage does not slow the next; `--inline` runs them all in this process (a smoke test).
-The Discord rows run the real bot (discord.py) against the fake Discord of `tests/fakediscord.py`, on
+The Discord rows run the real bot (discord.py) against the fake Discord of `tests/support/fakediscord.py`, on
 127.0.0.1 only. Many games are built fast: one game is played through the referee, then its `games` row and
 its log are cloned with SQL.
 """
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-TESTS = ROOT / "tests"
+TESTS = ROOT / "tests" / "support"
 T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)  # turn 1 of every built game starts here (12-hour turns)
 TURN_HOURS = 12.0
 PRESETS = ["1", "7", "9", "10", "11"]  # five nations; preset 11 has no name of its own

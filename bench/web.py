@@ -3,8 +3,8 @@
     python -m bench.web [--pages-per-second 200] [--seconds 5] [--games 20] [--commands 100] [--rounds 3]
                         [--addresses 50] [--commands-elsewhere] [--turns 0]
 
-This process runs as the bot does: the bot (discord.py) against the fake Discord of `tests/fakediscord.py` and the
-web server of the game pages (`web/server.py`), all in one event loop, on 127.0.0.1 only. A second process (its
+This process runs as the bot does: the bot (discord.py) against the fake Discord (`tests/support/fakediscord.py`)
+and the web server of the game pages (`web/server.py`), all in one event loop, on 127.0.0.1 only. A second process (its
 CPU not the bot's loop) requests the pages over keep-alive connections, paced at the target rate, spread over
 the games' pages and over many client addresses (127.0.0.2, 127.0.0.3, …: as many readers, each under the
 server's limit of requests per address). Rounds alternate, without pages then with them, so that drift in the

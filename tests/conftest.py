@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+SUPPORT = Path(__file__).resolve().parent / "support"  # the tests' helpers: `from helpers import Game`
+for folder in (SUPPORT, ROOT):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
 from helpers import Game, rules  # noqa: E402
 from storehelpers import FakeClock  # noqa: E402
@@ -48,7 +50,7 @@ def clock() -> FakeClock:
 
 
 # --- the PostgreSQL pass: `pytest --postgres` ----------------------------------------------------------------
-# Runs the tests against PostgreSQL: a throwaway server (tests/pgserver.py) unless REFEREE_TEST_POSTGRES names
+# Runs the tests against PostgreSQL: a throwaway server (tests/support/pgserver.py) unless REFEREE_TEST_POSTGRES names
 # one, and every store a test opens at a SQLite path opened instead in a fresh schema of that server (the same
 # path again: the same schema). Tests marked `sqlite_only` (SQLite's files, pragmas and faults) are skipped.
 

@@ -3,7 +3,7 @@
 `broken(state)` lists each invariant the state breaks, as "field: what is wrong", the field named as in the
 export (`game.current.attacker`, `players[1].characters[0].life`), the first broken field first. An import is
 refused when the list is not empty (`snapshot.check_state`), and the property test asserts it is empty after
-every command (tests/goddice/test_goddice_roundtrip.py): one list for both.
+every command (tests/engine/goddice/test_goddice_roundtrip.py): one list for both.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The game's page in the console (issue 22): `/game page` prints the link of the console's game when the console
 serves pages (`python bot.py --web`), `/gm page rotate` is the GM's and prints the new one; without pages both say
-how to turn them on and change nothing. (`--web` itself, serving for real: tests/discord/test_page_hosting.py.)"""
+how to turn them on and change nothing. (`--web` itself, serving for real: tests/cogs/test_page_hosting.py.)"""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 import re
 
-from tests.storehelpers import run_console
+from storehelpers import run_console
 
 
 def test_log_gm(tmp_path):

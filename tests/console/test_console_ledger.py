@@ -2,7 +2,7 @@
 
 import csv
 
-from tests.storehelpers import run_console
+from storehelpers import run_console
 
 
 def test_log_rolls_and_export(tmp_path):

@@ -1,4 +1,4 @@
-"""A fourth rule set defined in tests/ (tests/dicerace.py) plays in the console through the registry alone:
+"""A fourth rule set defined in tests/ (tests/support/dicerace.py) plays in the console through the registry alone:
 start, moves, a refusal, the clock, export and import, status, help and the log."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 23's done-when on Discord: a fourth rule set, defined in tests/ alone (tests/dicerace.py), registered
+"""Issue 23's done-when on Discord: a fourth rule set, defined in tests/ alone (tests/support/dicerace.py), registered
 and played through discord.py against the fake Discord — with nothing of it written outside tests/.
 
 Dice Race has no Discord package of its own (`RuleSet.discord` is None), so the generic cog builds /race from

@@ -1,5 +1,5 @@
 """The game's page in a real browser (issue 22's done-when): Debian's Chromium, headless, driven by Selenium, on a
-`GamePages` server in the test's event loop (tests/web/browserkit.py).
+`GamePages` server in the test's event loop (tests/support/browserkit.py).
 
 A Nations game played through the referee shows its standings, a live countdown, its charts and its ledger with
 a filter applied; the page updates by itself when a command lands; a rotated link answers 404; hostile names

@@ -1,4 +1,4 @@
-"""Helpers for tests of the project's Discord bot against the fake Discord (tests/fakediscord.py)."""
+"""Helpers for tests of the project's Discord bot against the fake Discord (tests/support/fakediscord.py)."""
 
 from __future__ import annotations
 
@@ -281,7 +281,7 @@ async def start_war(t: Table) -> None:
     await t.run(t.bob, "nation claim", preset="Charon")
 
 
-# --- hostile and simultaneous interactions (tests/discord/test_discord_hardening.py) ------------------------
+# --- hostile and simultaneous interactions (tests/cogs/test_discord_hardening.py) ------------------------
 
 
 async def invoke_raw(fake: FakeDiscord, guild: FakeGuild, channel: FakeChannel, member: FakeMember, command: str,

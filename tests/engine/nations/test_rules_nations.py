@@ -823,7 +823,7 @@ def test_disband_no_roll_no_action():
     game = Game()
     claim(game, GRACCHAN, "alice")
     # The armour: neither STRENGTH nor WEAKNESS (disbanding the bomber would break the quarter rule since
-    # issue 11; see tests/nations/test_nations_rulings.py).
+    # issue 11; see tests/engine/nations/test_nations_rulings.py).
     armour = next(u.id for u in game.nation(GRACCHAN).units.values() if u.type == "armour")
     out = game.do(Disband(armour), actor="alice")
     assert out.rolls == []
@@ -1018,7 +1018,7 @@ def test_gm_sets_and_adjusts_stats():
     game.do(SetStat(GRACCHAN, "land", 5, relative=True))
     game.do(SetStat(GRACCHAN, "E", 15))
     assert stats(game.nation(GRACCHAN)) == (15, 13, 8, 6, 25)
-    # Since issue 11 a GM's E or M over the land applies, with a warning (tests/nations/test_nations_rulings.py).
+    # Since issue 11 a GM's E or M over the land applies, with a warning (tests/engine/nations/test_nations_rulings.py).
     game.refuse(SetStat(GRACCHAN, "economy", -16), RuleViolation, "ECONOMY cannot go below 0")
     game.refuse(SetStat(GRACCHAN, "stability", 13), RuleViolation, "already 13")
     game.refuse(SetStat(GRACCHAN, "luck", 3), BadInput, "unknown stat")

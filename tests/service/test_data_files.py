@@ -63,7 +63,7 @@ def check_file(path: Path, name: str, validators: dict[str, Callable[[dict[str, 
         return [f"{name}: not valid TOML ({err})"]
     validator = validators.get(name)
     if validator is None:
-        return [f"{name}: no validator; register one in tests/referee/test_data_files.py VALIDATORS"]
+        return [f"{name}: no validator; register one in tests/service/test_data_files.py VALIDATORS"]
     try:
         validator(raw)
     except (RulesError, AssertionError, ValueError, KeyError, TypeError) as err:

@@ -1,7 +1,7 @@
 """Two referee processes on one PostgreSQL database: commands and clock catch-ups race, and one process is killed.
 
 Each test sets up a few Nations games (several nations each) in a fresh schema through a Referee in this process,
-then runs referee processes (tests/pgworker.py: their own connection, event loop, seeded dice) against them.
+then runs referee processes (tests/support/pgworker.py: their own connection, event loop, seeded dice) against them.
 Time is a shared fake "now" in a file that this process moves on while the workers play, so both cross the
 same turn ends (and bonus expiries) at the same moments, and both clock loops race to apply them.
 
@@ -47,7 +47,7 @@ pytestmark = pytest.mark.postgres_only
 T0 = datetime(2030, 1, 1, tzinfo=UTC)
 TURN = timedelta(hours=12)  # the rules' default turn length
 PRESETS = (("Gracchan Republic", "p1"), ("Charon", "p2"), ("Zombiestan", "p3"), ("Sovatank", "p4"))
-WORKER = REPO / "tests" / "pgworker.py"
+WORKER = REPO / "tests" / "support" / "pgworker.py"
 PAUSE_MESSAGE = "store: pausing before commit"
 
 

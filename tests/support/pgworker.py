@@ -1,6 +1,6 @@
-"""One referee process of the PostgreSQL race tests (tests/store/test_postgres_race.py); not a test module.
+"""One referee process of the PostgreSQL race tests (tests/data/test_postgres_race.py); not a test module.
 
-    python tests/pgworker.py URL --name A --seed 1 --channels g0,g1 --clock-file now.txt --out a.jsonl \
+    python tests/support/pgworker.py URL --name A --seed 1 --channels g0,g1 --clock-file now.txt --out a.jsonl \
         --stop-file stop [--commands 200] [--commands-stop-file enough] [--pause SECONDS] [--undo]
 
 Opens `Store.open(URL)`, builds a `Referee` with a seeded `RandomRoller` and a clock that reads the shared fake
@@ -29,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 

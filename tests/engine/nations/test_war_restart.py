@@ -33,7 +33,7 @@ from engine.nations.state import GameState
 from engine.nations.war import DeclareAttack, PairUnits
 from service.referee import Referee
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MARK = "gm /attack status battle:99"  # a harmless query whose answer ends each command's output
 MARK_ANSWER = "There is no battle #99."
 TIMEOUT = 30

@@ -6,7 +6,7 @@ tells it."""
 
 from __future__ import annotations
 
-from tests.discordkit import mention, start_war, table, texts
+from discordkit import mention, start_war, table, texts
 
 AT = "<t:1772366400:f>"
 ENDS = "<t:1772409600:f> (<t:1772409600:R>)"

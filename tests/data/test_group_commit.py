@@ -165,7 +165,7 @@ async def test_two_processes_groups_over_the_same_games_never_deadlock(request):
 
 GROUP_SCRIPT = textwrap.dedent("""
     import asyncio, os, sys
-    sys.path[:0] = [sys.argv[1], os.path.join(sys.argv[1], "tests")]
+    sys.path[:0] = [sys.argv[1], os.path.join(sys.argv[1], "tests", "support")]
     from storehelpers import RULES, FakeClock
     from data.store import PAUSE_BEFORE_COMMIT, Store
     from engine.dice import ForcedRoller

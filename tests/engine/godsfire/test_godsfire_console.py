@@ -202,7 +202,7 @@ def test_the_readme_godsfire_example_runs_as_printed(tmp_path):
     """The README's Godsfire console block, line for line: no refusal, and the tax it works out."""
     from storehelpers import run_console
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     section = readme[readme.index("## Playing Godsfire"):]
     block = [line[4:] for line in section.split("\n\n")[2].splitlines()]
     assert block[0] == "gm /game start ruleset:godsfire" and len(block) > 8

@@ -1,4 +1,4 @@
-"""Self-test of tests/fakediscord.py with a tiny throwaway discord.py bot (not the project's bot)."""
+"""Self-test of tests/support/fakediscord.py with a tiny throwaway discord.py bot (not the project's bot)."""
 
 from __future__ import annotations
 

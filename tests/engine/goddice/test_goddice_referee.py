@@ -257,7 +257,7 @@ async def test_an_old_nations_database_migrates_and_plays_on(tmp_path, monkeypat
 
 def test_the_readme_god_dice_example_runs_as_printed(tmp_path):
     """The README's God Dice console block, line for line: no refusal, and the sample's result."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     section = readme[readme.index("## Playing God Dice"):]
     block = [line[4:] for line in section.split("\n\n")[2].splitlines()]
     assert block[0] == "gm /game start ruleset:goddice" and len(block) > 20

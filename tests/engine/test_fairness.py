@@ -143,7 +143,7 @@ def test_god_dice_says_which_die_a_row_rolled() -> None:
     from engine.fairness import game_fairness
     from engine.goddice.cards import rules_from_dict
 
-    raw = tomllib.loads((Path(__file__).resolve().parents[1] / "data" / "goddice.toml").read_text())
+    raw = tomllib.loads((Path(__file__).resolve().parents[2] / "data" / "goddice.toml").read_text())
     state = SimpleNamespace(ruleset="goddice", cards=rules_from_dict(raw).cards)
     rows = [faces_row("rolloff", ["B", "5", "5"]), faces_row("god", ["B", "H"]), faces_row("opening", ["O"])]
     attack, god = game_fairness(state, rows)

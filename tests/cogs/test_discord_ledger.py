@@ -4,7 +4,7 @@ import csv
 import io
 import json
 
-from tests.discordkit import start_war, table, texts
+from discordkit import start_war, table, texts
 
 
 async def test_pages_filters_and_restart(tmp_path):

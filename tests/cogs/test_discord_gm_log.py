@@ -1,6 +1,6 @@
 """Issue 19: /log gm — every GM act with who, when and before → after, shown to every player."""
 
-from tests.discordkit import start_war, table, texts
+from discordkit import start_war, table, texts
 
 
 async def test_gm_log_before_after(tmp_path):

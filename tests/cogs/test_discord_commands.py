@@ -527,9 +527,9 @@ async def test_every_command_answers_in_time_even_with_a_tighter_deadline(tmp_pa
 
 def test_these_tests_run_every_command_of_the_vocabulary():
     """A guard for later commands: each path is invoked somewhere in the Discord tests (as a quoted string)."""
-    sources = "".join((REPO / "tests" / "discord" / f"test_discord_{name}.py").read_text()
+    sources = "".join((REPO / "tests" / "cogs" / f"test_discord_{name}.py").read_text()
                       for name in ("commands", "battle", "clock", "goddice", "godsfire"))
-    sources += "".join((REPO / "tests" / "discord" / name).read_text()
+    sources += "".join((REPO / "tests" / "cogs" / name).read_text()
                        for name in ("test_roll.py", "test_digest.py",  # issue 11
                                     "test_discord_game_list.py",  # issue 17
                                     "test_discord_reminders.py",  # issue 17: /remind me

@@ -108,7 +108,7 @@ class PagesUnavailable(Exception):
 class ShuttingDown(app_commands.CheckFailure):
     """A command that arrives while the bot closes: refused, nothing changed."""
 
-EXTENSIONS = ("cogs.game", "cogs.help", "cogs.log", "cogs.gm", "cogs.clock", "cogs.roll", "cogs.remind")
+EXTENSIONS = ("cogs.slash", "cogs.clock")
 """The cogs every game shares; each registered rule set's come from its Discord adapter (`cogs.frontends`)."""
 
 

@@ -7,24 +7,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-from typing import Any
 
 import discord
 
 from cogs.render import USER_ID, safe
-from cogs.util import bot_of, channel_key, reply
-from engine.commands import BY_PATH
+from cogs.util import reply
+from engine.chartspec import Chart
 from service import charts
 
 MAX_LOOKUPS = 25  # players looked up by id for one chart (the others are shown by the end of their id)
 LOOKUP_TIMEOUT = 5.0  # seconds the lookups of one chart may take in all
 
 
-async def send_chart(interaction: discord.Interaction, path: str, options: dict[str, Any]) -> None:
-    """Check the chart's options (a refusal changes nothing and is seen only by the asker), then draw it off the
-    event loop and post it for the channel."""
-    drawn = await bot_of(interaction).referee.chart(channel_key(interaction), BY_PATH[path], options)
-    await interaction.response.defer(thinking=True)
+async def send_chart(interaction: discord.Interaction, drawn: Chart) -> None:
+    """Post a chart for the channel (its options were checked before: a refusal changed nothing and was seen only
+    by the asker), drawn off the event loop, players by their names in this server."""
+    if not interaction.response.is_done():
+        await interaction.response.defer(thinking=True)
     names = await display_names(interaction, {m.group() for side in drawn.sides() for m in USER_ID.finditer(side)})
     shown = drawn.relabel(lambda side: USER_ID.sub(lambda m: names.get(m.group(), m.group()), side))
     png = await charts.render(shown)

@@ -5,7 +5,7 @@ that package's `ADAPTER` says what it adds to the shared behaviour — its cogs,
 embeds, what the clock does after a change. The shared modules find it here, by the game's rule set, and
 never import a rule set's package: the name comes from the registry and is imported when first needed. A
 rule set with no Discord package (`discord` None) gets the generic adapter: its commands are built from its
-vocabulary (`cogs.vocabulary`), its views laid out from the engine's `View`s.
+table (`cogs.slash`), its views laid out from the engine's `View`s.
 """
 
 from __future__ import annotations
@@ -79,9 +79,14 @@ class DiscordAdapter:
     # what each player is awaited for now (state, the report's events) → nudges (reminders by DM); None: none
     nudges: Callable[[Any, list[Event]], list[Nudge]] | None = None
     whose_autocomplete: Autocomplete | None = None  # /log's side option
+    # the suggestions its commands' options name (`Param.complete`), by name
+    completers: dict[str, Autocomplete] = field(default_factory=dict)
+    answers: dict[str, Answer] = field(default_factory=dict)  # a command's own answer, by path (else `answer`)
+    # a query's own embeds, by path: (state, rules, actor, typed options) → embeds (else its view laid out)
+    shows: dict[str, Callable[[Any, Any, str, dict[str, Any]], list[discord.Embed]]] = field(default_factory=dict)
 
 
-GENERIC = DiscordAdapter(extensions=("cogs.vocabulary",))
+GENERIC = DiscordAdapter()
 
 
 @cache

@@ -5,36 +5,20 @@ from __future__ import annotations
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
-from cogs.host import RefereeHost
 from cogs.render import COLOUR
-from cogs.util import about, channel_key, described, offer_choices, reply
-from engine.commands import GUIDE, SHARED, Command, group_commands, help_groups, help_lines, help_sections
-from engine.errors import NoGame
+from engine.commands import GUIDE, SHARED, Command, group_commands, help_lines, help_sections
 
 GROUPS_LIMIT = 3800  # the list of groups, in an embed's description (4096) with the guide's line
 
 
-class Help(commands.Cog):
-    def __init__(self, bot: RefereeHost) -> None:
-        self.bot = bot
-        # The groups as the cog loads (a rule set registered since this module was imported adds its own).
-        offer_choices(self.help, "topic", list(help_groups()))
-
-    @app_commands.guild_only()
-    @app_commands.command(name="help", description=about("help"))
-    @described("help")
-    @app_commands.choices(topic=[app_commands.Choice(name=word, value=word) for word in help_groups()][:25])
-    async def help(self, interaction: discord.Interaction, topic: str | None = None) -> None:
-        title, _ = help_lines(topic)  # refuses an unknown topic, with the groups there are
-        try:
-            game: str | None = await self.bot.referee.ruleset_name(channel_key(interaction))
-        except NoGame:
-            game = None
-        shown = help_text(topic, self.bot.command_ids, self.bot.tree, game)
-        embed = discord.Embed(title=title, description=fit([*shown, "", GUIDE]), colour=COLOUR)
-        await reply(interaction, embed=embed, ephemeral=True)
+def help_embed(topic: str | None, game: str | None, ids: dict[str, int],
+               tree: app_commands.CommandTree | None) -> discord.Embed:
+    """/help's answer in a channel whose game is of rule set `game` (None: none there): the groups, or one group's
+    commands with their options, then where the guides are."""
+    title, _ = help_lines(topic)
+    shown = help_text(topic, ids, tree, game)
+    return discord.Embed(title=title, description=fit([*shown, "", GUIDE]), colour=COLOUR)
 
 
 def mention(path: str, ids: dict[str, int]) -> str:
@@ -117,7 +101,3 @@ def fit(lines: list[str], limit: int = 4000) -> str:
         kept.append(line)
         size += len(line) + 1
     return "\n".join(kept)
-
-
-async def setup(bot: RefereeHost) -> None:
-    await bot.add_cog(Help(bot))

@@ -30,7 +30,7 @@ from cogs.views import guarded
 from engine.errors import RuleViolation
 from service.gmlog import gm_page
 from service.ledger import FREE, LedgerFilter, LedgerPage, empty_text, ledger_page
-from service.story import game_story
+from service.story import Story, game_story
 
 MAX_CUSTOM_ID = 100
 _FREE_CODE = dict(zip(FREE, "iox", strict=True))
@@ -66,9 +66,10 @@ def _links(interaction: discord.Interaction, shown: LedgerPage) -> list[str | No
 
 
 async def ledger_answer(interaction: discord.Interaction, game_id: int, where: LedgerFilter, page: int,
-                        size: int) -> tuple[discord.Embed, discord.ui.View | None]:
-    """The embed of one page and its buttons (none when everything fits one page)."""
-    shown = await ledger_page(bot_of(interaction).referee.store, game_id, where, page, size)
+                        size: int, shown: LedgerPage | None = None) -> tuple[discord.Embed, discord.ui.View | None]:
+    """The embed of one page (`shown`, else read now) and its buttons (none when everything fits one page)."""
+    if shown is None:
+        shown = await ledger_page(bot_of(interaction).referee.store, game_id, where, page, size)
     title, lead = _title(where)
     embed = ledger_page_embed(shown, title, lead, empty_text(where), _channel_url(interaction),
                               _links(interaction, shown))
@@ -174,10 +175,12 @@ def turn_custom_id(game_id: int, turn: int) -> str:
     return f"referee:log:game:{game_id}:{turn}"
 
 
-async def story_answer(interaction: discord.Interaction, game_id: int,
-                       turn: int | None) -> tuple[list[discord.Embed], discord.ui.View | None]:
-    """The embeds of one turn's story and its buttons (none while the game has had one turn)."""
-    told = await game_story(bot_of(interaction).referee, game_id, turn)
+async def story_answer(interaction: discord.Interaction, game_id: int, turn: int | None,
+                       told: Story | None = None) -> tuple[list[discord.Embed], discord.ui.View | None]:
+    """The embeds of one turn's story (`told`, else told now) and its buttons (none while the game has had one
+    turn)."""
+    if told is None:
+        told = await game_story(bot_of(interaction).referee, game_id, turn)
     embeds = story_embeds(told)
     if told.current == 1:
         return embeds, None

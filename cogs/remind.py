@@ -19,13 +19,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import discord
-from discord import app_commands
-from discord.ext import commands
 
 from cogs.frontends import adapter_of
 from cogs.host import RefereeHost
 from cogs.render import NO_PINGS, pings, who
-from cogs.util import about, actor, bot_of, channel_id_of, channel_key, choice_list, described, reply
+from cogs.util import actor, bot_of, channel_id_of, channel_key, reply
 from data.store import GameRow
 from engine.errors import BadInput
 from engine.events import Event
@@ -64,40 +62,33 @@ def failed_notice(player: str) -> str:
             "mentions until they run /remind me again.")
 
 
-@app_commands.guild_only()
-class Remind(commands.GroupCog, group_name="remind", group_description="Your reminders by direct message"):
-    def __init__(self, bot: RefereeHost) -> None:
-        self.bot = bot
-
-    @app_commands.command(name="me", description=about("remind me"))
-    @described("remind me")
-    @app_commands.choices(dm=choice_list("remind me", "dm"))
-    async def me(self, interaction: discord.Interaction, dm: str,
-                 before: app_commands.Range[str, 1, 40] | None = None) -> None:
-        if dm not in ("on", "off"):
-            raise BadInput(f"dm is on or off, not {dm!r}")
-        span = parse_before(before)  # refused before anything is read or stored
-        game_id = await self.bot.referee.game_id(channel_key(interaction))
-        player = actor(interaction)
-        if dm == "off":
-            was_on = await self.bot.store.clear_dm_reminder(game_id, player)
-            await reply(interaction, "🔕 Reminders by DM off for this game: the channel's mentions still reach you."
-                        if was_on else "Your reminders by DM were not on for this game; nothing changed.",
-                        ephemeral=True)
-            return
-        state = await self.bot.store.load(game_id)
-        nudging = adapter_of(state).nudges
-        # What already waits for them was announced, and what was sent stays sent: only what comes from now on
-        # (a deadline of theirs ahead included).
-        sent = [key for wish in await self.bot.store.dm_reminders(game_id, player) for key in wish.sent]
-        sent += [n.key for n in (nudging(state, []) if nudging else []) if n.player == player and not n.lead]
-        await self.bot.store.set_dm_reminder(game_id, player, span, tuple(dict.fromkeys(sent)))
-        await reply(interaction, f"🔔 Reminders by DM on for this game: I will DM you {span_text(span)} before a "
-                                 "deadline of yours and when a choice or move waits for you (/remind me dm:off "
-                                 "stops them).", ephemeral=True)
-        clock = bot_of(interaction).get_cog("Clock")
-        if clock is not None:
-            await clock.follow(game_id)  # type: ignore[attr-defined]  # a reminder due now goes now; re-armed
+async def remind_me(interaction: discord.Interaction, given: dict[str, Any]) -> None:
+    """/remind me dm:on|off [before:]: the user's reminders by DM in this channel's game, on or off."""
+    dm, before = given.get("dm"), given.get("before")
+    if dm not in ("on", "off"):
+        raise BadInput(f"dm is on or off, not {dm!r}")
+    span = parse_before(before)  # refused before anything is read or stored
+    bot = bot_of(interaction)
+    game_id = await bot.referee.game_id(channel_key(interaction))
+    player = actor(interaction)
+    if dm == "off":
+        was_on = await bot.store.clear_dm_reminder(game_id, player)
+        await reply(interaction, "🔕 Reminders by DM off for this game: the channel's mentions still reach you."
+                    if was_on else "Your reminders by DM were not on for this game; nothing changed.", ephemeral=True)
+        return
+    state = await bot.store.load(game_id)
+    nudging = adapter_of(state).nudges
+    # What already waits for them was announced, and what was sent stays sent: only what comes from now on (a
+    # deadline of theirs ahead included).
+    sent = [key for wish in await bot.store.dm_reminders(game_id, player) for key in wish.sent]
+    sent += [n.key for n in (nudging(state, []) if nudging else []) if n.player == player and not n.lead]
+    await bot.store.set_dm_reminder(game_id, player, span, tuple(dict.fromkeys(sent)))
+    await reply(interaction, f"🔔 Reminders by DM on for this game: I will DM you {span_text(span)} before a "
+                             "deadline of yours and when a choice or move waits for you (/remind me dm:off "
+                             "stops them).", ephemeral=True)
+    clock = bot.get_cog("Clock")
+    if clock is not None:
+        await clock.follow(game_id)  # type: ignore[attr-defined]  # a reminder due now goes now; re-armed
 
 
 async def send_dm(bot: RefereeHost, player: str, content: str) -> bool | None:
@@ -157,7 +148,3 @@ async def remind_players(clock: Any, row: GameRow, state: Any, events: list[Even
     if noted:
         await bot.store.note_dm_reminders(row.id, noted)
     return next_at
-
-
-async def setup(bot: RefereeHost) -> None:
-    await bot.add_cog(Remind(bot))

@@ -1,27 +1,24 @@
-"""What every cog shares: who and where an interaction is, answering it once, running a command, and the
-help and choices of a command as the command table gives them."""
+"""What every cog shares: who and where an interaction is, answering it once, and running an action of the
+command table through the service (`service.dispatch`) with its answer and follow-up."""
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import discord
-from discord import app_commands
 
 from cogs.frontends import adapter_of
 from cogs.host import RefereeHost
 from cogs.render import NO_PINGS, message_batches, report_embeds
-from engine.commands import BY_PATH, build_action, check_ruleset, choices, coerce_options
-from engine.errors import BadInput, NoGame
+from engine.commands import BY_PATH, coerce_options
+from engine.errors import NoGame
 from engine.events import DiceRolled, DieRolled
-from engine.toml_text import parse_toml
 from engine.vocabulary import Command
+from service.dispatch import Dispatcher, Front, Request, Upload
 from service.referee import Report
 
-F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger("referee.discord")
 REPLIED = "referee:replied"
 """`Interaction.extras` key: (channel id, message id) of the interaction's first public answer (`reply`)."""
@@ -94,9 +91,34 @@ def given_options(**values: Any) -> dict[str, Any]:
     return {name: value for name, value in values.items() if value is not None}
 
 
+def option_text(value: Any) -> str:
+    """An option's value as the game's log records it (a yes/no as true or false, a file by its name)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(getattr(value, "name", value)) if isinstance(value, Upload) else str(value)
+
+
 def command_text(path: str, given: dict[str, Any]) -> str:
     """The command as the game's log records it: its path and the options given, e.g. "/log limit:5"."""
-    return "/" + " ".join([path, *(f"{k}:{v}" for k, v in given.items())])
+    return "/" + " ".join([path, *(f"{k}:{option_text(v)}" for k, v in given.items())])
+
+
+FRONT = "discord"
+"""This front-end's name (`Param.only`, `service.dispatch.Front`)."""
+
+
+def dispatcher(interaction: discord.Interaction) -> Dispatcher:
+    """The service as this interaction's bot offers it (its page links, Discord's words)."""
+    bot = bot_of(interaction)
+    return Dispatcher(bot.referee, Front(FRONT, bot.pages))
+
+
+def request(interaction: discord.Interaction, command: Command, given: dict[str, Any],
+            confirmed: bool = False) -> Request:
+    """The interaction's command as the service takes it: typed by the table (a refusal names the option)."""
+    return Request(channel_key(interaction), actor(interaction), command, coerce_options(command, given),
+                   command_text(command.path, given), gm_role=has_gm_role(interaction),
+                   guild_id=interaction.guild_id, confirmed=confirmed)
 
 
 Answer = Callable[[discord.Interaction, Report], Awaitable[None]]
@@ -105,29 +127,35 @@ Answer = Callable[[discord.Interaction, Report], Awaitable[None]]
 
 async def run_command(interaction: discord.Interaction, path: str, *, answer: Answer | None = None,
                       **options: Any) -> Report:
-    """Run one vocabulary command as the interaction's user, answer with its events, then publish.
+    """Run one action of the command table as the interaction's user (a button's, a select's), answer with its
+    events (or `answer`), then follow up.
 
     A rule set's command is refused in a channel whose game is of another rule set (checked by the referee in
     the command's own transaction: no round trip of its own)."""
-    command = BY_PATH[path]
-    given = given_options(**options)
-    action = build_action(command, coerce_options(command, given))
-    return await run_action(interaction, action, command_text(path, given), answer, command)
+    reply_ = await dispatcher(interaction).act(request(interaction, BY_PATH[path], given_options(**options)))
+    await answer_change(interaction, reply_.report, answer)
+    return reply_.report
 
 
 async def run_action(interaction: discord.Interaction, action: Any, text: str,
                      answer: Answer | None = None, vocabulary: Command | None = None) -> Report:
-    """Run one engine action as the interaction's user, answer with its events (or `answer`), then publish.
+    """Run one engine action as the interaction's user, answer with its events (or `answer`), then follow up.
     `vocabulary`: the command it was built from (refused in a game of another rule set)."""
     bot = bot_of(interaction)
     report = await bot.referee.act(channel_key(interaction), actor(interaction), action, text,
                                    gm_role=has_gm_role(interaction), vocabulary=vocabulary)
+    await answer_change(interaction, report, answer)
+    return report
+
+
+async def answer_change(interaction: discord.Interaction, report: Report, answer: Answer | None = None) -> None:
+    """Answer a change (its events, or `answer`), note the message that announced its rolls, then follow up."""
+    bot = bot_of(interaction)
     interaction.extras.pop(REPLIED, None)
     await (answer or answer_events)(interaction, report)
     if (replied := interaction.extras.get(REPLIED)) is not None:
         await note_report_message(bot, report, *replied)
     await publish(interaction, report)
-    return report
 
 
 def rolled(report: Report) -> bool:
@@ -163,87 +191,13 @@ async def game_state(interaction: discord.Interaction) -> Any:
     return await bot_of(interaction).referee.state(channel_key(interaction))
 
 
-async def query_state(interaction: discord.Interaction, path: str) -> Any:
-    """The state for a query of the vocabulary: a rule set's query is refused, with the reason, in a game
-    of another rule set."""
-    state = await game_state(interaction)
-    check_ruleset(BY_PATH[path], state.ruleset)
-    return state
-
-
 async def answer_report(interaction: discord.Interaction, report: Report) -> None:
     """A report answered as its game's rule set answers a command (God Dice: with the next move's controls),
     else as its events."""
     await (adapter_of(report.state).answer or answer_events)(interaction, report)
 
 
-async def read_toml(file: discord.Attachment, limit: int, what: str) -> dict[str, Any]:
-    """An attached TOML file as a dict (a card file…); a refusal naming the file if it is too large or not TOML."""
-    if file.size > limit:
-        raise BadInput(f"that file is too large for {what} ({file.size} bytes; at most {limit})")
-    try:
-        return parse_toml((await file.read()).decode("utf-8"))  # its nesting counted before tomllib reads it
-    except (ValueError, discord.HTTPException) as err:  # not UTF-8, not TOML, nested too deeply
-        raise BadInput(f"cannot read {file.filename} as {what} (TOML): {err}") from None
-
-
-# --- help and choices from the command table -----------------------------------------------------
-
-
-DESCRIPTION_LIMIT = 100  # Discord's limit on a command's and an option's description
-
-
-def fit(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
-    """A description within Discord's limit, capitalised; when too long, cut after its last whole clause that
-    fits (", …"), else at a word ("…")."""
-    text = text[:1].upper() + text[1:]
-    if len(text) <= limit:
-        return text
-    head = text[:limit - 3]
-    clause = max(head.rfind(", "), head.rfind("; "))
-    if clause > limit // 2 and head.count("(", 0, clause) == head.count(")", 0, clause):
-        return head[:clause] + ", …"
-    return text[:limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
-
-
-def about(path: str) -> str:
-    """A command's description on Discord: the vocabulary's help, with (GM) for a GM's command."""
-    command = BY_PATH[path]
-    gm = " (GM)" if command.gm_only and "(GM)" not in command.help else ""
-    return fit(command.help + gm)
-
-
-def helps(path: str, **renamed: str) -> dict[str, str]:
-    """The vocabulary's description of each option of a command (Discord's option descriptions); `renamed`
-    maps a Python parameter to the option it stands for (`from_="from"`)."""
-    python = {option: name for name, option in renamed.items()}
-    return {python.get(p.name, p.name): fit(p.help) for p in BY_PATH[path].params if p.help}
-
-
-def described(path: str, renamed: dict[str, str] | None = None) -> Callable[[F], F]:
-    """`app_commands.describe` with the command table's help of each option the slash command has (an option
-    the table offers and Discord does not, e.g. a GM's `nation:`, is left out): one text for both front-ends.
-    `renamed` maps a Python parameter to its option (`{"from_": "from"}`)."""
-    def decorator(func: F) -> F:
-        names = set(inspect.signature(func).parameters)
-        texts = helps(path, **(renamed or {}))
-        return app_commands.describe(**{k: v for k, v in texts.items() if k in names})(func)
-
-    return decorator
-
-
-# --- autocomplete --------------------------------------------------------------------------------
-
-
-def choice_list(path: str, param: str) -> list[app_commands.Choice[str]]:
-    """Discord choices for a vocabulary option with fixed values."""
-    return [app_commands.Choice(name=value, value=value) for value in choices(path, param)]
-
-
-def offer_choices(command: app_commands.Command, param: str, values: list[str]) -> None:
-    """Set an option's choices as the cog loads: the registry of rule sets may have grown since the module was
-    imported (a rule set registered by a test), and Discord offers only the choices registered with it."""
-    command._params[param].choices = [app_commands.Choice(name=v, value=v) for v in values][:25]
+# --- autocomplete ---------------------------------------------------------------------------------
 
 
 async def state_or_none(interaction: discord.Interaction, ruleset: str | None = None) -> Any:

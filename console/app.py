@@ -2,179 +2,84 @@
 
 Each input line is `<actor> <slash command as typed on Discord>`, e.g. `alice /economy grow` or
 `gm /nation claim preset:"Gracchan Republic" player:alice`; `#` starts a comment. The one who ran
-`/game start` is the game's GM. Answers are plain text; refusals start with `error:` and change nothing.
+`/game start` is the game's GM. Answers are plain text (or markdown, or BBCode); refusals start with `error:` and
+change nothing. A line is parsed here (`console.lines`), run by the service (`service.dispatch`) and its reply
+written out (`Console.render`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import random
 import sqlite3
-import stat
 import sys
 import tempfile
 import threading
-import time
-import unicodedata
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import Any, TextIO
 
-try:
-    import fcntl
-except ImportError:  # Windows: an export's leftovers are known by their age instead
-    fcntl = None  # type: ignore[assignment]
-
+from console.files import (
+    EXPORT_TEMP,
+    clean_leftovers,
+    export_folders,
+    export_path,
+    read_regular_file,
+    write_new_file,
+)
 from console.format import Formatter
-from console.terminal import MAX_LINE, MAX_LINE_BYTES, history_path, line_editing
+from console.lines import decode_line, parse_line, read_line, typed_command
+from console.terminal import history_path, line_editing
 from data.store import Store, StoreUnavailable
 from engine import clock
-from engine.commands import (
-    BY_PATH,
-    GUIDE,
-    MAX_TOML_FILE,
-    PREFIXES,
-    Command,
-    build_action,
-    check_ruleset,
-    coerce_options,
-    find_command,
-    help_lines,
-    unknown_command,
-)
+from engine.commands import GUIDE, MAX_TOML_FILE, Command, coerce_options, help_lines
 from engine.describe import event_line, faces_line, roll_line, utc_text
 from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
-from engine.errors import BadInput, NotGM, RefereeError, RuleViolation
+from engine.errors import BadInput, RefereeError
 from engine.events import Event
-from engine.fairness import fairness_lines, game_fairness
+from engine.fairness import fairness_lines
 from engine.rulesets import ruleset
-from engine.toml_text import parse_toml
 from engine.view import Line, View, text_lines
-from engine.vocabulary import Word, read_options, split_words
+from engine.vocabulary import File
 from service import charts, gmlog, ledger
-from service.referee import (
-    GAME_OVER,
-    MAX_EXPORT_BYTES,
-    PAGE_ABOUT,
-    Referee,
-    digest_lines,
-    imported_summary,
-    read_export,
-    utc_now,
+from service.dispatch import BUSY, Dispatcher, Front, Request, Upload
+from service.referee import GAME_OVER, PAGE_ABOUT, Referee, digest_lines, utc_now
+from service.replies import (
+    Asked,
+    Attached,
+    Changed,
+    Digested,
+    Drawn,
+    GmLogPage,
+    Helped,
+    Judged,
+    Linked,
+    Listed,
+    Reply,
+    Rolled,
+    RollsPage,
+    Shown,
+    Told,
 )
-from service.story import story_lines, turn_story
+from service.story import story_lines
+
+__all__ = ["CHANNEL", "EXPORT_TEMP", "MAX_CARD_FILE", "NO_PAGES", "Console", "clean_leftovers", "decode_line",
+           "parse_line", "read_line", "run_console", "write_new_file"]
 
 CHANNEL = "console"
+FRONT = "console"
 MAX_CARD_FILE = MAX_TOML_FILE
 NO_PAGES = ("the console serves no game pages: start it with `python bot.py --web` (WEB_PORT: its port, default 8080;"
             " PUBLIC_URL: the address players see); nothing changed")
-EXPORT_DIR_ENV = "REFEREE_EXPORT_DIR"
-"""A folder `/gm export file:` may write under, besides the working folder."""
+BUSY_HERE = f"{BUSY}; its GM ends it with /game end, or start the console with --new to start over"
 log = logging.getLogger("referee.console")
 
 
-def read_line(stream: IO[Any]) -> bytes | str | None:
-    """The next line of `stream` (bytes or text, as it gives), None at its end.
-
-    At most MAX_LINE_BYTES + 1 of a line is kept, so a line without end cannot fill the memory: the rest
-    of a longer line is read and dropped, and `decode_line` refuses what was kept."""
-    line = stream.readline(MAX_LINE_BYTES + 1)
-    if not line:
-        return None
-    newline = b"\n" if isinstance(line, bytes) else "\n"
-    if len(line) > MAX_LINE_BYTES and not line.endswith(newline):
-        while True:
-            more = stream.readline(65_536)
-            if not more or more.endswith(newline):
-                break
-    return line
-
-
-def decode_line(raw: bytes | str) -> str:
-    """One input line as text: strict UTF-8, at most MAX_LINE characters, no control character but tab.
-
-    Raises BadInput (nothing changed) for anything else."""
-    if isinstance(raw, bytes):
-        raw = raw.removesuffix(b"\n").removesuffix(b"\r")
-        if len(raw) > MAX_LINE_BYTES:
-            raise BadInput(f"that line is too long: at most {MAX_LINE:,} characters; nothing changed")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise BadInput("that line is not UTF-8 text; nothing changed") from None
-    else:
-        text = raw.removesuffix("\n").removesuffix("\r")
-    if len(text) > MAX_LINE:
-        raise BadInput(f"that line is too long: at most {MAX_LINE:,} characters; nothing changed")
-    for column, ch in enumerate(text, 1):
-        if ch != "\t" and unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp"):
-            what = {"Cs": "a surrogate", "Zl": "a line separator", "Zp": "a paragraph separator"}.get(
-                unicodedata.category(ch), "a control character")
-            raise BadInput(f"that line has {what} (U+{ord(ch):04X}, column {column}); nothing changed")
-    return text
-
-
-def parse_line(line: str) -> tuple[str, Command, dict[str, str]] | None:
-    """`alice /economy recruit unit:infantry` → ("alice", the command, {"unit": "infantry"}); None if blank.
-
-    A bare `/help` (no name in front) is read with the name "" (help needs none); any other command without a
-    name is refused with the line as it should be written. Options are read by `read_options`: a word is never
-    given to another option than the one it was written for."""
-    try:
-        words = split_words(line)
-    except ValueError as err:
-        raise BadInput(f"cannot read that line: {err}") from None
-    if not words:
-        return None
-    if words[0].text.startswith("/"):  # a command without a name in front
-        words = [Word("", False, words[0].start, words[0].start), *words]
-        if words[1].text[1:].lower() != "help":
-            raise BadInput(f"write `<your name> /command options`, e.g. `alice {_example(line, words)}`")
-    if len(words) < 2 or not words[1].text.startswith("/"):
-        raise BadInput("write `<your name> /command options`, e.g. `alice /economy grow`")
-    actor = words[0].text
-    path = [words[1].text[1:]]
-    rest = words[2:]
-    while rest and ":" not in rest[0].text and " ".join([*path, rest[0].text]).lower() in PREFIXES:
-        path.append(rest.pop(0).text)
-    try:
-        command, leftover = find_command(path)
-    except BadInput:
-        raise unknown_command(path, rest[0].text if rest else None) from None
-    if not actor and command.path != "help":
-        raise BadInput("write `<your name> /command options`, e.g. `alice /economy grow`")
-    after_path = 1 + len(path)  # the path's words are words[1:after_path]; those left over are options
-    return actor, command, read_options(command, [*words[after_path - len(leftover):after_path], *rest], line)
-
-
-def typed_command(text: str, actor: str) -> str:
-    """The command as typed, without the name in front: what the game's log records."""
-    return text.strip().split(None, 1)[1] if actor else text.strip()
-
-
-MAX_EXAMPLE = 80  # the longest command shown back in "write `<your name> /command options`, e.g. …"
-
-
-def _example(line: str, words: list[Word]) -> str:
-    """The command typed without a name, as it should be written after one (the usual example when it names no
-    command, or is long)."""
-    typed = line[words[1].start:words[-1].end]
-    path = [words[1].text[1:]]
-    for word in words[2:]:
-        if " ".join([*path, word.text]).lower() not in PREFIXES:
-            break
-        path.append(word.text)
-    known = any(" ".join(path[:n]).lower() in BY_PATH for n in range(1, len(path) + 1))
-    return typed if known and len(typed) <= MAX_EXAMPLE else "/economy grow"
-
-
 class Console:
-    """Reads commands, runs them through the referee and writes the answers."""
+    """Reads commands, runs them through the service and writes the answers."""
 
     def __init__(self, referee: Referee, out: TextIO, fmt: str = "text", db_path: str | None = None,
                  emoji: bool = True, pages: Any = None) -> None:
@@ -270,135 +175,108 @@ class Console:
         finally:
             self.flush()
 
+    @property
+    def dispatcher(self) -> Dispatcher:
+        """The service as the console offers it: its pages' links (with --web), its own words."""
+        return Dispatcher(self.referee, Front(FRONT, self.pages, no_pages=NO_PAGES, busy=BUSY_HERE))
+
     async def run(self, actor: str, command: Command, raw: dict[str, str], command_text: str) -> None:
-        options = coerce_options(command, raw)
-        referee, path = self.referee, command.path
-        if command.ruleset is not None:
-            check_ruleset(command, await referee.ruleset_name(CHANNEL))
-        if path == "help":
-            # the game's rule set's commands first (none running: the shared ones, then how to start each)
-            title, lines = help_lines(options.get("topic"), await referee.store.live_ruleset(CHANNEL))
-            self.say("\n".join([f"{title}:", *lines, *([] if options.get("topic") else ["", GUIDE])]))
-        elif path == "game start":
-            if await referee.store.live_game(CHANNEL) is not None:
-                raise RuleViolation("this channel already has a game running: /game status shows it; its GM ends "
-                                    "it with /game end, or start the console with --new to start over")
-            report = await referee.start_game(CHANNEL, actor, options.get("turn_hours"), command=command_text,
-                                              ruleset_name=options.get("ruleset"), options=options.get("options"))
-            self.say_events(report.events)
-        elif path == "game status":
-            state = await referee.shown_state(CHANNEL)  # with no live game: the last ended one, marked over
-            self.show_status(state)
-        elif path == "game list":  # every live game in this database (its channels), the actor's as GM first
-            self.say_view((await referee.game_list(actor)).view("this database"))
-        elif command.chart is not None:  # a picture: drawn in the chart worker, written as a PNG file
-            await self.chart(command, options)
-        elif command.view is not None:  # a query: its rule set's view
-            shown, state = await referee.show(CHANNEL, command, actor, options)
-            self.say_view(shown)
-            if state.ended:
+        """One parsed line: its files made uploads, its options typed, the request run by the service, the reply
+        written out. The console asks no confirmation of a game's end (an undo's: `confirm:true`)."""
+        options = coerce_options(command, self.uploads(command, raw))
+        asked = Request(CHANNEL, actor, command, options, command_text, confirmed=command.path == "game end")
+        await self.render(asked, await self.dispatcher.run(asked))
+
+    @staticmethod
+    def uploads(command: Command, raw: dict[str, Any]) -> dict[str, Any]:
+        """The options as typed, a file option's path made an upload (read when the service needs it: a regular
+        file of at most the option's size)."""
+        given = dict(raw)
+        for param in command.params:
+            path = given.get(param.name)
+            if param.kind is File and isinstance(path, str) and path:
+                async def read(path: str = path, limit: int = int(param.high or 0)) -> bytes:
+                    return read_regular_file(path, limit, command.file_what)
+
+                given[param.name] = Upload(path, read)
+        return given
+
+    async def render(self, asked: Request, answered: Reply) -> None:
+        """A reply as the console writes it."""
+        options = asked.options
+        if isinstance(answered, Changed):
+            if answered.lead is not None:
+                self.say(answered.lead)
+            if answered.events:
+                report = answered.report
+                self.say_events(report.caught_up + report.events)
+                note = ruleset(report.state.ruleset).actor_note
+                said = note(report.state, report.events, asked.actor, utc_text) if note is not None else None
+                if said:
+                    self.say(said)
+        elif isinstance(answered, Shown):
+            self.say_view(answered.view)
+            if answered.over:
                 self.say(GAME_OVER)
-        elif command.toml_option is not None:  # a file to read first (God Dice's card file): the GM's, when so
-            if command.gm_only and not Referee.is_gm(await referee.state(CHANNEL), actor):  # before any file
-                raise NotGM(f"only the GM may use /{path}")
-            options[command.toml_option] = read_toml_file(options[command.toml_option])
-            report = await referee.act(CHANNEL, actor, build_action(command, options), command_text)
-            self.say_events(report.caught_up + report.events)
-        elif path == "log rolls":
-            await self.log_rolls(options)
-        elif path == "log export":
-            await self.log_export(options)
-        elif path == "log gm":
-            await self.log_gm(options)
-        elif path == "log game":
-            await self.log_game(options)
-        elif path == "log fairness":  # the whole ledger, counted; scipy is loaded now, not at start
-            game_id = await referee.shown_game_id(CHANNEL)
-            rolls = await referee.store.rolls(game_id, include_free=False)
-            self.say("\n".join(fairness_lines(game_fairness(await referee.store.load(game_id), rolls))))
-        elif path == "game digest":
-            self.say("\n".join(digest_lines(await referee.digest(CHANNEL, actor, options.get("since")))))
-        elif path == "roll":
-            roll, _ = await referee.free_roll(CHANNEL, actor, options["dice"])
-            self.say(free_roll_line(actor, roll.breakdown))
-        elif path == "gm undo":
+        elif isinstance(answered, Listed):
+            self.say_view(answered.games.view("this database"))
+        elif isinstance(answered, Helped):
+            # the game's rule set's commands first (none running: the shared ones, then how to start each)
+            title, lines = help_lines(answered.topic, answered.game)
+            self.say("\n".join([f"{title}:", *lines, *([] if answered.topic else ["", GUIDE])]))
+        elif isinstance(answered, Asked):
             # No buttons here: the first /gm undo shows what it would take back, the same command with
             # confirm:true takes it back (checked again then, as Discord's Confirm is).
-            steps = options.get("steps", 1)
-            if _yes_no(options.get("confirm"), "confirm"):
-                report = await referee.undo(CHANNEL, actor, steps=steps)
-                self.say_events(report.caught_up + report.events)
+            assert answered.preview is not None
+            steps = answered.preview.steps
+            again = "/gm undo" + (f" steps:{steps}" if steps != 1 else "") + " confirm:true"
+            self.say("\n".join([*answered.preview.lines(), f"Nothing is undone yet: {again} undoes it."]))
+        elif isinstance(answered, Attached):
+            await self.attached(answered, options.get("file"), bool(options.get("overwrite")))
+        elif isinstance(answered, Drawn):
+            drawn = answered.chart
+            shown = options.get("file") or drawn.file_name
+            target = export_path(shown)
+            write_new_file(target, await charts.render(drawn), bool(options.get("overwrite")), shown)
+            self.say(f"Wrote the chart “{drawn.title}” to {target}")
+        elif isinstance(answered, RollsPage):
+            shown_page = answered.page
+            lines = [(f"turn {r.turn}: " if r.turn else "") + ledger_line(r) for r in shown_page.rolls]
+            if shown_page.pages > 1:
+                lines.append(f"page {shown_page.page} of {shown_page.pages} ({shown_page.total} "
+                             f"roll{'' if shown_page.total == 1 else 's'}, newest first)")
+            self.say("\n".join(lines) or ledger.empty_text(answered.where))
+        elif isinstance(answered, GmLogPage):
+            self.say("\n".join(gmlog.gm_page_lines(answered.page, answered.lines)))
+        elif isinstance(answered, Told):
+            self.say("\n".join(story_lines(answered.story)))
+        elif isinstance(answered, Digested):
+            self.say("\n".join(digest_lines(answered.digest)))
+        elif isinstance(answered, Rolled):
+            self.say(free_roll_line(asked.actor, answered.roll.breakdown))
+        elif isinstance(answered, Linked):
+            if answered.rotated:
+                self.say(f"The game's page has a new link: {answered.url}\nThe old one no longer works.")
             else:
-                preview = await referee.preview_undo(CHANNEL, actor, steps)
-                again = "/gm undo" + (f" steps:{steps}" if steps != 1 else "") + " confirm:true"
-                self.say("\n".join([*preview.lines(), f"Nothing is undone yet: {again} undoes it."]))
-        elif path == "game page":
-            await self.page()
-        elif path == "gm page rotate":
-            if self.pages is None:
-                raise BadInput(NO_PAGES)
-            token = await referee.rotate_page_token(CHANNEL, actor)
-            self.say(f"The game's page has a new link: {self.pages.url(token)}\nThe old one no longer works.")
-        elif path == "gm export":
-            await self.export(actor, options.get("file"), _yes_no(options.get("overwrite"), "overwrite"))
-        elif path == "game import":
-            await self.import_(actor, options["file"])
+                said = "The last game, ended: its page stays readable" if answered.ended else "The game's page"
+                self.say(f"{said}: {answered.url}\n{PAGE_ABOUT}")
+        elif isinstance(answered, Judged):
+            self.say("\n".join(fairness_lines(answered.judged)))
         else:
-            report = await referee.act(CHANNEL, actor, build_action(command, options), command_text)
-            self.say_events(report.caught_up + report.events)
-            note = ruleset(report.state.ruleset).actor_note
-            said = note(report.state, report.events, actor, utc_text) if note is not None else None
-            if said:
-                self.say(said)
+            raise TypeError(f"no console rendering of {type(answered).__name__}")
 
-    async def page(self) -> None:
-        """/game page: the link to the page of the console's game (live, else its last ended one), and what it
-        shows."""
-        if self.pages is None:
-            raise BadInput(NO_PAGES)
-        link = self.pages.url(await self.referee.page_token(CHANNEL))
-        ended = await self.referee.store.live_game(CHANNEL) is None
-        said = "The last game, ended: its page stays readable" if ended else "The game's page"
-        self.say(f"{said}: {link}\n{PAGE_ABOUT}")
-
-    def show_status(self, state: Any) -> None:
-        """/game status: the game's rule set's status view (an ended game's marked over)."""
-        self.say_view(ruleset(state.ruleset).status(state, self.referee.rules_for(state.ruleset)))
-        if state.ended:
-            self.say(GAME_OVER)
-
-    async def log_rolls(self, options: dict[str, Any]) -> None:
-        """/log rolls: one page of the filtered ledger as text, then where it stands."""
-        referee = self.referee
-        game_id, where = await ledger.filter_for(
-            referee, CHANNEL, who=options.get("nation"), purpose=options.get("purpose"),
-            turn_from=options.get("turn_from"), turn_to=options.get("turn_to"),
-            gm_entered=_yes_no(options.get("gm_entered"), "gm_entered"), free=options.get("free"))
-        shown = await ledger.ledger_page(referee.store, game_id, where, options.get("page", 1),
-                                         options.get("limit", 10))
-        lines = [(f"turn {r.turn}: " if r.turn else "") + ledger_line(r) for r in shown.rolls]
-        if shown.pages > 1:
-            lines.append(f"page {shown.page} of {shown.pages} ({shown.total} roll{'' if shown.total == 1 else 's'},"
-                         " newest first)")
-        self.say("\n".join(lines) or ledger.empty_text(where))
-
-    async def log_gm(self, options: dict[str, Any]) -> None:
-        """/log gm: one page of the GM's log as text (times in UTC, players by name), then where it stands."""
-        game_id = await self.referee.shown_game_id(CHANNEL)
-        shown, lines = await gmlog.gm_page(self.referee.store, game_id, options.get("page", 1))
-        self.say("\n".join(gmlog.gm_page_lines(shown, lines)))
-
-    async def log_game(self, options: dict[str, Any]) -> None:
-        """/log game: the story of a turn (`story.turn_story`), names as the console shows them."""
-        self.say("\n".join(story_lines(await turn_story(self.referee, CHANNEL, options.get("turn")))))
-
-    async def log_export(self, options: dict[str, Any]) -> None:
-        """/log export: the whole ledger written a chunk at a time under an export folder; prints the path."""
-        fmt = options["format"]
-        game_id = await self.referee.shown_game_id(CHANNEL)
-        shown = options.get("file") or f"roll-ledger.{fmt}"
+    async def attached(self, answered: Attached, file: str | None, overwrite: bool) -> None:
+        """An export: printed when it is text and no file is named; else written under an export folder."""
+        if answered.data is not None:
+            if not file:
+                self.say(answered.data.decode("utf-8"))
+                return
+            write_new_file(export_path(file), answered.data + b"\n", overwrite, file)
+            self.say(answered.written.format(file=file, path=file))
+            return
+        assert answered.write is not None
+        shown = file or answered.name
         target = export_path(shown)
-        overwrite = _yes_no(options.get("overwrite"), "overwrite")
         try:
             if (target.exists() or target.is_symlink()) and not (overwrite and target.is_file()):
                 raise BadInput(f"{shown} exists already: add overwrite:true to replace it" if target.is_file()
@@ -412,218 +290,21 @@ class Console:
             raise BadInput(f"cannot write {shown}: {err.strerror or err}") from None
         try:
             with os.fdopen(fd, "wb") as handle:
-                count = await ledger.write_ledger(self.referee.store, game_id, fmt, handle)
+                count = await answered.write(handle)
             os.replace(temp, target)
         except OSError as err:
             raise BadInput(f"cannot write {shown}: {err.strerror or err}; nothing was written") from None
         finally:
             if os.path.exists(temp):
                 os.unlink(temp)
-        self.say(f"Wrote the roll ledger ({count} roll{'' if count == 1 else 's'}) to {target}")
-
-    async def chart(self, command: Command, options: dict[str, Any]) -> None:
-        """/game chart, /nation chart: the chart written as a PNG under an export folder; prints its path."""
-        drawn = await self.referee.chart(CHANNEL, command, options)
-        shown = options.get("file") or drawn.file_name
-        target = export_path(shown)
-        write_new_file(target, await charts.render(drawn), _yes_no(options.get("overwrite"), "overwrite"), shown)
-        self.say(f"Wrote the chart “{drawn.title}” to {target}")
-
-    async def export(self, actor: str, file: str | None, overwrite: bool = False) -> None:
-        """GM: the game as JSON, printed, or written to `file` under an export folder (`export_path`)."""
-        state = await self.referee.shown_state(CHANNEL)  # the live game, else the channel's last ended one
-        if not Referee.is_gm(state, actor):
-            raise NotGM("only the GM may export the game")
-        text = json.dumps(await self.referee.export(CHANNEL), indent=2)
-        if file:
-            write_new_file(export_path(file), (text + "\n").encode("utf-8"), overwrite, file)
-            self.say(f"Game exported to {file}.")
-        else:
-            self.say(text)
-
-    async def import_(self, actor: str, file: str) -> None:
-        """A game from an export file, in the console's channel when no game is live there; `actor` is its GM."""
-        if await self.referee.store.live_game(CHANNEL) is not None:  # before reading any file
-            raise RuleViolation("this channel already has a game running: end it first with /game end")
-        raw = read_regular_file(file, MAX_EXPORT_BYTES, "an export")
-        try:
-            data = read_export(raw)
-        except BadInput as err:
-            raise BadInput(f"cannot import {file}: {err}") from None
-        report = await self.referee.import_game(CHANNEL, actor, data, command=f"/game import {file}")
-        self.say(f"{imported_summary(report.state, file)}; GM: {actor}.")
-
-def read_toml_file(file: str) -> dict[str, Any]:
-    """A TOML file a command reads (God Dice's card file for /gm cards): a regular file of at most MAX_CARD_FILE
-    bytes."""
-    raw = read_regular_file(file, MAX_CARD_FILE, "a card file")
-    try:
-        return parse_toml(raw.decode("utf-8"))  # its nesting counted before tomllib reads it
-    except ValueError as err:  # UnicodeDecodeError, TOMLDecodeError, nested too deeply
-        raise BadInput(f"cannot read {file} as a card file: {err}") from None
-
-
-
-def read_regular_file(file: str, limit: int, what: str) -> bytes:
-    """The bytes of `file`, a regular file of at most `limit` bytes; BadInput for anything else.
-
-    Devices, FIFOs and folders are refused before they are opened (and a FIFO swapped in meanwhile
-    cannot block: it is opened non-blocking and checked again); at most `limit` + 1 bytes are read."""
-    try:
-        if not stat.S_ISREG(os.stat(file).st_mode):
-            raise BadInput(f"cannot read {file}: {what} must be a regular file")
-        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise BadInput(f"cannot read {file}: {what} must be a regular file")
-            raw = handle.read(limit + 1)
-    except (OSError, ValueError) as err:  # ValueError: a path with a NUL
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise BadInput(f"cannot read {file}: {reason}") from None
-    if len(raw) > limit:
-        raise BadInput(f"cannot read {file}: {what} has at most {limit:,} bytes")
-    return raw
-
-
-def export_folders() -> list[Path]:
-    """Where `/gm export file:` may write: the working folder, and $REFEREE_EXPORT_DIR when set."""
-    folders = [Path.cwd().resolve()]
-    extra = os.environ.get(EXPORT_DIR_ENV)
-    if extra:
-        folders.append(Path(extra).resolve())
-    return folders
-
-
-def export_path(file: str) -> Path:
-    """`file` (relative to the working folder) with symlinks and `..` resolved, if it lies under an export
-    folder; BadInput otherwise."""
-    try:
-        target = (Path.cwd() / file).resolve()
-        folders = export_folders()
-    except (OSError, RuntimeError, ValueError) as err:  # RuntimeError: a symlink loop
-        raise BadInput(f"cannot write {file}: {err}") from None
-    if not any(target != folder and target.is_relative_to(folder) for folder in folders):
-        where = " or ".join(str(f) for f in folders)
-        raise BadInput(f"cannot write {file}: exports are written only under {where} "
-                       f"(set {EXPORT_DIR_ENV} for another folder)")
-    return target
-
-
-def write_new_file(target: Path, content: bytes, overwrite: bool, shown: str) -> None:
-    """Write `content` to `target` atomically (a temporary file, then a rename), never over an existing file
-    unless `overwrite`, and only ever over a regular file. What an export killed midway left in that folder is
-    removed first (`clean_leftovers`); the temporary file is held locked until it is gone, so that no other
-    export's cleaning takes it for a leftover."""
-    try:
-        if target.exists() or target.is_symlink():
-            if not target.is_file():
-                raise BadInput(f"cannot write {shown}: it exists and is not a regular file")
-            if not overwrite:
-                raise BadInput(f"{shown} exists already: add overwrite:true to replace it")
-        if not target.parent.is_dir():
-            raise BadInput(f"cannot write {shown}: there is no folder {target.parent}")
-        clean_leftovers(target.parent)
-        fd, temp = _locked_temp(target.parent)
-        with os.fdopen(fd, "wb") as handle:  # the lock lasts until it is closed
-            try:
-                handle.write(content)
-                handle.flush()
-                os.fsync(handle.fileno())
-                if overwrite:
-                    os.replace(temp, target)
-                else:
-                    _link_new(temp, target, shown)
-            finally:
-                with contextlib.suppress(FileNotFoundError):  # renamed: nothing is left
-                    os.unlink(temp)
-    except OSError as err:
-        raise BadInput(f"cannot write {shown}: {err.strerror or err}") from None
-
-
-EXPORT_TEMP = (".export-", ".tmp")
-"""How the temporary file of an export being written is named: `.export-XXXXXXXX.tmp`, in the export's folder."""
-LEFTOVER_AGE = 3600.0
-"""Where files cannot be locked (no fcntl): how old, in seconds, an export's temporary file is before it is taken
-for a leftover."""
-
-
-def _locked_temp(folder: Path) -> tuple[int, str]:
-    """A new temporary file for an export in `folder`, locked: its descriptor and path. (A cleaning that took it
-    in the moment between its creation and its lock has removed it: then another is made.)"""
-    for _ in range(10):
-        fd, temp = tempfile.mkstemp(dir=folder, prefix=EXPORT_TEMP[0], suffix=EXPORT_TEMP[1])
-        if fcntl is None:
-            return fd, temp
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        with contextlib.suppress(FileNotFoundError):
-            if os.stat(temp).st_ino == os.fstat(fd).st_ino:
-                return fd, temp
-        os.close(fd)
-    raise OSError(0, "another program keeps removing the export's temporary file")
-
-
-def clean_leftovers(folder: Path) -> int:
-    """Remove the temporary files of exports killed while writing in `folder` (`.export-*.tmp` regular files
-    that no export holds locked); how many. Anything that cannot be removed is left, quietly."""
-    removed = 0
-    try:
-        entries = [e for e in os.scandir(folder) if e.name.startswith(EXPORT_TEMP[0])
-                   and e.name.endswith(EXPORT_TEMP[1]) and e.is_file(follow_symlinks=False)]
-    except OSError:
-        return 0
-    for entry in entries:
-        try:
-            fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-                         | getattr(os, "O_CLOEXEC", 0))
-        except OSError:
-            continue
-        try:
-            held = os.fstat(fd)
-            if not stat.S_ISREG(held.st_mode):
-                continue
-            if fcntl is not None:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except OSError:  # an export is writing it
-                    continue
-            elif time.time() - held.st_mtime < LEFTOVER_AGE:
-                continue
-            if os.lstat(entry.path).st_ino == held.st_ino:
-                os.unlink(entry.path)
-                removed += 1
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-    if removed:
-        log.info("removed %d temporary file(s) left by an interrupted export in %s", removed, folder)
-    return removed
-
-
-def _link_new(temp: str, target: Path, shown: str) -> None:
-    """Give the written `temp` the name `target`, failing if that name exists (even if it appeared just now)."""
-    try:
-        os.link(temp, target)
-    except FileExistsError:
-        raise BadInput(f"{shown} exists already: add overwrite:true to replace it") from None
-    except OSError:  # a file system without hard links: the check above has to do
-        if os.path.lexists(target):
-            raise BadInput(f"{shown} exists already: add overwrite:true to replace it") from None
-        os.replace(temp, target)
-
-
-def _yes_no(value: str | None, name: str) -> bool:
-    text = (value or "false").strip().lower()
-    if text not in ("true", "false", "yes", "no"):
-        raise BadInput(f"{name} must be true or false, not {value!r}")
-    return text in ("true", "yes")
+        counted = f"{count} {answered.what}{'' if count == 1 else 's'}"
+        self.say(answered.written.format(file=shown, path=target, count=counted))
 
 
 def ledger_line(roll: RollRecord | FacesRecord) -> str:
     if isinstance(roll, FacesRecord):
         return faces_line(roll)
     return roll_line(roll)  # a free /roll row too
-
 
 
 # --- entry ---------------------------------------------------------------------------------------

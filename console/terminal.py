@@ -108,6 +108,6 @@ def completions(before: str) -> list[str]:
     name, colon, value = partial.partition(":")
     if colon:  # an option's value: its fixed values, if it has any
         param = next((p for p in command.params if p.name == name.lower()), None)
-        return [f"{name}:{c} " for c in (param.choices if param else ()) if c.lower().startswith(value.lower())]
+        return [f"{name}:{c} " for c in (param.offered if param else ()) if c.lower().startswith(value.lower())]
     used = {w.partition(":")[0].lower() for w in given if ":" in w}
     return found + [f"{p.name}:" for p in command.params if p.name not in used and p.name.startswith(partial.lower())]

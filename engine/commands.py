@@ -15,10 +15,13 @@ from engine.errors import BadInput, RuleViolation
 from engine.rulesets import RULESETS, RuleSet, on_register, ruleset
 from engine.vocabulary import (
     CHART_FILE,
+    CONSOLE,
     LIST,
     MAX_TOML_FILE,
     TEXT,
     Command,
+    File,
+    Group,
     Param,
     build_action,
     coerce_options,
@@ -31,6 +34,22 @@ __all__ = ["BY_PATH", "COMMANDS", "GUIDE", "MAX_TOML_FILE", "PREFIXES", "Command
 
 P = Param
 
+MAX_EXPORT_BYTES = 5_000_000
+"""The largest export file /game import reads."""
+MAX_UNDO_STEPS = 20
+"""The most actions one /gm undo takes back."""
+MAX_PURPOSE = 16
+"""Characters of /log rolls' purpose filter (it rides in the page buttons' custom ids)."""
+MAX_PAGE = 100_000
+"""The furthest page of the ledger or the GM's log asked for."""
+MAX_PAGE_SIZE = 25
+"""The most rolls one page of the ledger shows."""
+MAX_TURN = 1_000_000
+"""The highest turn a story is asked for."""
+MAX_TURN_FILTER = 100_000
+"""The highest turn of /log rolls' filters."""
+OVERWRITE = P("overwrite", bool, help="console: true to replace an existing file", only=CONSOLE)
+
 
 def _dice(o: dict[str, Any]) -> Any:
     text = str(o["values"]).strip()
@@ -42,55 +61,60 @@ def _game_start() -> Command:
     names = tuple(RULESETS)
     return Command("game start", "start a game here; you are its GM",
                    (P("ruleset", help=f"the rule set (default {names[0] if names else 'none'})", choices=names),
-                    P("turn_hours", float, help="Nations: turn length in hours"),
+                    P("turn_hours", float, help="Nations: turn length in hours", low=0.1, high=336.0),
                     P("options", help='God Dice: optional rules, e.g. "campaign resurrection free_for_all"',
                       words=LIST)))
 
 
 GAME_AFTER_START = (
     Command("game status", "where this channel's game stands"),
-    Command("game list", "the games running in this server: channel, rule set, turn, who owes a move, deadline"),
+    Command("game list", "the games running in this server: channel, rule set, turn, who owes a move, deadline",
+            private=True),
     Command("game digest", "everything since a time or the last digest, for a turn post: actions and their rolls, "
                            "turn ends, expiries, battles (anyone may read one; the GM's, without since:, "
                            "moves the mark where the next one starts)",
             (P("since", help='a UTC time (2026-03-01T12:00) or a span back (12h, 2d, 90m); default: the GM\'s '
-                             'last digest, or the game\'s start'),)),
+                             'last digest, or the game\'s start', low=1, high=40),)),
     Command("game chart", "each side's strength over the game, as a picture (Nations: LAND with battles and "
                           "conquests; God Dice: every character's life; Godsfire: systems and money)",
             CHART_FILE, chart=chartspec.game_chart, shows_ended=True),
     Command("game page", "the link to this game's page on the web: standings, charts, ledger and story, always "
-                         "current", shows_ended=True),
+                         "current", shows_ended=True, private=True),
     Command("game end", "end this game (GM)", action=lambda o: clock.EndGame(), gm_only=True),
     Command("game import", "load a game from a JSON export into a channel with no game; you become its GM",
-            (P("file", required=True, help="console: a JSON export file (a regular file of at most a few MB)",
-               words=TEXT),)),
+            (P("file", File, required=True, help="a JSON export of a game (from /gm export)", words=TEXT,
+               high=MAX_EXPORT_BYTES),), private=True, slow=True, file_what="an export"),
 )
 LOG = (Command("log rolls", "the roll ledger, newest first, a page at a time (filters: who, purpose, turns, GM-entered,"
                             " free rolls)",
-               (P("nation", help="Nations: one nation's; God Dice: one player's", words=TEXT),
-                P("purpose", help="rolls whose purpose contains this, e.g. recruit or attack", words=TEXT),
-                P("turn_from", int, help="from this turn on"),
-                P("turn_to", int, help="up to this turn"),
-                P("gm_entered", help="true: only dice the GM entered (/gm dice)", choices=("true", "false")),
+               (P("nation", help="Nations: one nation's; God Dice: one player's", words=TEXT, low=1, high=100,
+                  complete="side"),
+                P("purpose", help="rolls whose purpose contains this, e.g. recruit or attack", words=TEXT, low=1,
+                  high=MAX_PURPOSE),
+                P("turn_from", int, help="from this turn on", low=1, high=MAX_TURN_FILTER),
+                P("turn_to", int, help="up to this turn", low=1, high=MAX_TURN_FILTER),
+                P("gm_entered", bool, help="true: only dice the GM entered (/gm dice)"),
                 P("free", help="free rolls (/roll): include (default), only or exclude",
                   choices=("include", "only", "exclude")),
-                P("page", int, help="which page (1: the newest rolls)"),
-                P("limit", int, help="how many rolls a page shows (default 10)"))),
+                P("page", int, help="which page (1: the newest rolls)", low=1, high=MAX_PAGE),
+                P("limit", int, help="how many rolls a page shows (default 10)", low=1, high=MAX_PAGE_SIZE))),
        Command("log export", "the whole roll ledger as a file: CSV (one row a die) or JSON",
-               (P("format", required=True, help="csv (for a spreadsheet) or json", choices=("csv", "json")),
-                P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR", words=TEXT),
-                P("overwrite", help="console: true to replace an existing file", choices=("true", "false")))),
+               (P("format", required=True, help="csv (for a spreadsheet: one row a die) or json",
+                  choices=("csv", "json")),
+                P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR", words=TEXT,
+                  only=CONSOLE),
+                OVERWRITE), private=True, slow=True),
        Command("log fairness", "are the dice fair? each die's faces against a fair die's, chi-square tested "
-                               "(GM-entered dice apart)"),
+                               "(GM-entered dice apart)", slow=True),
        Command("log game", "the story of a turn, in order: actions, rolls, battles, turn ends, expiries (default: "
                            "the current turn, so far)",
-               (P("turn", int, help="which turn (default: the current one)"),)),
+               (P("turn", int, help="which turn (default: the current one)", low=1, high=MAX_TURN),)),
        Command("log gm", "the GM's log: every GM act with who, when and before → after, newest first",
-               (P("page", int, help="which page (1: the newest acts)"),)),)
+               (P("page", int, help="which page (1: the newest acts)", low=1, high=MAX_PAGE),)),)
 ROLL = (Command("roll", "roll any dice — a free roll, not a rule roll (shown in /log when a game runs here)",
                 (P("dice", required=True,
                    help='dice as dice bots write them, e.g. 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis"',
-                   words=TEXT),)),)
+                   words=TEXT, low=1, high=100),)),)
 DM_REMINDERS_ON_DISCORD = ("reminders by direct message are a Discord feature; here, /game digest shows what happened "
                           "since you last looked (nothing changed)")
 
@@ -104,8 +128,9 @@ REMIND = (Command("remind me", "your reminders in this game by direct message (o
                                "choice or move that waits for you",
                   (P("dm", required=True, choices=("on", "off"), help="on: reminders by DM; off: the channel's "
                                                                        "mentions only"),
-                   P("before", help="how long before your turn ends the reminder comes: 10m to 24h (default 2h)")),
-                  action=_discord_only),)
+                   P("before", help="how long before your turn ends the reminder comes: 10m to 24h (default 2h)",
+                     low=1, high=40)),
+                  action=_discord_only, private=True),)
 GM_DICE = (
     Command("gm dice", "enter the next dice by hand (\"clear\" empties the queue)",
             (P("values", required=True,
@@ -114,30 +139,46 @@ GM_DICE = (
 )
 GM_LATE = (
     Command("gm undo", "undo the game's last action (or last N), rolls included, after a preview",
-            (P("steps", int, help="how many of the last actions to take back at once: 1 to 20 (default 1)"),
-             P("confirm", help="console: true to undo after reading the preview (Discord asks with buttons)",
-               choices=("true", "false"))),
+            (P("steps", int, help=f"how many of the last actions to take back at once: 1 to {MAX_UNDO_STEPS} "
+                                  "(default 1)", low=1, high=MAX_UNDO_STEPS),
+             P("confirm", bool, help="console: true to undo after reading the preview (Discord asks with buttons)",
+               only=CONSOLE)),
             gm_only=True),
     Command("gm house", "change a house setting for this game",
-            (P("key", required=True, help="the house setting to change"),
+            (P("key", required=True, help="the house setting to change", complete="house_key"),
              P("value", required=True, help="its new value for this game", words=TEXT)),
             action=lambda o: gm.SetHouse(o["key"], str(o["value"])), gm_only=True),
     Command("gm export", "write this game as JSON",
-            (P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR", words=TEXT),
-             P("overwrite", help="console: true to replace an existing file", choices=("true", "false"))),
-            gm_only=True),
+            (P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR", words=TEXT,
+               only=CONSOLE), OVERWRITE),
+            gm_only=True, private=True, slow=True),
     Command("gm page rotate", "a new link for the game's page: the old one stops working at once (a leaked link)",
-            gm_only=True, shows_ended=True),
-    Command("help", "the commands of one group with their options, or the groups",
-            (P("topic", help="a command group, e.g. nation, gm or godsfire (none: the list of groups)", words=TEXT),)),
+            gm_only=True, shows_ended=True, private=True),
 )
+
+
+def _help(others: list[Command]) -> Command:
+    """/help, offering the command groups of the other commands (and its own)."""
+    groups = (*dict.fromkeys(c.path.split()[0] for c in others), "help")
+    return Command("help", "the commands of one group with their options, or the groups",
+                   (P("topic", help="a command group, e.g. nation, gm or godsfire (none: the list of groups)",
+                      words=TEXT, choices=groups),), private=True)
+
+
+GROUPS = (Group("game", "Start, follow and end this channel's game"),
+          Group("log", "the roll ledger: its pages and files"),
+          Group("gm", "Game master powers", gm_only=True),
+          Group("gm page", "The game's page on the web"),
+          Group("remind", "Your reminders by direct message"))
+"""The groups of the commands every game shares, as a front-end shows them."""
 
 
 def _assemble() -> list[Command]:
     own = [replace(c, ruleset=rs.name) for rs in RULESETS.values() for c in rs.commands]
     play = [c for c in own if not c.path.startswith("gm ")]
     gm_powers = [c for c in own if c.path.startswith("gm ")]
-    return [_game_start(), *GAME_AFTER_START, *play, *LOG, *ROLL, *REMIND, *GM_DICE, *gm_powers, *GM_LATE]
+    listed = [_game_start(), *GAME_AFTER_START, *play, *LOG, *ROLL, *REMIND, *GM_DICE, *gm_powers, *GM_LATE]
+    return [*listed, _help(listed)]
 
 
 COMMANDS: list[Command] = []

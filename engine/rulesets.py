@@ -57,6 +57,7 @@ class RuleSet:
     forced_dice: Callable[[list[Any], Tx], list[Any]]  # GM-entered dice checked and normalised
     event_line: Callable[[Event, When, Who], str | None]  # words for this rule set's events
     commands: tuple[Any, ...] = ()  # its own commands (`engine.vocabulary.Command`)
+    groups: tuple[Any, ...] = ()  # how its commands are grouped (`engine.vocabulary.Group`), in the order shown
     fixed_house_keys: tuple[str, ...] = ()  # house settings /gm house may not change (another command does)
     roll_to_dict: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # a ledger row as the export writes it
     rank: int = 100  # where it is listed among the rule sets (the main game first), whatever the import order

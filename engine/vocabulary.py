@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.errors import BadInput
@@ -30,30 +30,72 @@ allowed), so that a stray word is refused by name, on Discord as in the console.
 WORDS = (ONE, TEXT, LIST, NUMBERS)
 
 
+class Player(str):
+    """The kind of an option naming a player of the server: on Discord a user option (the member's id is given);
+    in the console, a name as typed."""
+
+
+class File:
+    """The kind of an option that is a file: an attachment on Discord, a regular file's path in the console. The
+    front-end gives it as an upload (`service.dispatch.Upload`: its name, and its bytes read when needed, at most
+    the option's `high`)."""
+
+
+KINDS = (str, int, float, bool, Player, File)
+CONSOLE = "console"
+"""`Param.only`: an option only the console offers (a file it writes, a confirmation Discord asks with buttons)."""
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: type = str
+    kind: type = str  # str, int, float, bool, Player or File
     required: bool = False
     help: str = ""
     choices: tuple[str, ...] = ()  # offered as choices on Discord; the engine checks the value
     words: str = ONE  # how many words its value may have: ONE, TEXT, LIST or NUMBERS
+    # what a front-end offers and checks at its edge (the engine checks every value again):
+    low: float | None = None  # the least value of a number, the shortest text
+    high: float | None = None  # the greatest value of a number, the longest text, the largest file (bytes)
+    complete: str | None = None  # where its suggestions come from (Discord's autocomplete), by name
+    only: str | None = None  # the one front-end that offers it (`CONSOLE`); None: every one
 
     def __post_init__(self) -> None:
         if self.words not in WORDS:
             raise ValueError(f"option {self.name}: words is one of {', '.join(WORDS)}, not {self.words!r}")
-        if self.words != ONE and (self.kind is not str or self.choices):
-            raise ValueError(f"option {self.name}: only a text option without choices may take several words")
+        if self.kind not in KINDS:
+            raise ValueError(f"option {self.name}: its kind is one of str, int, float, bool, Player, File")
+        if self.words != ONE and self.kind not in (str, File):
+            raise ValueError(f"option {self.name}: only a text option may take several words")
 
     @property
     def several(self) -> bool:
         """Whether its value may have several words (read whole after `name:` in the console)."""
         return self.words != ONE
 
+    @property
+    def offered(self) -> tuple[str, ...]:
+        """The fixed values a front-end offers for it: its choices (true and false for a yes/no option)."""
+        return ("true", "false") if self.kind is bool and not self.choices else self.choices
+
+    def for_front(self, front: str) -> bool:
+        """Whether the front-end named `front` offers this option."""
+        return self.only is None or self.only == front
+
+
+@dataclass(frozen=True)
+class Group:
+    """A group of commands (`gm unit`: the commands whose path starts so), as a front-end shows it: its words and
+    what it is for. `gm_only`: a group of the GM's commands (Discord offers it to server managers by default)."""
+
+    path: str
+    help: str
+    gm_only: bool = False
+
 
 CHART_FILE = (Param("file", help="console: the picture's file under the working folder or $REFEREE_EXPORT_DIR",
-                    words=TEXT),
-              Param("overwrite", help="console: true to replace an existing file", choices=("true", "false")))
+                    words=TEXT, only=CONSOLE),
+              Param("overwrite", bool, help="console: true to replace an existing file", only=CONSOLE))
 """The console's options of a chart (Discord sends the picture itself)."""
 
 MAX_TOML_FILE = 200_000
@@ -71,10 +113,23 @@ class Command:
     # a query: what it shows, from (state, rules, actor, typed options); the front-ends lay the view out
     view: Callable[[Any, Any, str, dict[str, Any]], Any] | None = None
     shows_ended: bool = False  # the query shows the channel's last ended game when none runs (a status)
-    toml_option: str | None = None  # an option naming a TOML file: the front-end reads it into a dict first
+    toml_option: str | None = None  # an option that is a TOML file: read into a dict before the action is built
+    file_what: str = "a TOML file"  # what its file option takes, as a refusal names it ("a card file", "an export")
     # a chart: (state, its stat history, typed options) → what to draw (`engine.chartspec.Chart`); the front-ends
-    # draw it (`charts.py`): a PNG on Discord, a file in the console
+    # draw it (`service.charts`): a PNG on Discord, a file in the console
     chart: Callable[[Any, Any, dict[str, Any]], Any] | None = None
+    private: bool = False  # its answer is for the asker alone (ephemeral on Discord)
+    slow: bool = False  # it may take a while: a front-end that must acknowledge in time does so first
+
+    def __post_init__(self) -> None:
+        if self.toml_option is not None:  # the TOML file's option is a file, wherever it is declared
+            params = tuple(replace(p, kind=File, high=p.high or MAX_TOML_FILE)
+                           if p.name == self.toml_option else p for p in self.params)
+            object.__setattr__(self, "params", params)
+
+    def params_for(self, front: str) -> tuple[Param, ...]:
+        """The options the front-end named `front` offers."""
+        return tuple(p for p in self.params if p.for_front(front))
 
 
 def parse_dice(text: str) -> list[int | str]:
@@ -105,7 +160,14 @@ def coerce_options(command: Command, raw: dict[str, Any]) -> dict[str, Any]:
             continue
         if param.words == NUMBERS:
             check_numbers(name, str(value))
-        if param.kind is not str and isinstance(value, str):
+        if param.kind is bool:
+            value = yes_no(value, name)
+        elif param.kind is File:
+            if isinstance(value, str):
+                raise TypeError(f"/{command.path}: the front-end gives {name}: as an upload, not its name")
+        elif param.kind is Player:
+            value = str(value)
+        elif param.kind is not str and isinstance(value, str):
             try:
                 value = param.kind(value)
             except ValueError:
@@ -113,6 +175,16 @@ def coerce_options(command: Command, raw: dict[str, Any]) -> dict[str, Any]:
                 raise BadInput(f"{name} must be {kind}, not {value!r}") from None
         typed[name] = value
     return typed
+
+
+def yes_no(value: object, name: str) -> bool:
+    """A yes/no option's value: a bool as Discord gives it, or true/false (yes/no) as typed."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in ("true", "false", "yes", "no"):
+        raise BadInput(f"{name} must be true or false, not {value!r}")
+    return text in ("true", "yes")
 
 
 MAX_SHOWN_WORD = 40  # a refused word is shown at most this long

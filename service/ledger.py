@@ -30,6 +30,7 @@ __all__ = ["CSV_COLUMNS", "EXPORT_CHUNK", "FORMATS", "FREE", "MAX_PAGE_SIZE", "M
 
 MAX_PURPOSE = 16  # characters of a purpose filter (it rides in the page buttons' custom ids)
 MAX_PAGE_SIZE = 25
+DEFAULT_PAGE_SIZE = 10
 MAX_PAGE = 100_000
 FREE = ("include", "only", "exclude")
 FORMATS = ("csv", "json")

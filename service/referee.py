@@ -33,6 +33,7 @@ from engine.view import At, Line, Part, Person, View, line, view
 
 CLOCK_ACTOR = "clock"
 NO_GAME = "there is no game in this channel: start one with /game start"
+BUSY = "this channel already has a game running: /game status shows it"
 DUE_BATCH = 200  # games caught up in one transaction
 MAX_ROLLS_SHOWN = 1000
 MAX_EXPORT_BYTES = 5_000_000  # the largest export file /game import reads
@@ -371,10 +372,11 @@ class Referee:
 
     async def start_game(self, channel: str, actor: str, turn_hours: float | None = None,
                          guild_id: int | None = None, command: str = "/game start", ruleset_name: str | None = None,
-                         options: str | None = None) -> Report:
-        """A new game of a rule set in a channel with no live game; `actor` is its GM."""
+                         options: str | None = None, busy: str = BUSY) -> Report:
+        """A new game of a rule set in a channel with no live game; `actor` is its GM. `busy`: the refusal where a
+        game runs already."""
         rules = ruleset(ruleset_name) if ruleset_name else default_ruleset()
-        busy = RuleViolation("this channel already has a game running: /game status shows it")
+        busy = RuleViolation(busy)
         if await self.store.live_game(channel) is not None:
             raise busy
         outcome = rules.start(self.context(None, actor, ruleset_name=rules.name),

@@ -1,13 +1,12 @@
-"""God Dice on Discord: /goddice and its /gm powers, the move controls that answer each move and the clock's
-reminders with them, the table's status. `ADAPTER` is what the shared cogs use of it (`cogs.frontends`); the
+"""God Dice on Discord: the suggestions of its commands' options, the move controls that answer each move and the
+clock's reminders with them, the table's status. `ADAPTER` is what the shared cogs use of it (`cogs.frontends`); the
 registry names this package (`RuleSet.discord`)."""
 
 from cogs.frontends import DiscordAdapter
-from cogs.goddice import clock, reminders, render, views
-from cogs.goddice.cog import player_autocomplete
+from cogs.goddice import clock, complete, reminders, render, views
+from cogs.util import answer_events
 
 ADAPTER = DiscordAdapter(
-    extensions=("cogs.goddice.cog", "cogs.goddice.gm"),
     dynamic_items=views.DYNAMIC_ITEMS,
     status_embed=render.status_embed,
     clock_kinds=frozenset({"player_reminded"}),
@@ -15,5 +14,8 @@ ADAPTER = DiscordAdapter(
     announce=clock.announce,
     after_change=clock.after_change,
     nudges=reminders.nudges,
-    whose_autocomplete=player_autocomplete,
+    whose_autocomplete=complete.player_autocomplete,
+    completers=complete.COMPLETERS,
+    answers={"gm cards": answer_events},  # a card file loaded: before the draft, no move waits
+    shows=render.SHOWS,
 )

@@ -108,3 +108,8 @@ def cards_embeds(cards: Cards) -> list[discord.Embed]:
     """`/goddice cards`: every character with its life, God die and attacks."""
     lines = [safe(line) for line in cards_lines(cards)]  # card titles, and the house mark * as written
     return text_embeds([f"• {line}" for line in lines[:-1]] + lines[-1:], "God Dice cards")
+
+
+SHOWS = {"goddice status": lambda state, rules, actor, options: [status_embed(state)],
+         "goddice cards": lambda state, rules, actor, options: cards_embeds(state.cards)}
+"""God Dice's queries laid out its own way, by path."""

@@ -1,14 +1,11 @@
-"""Nations on Discord: its cogs (/nation, /economy, /stability, /propaganda, /army, /attack and its /gm
-powers), its embeds, its battle choices and what the clock does for it. `ADAPTER` is what the shared cogs use
+"""Nations on Discord: the suggestions of its commands' options, its embeds, its battle choices and what the clock
+does for it (its commands are built from the command table: `cogs.slash`). `ADAPTER` is what the shared cogs use
 of it (`cogs.frontends`); the registry names this package (`RuleSet.discord`)."""
 
 from cogs.frontends import DiscordAdapter
-from cogs.nations import clock, reminders, render, views
-from cogs.nations.autocomplete import nation_autocomplete
+from cogs.nations import autocomplete, clock, reminders, render, views
 
 ADAPTER = DiscordAdapter(
-    extensions=("cogs.nations.nation", "cogs.nations.economy", "cogs.nations.propaganda", "cogs.nations.army",
-                "cogs.nations.attack", "cogs.nations.gm"),
     dynamic_items=views.DYNAMIC_ITEMS,
     status_embed=render.status_embed,
     results_embed=render.results_embed,
@@ -25,5 +22,7 @@ ADAPTER = DiscordAdapter(
     after_change=clock.after_change,
     remind_at=clock.remind_at,
     nudges=reminders.nudges,
-    whose_autocomplete=nation_autocomplete,
+    whose_autocomplete=autocomplete.nation_autocomplete,
+    completers=autocomplete.COMPLETERS,
+    shows=render.SHOWS,
 )

@@ -205,3 +205,12 @@ async def any_battle_autocomplete(interaction: discord.Interaction, current: str
     """Every live battle of the channel (for looking, e.g. /attack status)."""
     state = await _state(interaction)
     return battle_choices(_live_battles(state), current) if state is not None else []
+
+
+COMPLETERS = {
+    "nation": nation_autocomplete, "preset": preset_autocomplete, "own_unit": own_unit_autocomplete,
+    "own_units": own_units_autocomplete, "commit_units": commit_units_autocomplete,
+    "pair_attacker": pair_attacker_autocomplete, "pair_defender": pair_defender_autocomplete,
+    "my_battle": my_battle_autocomplete, "any_battle": any_battle_autocomplete,
+}
+"""The suggestions Nations' commands name (`Param.complete`)."""

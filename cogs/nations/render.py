@@ -23,7 +23,7 @@ from cogs.render import (
 from cogs.util import actor, reply, run_command
 from engine.describe import plural
 from engine.events import DieRolled, Event
-from engine.nations.common import actions_left, army_mp
+from engine.nations.common import actions_left, army_mp, viewed_nation
 from engine.nations.describe import standing_line, unit_name, unit_ref, winner_line
 from engine.nations.events import BattleAwaits, BattleEnded, ChoiceReminded, DuelStarted, UnitLeftFight
 from engine.nations.rules import Rules
@@ -406,6 +406,24 @@ def _fit(lines: list[str], limit: int = FIELD_LIMIT) -> str:
             return "\n".join([*kept, more])[:limit]
         kept.append(line)
     return text[:limit]
+
+
+def show_nation(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> list[discord.Embed]:
+    """/nation show: a nation's sheet (the asker's by default)."""
+    return [nation_embed(viewed_nation(state, actor, options.get("nation")), state, rules)]
+
+
+def show_army(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> list[discord.Embed]:
+    """/army show: a nation's units (the asker's by default)."""
+    return [army_embed(viewed_nation(state, actor, options.get("nation")), rules)]
+
+
+def show_battles(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> list[discord.Embed]:
+    """/attack status: the battles, or one."""
+    return [battles_embed(state, options.get("battle"))]
+
+
+SHOWS = {"nation show": show_nation, "army show": show_army, "attack status": show_battles}
 
 
 async def answer(interaction: discord.Interaction, report: Any) -> None:

@@ -56,6 +56,7 @@ RULES = register(RuleSet(
     event_line=describe.event_line,
     change_line=describe.change_line,
     commands=commands.COMMANDS,
+    groups=commands.GROUPS,
     rank=1,
     rules_file="goddice.toml",
     rules_from_dict=rules_from_dict,

@@ -63,6 +63,7 @@ RULES = register(RuleSet(
     event_line=describe.event_line,
     change_line=describe.change_line,
     commands=commands.COMMANDS,
+    groups=commands.GROUPS,
     fixed_house_keys=("turn_hours",),
     quick_catch_up=clock.quick_catch_up,
     rank=0,

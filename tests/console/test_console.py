@@ -853,13 +853,14 @@ def test_a_list_of_numbers_names_the_word_that_is_not_one():
     assert coerce_options(BY_PATH["attack commit"], {"units": "#1, 2 3"}) == {"units": "#1, 2 3"}
 
 
-def test_only_a_text_option_without_choices_takes_several_words():
+def test_only_a_text_option_takes_several_words():
     from engine.vocabulary import LIST, NUMBERS, ONE, TEXT, Param
 
-    with pytest.raises(ValueError, match="only a text option without choices"):
+    with pytest.raises(ValueError, match="only a text option may take several words"):
         Param("count", int, words=LIST)
-    with pytest.raises(ValueError, match="only a text option without choices"):
-        Param("kind", choices=("a", "b"), words=TEXT)
+    with pytest.raises(ValueError, match="only a text option may take several words"):
+        Param("flag", bool, words=TEXT)
+    assert Param("topic", choices=("a", "b"), words=TEXT).offered == ("a", "b")  # /help topic:gm unit
     with pytest.raises(ValueError, match="words is one of"):
         Param("x", words="many")
     several = {(c.path, p.name): p.words for c in COMMANDS for p in c.params if p.words != ONE}

@@ -1,30 +1,16 @@
-"""/goddice join|begin|choose|pick|declare|defend|roll|favor|attack|resurrect|status|cards.
-
-Each move answers with its events, a mention of the player whose move it is now and, for the attack
-phase, that move's controls (`cogs.goddice.views`).
-"""
+"""God Dice's suggestions for its commands' options (Discord's autocomplete): the user's characters, living, dead
+or wounded, the defender's characters, the legal attacks, the players. Only suggestions: the engine checks every
+choice again."""
 
 from __future__ import annotations
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
-from cogs.goddice.render import cards_embeds, status_embed
-from cogs.goddice.views import answer_move
-from cogs.host import RefereeHost
-from cogs.util import about, actor, choice_list, described, has_gm_role, query_state, reply, run_command, state_or_none
+from cogs.util import actor, has_gm_role, state_or_none
 from engine.goddice.common import RULESET, label, legal_attacks, turn_of
 from engine.goddice.describe import attack_text
 from engine.goddice.state import Character, GoddiceState, Player
-
-FIRST = choice_list("goddice choose", "first")
-CHARACTERS = choice_list("goddice pick", "character")
-TYPES = choice_list("goddice roll", "type")
-FAVOR = choice_list("goddice favor", "choice")
-
-
-# --- autocomplete ----------------------------------------------------------------------------------
 
 
 def display(interaction: discord.Interaction, player: str) -> str | None:
@@ -138,84 +124,9 @@ async def any_character_autocomplete(interaction: discord.Interaction,
     return matching([character_choice(player, c, state) for c in player.characters], current)
 
 
-# --- the commands ----------------------------------------------------------------------------------
-
-
-@app_commands.guild_only()
-class Goddice(commands.GroupCog, group_name="goddice", group_description="God Dice: seats, draft, turns"):
-    def __init__(self, bot: RefereeHost) -> None:
-        self.bot = bot
-
-    @app_commands.command(name="join", description=about("goddice join"))
-    @described("goddice join")
-    async def join(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
-        await run_command(interaction, "goddice join", answer=answer_move,
-                          player=str(player.id) if player else None)
-
-    @app_commands.command(name="begin", description=about("goddice begin"))
-    async def begin(self, interaction: discord.Interaction) -> None:
-        await run_command(interaction, "goddice begin", answer=answer_move)
-
-    @app_commands.command(name="choose", description=about("goddice choose"))
-    @described("goddice choose")
-    @app_commands.choices(first=FIRST)
-    async def choose(self, interaction: discord.Interaction, first: app_commands.Choice[str]) -> None:
-        await run_command(interaction, "goddice choose", answer=answer_move, first=first.value)
-
-    @app_commands.command(name="pick", description=about("goddice pick"))
-    @described("goddice pick")
-    @app_commands.choices(character=CHARACTERS)
-    async def pick(self, interaction: discord.Interaction, character: app_commands.Choice[str]) -> None:
-        await run_command(interaction, "goddice pick", answer=answer_move, character=character.value)
-
-    @app_commands.command(name="declare", description=about("goddice declare"))
-    @described("goddice declare")
-    @app_commands.autocomplete(attacker=living_autocomplete, target=player_autocomplete)
-    async def declare(self, interaction: discord.Interaction, attacker: str | None = None,
-                      target: str | None = None) -> None:
-        await run_command(interaction, "goddice declare", answer=answer_move, attacker=attacker, target=target)
-
-    @app_commands.command(name="defend", description=about("goddice defend"))
-    @described("goddice defend")
-    @app_commands.autocomplete(character=living_autocomplete)
-    async def defend(self, interaction: discord.Interaction, character: str) -> None:
-        await run_command(interaction, "goddice defend", answer=answer_move, character=character)
-
-    @app_commands.command(name="roll", description=about("goddice roll"))
-    @described("goddice roll")
-    @app_commands.choices(type=TYPES)
-    async def roll(self, interaction: discord.Interaction, type: app_commands.Choice[str] | None = None) -> None:
-        await run_command(interaction, "goddice roll", answer=answer_move, type=type.value if type else None)
-
-    @app_commands.command(name="favor", description=about("goddice favor"))
-    @described("goddice favor")
-    @app_commands.choices(choice=FAVOR)
-    async def favor(self, interaction: discord.Interaction, choice: app_commands.Choice[str]) -> None:
-        await run_command(interaction, "goddice favor", answer=answer_move, choice=choice.value)
-
-    @app_commands.command(name="attack", description=about("goddice attack"))
-    @described("goddice attack")
-    @app_commands.autocomplete(name=attack_autocomplete, targets=target_autocomplete, heal=wounded_autocomplete)
-    async def attack(self, interaction: discord.Interaction, name: str, targets: str | None = None,
-                     heal: str | None = None) -> None:
-        await run_command(interaction, "goddice attack", answer=answer_move, name=name, targets=targets, heal=heal)
-
-    @app_commands.command(name="resurrect", description=about("goddice resurrect"))
-    @described("goddice resurrect")
-    @app_commands.autocomplete(character=dead_autocomplete)
-    async def resurrect(self, interaction: discord.Interaction, character: str) -> None:
-        await run_command(interaction, "goddice resurrect", answer=answer_move, character=character)
-
-    @app_commands.command(name="status", description=about("goddice status"))
-    async def status(self, interaction: discord.Interaction) -> None:
-        state = await query_state(interaction, "goddice status")
-        await reply(interaction, embed=status_embed(state))
-
-    @app_commands.command(name="cards", description=about("goddice cards"))
-    async def cards(self, interaction: discord.Interaction) -> None:
-        state = await query_state(interaction, "goddice cards")
-        await reply(interaction, embeds=cards_embeds(state.cards))
-
-
-async def setup(bot: RefereeHost) -> None:
-    await bot.add_cog(Goddice(bot))
+COMPLETERS = {
+    "living": living_autocomplete, "dead": dead_autocomplete, "wounded": wounded_autocomplete,
+    "target": target_autocomplete, "attack": attack_autocomplete, "player": player_autocomplete,
+    "any_character": any_character_autocomplete,
+}
+"""The suggestions God Dice's commands name (`Param.complete`)."""

@@ -1,0 +1,64 @@
+"""How every slash command of the table runs on Discord: parse, check, call, render.
+
+The options Discord gives are made what the table says (a member: its id; an attachment: an upload read on demand,
+refused first when larger than the option allows); a slow command, or one that reads a file, is acknowledged first
+(privately when its answer is private, or a file is read: a refusal of the file reaches its sender alone); the
+request goes to the service (`service.dispatch`) and its reply is rendered (`cogs.answers`). A command the
+front-end answers itself (`OWN`: /remind me, reminders by direct message) is not the service's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from cogs.answers import show
+from cogs.remind import remind_me
+from cogs.util import dispatcher, request
+from engine.errors import BadInput
+from engine.vocabulary import Command, File
+from service.dispatch import Upload
+
+Own = Callable[[discord.Interaction, dict[str, Any]], Awaitable[None]]
+OWN: dict[str, Own] = {"remind me": remind_me}
+"""The commands of the table Discord answers itself, by path."""
+THINKING = "referee:thinking"
+"""`Interaction.extras` key: the interaction was acknowledged publicly before its answer (a refusal then replaces
+the acknowledgement with a private message)."""
+
+
+def upload(attachment: discord.Attachment, limit: int) -> Upload:
+    """An attachment as the service reads it: refused at once when larger than `limit` bytes; read when needed."""
+    if attachment.size > limit:
+        raise BadInput(f"that file is too large ({attachment.size} bytes; at most {limit})")
+
+    async def read() -> bytes:
+        try:
+            return await attachment.read()
+        except discord.HTTPException:
+            raise BadInput(f"cannot download {attachment.filename} from Discord right now; try again") from None
+
+    return Upload(attachment.filename, read)
+
+
+async def run_slash(interaction: discord.Interaction, command: Command, given: dict[str, Any]) -> None:
+    """One slash command of the table, as the interaction's user."""
+    own = OWN.get(command.path)
+    if own is not None:
+        await own(interaction, given)
+        return
+    files = {p.name for p in command.params if p.kind is File}
+    typed = {name: upload(value, int(next(p.high for p in command.params if p.name == name) or 0))
+             if name in files and isinstance(value, discord.Attachment) else
+             str(value.id) if isinstance(value, discord.abc.User) else value
+             for name, value in given.items()}
+    asked = request(interaction, command, typed)
+    reading = any(name in files for name in typed)
+    if command.slow or reading:
+        private = command.private or reading
+        await interaction.response.defer(ephemeral=private, thinking=True)
+        if not private:
+            interaction.extras[THINKING] = True
+    await show(interaction, asked, await dispatcher(interaction).run(asked))

@@ -74,7 +74,7 @@ MAX_CARD_FILE = MAX_TOML_FILE
 NO_PAGES = ("the console serves no game pages: start it with `python bot.py --web` (WEB_PORT: its port, default 8080;"
             " PUBLIC_URL: the address players see); nothing changed")
 EXPORT_DIR_ENV = "REFEREE_EXPORT_DIR"
-"""A folder `/gm export file:` may write under, besides the working folder."""
+"""A folder `/gm export file:` may write under, besides the working folder (read with the settings, bot.py)."""
 log = logging.getLogger("referee.console")
 
 
@@ -177,8 +177,9 @@ class Console:
     """Reads commands, runs them through the referee and writes the answers."""
 
     def __init__(self, referee: Referee, out: TextIO, fmt: str = "text", db_path: str | None = None,
-                 emoji: bool = True, pages: Any = None) -> None:
+                 emoji: bool = True, pages: Any = None, export_dir: str | None = None) -> None:
         self.referee = referee
+        self.export_dir = export_dir  # $REFEREE_EXPORT_DIR: a folder exports may write under, besides the working one
         self.pages = pages  # the game pages' server (`web.server.GamePages`) with --web, else None
         self.out = out
         self.formatter = Formatter(fmt, emoji)
@@ -397,7 +398,7 @@ class Console:
         fmt = options["format"]
         game_id = await self.referee.shown_game_id(CHANNEL)
         shown = options.get("file") or f"roll-ledger.{fmt}"
-        target = export_path(shown)
+        target = export_path(shown, self.export_dir)
         overwrite = _yes_no(options.get("overwrite"), "overwrite")
         try:
             if (target.exists() or target.is_symlink()) and not (overwrite and target.is_file()):
@@ -425,7 +426,7 @@ class Console:
         """/game chart, /nation chart: the chart written as a PNG under an export folder; prints its path."""
         drawn = await self.referee.chart(CHANNEL, command, options)
         shown = options.get("file") or drawn.file_name
-        target = export_path(shown)
+        target = export_path(shown, self.export_dir)
         write_new_file(target, await charts.render(drawn), _yes_no(options.get("overwrite"), "overwrite"), shown)
         self.say(f"Wrote the chart “{drawn.title}” to {target}")
 
@@ -436,7 +437,7 @@ class Console:
             raise NotGM("only the GM may export the game")
         text = json.dumps(await self.referee.export(CHANNEL), indent=2)
         if file:
-            write_new_file(export_path(file), (text + "\n").encode("utf-8"), overwrite, file)
+            write_new_file(export_path(file, self.export_dir), (text + "\n").encode("utf-8"), overwrite, file)
             self.say(f"Game exported to {file}.")
         else:
             self.say(text)
@@ -485,21 +486,20 @@ def read_regular_file(file: str, limit: int, what: str) -> bytes:
     return raw
 
 
-def export_folders() -> list[Path]:
-    """Where `/gm export file:` may write: the working folder, and $REFEREE_EXPORT_DIR when set."""
+def export_folders(extra: str | None = None) -> list[Path]:
+    """Where `/gm export file:` may write: the working folder, and `extra` ($REFEREE_EXPORT_DIR) when set."""
     folders = [Path.cwd().resolve()]
-    extra = os.environ.get(EXPORT_DIR_ENV)
     if extra:
         folders.append(Path(extra).resolve())
     return folders
 
 
-def export_path(file: str) -> Path:
+def export_path(file: str, extra: str | None = None) -> Path:
     """`file` (relative to the working folder) with symlinks and `..` resolved, if it lies under an export
-    folder; BadInput otherwise."""
+    folder (the working folder, `extra`); BadInput otherwise."""
     try:
         target = (Path.cwd() / file).resolve()
-        folders = export_folders()
+        folders = export_folders(extra)
     except (OSError, RuntimeError, ValueError) as err:  # RuntimeError: a symlink loop
         raise BadInput(f"cannot write {file}: {err}") from None
     if not any(target != folder and target.is_relative_to(folder) for folder in folders):
@@ -632,7 +632,7 @@ def ledger_line(roll: RollRecord | FacesRecord) -> str:
 async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
                       clock: Callable[[], datetime] = utc_now, seed: int | None = None,
                       stderr: TextIO | None = None, new: bool = False, fmt: str = "text", emoji: bool = True,
-                      web: tuple[str, int, str, bool] | None = None) -> int:
+                      web: tuple[str, int, str, bool] | None = None, export_dir: str | None = None) -> int:
     """Run the console until the end of input; returns the exit status: 0, or 1 when the database cannot be
     opened (one `error:` line on stderr, no traceback).
 
@@ -643,7 +643,8 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
     editing and history (`readline`) when stdin is the process's own terminal.
 
     `web` (`--web`): serve the database's games' pages while the console runs — (host, port, the address players
-    see, trust X-Forwarded-For); the lines are then read in a thread, so that the pages answer meanwhile."""
+    see, trust X-Forwarded-For); the lines are then read in a thread, so that the pages answer meanwhile.
+    `export_dir` (REFEREE_EXPORT_DIR): a folder exports may write under, besides the working folder."""
     try:
         store = await Store.open(db_path)
     except StoreUnavailable as err:
@@ -651,7 +652,7 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
     except (OSError, sqlite3.Error) as err:
         return _startup_error(f"cannot open the database {db_path}: {err}", stderr)
     with contextlib.suppress(OSError, RuntimeError):  # no working folder any more: nothing to clean
-        for folder in export_folders():  # what an export killed while writing left behind
+        for folder in export_folders(export_dir):  # what an export killed while writing left behind
             clean_leftovers(folder)
     pages = None
     try:
@@ -664,7 +665,7 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
                 return _startup_error(str(err), stderr)
             print(f"Serving the game pages on {web[0]}:{web[1]} as {web[2]}: /game page gives a game's link.",
                   file=stderr or sys.stderr, flush=True)
-        console = Console(referee, stdout, fmt=fmt, db_path=db_path, emoji=emoji, pages=pages)
+        console = Console(referee, stdout, fmt=fmt, db_path=db_path, emoji=emoji, pages=pages, export_dir=export_dir)
         interactive = stdin.isatty()
         console.gather()
         await console.catch_up()

@@ -5,7 +5,8 @@
     python bot.py --console --new --format markdown   # end the console's game first; answers as markdown
     python bot.py --web        # the console, serving its games' pages (WEB_PORT, default 8080)
 
-The environment it reads is listed in `ENVIRONMENT` (`python bot.py --help`). Nothing connects at import time.
+The environment it reads is `service.settings.Settings`, listed in `ENVIRONMENT` (`python bot.py --help`); what
+the tests inject besides (a fake clock, forced dice) is a `Runtime`. Nothing connects at import time.
 """
 
 from __future__ import annotations
@@ -14,14 +15,11 @@ import argparse
 import asyncio
 import gc
 import logging
-import os
-import re
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import discord
 from discord import app_commands
@@ -33,12 +31,12 @@ from cogs.ratelimits import bound_buckets
 from cogs.render import error_embed, use_clock
 from cogs.util import reply
 from cogs.views import DYNAMIC_ITEMS
-from data.postgres import redacted
 from data.store import SHUTTING_DOWN, Store, StoreUnavailable
 from engine.dice import Roller
 from engine.errors import RefereeError
 from service import charts, logformat
 from service.referee import Referee, utc_now
+from service.settings import DEFAULT_WEB_PORT, ENVIRONMENT, Settings
 
 if TYPE_CHECKING:
     from web.server import GamePages
@@ -48,23 +46,6 @@ DRAIN_TIMEOUT = 10.0  # seconds closing waits for the interactions being handled
 # discord.py's task per interaction (a slash command, a persistent button, a view's item); the clock's wakes
 # run in APScheduler's `run_coroutine_job` tasks
 INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-dynamic-item-", "discord-ui-view-dispatch-")
-ENVIRONMENT = """\
-environment (also read from a .env file beside bot.py):
-  DISCORD_TOKEN       the bot's token; without it the console runs (never logged)
-  REFEREE_DB          the database: a SQLite path or a postgresql:// URL (default referee.db)
-  DISCORD_GUILD_ID    sync the slash commands to this server at start (else globally, slower)
-  GM_ROLE             members with this role are GMs of every game in their server (default GM)
-  LOG_LEVEL           DEBUG, INFO (default), WARNING or ERROR
-  LOG_FORMAT          text (default) or json: one JSON object a line
-  SHARD_COUNT         shard the bot: how many shards in all (1 to 1024)
-  SHARD_IDS           the shards this process runs, e.g. 0,1 (needs SHARD_COUNT; default all)
-  HEALTH_FILE         a file the clock writes the time into at least every minute (a liveness check)
-  REFEREE_EXPORT_DIR  console: one more folder /gm export file: may write to
-  WEB_PORT            serve each game's page on this port (1 to 65535; default off, --web: 8080)
-  WEB_HOST            the address the page server listens on (default 127.0.0.1: behind a reverse proxy)
-  PUBLIC_URL          the pages' address players see, http(s) (default http://localhost:<WEB_PORT>)
-  WEB_TRUST_PROXY     1: a request's address is the X-Forwarded-For its reverse proxy sets (default 0)
-"""
 
 
 def redact(text: str, token: str | None) -> str:
@@ -123,146 +104,19 @@ def dynamic_items() -> list[type]:
     return [*DYNAMIC_ITEMS, *LEDGER_ITEMS, *frontends.dynamic_items()]
 
 
-DEFAULT_WEB_HOST = "127.0.0.1"
-DEFAULT_WEB_PORT = 8080  # `--web`'s port when WEB_PORT is not set
+@dataclass(frozen=True)
+class Runtime:
+    """What the process gives the bot besides its settings, never read from the environment: the tests inject a
+    fake clock and dice and skip syncing the commands; a real run (`main`) freezes what starting made."""
 
-
-@dataclass
-class Settings:
-    """What the bot needs to run; `from_env` reads it from the environment (and `.env`)."""
-
-    token: str | None = None
-    db_path: str = "referee.db"
-    guild_id: int | None = None
-    gm_role: str = "GM"
-    log_level: str = "INFO"
-    log_format: str = "text"  # or "json": one JSON object a line (`logformat`)
-    shard_count: int | None = None  # sharded: this process runs `shard_ids` (every shard when None) of so many
-    shard_ids: tuple[int, ...] | None = None
-    health_file: str | None = None  # the clock writes the time there at least every minute (a liveness check)
-    web_port: int | None = None  # the game pages' server: on when set (WEB_PORT; tests: 0, any free port)
-    web_host: str = DEFAULT_WEB_HOST
-    public_url: str | None = None  # the pages' address players see (None: http://localhost:<web_port>)
-    web_trust_proxy: bool = False  # a request's address from X-Forwarded-For (behind a reverse proxy)
+    clock: Callable[[], datetime] = utc_now
+    roller: Roller | None = None  # None: fair dice
     sync_commands: bool = True
-    freeze_startup: bool = False  # gc.freeze() once started (a real run: from_env; not the many bots of the tests)
-    clock: Callable[[], datetime] = field(default=utc_now)  # tests inject a fake clock
-    roller: Roller | None = None  # tests inject dice
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        env = os.environ if env is None else env
-        guild = env.get("DISCORD_GUILD_ID", "").strip()
-        if guild and not guild.isdigit():
-            raise ValueError(f"DISCORD_GUILD_ID must be a server id (digits), not {guild!r}")
-        log_format = (env.get("LOG_FORMAT") or "text").strip().lower()
-        if log_format not in LOG_FORMATS:
-            raise ValueError(f"LOG_FORMAT must be text or json, not {env.get('LOG_FORMAT')!r}")
-        shard_count, shard_ids = _shards(env.get("SHARD_COUNT", "").strip(), env.get("SHARD_IDS", "").strip())
-        return cls(
-            token=env.get("DISCORD_TOKEN") or None,
-            db_path=env.get("REFEREE_DB") or "referee.db",
-            guild_id=int(guild) if guild else None,
-            gm_role=env.get("GM_ROLE") or "GM",
-            log_level=(env.get("LOG_LEVEL") or "INFO").upper(),
-            log_format=log_format,
-            shard_count=shard_count,
-            shard_ids=shard_ids,
-            health_file=env.get("HEALTH_FILE", "").strip() or None,
-            web_port=_port(env.get("WEB_PORT", "").strip()),
-            web_host=_host(env.get("WEB_HOST", "").strip()),
-            public_url=_public_url(env.get("PUBLIC_URL", "").strip()),
-            web_trust_proxy=_flag("WEB_TRUST_PROXY", env.get("WEB_TRUST_PROXY", "").strip()),
-            freeze_startup=True,
-        )
-
-    @property
-    def pages_url(self) -> str:
-        """The address of the game pages players see: PUBLIC_URL, else this machine's port."""
-        return self.public_url or f"http://localhost:{self.web_port or DEFAULT_WEB_PORT}"
-
-    def __repr__(self) -> str:  # never show the token
-        return (f"Settings(db_path={redacted(self.db_path)!r}, guild_id={self.guild_id}, "
-                f"gm_role={self.gm_role!r})")
+    freeze_startup: bool = False  # gc.freeze() once started (a real run; not the many bots of the tests)
 
 
-LOG_FORMATS = ("text", "json")
-MAX_SHARDS = 1024
-
-
-def _port(text: str) -> int | None:
-    """WEB_PORT read and checked: None when not set."""
-    if not text:
-        return None
-    if not _whole(text) or not 1 <= int(text) <= 65535:
-        raise ValueError(f"WEB_PORT must be a port number from 1 to 65535, not {text!r}")
-    return int(text)
-
-
-def _host(text: str) -> str:
-    """WEB_HOST: an address or host name to listen on (default 127.0.0.1)."""
-    if not text:
-        return DEFAULT_WEB_HOST
-    if not text.isascii() or not re.fullmatch(r"[A-Za-z0-9.:\-\[\]%_]+", text):
-        raise ValueError(f"WEB_HOST must be an address to listen on, e.g. 127.0.0.1 or 0.0.0.0, not {text!r}")
-    return text.strip("[]")
-
-
-def _public_url(text: str) -> str | None:
-    """PUBLIC_URL: an http(s) address with a host, no query, no fragment, no user or password; without its
-    trailing slash (a page's link is it and /g/<token>)."""
-    if not text:
-        return None
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018  (a port that is not a number raises here)
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"PUBLIC_URL must be the pages' address players see, e.g. https://referee.example.org, "
-                         f"not {text!r}")
-    if parts.query or parts.fragment or "?" in text or "#" in text:
-        raise ValueError(f"PUBLIC_URL must have no query (?) or fragment (#): {text!r}")
-    if parts.username is not None or parts.password is not None:
-        raise ValueError("PUBLIC_URL must not hold a user name or password")
-    if any(c.isspace() or not c.isprintable() or not c.isascii() for c in text):
-        raise ValueError(f"PUBLIC_URL must be written in plain ASCII without spaces: {text!r}")
-    return text.rstrip("/")
-
-
-def _flag(name: str, text: str) -> bool:
-    """A yes/no variable: 1, true or yes; 0, false, no or unset."""
-    value = text.lower()
-    if value in ("", "0", "false", "no"):
-        return False
-    if value in ("1", "true", "yes"):
-        return True
-    raise ValueError(f"{name} must be 1 or 0, not {text!r}")
-
-
-def _whole(text: str) -> bool:
-    return text.isascii() and text.isdigit()
-
-
-def _shards(count: str, ids: str) -> tuple[int | None, tuple[int, ...] | None]:
-    """SHARD_COUNT and SHARD_IDS ("0,1") read and checked: (None, None) when unsharded."""
-    if not count:
-        if ids:
-            raise ValueError("SHARD_IDS needs SHARD_COUNT (how many shards in all)")
-        return None, None
-    if not _whole(count) or not 1 <= int(count) <= MAX_SHARDS:
-        raise ValueError(f"SHARD_COUNT must be a whole number from 1 to {MAX_SHARDS}, not {count!r}")
-    if not ids:
-        return int(count), None
-    parts = [p.strip() for p in ids.split(",")]
-    if not all(_whole(p) for p in parts):
-        raise ValueError(f"SHARD_IDS must be shard numbers separated by commas (0,1), not {ids!r}")
-    shards = tuple(int(p) for p in parts)
-    if len(set(shards)) != len(shards):
-        raise ValueError(f"SHARD_IDS names a shard twice: {ids!r}")
-    if max(shards) >= int(count):
-        raise ValueError(f"SHARD_IDS must be below SHARD_COUNT ({count}): {ids!r}")
-    return int(count), shards
+REAL_RUN = Runtime(freeze_startup=True)
+"""A real run's runtime: the real clock and fair dice, the commands synced, what starting made frozen."""
 
 
 NOT_VALID_HERE = "that option's value is not valid here; nothing changed"
@@ -310,12 +164,13 @@ class RefereeBot(commands.Bot):
     The cogs see it as a `cogs.host.RefereeHost` (they never import this module)."""
 
     settings: Settings
+    runtime: Runtime
     store: Store
     referee: Referee
     command_ids: dict[str, int]  # each slash command's path → its top-level command's id (for mentions)
     pages: GamePages | None  # the game pages' server, when the settings turn it on (WEB_PORT)
 
-    def __init__(self, settings: Settings, **options: Any) -> None:
+    def __init__(self, settings: Settings, runtime: Runtime | None = None, **options: Any) -> None:
         options.setdefault("intents", discord.Intents.default())
         options.setdefault("command_prefix", commands.when_mentioned)
         options.setdefault("help_command", None)
@@ -325,6 +180,7 @@ class RefereeBot(commands.Bot):
         super().__init__(**options)
         bound_buckets(self.http)  # discord.py's rate-limit table: pruned in amortised O(1) (cogs.ratelimits)
         self.settings = settings
+        self.runtime = runtime or Runtime()
         self._shutdown: asyncio.Future[None] | None = None
         self.command_ids = {}
         self.pages = None
@@ -332,8 +188,8 @@ class RefereeBot(commands.Bot):
     async def setup_hook(self) -> None:
         if getattr(self, "store", None) is None:  # `serve` opens it before connecting
             self.store = await Store.open(self.settings.db_path)
-        self.referee = Referee(self.store, None, self.settings.roller, self.settings.clock)
-        use_clock(self.settings.clock)  # reports are stamped with the moment by the referee's clock
+        self.referee = Referee(self.store, None, self.runtime.roller, self.runtime.clock)
+        use_clock(self.runtime.clock)  # reports are stamped with the moment by the referee's clock
         self.tree.on_error = self.on_app_command_error
         self.tree.interaction_check = self.accepting
         self.add_dynamic_items(*dynamic_items())
@@ -342,7 +198,7 @@ class RefereeBot(commands.Bot):
             await self.load_extension(extension)
         guild = discord.Object(self.settings.guild_id) if self.settings.guild_id else None
         registered: list[app_commands.AppCommand] = []
-        if self.settings.sync_commands:
+        if self.runtime.sync_commands:
             if guild is not None:
                 self.tree.copy_global_to(guild=guild)
             registered = await self.tree.sync(guild=guild)
@@ -352,7 +208,7 @@ class RefereeBot(commands.Bot):
             except (discord.HTTPException, discord.ClientException) as err:
                 log.warning("could not fetch the registered commands (/help shows them as text): %s", err)
         self.command_ids = command_ids(self.tree, registered)
-        if self.settings.freeze_startup:
+        if self.runtime.freeze_startup:
             # What starting made (modules, rule tables, the command tree) lives as long as the bot: out of the cyclic
             # collector's full passes, which took 100-180 ms each while pages were served (bench.web).
             gc.collect()
@@ -478,16 +334,19 @@ class AutoShardedRefereeBot(RefereeBot, commands.AutoShardedBot):
     """The referee as an auto-sharded bot: one process runs several shards (or all); the cogs are the same."""
 
 
-def create_bot(settings: Settings | None = None, **discord_options: Any) -> RefereeBot:
-    """The Discord bot, not connected: sharded when the settings say so (SHARD_COUNT, SHARD_IDS). Options go to
+def create_bot(settings: Settings | None = None, runtime: Runtime | None = None,
+               **discord_options: Any) -> RefereeBot:
+    """The Discord bot, not connected: sharded when the settings say so (SHARD_COUNT, SHARD_IDS). Without settings,
+    they are read from the environment and the bot runs as a real run does (`REAL_RUN`). Options go to
     `commands.Bot` (tests pass `guild_ready_timeout`…)."""
-    settings = settings or Settings.from_env()
+    if settings is None:
+        settings, runtime = Settings.from_env(), runtime or REAL_RUN
     if settings.shard_count is None:
-        return RefereeBot(settings, **discord_options)
+        return RefereeBot(settings, runtime, **discord_options)
     discord_options.setdefault("shard_count", settings.shard_count)
     if settings.shard_ids is not None:
         discord_options.setdefault("shard_ids", list(settings.shard_ids))
-    return AutoShardedRefereeBot(settings, **discord_options)
+    return AutoShardedRefereeBot(settings, runtime, **discord_options)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -521,15 +380,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run the referee; returns the exit status. Startup failures print one clear line."""
     args = parse_args(argv)
     try:
-        from dotenv import load_dotenv
-
-        load_dotenv()
         settings = Settings.from_env()
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if args.db:
-        settings.db_path = args.db
+        settings = settings.model_copy(update={"db_path": args.db})
     logformat.configure(settings.log_level, settings.log_format)
     install_redaction(settings.token)
     if args.backup is not None:  # a copy of the database (the bot may be running on it), then exit
@@ -558,12 +414,12 @@ def main(argv: list[str] | None = None) -> int:
                    settings.web_trust_proxy)
         try:
             return asyncio.run(run_console(settings.db_path, seed=args.seed, new=args.new, fmt=args.format,
-                                           emoji=not args.no_emoji, web=web))
+                                           emoji=not args.no_emoji, web=web, export_dir=settings.export_dir))
         except StoreUnavailable as err:  # the console says so itself; this is the safety net
             return fail(str(err), settings.token)
         except KeyboardInterrupt:
             return 130
-    return run_discord(settings)
+    return run_discord(settings, REAL_RUN)
 
 
 def fail(message: str, token: str | None = None) -> int:
@@ -572,11 +428,11 @@ def fail(message: str, token: str | None = None) -> int:
     return 1
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings, runtime: Runtime | None = None) -> None:
     """Open the store (a failure ends here, before Discord is contacted), then run the bot until it closes."""
     store = await Store.open(settings.db_path)
     try:
-        bot = create_bot(settings)
+        bot = create_bot(settings, runtime)
     except BaseException:
         await store.close()
         raise
@@ -587,11 +443,11 @@ async def serve(settings: Settings) -> None:
         await bot.close()
 
 
-def run_discord(settings: Settings) -> int:
+def run_discord(settings: Settings, runtime: Runtime | None = None) -> int:
     """Run the Discord bot; returns the exit status. A failure prints one line, never a server's answer."""
     token = settings.token
     try:
-        asyncio.run(serve(settings))
+        asyncio.run(serve(settings, runtime))
     except (StoreUnavailable, PagesUnavailable) as err:
         return fail(str(err), token)
     except discord.LoginFailure:

@@ -284,14 +284,14 @@ def _discord() -> Any:
     return fakediscord, discordkit
 
 
-def bot_with_noop(db: Path, now: datetime) -> Any:
+def bot_with_noop(db: Path, now: datetime, **settings: Any) -> Any:
     """The bot on `db` with its clock standing still at `now` (no turn ends) and a /noop command that answers at
-    once: the reference a command's latency is set against."""
+    once: the reference a command's latency is set against. `settings`: more of `discordkit.config`'s."""
     import discord
     from discord import app_commands
 
     _, kit = _discord()
-    bot = kit.create_bot(kit.settings(db, kit.FakeClock(now), kit.Dice()), guild_ready_timeout=0.05)
+    bot = kit.create_bot(*kit.config(db, kit.FakeClock(now), kit.Dice(), **settings), guild_ready_timeout=0.05)
 
     async def noop(interaction: discord.Interaction) -> None:
         await interaction.response.send_message("ok")
@@ -365,7 +365,7 @@ async def worker_restart(games: int, repeats: int = 3) -> dict[str, Any]:
 
             async def restart(path: Path) -> tuple[float, bool]:
                 began = time.perf_counter()
-                bot = kit.create_bot(kit.settings(path, clock, kit.Dice()), guild_ready_timeout=0.05)
+                bot = kit.create_bot(*kit.config(path, clock, kit.Dice()), guild_ready_timeout=0.05)
                 running = await fake.start_bot(bot)
                 spent = time.perf_counter() - began
                 armed = bot.get_cog("Clock").scheduler.get_job("clock") is not None
@@ -425,8 +425,8 @@ async def worker_lateness(games: int, turns: int, turn_seconds: float) -> dict[s
     try:
         async with fakediscord.FakeDiscord(error_loggers=kit.ERROR_LOGGERS) as fake:
             guild, rooms, gm, players = await _table(fake, games)
-            config = kit.Settings(token=fake.token, db_path=str(folder / "referee.db"), roller=kit.Dice())
-            bot = kit.create_bot(config, guild_ready_timeout=0.05)
+            bot = kit.create_bot(kit.Settings(token=fake.token, db_path=str(folder / "referee.db")),
+                                 kit.Runtime(roller=kit.Dice()), guild_ready_timeout=0.05)
             running = await fake.start_bot(bot)
             try:
                 referee, clock = bot.referee, bot.get_cog("Clock")
@@ -493,7 +493,7 @@ async def worker_memory(stored: int, active: int, commands_each: int = 2) -> dic
             await build_store(folder / "referee.db", channels, guild.id, str(gm.id), [str(p.id) for p in players])
             windowed = reset_peak()
             clock = kit.FakeClock(T0 + timedelta(hours=1))
-            bot = kit.create_bot(kit.settings(folder / "referee.db", clock, kit.Dice()), guild_ready_timeout=0.05)
+            bot = kit.create_bot(*kit.config(folder / "referee.db", clock, kit.Dice()), guild_ready_timeout=0.05)
             running = await fake.start_bot(bot)
             try:
                 refused = 0

@@ -274,12 +274,12 @@ async def measure(pages_per_second: float, seconds: float, games: int, commands:
             keys = _keys(guild, rooms)
             await build_store(folder / "referee.db", keys, guild.id, str(gm.id), [str(p.id) for p in players])
             now = await play_turns(folder / "referee.db", keys, str(gm.id), [str(p.id) for p in players], turns)
-            bot = bot_with_noop(folder / "referee.db", now)
-            # the pages served as the bot serves them (WEB_PORT, PUBLIC_URL): started with it, closed with it
-            bot.settings.freeze_startup = True  # as a real run (Settings.from_env) does
-            bot.settings.web_host = "127.0.0.1"
-            bot.settings.web_port = _free_port(bot.settings.web_host)
-            bot.settings.public_url = f"http://{bot.settings.web_host}:{bot.settings.web_port}"
+            # the pages served as the bot serves them (WEB_PORT, PUBLIC_URL): started with it, closed with it;
+            # what starting made frozen, as a real run (bot.REAL_RUN) does
+            host = "127.0.0.1"
+            port = _free_port(host)
+            bot = bot_with_noop(folder / "referee.db", now, freeze_startup=True, web_host=host, web_port=port,
+                                public_url=f"http://{host}:{port}")
             running = await fake.start_bot(bot)
             try:
                 referee, pages = bot.referee, bot.pages

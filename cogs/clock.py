@@ -204,7 +204,8 @@ class Clock(commands.Cog):
         self.announcer.close()
 
     def now(self) -> datetime:
-        return self.bot.settings.clock()
+        """Now, by the referee's clock (the bot's `Runtime`: a fake one in the tests)."""
+        return self.bot.referee.clock()
 
     async def beat(self) -> None:
         """The health job: write the health file while the bot is connected."""

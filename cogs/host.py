@@ -7,8 +7,6 @@ exactly what the cogs use).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
 from typing import Protocol
 
 import discord
@@ -25,11 +23,6 @@ class HostSettings(Protocol):
     @property
     def gm_role(self) -> str:
         """The name of the role whose members are GMs of every game in the server."""
-        ...
-
-    @property
-    def clock(self) -> Callable[[], datetime]:
-        """Now (tests inject a fake clock)."""
         ...
 
     @property

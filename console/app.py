@@ -82,8 +82,9 @@ class Console:
     """Reads commands, runs them through the service and writes the answers."""
 
     def __init__(self, referee: Referee, out: TextIO, fmt: str = "text", db_path: str | None = None,
-                 emoji: bool = True, pages: Any = None) -> None:
+                 emoji: bool = True, pages: Any = None, export_dir: str | None = None) -> None:
         self.referee = referee
+        self.export_dir = export_dir  # $REFEREE_EXPORT_DIR: a folder exports may write under, besides the working one
         self.pages = pages  # the game pages' server (`web.server.GamePages`) with --web, else None
         self.out = out
         self.formatter = Formatter(fmt, emoji)
@@ -236,7 +237,7 @@ class Console:
         elif isinstance(answered, Drawn):
             drawn = answered.chart
             shown = options.get("file") or drawn.file_name
-            target = export_path(shown)
+            target = export_path(shown, self.export_dir)
             write_new_file(target, await charts.render(drawn), bool(options.get("overwrite")), shown)
             self.say(f"Wrote the chart “{drawn.title}” to {target}")
         elif isinstance(answered, RollsPage):
@@ -271,12 +272,12 @@ class Console:
             if not file:
                 self.say(answered.data.decode("utf-8"))
                 return
-            write_new_file(export_path(file), answered.data + b"\n", overwrite, file)
+            write_new_file(export_path(file, self.export_dir), answered.data + b"\n", overwrite, file)
             self.say(answered.written.format(file=file, path=file))
             return
         assert answered.write is not None
         shown = file or answered.name
-        target = export_path(shown)
+        target = export_path(shown, self.export_dir)
         try:
             if (target.exists() or target.is_symlink()) and not (overwrite and target.is_file()):
                 raise BadInput(f"{shown} exists already: add overwrite:true to replace it" if target.is_file()
@@ -313,7 +314,7 @@ def ledger_line(roll: RollRecord | FacesRecord) -> str:
 async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
                       clock: Callable[[], datetime] = utc_now, seed: int | None = None,
                       stderr: TextIO | None = None, new: bool = False, fmt: str = "text", emoji: bool = True,
-                      web: tuple[str, int, str, bool] | None = None) -> int:
+                      web: tuple[str, int, str, bool] | None = None, export_dir: str | None = None) -> int:
     """Run the console until the end of input; returns the exit status: 0, or 1 when the database cannot be
     opened (one `error:` line on stderr, no traceback).
 
@@ -324,7 +325,8 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
     editing and history (`readline`) when stdin is the process's own terminal.
 
     `web` (`--web`): serve the database's games' pages while the console runs — (host, port, the address players
-    see, trust X-Forwarded-For); the lines are then read in a thread, so that the pages answer meanwhile."""
+    see, trust X-Forwarded-For); the lines are then read in a thread, so that the pages answer meanwhile.
+    `export_dir` (REFEREE_EXPORT_DIR): a folder exports may write under, besides the working folder."""
     try:
         store = await Store.open(db_path)
     except StoreUnavailable as err:
@@ -332,7 +334,7 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
     except (OSError, sqlite3.Error) as err:
         return _startup_error(f"cannot open the database {db_path}: {err}", stderr)
     with contextlib.suppress(OSError, RuntimeError):  # no working folder any more: nothing to clean
-        for folder in export_folders():  # what an export killed while writing left behind
+        for folder in export_folders(export_dir):  # what an export killed while writing left behind
             clean_leftovers(folder)
     pages = None
     try:
@@ -345,7 +347,7 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
                 return _startup_error(str(err), stderr)
             print(f"Serving the game pages on {web[0]}:{web[1]} as {web[2]}: /game page gives a game's link.",
                   file=stderr or sys.stderr, flush=True)
-        console = Console(referee, stdout, fmt=fmt, db_path=db_path, emoji=emoji, pages=pages)
+        console = Console(referee, stdout, fmt=fmt, db_path=db_path, emoji=emoji, pages=pages, export_dir=export_dir)
         interactive = stdin.isatty()
         console.gather()
         await console.catch_up()

@@ -20,7 +20,7 @@ except ImportError:  # Windows: an export's leftovers are known by their age ins
 from engine.errors import BadInput
 
 EXPORT_DIR_ENV = "REFEREE_EXPORT_DIR"
-"""A folder `/gm export file:` may write under, besides the working folder."""
+"""A folder `/gm export file:` may write under, besides the working folder (read with the settings, bot.py)."""
 log = logging.getLogger("referee.console")
 
 
@@ -45,21 +45,20 @@ def read_regular_file(file: str, limit: int, what: str) -> bytes:
     return raw
 
 
-def export_folders() -> list[Path]:
-    """Where `/gm export file:` may write: the working folder, and $REFEREE_EXPORT_DIR when set."""
+def export_folders(extra: str | None = None) -> list[Path]:
+    """Where `/gm export file:` may write: the working folder, and `extra` ($REFEREE_EXPORT_DIR) when set."""
     folders = [Path.cwd().resolve()]
-    extra = os.environ.get(EXPORT_DIR_ENV)
     if extra:
         folders.append(Path(extra).resolve())
     return folders
 
 
-def export_path(file: str) -> Path:
+def export_path(file: str, extra: str | None = None) -> Path:
     """`file` (relative to the working folder) with symlinks and `..` resolved, if it lies under an export
-    folder; BadInput otherwise."""
+    folder (the working folder, `extra`); BadInput otherwise."""
     try:
         target = (Path.cwd() / file).resolve()
-        folders = export_folders()
+        folders = export_folders(extra)
     except (OSError, RuntimeError, ValueError) as err:  # RuntimeError: a symlink loop
         raise BadInput(f"cannot write {file}: {err}") from None
     if not any(target != folder and target.is_relative_to(folder) for folder in folders):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from discordkit import START, at, mention, settings, settle, start_war, table, texts
+from discordkit import START, at, config, mention, settle, start_war, table, texts
 
 from bot import AutoShardedRefereeBot, RefereeBot
 
@@ -274,11 +274,11 @@ async def test_a_sharded_bot_wakes_the_games_of_every_shard_once(tmp_path, shard
         t.clock.advance(hours=13)
         rollover = f"⏰ Turn 1 is over (time is up). Turn 2 begins and ends {at(24)}."
 
-        config = settings(t.db, t.clock, t.dice)
+        made = config(t.db, t.clock, t.dice)
         if sharding == "shard_id":  # one process per shard: a plain bot told which shard it is
-            bot = RefereeBot(config, shard_id=0, shard_count=2, guild_ready_timeout=0.05)
+            bot = RefereeBot(*made, shard_id=0, shard_count=2, guild_ready_timeout=0.05)
         else:
-            bot = AutoShardedRefereeBot(config, shard_ids=[0], shard_count=2, guild_ready_timeout=0.05)
+            bot = AutoShardedRefereeBot(*made, shard_ids=[0], shard_count=2, guild_ready_timeout=0.05)
         rb = await fake.start_bot(bot)
         try:
             await settle(fake)

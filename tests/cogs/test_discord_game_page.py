@@ -9,7 +9,7 @@ import re
 import socket
 
 import aiohttp
-from discordkit import running, settings, start_war, table, texts
+from discordkit import config, running, start_war, table, texts
 from storehelpers import scalar
 
 from service.referee import PAGE_ABOUT, PAGE_ROTATED
@@ -26,7 +26,7 @@ def free_port() -> int:
 
 def with_pages(t, public_url: str = PUBLIC, port: int | None = None):
     """The table's bot serving the game pages on 127.0.0.1 (a free port), its links under `public_url`."""
-    return running(t.fake, settings(t.db, t.clock, t.dice, web_port=port or free_port(), public_url=public_url))
+    return running(t.fake, config(t.db, t.clock, t.dice, web_port=port or free_port(), public_url=public_url))
 
 
 def link_of(result) -> tuple[str, str]:

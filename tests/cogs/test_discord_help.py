@@ -7,7 +7,7 @@ commands, then how to start each game. The console's /help is ordered the same w
 
 from __future__ import annotations
 
-from discordkit import running, settings, table
+from discordkit import config, running, table
 
 from engine.commands import COMMANDS, GUIDE, help_groups
 
@@ -130,7 +130,7 @@ async def test_help_without_command_ids_shows_plain_commands(tmp_path):
 
         # Not syncing at start: the ids come from the commands registered before.
         synced = len(t.fake.command_syncs)
-        async with running(t.fake, settings(t.db, t.clock, t.dice, sync_commands=False)) as rb:
+        async with running(t.fake, config(t.db, t.clock, t.dice, sync_commands=False)) as rb:
             assert len(t.fake.command_syncs) == synced  # nothing re-registered
             assert rb.bot.command_ids["attack declare"] == int(ids["attack"])
             attack = (await t.run(t.alice, "help", topic="attack")).embed["description"]

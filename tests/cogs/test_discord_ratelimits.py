@@ -10,7 +10,7 @@ import time
 
 import discord.http
 from aiohttp import web
-from discordkit import settings, table
+from discordkit import config, table
 
 import cogs.ratelimits
 from bot import RefereeBot
@@ -87,7 +87,7 @@ async def test_the_bot_prunes_its_buckets_and_a_429_still_holds_back_its_route(t
             return await create(req)
 
         fake._routes.insert(0, ("POST", re.compile(f"^/channels/(?P<cid>{limited.id})/messages$"), limiting, True))
-        bot = RefereeBot(settings(t.db, t.clock, t.dice), guild_ready_timeout=0.05)
+        bot = RefereeBot(*config(t.db, t.clock, t.dice), guild_ready_timeout=0.05)
         running = await fake.start_bot(bot)
         try:
             assert vars(bot.http).get("_referee_bounded")

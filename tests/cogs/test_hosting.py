@@ -4,7 +4,6 @@ pinning failure told in the channel, JSON logs, the health file, `--help`'s envi
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import io
 import json
 import logging
@@ -16,13 +15,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from discordkit import at, settings, settle, start_war, table, texts
+from discordkit import Config, at, config, settle, start_war, table, texts
 from fakediscord import ADMINISTRATOR, MANAGE_MESSAGES, PIN_MESSAGES
 
 import bot as bot_module
-from bot import AutoShardedRefereeBot, RefereeBot, Settings, create_bot
+import service.settings as settings_module
+from bot import REAL_RUN, AutoShardedRefereeBot, RefereeBot, Runtime, Settings, create_bot
 from cogs.clock import PIN_HELP
 from service import logformat
+from service.referee import utc_now
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "secret-token-123"
@@ -42,10 +43,10 @@ def test_the_hosting_settings_are_read_from_the_environment():
     every_shard = Settings.from_env({"SHARD_COUNT": "2"})
     assert (every_shard.shard_count, every_shard.shard_ids) == (2, None)
     assert type(create_bot(Settings(token="x"))) is RefereeBot
-    sharded = create_bot(dataclasses.replace(read, token="x"))
+    sharded = create_bot(read.model_copy(update={"token": "x"}))
     assert isinstance(sharded, AutoShardedRefereeBot)
     assert (sharded.shard_count, sharded.shard_ids) == (4, [0, 1])
-    all_shards = create_bot(dataclasses.replace(every_shard, token="x"))
+    all_shards = create_bot(every_shard.model_copy(update={"token": "x"}))
     assert isinstance(all_shards, AutoShardedRefereeBot) and (all_shards.shard_count, all_shards.shard_ids) == (
         2, None)
 
@@ -66,8 +67,25 @@ def test_the_hosting_settings_are_read_from_the_environment():
     ({"LOG_FORMAT": "xml"}, "LOG_FORMAT"),
 ])
 def test_a_bad_hosting_setting_is_refused(env, named):
-    with pytest.raises(ValueError, match=named):
+    with pytest.raises(ValueError, match=named) as refused:
         Settings.from_env(env)
+    assert "\n" not in str(refused.value) and "validation error" not in str(refused.value)  # never pydantic's
+
+
+def test_no_variable_reaches_the_runtime(tmp_path, monkeypatch):
+    """The clock, the dice, syncing the commands and freezing what starting made are the process's (the tests'
+    fakes), never the environment's: not as CLOCK, ROLLER…, nor by any other name."""
+    monkeypatch.setattr(settings_module, "BOT_FOLDER", tmp_path)  # no .env
+    for name in Settings.variables():
+        monkeypatch.delenv(name, raising=False)
+    for name in ("CLOCK", "ROLLER", "SYNC_COMMANDS", "FREEZE_STARTUP", "RUNTIME"):
+        monkeypatch.setenv(name, "0")
+        monkeypatch.setenv(name.lower(), "0")
+    real = create_bot()  # read from the environment: a real run
+    assert real.runtime is REAL_RUN
+    assert REAL_RUN == Runtime(clock=utc_now, roller=None, sync_commands=True, freeze_startup=True)
+    assert create_bot(Settings.from_env()).runtime == Runtime(clock=utc_now, roller=None, sync_commands=True,
+                                                              freeze_startup=False)
 
 
 def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -76,7 +94,8 @@ def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {**env, "REFEREE_DB": str(tmp_path / "never.db"), **extra}
 
 
-@pytest.mark.parametrize("env", [{"SHARD_COUNT": "2", "SHARD_IDS": "0,5"}, {"LOG_FORMAT": "yaml"}])
+@pytest.mark.parametrize("env", [{"SHARD_COUNT": "2", "SHARD_IDS": "0,5"}, {"LOG_FORMAT": "yaml"},
+                                 {"LOG_LEVEL": "INFOO"}])
 def test_bot_py_refuses_a_bad_hosting_setting_with_one_line_and_status_2(tmp_path, env):
     done = subprocess.run([sys.executable, str(REPO / "bot.py")], cwd=tmp_path,
                           env=clean_env(tmp_path, DISCORD_TOKEN=TOKEN, **env), capture_output=True, text=True,
@@ -100,10 +119,10 @@ def test_bot_py_discord_without_a_token_is_one_line_and_status_1_not_the_console
 # --- shards and the clock --------------------------------------------------------------------------------
 
 
-def from_env(t, **env: str) -> Settings:
+def from_env(t, **env: str) -> Config:
     """The settings a process reads from `env`, on the table's database, clock and dice."""
-    read = Settings.from_env({"DISCORD_TOKEN": "fake-bot-token", **env})
-    return dataclasses.replace(read, db_path=str(t.db), clock=t.clock, roller=t.dice)
+    read = Settings.from_env({"DISCORD_TOKEN": "fake-bot-token", "REFEREE_DB": str(t.db), **env})
+    return Config(read, Runtime(clock=t.clock, roller=t.dice))
 
 
 async def two_rooms(t):
@@ -122,7 +141,7 @@ async def two_rooms(t):
 async def test_a_process_configured_for_shard_0_of_2_gets_the_servers_of_shard_0_only(tmp_path):
     async with table(tmp_path) as t:
         (shard_0, shard_1), (guild_0, guild_1) = await two_rooms(t)
-        bot = create_bot(from_env(t, SHARD_COUNT="2", SHARD_IDS="0"), guild_ready_timeout=0.05)
+        bot = create_bot(*from_env(t, SHARD_COUNT="2", SHARD_IDS="0"), guild_ready_timeout=0.05)
         assert isinstance(bot, AutoShardedRefereeBot)
         rb = await t.fake.start_bot(bot)
         try:
@@ -143,7 +162,7 @@ async def test_two_processes_running_at_once_announce_each_rollover_once(tmp_pat
     both clocks try every game at once, and each rollover is applied and announced once, in its channel."""
     async with table(tmp_path) as t:
         (shard_0, shard_1), (guild_0, guild_1) = await two_rooms(t)
-        bots = [create_bot(from_env(t, SHARD_COUNT="2", SHARD_IDS=shard), guild_ready_timeout=0.05)
+        bots = [create_bot(*from_env(t, SHARD_COUNT="2", SHARD_IDS=shard), guild_ready_timeout=0.05)
                 for shard in ("0", "1")]
         running = [await t.fake.start_bot(b) for b in bots]
         try:
@@ -318,7 +337,7 @@ def running_with(t, **extra):
     """The bot on the table's database, clock and dice, with more settings."""
     from discordkit import running
 
-    return running(t.fake, settings(t.db, t.clock, t.dice, **extra))
+    return running(t.fake, config(t.db, t.clock, t.dice, **extra))
 
 
 async def test_no_health_file_no_health_job(tmp_path):
@@ -346,13 +365,15 @@ def test_help_lists_every_environment_variable_and_so_does_the_readme():
     listed = help_variables()
     assert len(listed) == len(set(listed)) >= 10
     assert sorted(listed) == sorted(readme_variables())
-    # every variable the code reads (bot.py's settings, the console's export folder) is listed
+    # the settings read exactly the listed variables; any other read of one (the console names its export folder's
+    # in a message) is of a listed one
+    assert sorted(Settings.variables()) == sorted(listed)
     read: set[str] = set()
     for path in (REPO / "bot.py", *REPO.joinpath("console").glob("*.py"), *REPO.joinpath("service").glob("*.py")):
         source = path.read_text(encoding="utf-8")
-        read |= set(re.findall(r"env\.get\(\"([A-Z][A-Z0-9_]+)\"", source))
+        read |= set(re.findall(r"(?:env\.get|environ\.get|getenv)\(\"([A-Z][A-Z0-9_]+)\"", source))
         read |= set(re.findall(r"^[A-Z_]+_ENV = \"([A-Z][A-Z0-9_]+)\"", source, re.MULTILINE))
-    assert {"DISCORD_TOKEN", "SHARD_COUNT", "REFEREE_EXPORT_DIR"} <= read
+    assert "REFEREE_EXPORT_DIR" in read  # (the console's name for it, in its messages)
     assert read <= set(listed)
 
 

@@ -464,8 +464,8 @@ async def test_console_export_writes_only_under_the_export_folders_and_never_ove
         folder.mkdir()
     (work / "out").symlink_to(elsewhere)
     monkeypatch.chdir(work)
-    monkeypatch.setenv("REFEREE_EXPORT_DIR", str(exports))
     console, store, out = await _console(tmp_path)
+    console.export_dir = str(exports)  # REFEREE_EXPORT_DIR, as bot.py reads it with the settings
     try:
         for line in ("gm /game start", "gm /nation claim 1 alice"):
             await console.handle(line)

@@ -104,8 +104,7 @@ def test_a_kill_during_export_leaves_a_temporary_file_that_the_next_start_remove
     assert leftovers(exports) == []
 
 
-async def test_the_next_export_removes_what_a_killed_one_left_but_not_what_a_running_one_holds(tmp_path,
-                                                                                               monkeypatch):
+async def test_the_next_export_removes_what_a_killed_one_left_but_not_what_a_running_one_holds(tmp_path):
     exports = tmp_path / "exports"
     exports.mkdir()
     [left] = killed_during_export(tmp_path, exports)
@@ -115,8 +114,8 @@ async def test_the_next_export_removes_what_a_killed_one_left_but_not_what_a_run
     fcntl.flock(held, fcntl.LOCK_EX)
     not_ours = exports / ".export-notes.txt"
     not_ours.write_text("kept")
-    monkeypatch.setenv("REFEREE_EXPORT_DIR", str(exports))
     console, store, out = await console_on(tmp_path / "e.db")
+    console.export_dir = str(exports)  # REFEREE_EXPORT_DIR, as bot.py reads it with the settings
     try:
         await console.handle("gm /game start")
         said(out)

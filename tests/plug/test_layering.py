@@ -132,7 +132,7 @@ def test_the_host_lists_exactly_what_the_cogs_use():
 def test_the_bot_provides_the_host():
     bot_names = set(dir(RefereeBot)) | set(RefereeBot.__annotations__)
     assert members(RefereeHost) - bot_names == set()
-    assert members(HostSettings) - set(Settings.__dataclass_fields__) == set()
+    assert members(HostSettings) - set(Settings.model_fields) == set()
 
 
 def test_the_check_sees_every_use_of_the_bot():

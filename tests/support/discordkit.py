@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from dataclasses import field as field_
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakediscord import (
     FakeChannel,
@@ -23,7 +23,7 @@ from fakediscord import (
     RunningBot,
 )
 
-from bot import Settings, create_bot
+from bot import Runtime, Settings, create_bot
 from cogs.render import REFUSED
 from engine.dice import ForcedRoller, RandomRoller
 from engine.nations.state import GameState
@@ -63,14 +63,25 @@ class Dice(ForcedRoller):
         return not self.queue and self.fell_back == 0
 
 
-def settings(db: Path, clock: FakeClock, dice: Dice | None = None, **extra: object) -> Settings:
-    return Settings(token="fake-bot-token", db_path=str(db), clock=clock, roller=dice or Dice(), **extra)
+class Config(NamedTuple):
+    """What a bot is made with: `create_bot(*config)`, `RefereeBot(*config)`."""
+
+    settings: Settings
+    runtime: Runtime
+
+
+def config(db: Path, clock: FakeClock, dice: Dice | None = None, *, sync_commands: bool = True,
+           freeze_startup: bool = False, **settings: Any) -> Config:
+    """The bot on `db` with the fake clock and forced dice; `settings`: more of its settings (`web_port`…)."""
+    return Config(Settings(token="fake-bot-token", db_path=str(db), **settings),
+                  Runtime(clock=clock, roller=dice or Dice(), sync_commands=sync_commands,
+                          freeze_startup=freeze_startup))
 
 
 @asynccontextmanager
-async def running(fake: FakeDiscord, config: Settings, **options: object) -> AsyncIterator[RunningBot]:
-    """The project's bot, connected to the fake until the block ends."""
-    bot = create_bot(config, guild_ready_timeout=0.05, **options)
+async def running(fake: FakeDiscord, made: Config, **options: object) -> AsyncIterator[RunningBot]:
+    """The project's bot (`made` with `config`), connected to the fake until the block ends."""
+    bot = create_bot(*made, guild_ready_timeout=0.05, **options)
     running_bot = await fake.start_bot(bot)
     try:
         yield running_bot
@@ -198,7 +209,7 @@ class Table:
 
     def bot(self, **options: object) -> AbstractAsyncContextManager[RunningBot]:
         """The bot on this table's database, clock and dice; it closes when the block ends, its work done."""
-        return running(self.fake, settings(self.db, self.clock, self.dice), **options)
+        return running(self.fake, config(self.db, self.clock, self.dice), **options)
 
     async def run(self, user: FakeMember, command: str, channel: FakeChannel | None = None,
                   **options: object) -> InteractionResult:

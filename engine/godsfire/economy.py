@@ -1,9 +1,9 @@
 """The Social Interphase's money steps (the sheet's D.1-D.5 and D.14) and "Change Ministers!": tax and
 extortion, transfers and money in transit, purchases, loyalty and economy raises, and the placing of new
-units (the loans, D.1's repayment and D.2, are in `engine.godsfire.loans`). Every number comes from
-`data/godsfire.toml` (`rules.table(...)`); every change is a `RegionChanged` / `SystemChanged` /
-`PlayerChanged` with its reason. Rulings where the sheet is silent are
-in docs/godsfire.md (and noted at the function that applies them).
+units (the loans, D.1's repayment and D.2, are in `engine.godsfire.loans`; the money in transit that lands
+this turn, D.3.1, in `engine.godsfire.dues`). Every number comes from `data/godsfire.toml`
+(`rules.table(...)`); every change is a `RegionChanged` / `SystemChanged` / `PlayerChanged` with its reason.
+Rulings where the sheet is silent are in docs/godsfire.md (and noted at the function that applies them).
 
 Each action is a step of its owner's interphase, taken in the sheet's order (`politics.open_step` refuses a
 closed step or one whose compulsory earlier step is not taken; `politics.take_step` closes the earlier
@@ -20,9 +20,10 @@ from typing import Any
 from engine.core import Tx, handles
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire.common import acting_player
-from engine.godsfire.events import change_game, change_player, change_region, change_system
+from engine.godsfire.dues import on_the_way
+from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY, UNIT_TYPES
-from engine.godsfire.state import PHASE_NAMES, GodsfireState, Player, Region, Shipment, System
+from engine.godsfire.state import PHASE_NAMES, GodsfireState, Player, Region, System
 from engine.names import name_key
 from engine.vocabulary import NUMBERS, Command, Param
 
@@ -353,45 +354,6 @@ def transfer(tx: Tx, action: Transfer) -> None:
     else:
         money[player_fields[target_kind]] += action.amount
     change_player(tx, player.name, reason, **money)
-
-
-def shipments_due(state: GodsfireState, player: str | None = None) -> list[Shipment]:
-    """The money in transit that lands this turn (the player's, or everyone's)."""
-    return [s for s in state.shipments if s.arrives <= state.turn
-            and (player is None or name_key(s.owner) == name_key(player))]
-
-
-def on_the_way(state: GodsfireState, player: str) -> int:
-    """GB of the player's Money in Transit box still travelling (not to be taken out before they land)."""
-    return sum(s.amount for s in state.shipments if s.arrives > state.turn and name_key(s.owner) == name_key(player))
-
-
-def land_shipments(tx: Tx, player: str | None = None) -> None:
-    """The player's transfer step (D.3.1; at the interphase's end for a player who never took it): the money due
-    this turn leaves the Money in Transit box and lands in its system's bank. Money bound for a system its
-    player no longer holds goes to the National Government; money whose carrier was destroyed is lost with it."""
-    state: GodsfireState = tx.state
-    due = shipments_due(state, player)
-    if not due:
-        return
-    change_game(tx, "the Money in Transit box: what lands now is taken out",
-                shipments=[s for s in state.shipments if s not in due])
-    for shipment in due:
-        player = tx.state.find_player(shipment.owner)
-        if player is None:
-            continue
-        change_player(tx, player.name, f"{shipment.amount} GB out of the Money in Transit box",
-                      in_transit=max(0, player.in_transit - shipment.amount))
-        if shipment.carrier is not None and not any(c.number == shipment.carrier for c in tx.state.counters):
-            change_player(tx, player.name, f"{shipment.amount} GB lost with their carrier #{shipment.carrier}")
-            continue
-        system = tx.state.find_system(shipment.to)
-        if system is not None and system.owner is not None and name_key(system.owner) == name_key(player.name):
-            change_system(tx, system.name, f"{shipment.amount} GB from {shipment.source} land (D.3)",
-                          bank=system.bank + shipment.amount)
-        elif not player.out:
-            change_player(tx, player.name, f"{shipment.to} is no longer {player.name}'s: the {shipment.amount} GB "
-                          "go to the National Government", ng_money=player.ng_money + shipment.amount)
 
 
 # --- D.4 purchases -------------------------------------------------------------------------------

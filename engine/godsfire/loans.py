@@ -1,6 +1,7 @@
 """The loans: D.1's loan repayment and default, and D.2's borrowing. A loan repayment not made by the end of the
-tax step is a default of the whole amount due (`default_unpaid`). The numbers are the `[loans]` table of
-`data/godsfire.toml`; the rulings are in docs/godsfire.md."""
+tax step is a default of the whole amount due (`default_unpaid`; which repayments are due, D.1.4, is
+`engine.godsfire.dues.repayments_due`). The numbers are the `[loans]` table of `data/godsfire.toml`; the
+rulings are in docs/godsfire.md."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 from engine.core import Tx, handles
 from engine.errors import BadInput, RuleViolation
+from engine.godsfire.dues import repayments_due
 from engine.godsfire.economy import (
     RULESET,
     _interphase,
@@ -125,12 +127,6 @@ def _default(tx: Tx, player: Player, shortfall: int, lower: str | None) -> None:
     change_player(tx, player.name, f"loan default (D.1.5): no further loans until every regional and "
                   f"national allegiance is {table['barred_until']} or better; no borrowing this turn",
                   failed_repayment=True, loans_barred=True)
-
-
-def repayments_due(state: GodsfireState, player: str) -> list[System]:
-    """The player's systems whose loan repayment of this turn (D.1.4) is not made yet (a loan borrowed this
-    turn is first due next turn)."""
-    return [s for s in state.systems_of(player) if s.loans and s.repaid_turn != state.turn]
 
 
 def _repayment(tx: Tx, system: System, player: str, paid: int, lower: str | None, note: str = "") -> None:

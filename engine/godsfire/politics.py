@@ -17,7 +17,7 @@ from typing import Any
 from engine import core
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, NotYourNation, RuleViolation
-from engine.godsfire import economy, loans, phases
+from engine.godsfire import dues, economy, loans, phases
 from engine.godsfire.common import acting_player
 from engine.godsfire.events import (
     StepDone,
@@ -528,9 +528,9 @@ def _pending(state: GodsfireState, player: str, step: str) -> str | None:
     if step in state.done.get(player, []):
         return None
     if step == "loans":
-        due = loans.repayments_due(state, player)
+        due = dues.repayments_due(state, player)
         return f"/godsfire loan repay system:{due[0].name}" if due else None
-    if step == "transfer" and economy.shipments_due(state, player):
+    if step == "transfer" and dues.shipments_due(state, player):
         return "/godsfire interphase done step:transfer (or a transfer)"
     if step in CHECKED and state.systems_of(player):
         return f"/godsfire {CHECK_COMMANDS[step]}"
@@ -557,7 +557,7 @@ def open_step(tx: Tx, player: str, step: str) -> None:
                  and name_key(player) != name_key(tx.ctx.actor) else "")
         raise RuleViolation(f"{step_label(earlier)} {name} comes first: {command}{whose}")
     if step == "transfer":
-        economy.land_shipments(tx, player)
+        dues.land_shipments(tx, player)
 
 
 def take_step(tx: Tx, player: str, step: str) -> None:
@@ -593,7 +593,7 @@ def _step_done(state: GodsfireState, player: str, step: str) -> bool:
     if step == "tax":
         return bool(systems) and all(s.taxed_turn == state.turn for s in systems)
     if step == "loans":
-        return not loans.repayments_due(state, player)  # nothing due (no loans, or every box paid)
+        return not dues.repayments_due(state, player)  # nothing due (no loans, or every box paid)
     return False
 
 
@@ -605,7 +605,7 @@ def interphase_checklist(state: GodsfireState) -> dict[str, list[StepState]]:
         return {}
     checklist: dict[str, list[StepState]] = {}
     for player in interphase_players(state):
-        due = loans.repayments_due(state, player)
+        due = dues.repayments_due(state, player)
         rows: list[StepState] = []
         seen_next = False
         for step in STEPS:
@@ -619,10 +619,10 @@ def interphase_checklist(state: GodsfireState) -> dict[str, list[StepState]]:
                     note = "due on " + ", ".join(s.name for s in due)
                 elif not due and not compulsory:
                     note = "nothing due"
-            elif step == "transfer" and economy.shipments_due(state, player) and not done:
+            elif step == "transfer" and dues.shipments_due(state, player) and not done:
                 compulsory = True
                 note = "money lands: " + ", ".join(f"{s.amount} GB in {s.to}"
-                                                   for s in economy.shipments_due(state, player))
+                                                   for s in dues.shipments_due(state, player))
             else:
                 compulsory = step in COMPULSORY
             rows.append(StepState(step, word, compulsory, note))
@@ -682,12 +682,12 @@ def compulsory_left_over(tx: Tx) -> None:
             if tx.state.player(player).out:
                 break  # its National Government lost on the way (D.7.4)
             if step == "transfer":
-                economy.land_shipments(tx, player)  # even once closed: nothing due is left in the box
+                dues.land_shipments(tx, player)  # even once closed: nothing due is left in the box
                 continue
             if step in tx.state.done.get(player, []):
                 continue
             if step == "loans":
-                if loans.repayments_due(tx.state, player):
+                if dues.repayments_due(tx.state, player):
                     loans.default_unpaid(tx, player)
                     tx.emit(StepDone(player, "loans"))
             elif step == "revolts":
@@ -698,7 +698,7 @@ def compulsory_left_over(tx: Tx) -> None:
                 _check_allegiance(tx, player)
             else:
                 _check_economy(tx, player, set())
-    economy.land_shipments(tx)  # what is left (a player out of the game): out of the box
+    dues.land_shipments(tx)  # what is left (a player out of the game): out of the box
 
 
 revolts_left_over = compulsory_left_over

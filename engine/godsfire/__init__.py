@@ -31,9 +31,9 @@ from engine.godsfire import (  # noqa: F401  (handlers)
     war,
 )
 from engine.godsfire import history as godsfire_history
-from engine.godsfire.politics import interphase_left
 from engine.godsfire.rules import rules_from_dict
 from engine.godsfire.state import PHASE_NAMES
+from engine.godsfire.steps import interphase_left
 from engine.rulesets import Glance, RuleSet, register
 from engine.view import Line, Part, Person, View, line
 

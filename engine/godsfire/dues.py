@@ -1,6 +1,6 @@
 """What the Social Interphase has due this turn, that its steps wait for: the loan repayments not yet made
-(D.1.4) and the money in transit that lands (D.3.1), with its landing. The step order (`politics.open_step`) asks
-them; the loans' and the transfers' actions are in `engine.godsfire.loans` and `engine.godsfire.economy`."""
+(D.1.4) and the money in transit that lands (D.3.1), with its landing. The step order (`engine.godsfire.steps`)
+asks them; the loans' and the transfers' actions are in `engine.godsfire.loans` and `engine.godsfire.economy`."""
 
 from __future__ import annotations
 

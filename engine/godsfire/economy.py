@@ -5,10 +5,10 @@ this turn, D.3.1, in `engine.godsfire.dues`). Every number comes from `data/gods
 (`rules.table(...)`); every change is a `RegionChanged` / `SystemChanged` / `PlayerChanged` with its reason.
 Rulings where the sheet is silent are in docs/godsfire.md (and noted at the function that applies them).
 
-Each action is a step of its owner's interphase, taken in the sheet's order (`politics.open_step` refuses a
-closed step or one whose compulsory earlier step is not taken; `politics.take_step` closes the earlier
-ones). A spend that would make regional jealousy (D.9) lower other regions is refused, saying what it will
-cost, unless confirmed (`confirm`).
+Each action is a step of its owner's interphase, taken in the sheet's order (`steps.open_step` refuses a
+closed step or one whose compulsory earlier step is not taken; `steps.take_step` closes the earlier ones). A
+spend that would make regional jealousy (D.9) lower other regions is refused, saying what it will cost, unless
+confirmed (`confirm`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from engine.godsfire.dues import on_the_way
 from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY, UNIT_TYPES
 from engine.godsfire.state import PHASE_NAMES, GodsfireState, Player, Region, System
+from engine.godsfire.steps import open_step, take_step
 from engine.names import name_key
 from engine.vocabulary import NUMBERS, Command, Param
 
@@ -155,22 +156,6 @@ def _lower_allegiance(tx: Tx, system: System, region: Region, by: int, reason: s
     change_region(tx, system.name, region.number, reason, allegiance=allegiance, revolt=revolt)
 
 
-def _open(tx: Tx, player: str, step: str) -> None:
-    """Refuse an action of `step` for `player` if the step is closed or a compulsory earlier step has not
-    been taken (the sheet's order, D.1 to D.14; see `politics.open_step`)."""
-    from engine.godsfire import politics  # (politics imports this module)
-
-    politics.open_step(tx, player, step)
-
-
-def _take(tx: Tx, player: str, step: str) -> None:
-    """`player` takes `step`: every earlier step is closed (`politics.take_step`). Called once the action
-    is known to be allowed, before its first change."""
-    from engine.godsfire import politics  # (politics imports this module)
-
-    politics.take_step(tx, player, step)
-
-
 def jealousy(system: System, spent: dict[int, int] | None = None) -> dict[int, int]:
     """D.9.2, regional jealousy: each region's drop, 1 for every GB it was shorted against the region of its
     system on which most was spent this interphase (`spent`: the regions' spending, if not as it stands)."""
@@ -256,7 +241,7 @@ def revenue(rules: Any, system: System) -> tuple[int, list[str]]:
 def tax(tx: Tx, action: Tax) -> None:
     _interphase(tx, "the tax (D.1)")
     system, owner = _own_system(tx, action.system, "tax")
-    _open(tx, owner.name, "tax")
+    open_step(tx, owner.name, "tax")
     if system.taxed_turn == tx.state.turn:
         raise RuleViolation(f"{system.name} has already paid its tax this turn (D.1: once per interphase)")
     table = tx.rules.table("tax")
@@ -273,7 +258,7 @@ def tax(tx: Tx, action: Tax) -> None:
         total += extra
         items.append(f"extortion in region {number} +{extra}")
     reason = f"tax of turn {tx.state.turn}: " + ", ".join(items) + f" = {total} GB"
-    _take(tx, owner.name, "tax")
+    take_step(tx, owner.name, "tax")
     change_system(tx, system.name, reason, bank=system.bank + total, taxed_turn=tx.state.turn)
     drop = int(table["extortion_allegiance"])
     for number in extorted:
@@ -323,7 +308,7 @@ def transfer(tx: Tx, action: Transfer) -> None:
                            f"or transit box")
     else:
         system, player = None, _acting_player(tx, action.player, "move money")
-    _open(tx, player.name, "transfer")  # it lands the money due this turn (D.3.1): read the places again
+    open_step(tx, player.name, "transfer")  # it lands the money due this turn (D.3.1): read the places again
     player = tx.state.player(player.name)
     source = tx.state.system(source.name) if source is not None else None
     target = tx.state.system(target.name) if target is not None else None
@@ -339,7 +324,7 @@ def transfer(tx: Tx, action: Transfer) -> None:
         where = {"ng": f"{player.name}'s National Government holds", "transit": box,
                  "system": f"{source.name}'s bank holds" if source else ""}[source_kind]
         raise RuleViolation(f"{where} {held} GB, less than {action.amount}")
-    _take(tx, player.name, "transfer")
+    take_step(tx, player.name, "transfer")
     names = {"ng": "the National Government", "transit": "the Money in Transit box"}
     reason = (f"transfer of {action.amount} GB (D.3) from {source.name if source else names[source_kind]} "
               f"to {target.name if target else names[target_kind]}")
@@ -370,7 +355,7 @@ def _unit_type(raw: str) -> str:
 def buy(tx: Tx, action: Buy) -> None:
     _interphase(tx, "purchasing (D.4)")
     system, owner = _own_system(tx, action.system, "buy units")
-    _open(tx, owner.name, "purchase")
+    open_step(tx, owner.name, "purchase")
     region = system.region(action.region)
     kind = _unit_type(action.type)
     _positive(action.count, "count")
@@ -396,7 +381,7 @@ def buy(tx: Tx, action: Buy) -> None:
     cost = int(table["cost"]) * action.count
     _pay(tx, system, cost, f"{action.count} {kind}")
     _jealousy_warning(tx, system, region, cost, action.confirm)
-    _take(tx, owner.name, "purchase")
+    take_step(tx, owner.name, "purchase")
     reason = f"bought {action.count} {kind} in region {region.number} for {cost} GB (D.4), placed at D.14"
     _spend(tx, system, region, cost, reason)
     to_place = dict(region.to_place)
@@ -414,7 +399,7 @@ def loyalty(tx: Tx, action: Loyalty) -> None:
     for regional jealousy (D.5.2), and the region rises by 1 if it can."""
     _interphase(tx, "the Loyalty box (D.5)")
     system, owner = _own_system(tx, action.system, "spend on loyalty")
-    _open(tx, owner.name, "raise")
+    open_step(tx, owner.name, "raise")
     region = system.region(action.region)
     cost = int(tx.rules.table("raise")["loyalty_cost"])
     amount = cost if action.amount is None else action.amount
@@ -432,7 +417,7 @@ def loyalty(tx: Tx, action: Loyalty) -> None:
                             f"spend money on it for regional jealousy anyway)")
     _pay(tx, system, amount, "the Loyalty box")
     _jealousy_warning(tx, system, region, amount, action.confirm)
-    _take(tx, owner.name, "raise")
+    take_step(tx, owner.name, "raise")
     if blocked:
         reason = f"{amount} GB on region {region.number}'s Loyalty box (D.5.2: regional jealousy; {blocked})"
         _spend(tx, system, region, amount, reason)
@@ -447,7 +432,7 @@ def develop(tx: Tx, action: Develop) -> None:
     """Ruling: the sheet sets no limit of levels a turn: each raise pays its own cost."""
     _interphase(tx, "the Econ box (D.5)")
     system, owner = _own_system(tx, action.system, "raise economic levels")
-    _open(tx, owner.name, "raise")
+    open_step(tx, owner.name, "raise")
     region = system.region(action.region)
     if region.party != "M" or region.revolt:
         raise RuleViolation(f"the sheet: only Moderate (M) governments not in revolt can raise economic levels "
@@ -466,7 +451,7 @@ def develop(tx: Tx, action: Develop) -> None:
     raised = ECONOMY[index + 1]
     _pay(tx, system, cost, f"raising {region.economy} to {raised}")
     _jealousy_warning(tx, system, region, cost, action.confirm)
-    _take(tx, owner.name, "raise")
+    take_step(tx, owner.name, "raise")
     reason = f"{cost} GB on region {region.number}'s Econ box (D.5.4): {region.economy} → {raised}"
     _spend(tx, system, region, cost, reason)
     change_region(tx, system.name, region.number, reason, economy=raised)
@@ -482,7 +467,7 @@ def place(tx: Tx, action: Place) -> None:
     still places them all (it has not lost its industrial capacity)."""
     _interphase(tx, "placing new units (D.14)")
     system, owner = _own_system(tx, action.system, "place units")
-    _open(tx, owner.name, "units")
+    open_step(tx, owner.name, "units")
     region = system.region(action.region)
     kind = _unit_type(action.type)
     _positive(action.count, "count")
@@ -496,7 +481,7 @@ def place(tx: Tx, action: Place) -> None:
     if region.economy not in INDUSTRIAL:
         raise RuleViolation(f"the sheet: cannot place new units if the region has lost its industrial capacity "
                             f"(region {region.number} of {system.name} is now {region.economy})")
-    _take(tx, owner.name, "units")
+    take_step(tx, owner.name, "units")
     to_place = dict(region.to_place)
     to_place[kind] -= action.count
     if not to_place[kind]:

@@ -18,14 +18,13 @@ from engine.godsfire.economy import (
     RULESET,
     _interphase,
     _lower_allegiance,
-    _open,
     _own_system,
     _positive,
-    _take,
 )
 from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY
 from engine.godsfire.state import GodsfireState, Loan, Player, System
+from engine.godsfire.steps import open_step, take_step
 from engine.names import name_key
 from engine.vocabulary import LIST, Command, Param
 
@@ -151,7 +150,7 @@ def _repayment(tx: Tx, system: System, player: str, paid: int, lower: str | None
 def repay(tx: Tx, action: Repay) -> None:
     _interphase(tx, "loan repayment (D.1)")
     system, player = _own_system(tx, action.system, "repay loans")
-    _open(tx, player.name, "loans")
+    open_step(tx, player.name, "loans")
     if not system.loans:
         raise RuleViolation(f"{system.name} has no loans to repay")
     if system.repaid_turn == tx.state.turn:
@@ -163,7 +162,7 @@ def repay(tx: Tx, action: Repay) -> None:
         raise BadInput(f"lower: is for a default of more than "
                        f"{tx.rules.table('loans')['default_levels_over']} GB; this repayment is "
                        + (f"{shortfall} GB short" if shortfall else "paid in full"))
-    _take(tx, player.name, "loans")
+    take_step(tx, player.name, "loans")
     _repayment(tx, system, player.name, paid, action.lower)
 
 
@@ -189,7 +188,7 @@ def allegiances_at_least(state: GodsfireState, player: Player, level: int) -> bo
 def borrow(tx: Tx, action: Borrow) -> None:
     _interphase(tx, "borrowing (D.2)")
     system, player = _own_system(tx, action.system, "borrow")
-    _open(tx, player.name, "borrow")
+    open_step(tx, player.name, "borrow")
     _positive(action.amount, "amount")
     table = tx.rules.table("loans")
     if player.failed_repayment:
@@ -203,7 +202,7 @@ def borrow(tx: Tx, action: Borrow) -> None:
     most = int(table["most"])
     if action.amount > most:
         raise RuleViolation(f"a loan is at most {most} GB (house rule), not {action.amount}")
-    _take(tx, player.name, "borrow")  # D.1 (its repayments, compulsory) comes first: see _open
+    take_step(tx, player.name, "borrow")  # D.1 (its repayments, compulsory) comes first: see open_step
     if lift:
         change_player(tx, player.name, f"every allegiance is {table['barred_until']} or better: loans allowed "
                       f"again (D.1.5)", loans_barred=False)

@@ -1,7 +1,7 @@
-"""Godsfire's Social Interphase, its politics: party changes (D.6), revolts (D.7), subversion acting (D.8),
-allegiance and economy drops (D.9, D.10; placing money, D.11-13, is in `engine.godsfire.subversion`), and the
-interphase's bookkeeping: each player's steps in the sheet's order (`open_step`, `take_step`), the checklist,
-what is left, and its end (`compulsory_left_over`).
+"""Godsfire's Social Interphase, its politics: party changes (D.6), revolts (D.7; a whole system in revolt,
+D.7.4, is `engine.godsfire.revolts`), subversion acting (D.8), allegiance and economy drops (D.9, D.10; placing
+money, D.11-13, is in `engine.godsfire.subversion`), a step marked done, and the interphase's end
+(`compulsory_left_over`). Each player's steps in the sheet's order are `engine.godsfire.steps`.
 
 Every number comes from `data/godsfire.toml` (`rules.table(...)`); every change is a generic
 `RegionChanged`/`SystemChanged`/`PlayerChanged`/`GameChanged` with its reason. Rulings where the sheet is
@@ -25,34 +25,26 @@ from engine.godsfire.events import (
     change_region,
     change_system,
 )
+from engine.godsfire.revolts import whole_system_revolts
 from engine.godsfire.rules import ECONOMY, PARTY_NAMES
-from engine.godsfire.state import PHASE_NAMES, STEPS, GodsfireState, Region, System
+from engine.godsfire.state import STEPS, GodsfireState, Region, System
+from engine.godsfire.steps import (
+    CHECK_COMMANDS,
+    CHECKED,
+    STEP_NAMES,
+    closed_by,
+    in_interphase,
+    interphase_players,
+    open_step,
+    take_step,
+)
 from engine.names import name_key
 from engine.vocabulary import LIST, Command, Param
 
 RULESET = "godsfire"
 WAYS = ("negotiate", "bribe", "police")
 PAYMENTS = ("ng", "loyalty")
-CHECKED = {"subversion": "subversion resolve", "allegiance": "allegiance check", "economy": "economy check"}
-"""The steps a check applies to every system of a player at once: done by running it, not by saying so."""
-CHECK_COMMANDS = {"subversion": "subversion resolve", "allegiance": "interphase allegiance",
-                  "economy": "interphase economy"}
-"""The command that runs each check."""
-PENDING_NAMES = {"loans": "loan repayment", "transfer": "transfers (money lands this turn)"}
-"""How a refusal names a step still to take that is not a check."""
 ADJACENT_PARTY = {"R": "M", "E": "M"}  # ruling: R and E each have one neighbour, M
-STEP_RULE = dict(zip(STEPS, (1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14), strict=True))
-"""Each interphase step's number on the sheet (D.1 holds both the tax and the loan repayment)."""
-COMPULSORY = ("loans", "subversion", "allegiance", "economy")
-"""The steps a player cannot leave out: a due loan repayment (D.1.4), D.8, D.9 and D.10. An action of a
-later step is refused while one is not taken; the end of the interphase applies those left."""
-STEP_NAMES = {
-    "tax": "D.1 tax and loan repayment", "loans": "D.1 loan repayment", "borrow": "D.2 borrowing",
-    "transfer": "D.3 transfers", "purchase": "D.4 purchases", "raise": "D.5 loyalty and economy raises",
-    "party": "D.6 party changes", "revolts": "D.7 revolts", "subversion": "D.8 subversion",
-    "allegiance": "D.9 allegiance drops", "economy": "D.10 economy drops", "subvert": "D.11 subversion placing",
-    "desubvert": "D.12 de-subversion", "counter": "D.13 counter-subversion", "units": "D.14 new units",
-}
 
 
 def handles(action_type: type) -> Any:
@@ -117,14 +109,6 @@ class EndInterphase:
 
 
 # --- shared checks -------------------------------------------------------------------------------
-
-
-def _in_interphase(tx: Tx, what: str) -> GodsfireState:
-    state: GodsfireState = tx.state
-    if state.phase != "interphase":
-        raise RuleViolation(f"the sheet: {what} belongs to the Social Interphase (D); the game is in the "
-                            f"{PHASE_NAMES.get(state.phase, state.phase)} of turn {state.turn}")
-    return state
 
 
 def _owned(tx: Tx, system_name: str, what: str) -> System:
@@ -193,7 +177,7 @@ def _where(system: System, region: Region) -> str:
 
 @handles(ChangeParty)
 def change_party(tx: Tx, action: ChangeParty) -> None:
-    _in_interphase(tx, "D.6 changing a party")
+    in_interphase(tx, "D.6 changing a party")
     system = _owned(tx, action.system, "attempt a party change")
     open_step(tx, system.owner, "party")
     region = system.region(action.region)
@@ -249,7 +233,7 @@ def change_party(tx: Tx, action: ChangeParty) -> None:
 
 @handles(DealWithRevolt)
 def deal_with_revolt(tx: Tx, action: DealWithRevolt) -> None:
-    _in_interphase(tx, "D.7 dealing with revolts")
+    in_interphase(tx, "D.7 dealing with revolts")
     system = _owned(tx, action.system, "deal with a revolt")
     open_step(tx, system.owner, "revolts")
     region = system.region(action.region)
@@ -295,66 +279,12 @@ def deal_with_revolt(tx: Tx, action: DealWithRevolt) -> None:
                       revolt_tried=True)
 
 
-def _whole_system_revolts(tx: Tx, player: str) -> None:
-    """D.7.4 for one player's systems: a system with every region in revolt goes neutral, unless exactly one
-    player has subversion money in it: then on a d6 of 4-6 (the sheet's 50%) it becomes his."""
-    rules = tx.rules
-    for system in list(tx.state.systems_of(player)):
-        if not system.regions or not all(r.revolt for r in system.regions):
-            continue
-        subverters = sorted({p for r in system.regions for p, money in r.subversion.items() if money > 0})
-        if len(subverters) == 1:
-            chance = int(tx.rules.table("revolts")["sole_subverter_chance"])
-            need = rules.die_sides - rules.die_sides * chance // 100 + 1  # 50% on a d6: 4-6
-            die = tx.roll(f"revolt: whole system to its sole subverter ({system.name})", subverters[0]).die
-            if die >= need:
-                _to_subverter(tx, system, subverters[0], die)
-                continue
-            reason = f"D.7.4: every region in revolt, die {die} (not {need}+): {system.name} goes neutral"
-        else:
-            reason = f"D.7.4: every region of {system.name} in revolt: it goes neutral"
-        _goes_neutral(tx, system, reason)
-
-
-def _to_subverter(tx: Tx, system: System, subverter: str, die: int) -> None:
-    # ruling: the subverter takes it over with its revolts ended at allegiance 2 (the level bribery and
-    # police action restore) and the subversion money in it spent.
-    level = int(tx.rules.table("revolts")["police_to"])
-    previous = system.owner
-    change_system(tx, system.name, f"D.7.4: every region in revolt, die {die}: {system.name} goes to its "
-                  f"sole subverter {subverter}", owner=subverter)
-    for region in system.regions:
-        change_region(tx, system.name, region.number, f"D.7.4: {subverter} takes over: the revolt ends",
-                      allegiance=level, revolt=False, subversion={}, subversion_step={})
-    _government_lost(tx, system, previous)
-
-
-def _goes_neutral(tx: Tx, system: System, reason: str) -> None:
-    owner = system.owner
-    # ruling: a system gone neutral takes its loans with it (a neutral system has none)
-    change_system(tx, system.name, reason, owner=None, units=dict(tx.rules.gone_neutral_units), loans=[])
-    for region in system.regions:
-        if region.units:
-            change_region(tx, system.name, region.number, f"{system.name} went neutral: its units are gone",
-                          units={})
-    _government_lost(tx, system, owner)
-
-
-def _government_lost(tx: Tx, system: System, owner: str | None) -> None:
-    """The sheet: a player whose National Government was on a system he lost is out of the game."""
-    player = tx.state.find_player(owner) if owner else None
-    if player is not None and player.government is not None and \
-            name_key(player.government) == name_key(system.name):
-        change_player(tx, player.name, f"the sheet: {player.name}'s National Government was on {system.name}, "
-                      f"which is lost: {player.name} is out of the game", out=True, government=None)
-
-
 # --- D.8 subversion ------------------------------------------------------------------------------
 
 
 @handles(ResolveSubversion)
 def resolve_subversion(tx: Tx, action: ResolveSubversion) -> None:
-    _in_interphase(tx, "D.8 resolving subversion")
+    in_interphase(tx, "D.8 resolving subversion")
     players = _players_for(tx, action.player, "subversion")
     for player in players:
         open_step(tx, player, "subversion")
@@ -394,7 +324,7 @@ def _resolve_subversion(tx: Tx, player: str) -> None:
 
 @handles(CheckAllegiance)
 def check_allegiance(tx: Tx, action: CheckAllegiance) -> None:
-    _in_interphase(tx, "D.9 lowering allegiance")
+    in_interphase(tx, "D.9 lowering allegiance")
     players = _players_for(tx, action.player, "allegiance")
     for player in players:
         open_step(tx, player, "allegiance")
@@ -459,7 +389,7 @@ def feeders(system: System) -> dict[int, int | None]:
 
 @handles(CheckEconomy)
 def check_economy(tx: Tx, action: CheckEconomy) -> None:
-    _in_interphase(tx, "D.10 lowering economic levels")
+    in_interphase(tx, "D.10 lowering economic levels")
     players = _players_for(tx, action.player, "economy")
     for player in players:
         open_step(tx, player, "economy")
@@ -500,152 +430,12 @@ def _check_economy(tx: Tx, player: str, wanted: set[tuple[str, int]]) -> None:
     tx.emit(StepDone(player, "economy"))
 
 
-# --- the interphase's bookkeeping ----------------------------------------------------------------
-
-
-def interphase_players(state: GodsfireState) -> list[str]:
-    """The players still in the game: in the interphase's order, then the rest as they joined."""
-    named = [state.player(p).name for p in state.order if state.find_player(p)]
-    players = named + [p.name for p in state.players if p.name not in named]
-    return [name for name in players if not state.player(name).out]
-
-
-def step_label(step: str) -> str:
-    """`D.9` for the allegiance step."""
-    return f"D.{STEP_RULE[step]}"
-
-
-def _closed_by(state: GodsfireState, player: str, step: str) -> str | None:
-    """The latest step after `step` the player has taken (which closed it), or None."""
-    done = state.done.get(player, [])
-    later = [s for s in STEPS[STEPS.index(step) + 1:] if s in done]
-    return later[-1] if later else None
-
-
-def _pending(state: GodsfireState, player: str, step: str) -> str | None:
-    """The command that takes `step`, if it is a compulsory step the player has not taken: a due loan
-    repayment, or D.8, D.9, D.10 for a player with systems. None otherwise."""
-    if step in state.done.get(player, []):
-        return None
-    if step == "loans":
-        due = dues.repayments_due(state, player)
-        return f"/godsfire loan repay system:{due[0].name}" if due else None
-    if step == "transfer" and dues.shipments_due(state, player):
-        return "/godsfire interphase done step:transfer (or a transfer)"
-    if step in CHECKED and state.systems_of(player):
-        return f"/godsfire {CHECK_COMMANDS[step]}"
-    return None
-
-
-def open_step(tx: Tx, player: str, step: str) -> None:
-    """Refuse an action of `step` for `player` (whoever acts: the GM for a player counts for him) when the
-    step is closed — a later step was taken — or a compulsory earlier step has not been taken (the sheet's
-    order: each player's interphase runs D.1 to D.14)."""
-    state: GodsfireState = tx.state
-    player = state.player(player).name
-    if step in state.done.get(player, []):
-        later = _closed_by(state, player, step)
-        why = (f"a later step ({step_label(later)}) was taken" if later is not None
-               else "it is done (marked done, or closed by the step taken after it)")
-        raise RuleViolation(f"{step_label(step)} is closed for {player}: {why}")
-    for earlier in STEPS[:STEPS.index(step)]:
-        command = _pending(state, player, earlier)
-        if command is None:
-            continue
-        name = PENDING_NAMES.get(earlier) or CHECKED[earlier]
-        whose = (f" player:{player}" if earlier not in ("loans", "transfer")
-                 and name_key(player) != name_key(tx.ctx.actor) else "")
-        raise RuleViolation(f"{step_label(earlier)} {name} comes first: {command}{whose}")
-    if step == "transfer":
-        dues.land_shipments(tx, player)
-
-
-def take_step(tx: Tx, player: str, step: str) -> None:
-    """`player` takes `step`: refused as `open_step` says; otherwise every earlier step not yet done is closed
-    (marked done), the revolts step with its whole-system check (D.7.4). Call it once the action is known to
-    be allowed, before its first change."""
-    open_step(tx, player, step)
-    player = tx.state.player(player).name
-    for earlier in STEPS[:STEPS.index(step)]:
-        if earlier in tx.state.done.get(player, []):
-            continue
-        if earlier == "revolts":
-            _whole_system_revolts(tx, player)
-        tx.emit(StepDone(player, earlier))
-
-
-@dataclass(frozen=True)
-class StepState:
-    """One line of a player's interphase checklist."""
-
-    step: str
-    state: str  # done, next or left
-    compulsory: bool
-    note: str = ""
-
-
-def _step_done(state: GodsfireState, player: str, step: str) -> bool:
-    """Done: marked (taken, skipped, or closed by a later step); the tax also once every system of the player
-    paid it this turn, the loan repayment once every box due this turn is paid."""
-    if step in state.done.get(player, []):
-        return True
-    systems = state.systems_of(player)
-    if step == "tax":
-        return bool(systems) and all(s.taxed_turn == state.turn for s in systems)
-    if step == "loans":
-        return not dues.repayments_due(state, player)  # nothing due (no loans, or every box paid)
-    return False
-
-
-def interphase_checklist(state: GodsfireState) -> dict[str, list[StepState]]:
-    """Each player's Social Interphase, step by step in the sheet's order (players in the interphase's order,
-    those out of the game left out): done, next (the first step not done) or left, the compulsory ones
-    marked (a loan repayment due this turn, D.8, D.9, D.10). Empty outside the interphase."""
-    if state.phase != "interphase":
-        return {}
-    checklist: dict[str, list[StepState]] = {}
-    for player in interphase_players(state):
-        due = dues.repayments_due(state, player)
-        rows: list[StepState] = []
-        seen_next = False
-        for step in STEPS:
-            done = _step_done(state, player, step)
-            word = "done" if done else "left" if seen_next else "next"
-            seen_next = seen_next or not done
-            note = ""
-            if step == "loans":
-                compulsory = any(s.loans for s in state.systems_of(player))
-                if due and not done:
-                    note = "due on " + ", ".join(s.name for s in due)
-                elif not due and not compulsory:
-                    note = "nothing due"
-            elif step == "transfer" and dues.shipments_due(state, player) and not done:
-                compulsory = True
-                note = "money lands: " + ", ".join(f"{s.amount} GB in {s.to}"
-                                                   for s in dues.shipments_due(state, player))
-            else:
-                compulsory = step in COMPULSORY
-            rows.append(StepState(step, word, compulsory, note))
-        checklist[player] = rows
-    return checklist
-
-
-def interphase_left(state: GodsfireState) -> dict[str, list[str]]:
-    """What each player still in the game has left to do this interphase, in the sheet's order (players in
-    the interphase's order, then the rest as they joined): the checklist's steps not done. Empty lists
-    outside the interphase."""
-    if state.phase != "interphase":
-        return {name: [] for name in interphase_players(state)}
-    return {player: [row.step for row in rows if row.state != "done"]
-            for player, rows in interphase_checklist(state).items()}
-
-
 @handles(MarkDone)
 def mark_done(tx: Tx, action: MarkDone) -> None:
     """A step marked done is taken with nothing more done in it: it closes the earlier steps (see
     `take_step`). The loan repayment marked done with a repayment due is a default of the whole amount due
     (the rulings); the revolts step applies the whole-system check (D.7.4)."""
-    state = _in_interphase(tx, "marking a step done")
+    state = in_interphase(tx, "marking a step done")
     step = action.step.strip().lower()
     if step not in STEPS:
         raise BadInput(f"step: must be one of {', '.join(STEPS)}")
@@ -653,20 +443,20 @@ def mark_done(tx: Tx, action: MarkDone) -> None:
         raise RuleViolation(f"{STEP_NAMES[step]} is not skipped: /godsfire {CHECK_COMMANDS[step]} applies it and "
                             "marks it done")
     player = acting_player(tx, action.player, "mark steps done")
-    if step in state.done.get(player.name, []) and _closed_by(state, player.name, step) is None:
+    if step in state.done.get(player.name, []) and closed_by(state, player.name, step) is None:
         raise RuleViolation(f"{STEP_NAMES[step]} is already done for {player.name} this interphase")
     take_step(tx, player.name, step)
     if step == "loans":
         loans.default_unpaid(tx, player.name)
     if step == "revolts":
-        _whole_system_revolts(tx, player.name)
+        whole_system_revolts(tx, player.name)
     tx.emit(StepDone(player.name, step))
 
 
 @handles(EndInterphase)
 def end_interphase(tx: Tx, action: EndInterphase) -> None:
     require_gm(tx, "end the Social Interphase")
-    _in_interphase(tx, "ending the interphase")
+    in_interphase(tx, "ending the interphase")
     compulsory_left_over(tx)
     phases.leave_interphase(tx)
 
@@ -691,7 +481,7 @@ def compulsory_left_over(tx: Tx) -> None:
                     loans.default_unpaid(tx, player)
                     tx.emit(StepDone(player, "loans"))
             elif step == "revolts":
-                _whole_system_revolts(tx, player)
+                whole_system_revolts(tx, player)
             elif step == "subversion":
                 _resolve_subversion(tx, player)
             elif step == "allegiance":

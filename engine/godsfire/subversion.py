@@ -16,15 +16,13 @@ from engine.godsfire.politics import (
     _REGION,
     _SYSTEM,
     RULESET,
-    _in_interphase,
     _owned,
     _where,
     handles,
-    open_step,
-    take_step,
 )
 from engine.godsfire.state import Counter as TableCounter
 from engine.godsfire.state import GodsfireState, Region, System
+from engine.godsfire.steps import in_interphase, open_step, take_step
 from engine.godsfire.table import copy_counters
 from engine.names import name_key
 from engine.vocabulary import Command, Param
@@ -72,7 +70,7 @@ def _amount(amount: int) -> int:
 
 @handles(Subvert)
 def subvert(tx: Tx, action: Subvert) -> None:
-    state = _in_interphase(tx, "D.11 placing subversion money")
+    state = in_interphase(tx, "D.11 placing subversion money")
     amount = _amount(action.amount)
     payer = acting_player(tx, action.player, "place subversion money")
     system = state.system(action.system)
@@ -156,7 +154,7 @@ def _bank_cost(tx: Tx, system: System, region: Region, amount: int, table_key: s
 
 @handles(Desubvert)
 def desubvert(tx: Tx, action: Desubvert) -> None:
-    _in_interphase(tx, "D.12 placing de-subversion money")
+    in_interphase(tx, "D.12 placing de-subversion money")
     amount = _amount(action.amount)
     system = _owned(tx, action.system, "place de-subversion money")
     open_step(tx, system.owner, "desubvert")
@@ -186,7 +184,7 @@ def desubvert(tx: Tx, action: Desubvert) -> None:
 
 @handles(Counter)
 def counter(tx: Tx, action: Counter) -> None:
-    _in_interphase(tx, "D.13 placing counter-subversion money")
+    in_interphase(tx, "D.13 placing counter-subversion money")
     amount = _amount(action.amount)
     system = _owned(tx, action.system, "place counter-subversion money")
     open_step(tx, system.owner, "counter")

@@ -7,9 +7,9 @@ from typing import Any
 
 from engine.describe import plural
 from engine.godsfire.phases import phase_line
-from engine.godsfire.politics import STEP_NAMES, interphase_checklist
 from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
 from engine.godsfire.state import PHASE_NAMES, GodsfireState, System
+from engine.godsfire.steps import STEP_NAMES, interphase_checklist
 from engine.view import Line, Person, Strong, View, item, line, view
 
 

@@ -29,9 +29,9 @@ from engine.godsfire.politics import (
     MarkDone,
     ResolveSubversion,
     feeders,
-    interphase_left,
 )
 from engine.godsfire.state import STEPS, Loan, Player, Region
+from engine.godsfire.steps import interphase_left
 from engine.godsfire.subversion import Counter, Desubvert, Subvert
 from engine.vocabulary import build_action, coerce_options
 

@@ -1,7 +1,8 @@
-"""Godsfire's Social Interphase, its politics: party changes (D.6), revolts (D.7; a whole system in revolt,
-D.7.4, is `engine.godsfire.revolts`), subversion acting (D.8), allegiance and economy drops (D.9, D.10; placing
-money, D.11-13, is in `engine.godsfire.subversion`), a step marked done, and the interphase's end
-(`compulsory_left_over`). Each player's steps in the sheet's order are `engine.godsfire.steps`.
+"""Godsfire's Social Interphase, its politics: the actions and commands of party changes (D.6), revolts (D.7),
+subversion acting (D.8), allegiance and economy drops (D.9, D.10), a step marked done, and the interphase's end.
+What the checks do to a player's systems, and what the end applies of the compulsory steps left, are in
+`engine.godsfire.checks`; a whole system in revolt (D.7.4) in `engine.godsfire.revolts`; each player's steps in
+the sheet's order in `engine.godsfire.steps`; placing money (D.11-13) in `engine.godsfire.subversion`.
 
 Every number comes from `data/godsfire.toml` (`rules.table(...)`); every change is a generic
 `RegionChanged`/`SystemChanged`/`PlayerChanged`/`GameChanged` with its reason. Rulings where the sheet is
@@ -17,7 +18,7 @@ from typing import Any
 from engine import core
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, NotYourNation, RuleViolation
-from engine.godsfire import dues, economy, loans, phases
+from engine.godsfire import checks, loans, phases
 from engine.godsfire.common import acting_player
 from engine.godsfire.events import (
     StepDone,
@@ -34,7 +35,6 @@ from engine.godsfire.steps import (
     STEP_NAMES,
     closed_by,
     in_interphase,
-    interphase_players,
     open_step,
     take_step,
 )
@@ -144,20 +144,6 @@ def _players_for(tx: Tx, named: str | None, step: str) -> list[str]:
     if step in state.done.get(player, []):
         raise RuleViolation(f"{STEP_NAMES[step]} is already done for {player} this interphase (once a turn)")
     return [player]
-
-
-def _lowered(rules: Any, region: Region, by: int) -> dict[str, Any]:
-    """The fields of a region whose allegiance falls `by` levels: below the lowest level it is in revolt."""
-    if by <= 0 or region.revolt:
-        return {}
-    level = region.allegiance - by
-    if level < rules.allegiance_lowest:
-        return {"allegiance": 0, "revolt": True}
-    return {"allegiance": level}
-
-
-def _economy_down(level: str) -> str:
-    return ECONOMY[max(ECONOMY.index(level) - 1, 0)]
 
 
 def _pdfs(system: System) -> int:
@@ -290,33 +276,7 @@ def resolve_subversion(tx: Tx, action: ResolveSubversion) -> None:
         open_step(tx, player, "subversion")
     for player in players:
         take_step(tx, player, "subversion")
-        _resolve_subversion(tx, player)
-
-
-def _resolve_subversion(tx: Tx, player: str) -> None:
-    """D.8 for one player's systems; the step marked done."""
-    track = int(tx.rules.table("subversion")["track"])
-    for system in list(tx.state.systems_of(player)):
-        for region in system.regions:
-            money = {p: m for p, m in region.subversion.items() if m > 0}
-            fields: dict[str, Any] = {}
-            notes = []
-            if money and region.counter_subversion <= 0:
-                fields.update(_lowered(tx.rules, region, 1))
-                notes.append("undefended subversion lowers allegiance by 1")
-            if region.counter_subversion:
-                fields["counter_subversion"] = 0
-                notes.append("counter-subversion money removed")
-            if money:
-                steps = {p: region.subversion_step.get(p, 0) + 1 for p in money}
-                fields["subversion"] = {p: m for p, m in money.items() if steps[p] < track}
-                fields["subversion_step"] = {p: s for p, s in steps.items() if s < track}
-                gone = sorted(p for p in money if steps[p] >= track)
-                notes.append("subversion money moves down 1" + (f" ({', '.join(gone)}'s off the track)"
-                                                                 if gone else ""))
-            if fields:
-                change_region(tx, system.name, region.number, "D.8: " + "; ".join(notes), **fields)
-    tx.emit(StepDone(player, "subversion"))
+        checks.resolve_player_subversion(tx, player)
 
 
 # --- D.9 allegiance ------------------------------------------------------------------------------
@@ -330,30 +290,7 @@ def check_allegiance(tx: Tx, action: CheckAllegiance) -> None:
         open_step(tx, player, "allegiance")
     for player in players:
         take_step(tx, player, "allegiance")
-        _check_allegiance(tx, player)
-
-
-def _check_allegiance(tx: Tx, player: str) -> None:
-    """D.9 for one player's systems; the step marked done."""
-    for system in list(tx.state.systems_of(player)):
-        # ruling: adjacency and money as they stand when the check starts; regions of one system whose
-        # numbers differ by 1 are adjacent (the maps are not in the seed)
-        in_revolt = {r.number for r in system.regions if r.revolt}
-        shorted = economy.jealousy(system)
-        for region in system.regions:
-            next_to = sorted(n for n in (region.number - 1, region.number + 1) if n in in_revolt)
-            short = shorted[region.number]
-            drop = (1 if next_to else 0) + short
-            fields = _lowered(tx.rules, region, drop)
-            if not fields:
-                continue
-            notes = []
-            if next_to:
-                notes.append(f"next to region {next_to[0]} in revolt")
-            if short:
-                notes.append(f"regional jealousy: {short} less spent than in the system's best-served region")
-            change_region(tx, system.name, region.number, f"D.9: {', '.join(notes)}", **fields)
-    tx.emit(StepDone(player, "allegiance"))
+        checks.check_player_allegiance(tx, player)
 
 
 # --- D.10 economy --------------------------------------------------------------------------------
@@ -374,19 +311,6 @@ def parse_regions(state: GodsfireState, text: str) -> list[tuple[str, int]]:
     return found
 
 
-def feeders(system: System) -> dict[int, int | None]:
-    """Which A region feeds each I region (D.10.3, each A region feeds one I region). Ruling: I-2 regions
-    first, in number order, each taking the lowest-numbered free A-2; then I-1 regions, each taking the
-    lowest-numbered free A-1, else A-2. None: unfed."""
-    free = {level: [r.number for r in system.regions if r.economy == level] for level in ("A-1", "A-2")}
-    fed: dict[int, int | None] = {}
-    for level, sources in (("I-2", ("A-2",)), ("I-1", ("A-1", "A-2"))):
-        for region in (r for r in system.regions if r.economy == level):
-            source = next((s for s in sources if free[s]), None)
-            fed[region.number] = free[source].pop(0) if source else None
-    return fed
-
-
 @handles(CheckEconomy)
 def check_economy(tx: Tx, action: CheckEconomy) -> None:
     in_interphase(tx, "D.10 lowering economic levels")
@@ -405,29 +329,7 @@ def check_economy(tx: Tx, action: CheckEconomy) -> None:
                                 f"lowest economic level")
     for player in players:
         take_step(tx, player, "economy")
-        _check_economy(tx, player, set(wished))
-
-
-def _check_economy(tx: Tx, player: str, wanted: set[tuple[str, int]]) -> None:
-    """D.10 for one player's systems, with the drops the player wants (`wanted`); the step marked done."""
-    for system in list(tx.state.systems_of(player)):
-        fed = feeders(system)
-        for region in system.regions:
-            why = []
-            if region.revolt:
-                why.append("in revolt")
-            if region.economy == "I-2" and fed.get(region.number) is None:
-                why.append("I-2 with no A-2 to feed it")
-            if region.economy == "I-1" and fed.get(region.number) is None:
-                why.append("I-1 with no A-1 or A-2 to feed it")
-            if region.enemy_units > 0:
-                why.append("occupied by enemy units")
-            if (system.name, region.number) in wanted:
-                why.append("lowered by its owner")
-            new = _economy_down(region.economy)
-            if why and new != region.economy:
-                change_region(tx, system.name, region.number, f"D.10: {', '.join(why)}", economy=new)
-    tx.emit(StepDone(player, "economy"))
+        checks.check_player_economy(tx, player, set(wished))
 
 
 @handles(MarkDone)
@@ -457,42 +359,8 @@ def mark_done(tx: Tx, action: MarkDone) -> None:
 def end_interphase(tx: Tx, action: EndInterphase) -> None:
     require_gm(tx, "end the Social Interphase")
     in_interphase(tx, "ending the interphase")
-    compulsory_left_over(tx)
+    checks.compulsory_left_over(tx)
     phases.leave_interphase(tx)
-
-
-def compulsory_left_over(tx: Tx) -> None:
-    """Before the interphase ends (`/godsfire interphase end`, or the GM stepping the phase on): for each player
-    in the interphase's order, every compulsory step not yet taken, in the sheet's order, as if the player
-    had run it — a due loan repayment not made is a default of the whole amount due (D.1.4-5), the money in
-    transit due this turn landed (D.3.1), then the whole-system revolt check (D.7.4), D.8 subversion resolve,
-    D.9 allegiance check and D.10 economy check (no voluntary lowering)."""
-    for player in interphase_players(tx.state):
-        for step in ("loans", "transfer", "revolts", "subversion", "allegiance", "economy"):
-            if tx.state.player(player).out:
-                break  # its National Government lost on the way (D.7.4)
-            if step == "transfer":
-                dues.land_shipments(tx, player)  # even once closed: nothing due is left in the box
-                continue
-            if step in tx.state.done.get(player, []):
-                continue
-            if step == "loans":
-                if dues.repayments_due(tx.state, player):
-                    loans.default_unpaid(tx, player)
-                    tx.emit(StepDone(player, "loans"))
-            elif step == "revolts":
-                whole_system_revolts(tx, player)
-            elif step == "subversion":
-                _resolve_subversion(tx, player)
-            elif step == "allegiance":
-                _check_allegiance(tx, player)
-            else:
-                _check_economy(tx, player, set())
-    dues.land_shipments(tx)  # what is left (a player out of the game): out of the box
-
-
-revolts_left_over = compulsory_left_over
-"""The former name (phases.advance calls it): every compulsory step left over, not only D.7.4."""
 
 
 # --- commands ------------------------------------------------------------------------------------

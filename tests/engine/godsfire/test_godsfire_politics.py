@@ -13,6 +13,7 @@ from engine.errors import BadInput, NotGM, NotYourNation, RefereeError, RuleViol
 from engine.events import DieRolled, Event
 from engine.gm import QueueDice
 from engine.godsfire import politics, subversion
+from engine.godsfire.checks import feeders
 from engine.godsfire.events import (
     GameChanged,
     GodsfirePhaseChanged,
@@ -28,7 +29,6 @@ from engine.godsfire.politics import (
     EndInterphase,
     MarkDone,
     ResolveSubversion,
-    feeders,
 )
 from engine.godsfire.state import STEPS, Loan, Player, Region
 from engine.godsfire.steps import interphase_left

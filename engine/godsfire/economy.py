@@ -101,10 +101,11 @@ class ChangeMinisters:
     player: str | None = None  # GM: for whom
 
 
-# --- shared checks -------------------------------------------------------------------------------
+# --- shared checks (the loans' too) --------------------------------------------------------------
 
 
-def _interphase(tx: Tx, step: str) -> None:
+def require_interphase(tx: Tx, step: str) -> None:
+    """Refuse `step` outside the Social Interphase."""
     state: GodsfireState = tx.state
     if state.phase != "interphase":
         raise RuleViolation(f"the sheet: {step} is part of the Social Interphase (D); the game is in turn "
@@ -116,7 +117,7 @@ def _active(player: Player) -> None:
         raise RuleViolation(f"{player.name} has lost the National Government and is out of the game")
 
 
-def _own_system(tx: Tx, name: str, what: str) -> tuple[System, Player]:
+def own_system(tx: Tx, name: str, what: str) -> tuple[System, Player]:
     """The system (by name) and its owner, if the actor is its owner or the GM; refusals otherwise."""
     system = tx.state.system(name)
     if system.owner is None:
@@ -135,7 +136,8 @@ def _acting_player(tx: Tx, named: str | None, what: str) -> Player:
     return player
 
 
-def _positive(value: int, what: str) -> None:
+def require_positive(value: int, what: str) -> None:
+    """Refuse a count or an amount below 1."""
     if value < 1:
         raise BadInput(f"{what} must be at least 1, not {value}")
 
@@ -145,7 +147,7 @@ def _pay(tx: Tx, system: System, cost: int, what: str) -> None:
         raise RuleViolation(f"{what} costs {cost} GB and {system.name}'s bank holds {system.bank} GB")
 
 
-def _lower_allegiance(tx: Tx, system: System, region: Region, by: int, reason: str) -> None:
+def lower_allegiance(tx: Tx, system: System, region: Region, by: int, reason: str) -> None:
     """The region's allegiance `by` levels lower; below the lowest level it revolts (allegiance 0)."""
     if region.revolt:
         return
@@ -239,8 +241,8 @@ def revenue(rules: Any, system: System) -> tuple[int, list[str]]:
 
 @handles(Tax, RULESET)
 def tax(tx: Tx, action: Tax) -> None:
-    _interphase(tx, "the tax (D.1)")
-    system, owner = _own_system(tx, action.system, "tax")
+    require_interphase(tx, "the tax (D.1)")
+    system, owner = own_system(tx, action.system, "tax")
     open_step(tx, owner.name, "tax")
     if system.taxed_turn == tx.state.turn:
         raise RuleViolation(f"{system.name} has already paid its tax this turn (D.1: once per interphase)")
@@ -262,7 +264,7 @@ def tax(tx: Tx, action: Tax) -> None:
     change_system(tx, system.name, reason, bank=system.bank + total, taxed_turn=tx.state.turn)
     drop = int(table["extortion_allegiance"])
     for number in extorted:
-        _lower_allegiance(tx, system, system.region(number), -drop, f"extortion (D.1.3): allegiance {drop:+d}")
+        lower_allegiance(tx, system, system.region(number), -drop, f"extortion (D.1.3): allegiance {drop:+d}")
 
 
 # --- D.3 transfers -------------------------------------------------------------------------------
@@ -291,8 +293,8 @@ def transfer(tx: Tx, action: Transfer) -> None:
     """Ruling: money goes system ↔ transit, transit ↔ NG, and system ↔ NG only on the NG's own system
     (anywhere if its system is not recorded); never straight from one system to another: the sheet has it
     moved through space, so it goes system → transit, is moved on the map, then transit → system."""
-    _interphase(tx, "a transfer (D.3)")
-    _positive(action.amount, "amount")
+    require_interphase(tx, "a transfer (D.3)")
+    require_positive(action.amount, "amount")
     source_kind, source = _end(tx, action.source, "from")
     target_kind, target = _end(tx, action.target, "to")
     if source_kind == target_kind and (source is None or source is target):
@@ -302,7 +304,7 @@ def transfer(tx: Tx, action: Transfer) -> None:
                             "another planet: transfer it to transit, move it, then from transit to "
                             f"{target.name}")
     if source is not None or target is not None:
-        system, player = _own_system(tx, (source or target).name, "move money")  # type: ignore[union-attr]
+        system, player = own_system(tx, (source or target).name, "move money")  # type: ignore[union-attr]
         if action.player is not None and name_key(action.player) != name_key(player.name):
             raise BadInput(f"{system.name} is {player.name}'s: its money moves only to {player.name}'s NG "
                            f"or transit box")
@@ -353,12 +355,12 @@ def _unit_type(raw: str) -> str:
 
 @handles(Buy, RULESET)
 def buy(tx: Tx, action: Buy) -> None:
-    _interphase(tx, "purchasing (D.4)")
-    system, owner = _own_system(tx, action.system, "buy units")
+    require_interphase(tx, "purchasing (D.4)")
+    system, owner = own_system(tx, action.system, "buy units")
     open_step(tx, owner.name, "purchase")
     region = system.region(action.region)
     kind = _unit_type(action.type)
-    _positive(action.count, "count")
+    require_positive(action.count, "count")
     table = tx.rules.table("purchase")
     wanted = table["wanted"][region.party]
     if kind != wanted:
@@ -397,8 +399,8 @@ def loyalty(tx: Tx, action: Loyalty) -> None:
     """Ruling: without `amount` the point is the raise, so a region that cannot rise (raised this turn,
     or at the highest level, 5, for every party) is refused; with `amount` the money is spent even then,
     for regional jealousy (D.5.2), and the region rises by 1 if it can."""
-    _interphase(tx, "the Loyalty box (D.5)")
-    system, owner = _own_system(tx, action.system, "spend on loyalty")
+    require_interphase(tx, "the Loyalty box (D.5)")
+    system, owner = own_system(tx, action.system, "spend on loyalty")
     open_step(tx, owner.name, "raise")
     region = system.region(action.region)
     cost = int(tx.rules.table("raise")["loyalty_cost"])
@@ -430,8 +432,8 @@ def loyalty(tx: Tx, action: Loyalty) -> None:
 @handles(Develop, RULESET)
 def develop(tx: Tx, action: Develop) -> None:
     """Ruling: the sheet sets no limit of levels a turn: each raise pays its own cost."""
-    _interphase(tx, "the Econ box (D.5)")
-    system, owner = _own_system(tx, action.system, "raise economic levels")
+    require_interphase(tx, "the Econ box (D.5)")
+    system, owner = own_system(tx, action.system, "raise economic levels")
     open_step(tx, owner.name, "raise")
     region = system.region(action.region)
     if region.party != "M" or region.revolt:
@@ -465,12 +467,12 @@ def place(tx: Tx, action: Place) -> None:
     """Ruling: a unit's type is fixed when bought (party changes do not affect builds); bought units not
     placed stay in the region's box for a later D.14; an industrial region that fell from I-2 to I-1
     still places them all (it has not lost its industrial capacity)."""
-    _interphase(tx, "placing new units (D.14)")
-    system, owner = _own_system(tx, action.system, "place units")
+    require_interphase(tx, "placing new units (D.14)")
+    system, owner = own_system(tx, action.system, "place units")
     open_step(tx, owner.name, "units")
     region = system.region(action.region)
     kind = _unit_type(action.type)
-    _positive(action.count, "count")
+    require_positive(action.count, "count")
     waiting = region.to_place.get(kind, 0)
     if action.count > waiting:
         raise RuleViolation(f"region {region.number} of {system.name} has {waiting} {kind} bought and not yet "

@@ -14,13 +14,7 @@ from typing import Any
 from engine.core import Tx, handles
 from engine.errors import BadInput, RuleViolation
 from engine.godsfire.dues import repayments_due
-from engine.godsfire.economy import (
-    RULESET,
-    _interphase,
-    _lower_allegiance,
-    _own_system,
-    _positive,
-)
+from engine.godsfire.economy import RULESET, lower_allegiance, own_system, require_interphase, require_positive
 from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY
 from engine.godsfire.state import GodsfireState, Loan, Player, System
@@ -115,7 +109,7 @@ def _default(tx: Tx, player: Player, shortfall: int, lower: str | None) -> None:
     reason = f"loan default of {shortfall} GB (D.1.5): every allegiance falls by 1"
     for system in state.systems_of(player.name):
         for region in system.regions:
-            _lower_allegiance(tx, system, region, 1, reason)
+            lower_allegiance(tx, system, region, 1, reason)
     national = {party: max(0, level - 1) for party, level in player.national_allegiance.items()}
     change_player(tx, player.name, reason, national_allegiance=national)
     for name, number in deducted:
@@ -148,8 +142,8 @@ def _repayment(tx: Tx, system: System, player: str, paid: int, lower: str | None
 
 @handles(Repay, RULESET)
 def repay(tx: Tx, action: Repay) -> None:
-    _interphase(tx, "loan repayment (D.1)")
-    system, player = _own_system(tx, action.system, "repay loans")
+    require_interphase(tx, "loan repayment (D.1)")
+    system, player = own_system(tx, action.system, "repay loans")
     open_step(tx, player.name, "loans")
     if not system.loans:
         raise RuleViolation(f"{system.name} has no loans to repay")
@@ -186,10 +180,10 @@ def allegiances_at_least(state: GodsfireState, player: Player, level: int) -> bo
 
 @handles(Borrow, RULESET)
 def borrow(tx: Tx, action: Borrow) -> None:
-    _interphase(tx, "borrowing (D.2)")
-    system, player = _own_system(tx, action.system, "borrow")
+    require_interphase(tx, "borrowing (D.2)")
+    system, player = own_system(tx, action.system, "borrow")
     open_step(tx, player.name, "borrow")
-    _positive(action.amount, "amount")
+    require_positive(action.amount, "amount")
     table = tx.rules.table("loans")
     if player.failed_repayment:
         raise RuleViolation("the sheet: you may not borrow money if you failed a loan repayment this turn")

@@ -19,7 +19,7 @@ from engine import core
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire import checks, loans, phases
-from engine.godsfire.common import acting_player
+from engine.godsfire.common import REGION_PARAM, SYSTEM_PARAM, acting_player, owned_system, region_name
 from engine.godsfire.events import (
     StepDone,
     change_player,
@@ -28,7 +28,7 @@ from engine.godsfire.events import (
 )
 from engine.godsfire.revolts import whole_system_revolts
 from engine.godsfire.rules import ECONOMY, PARTY_NAMES
-from engine.godsfire.state import STEPS, GodsfireState, Region, System
+from engine.godsfire.state import STEPS, GodsfireState, System
 from engine.godsfire.steps import (
     CHECK_COMMANDS,
     CHECKED,
@@ -111,18 +111,6 @@ class EndInterphase:
 # --- shared checks -------------------------------------------------------------------------------
 
 
-def _owned(tx: Tx, system_name: str, what: str) -> System:
-    """A system the actor may act for: its owner's, or anyone's for the GM; neutral systems are refused."""
-    system = tx.state.system(system_name)
-    if system.owner is None:
-        raise RuleViolation(f"{system.name} is neutral: no player's government can {what} there")
-    if not tx.ctx.is_gm and name_key(system.owner) != name_key(tx.ctx.actor):
-        raise NotYourNation(f"{system.name} is {system.owner}'s: only its owner or the GM may {what} there")
-    if tx.state.player(system.owner).out:
-        raise RuleViolation(f"{system.owner} has lost the National Government and is out of the game")
-    return system
-
-
 def _players_for(tx: Tx, named: str | None, step: str) -> list[str]:
     """Whose systems a whole-step check covers: the actor's; the GM's named player, or every player with
     systems who has not done the step yet."""
@@ -154,21 +142,17 @@ def _band(pair: list[int], die: int) -> bool:
     return int(pair[0]) <= die <= int(pair[1])
 
 
-def _where(system: System, region: Region) -> str:
-    return f"{system.name} region {region.number}"
-
-
 # --- D.6 party change ----------------------------------------------------------------------------
 
 
 @handles(ChangeParty)
 def change_party(tx: Tx, action: ChangeParty) -> None:
     in_interphase(tx, "D.6 changing a party")
-    system = _owned(tx, action.system, "attempt a party change")
+    system = owned_system(tx, action.system, "attempt a party change")
     open_step(tx, system.owner, "party")
     region = system.region(action.region)
     table = tx.rules.table("party_change")
-    where = _where(system, region)
+    where = region_name(system, region)
     if region.revolt:
         raise RuleViolation(f"the sheet (D.6): {where} is in revolt; a party change needs allegiance "
                             f"{table['allegiance']}")
@@ -220,11 +204,11 @@ def change_party(tx: Tx, action: ChangeParty) -> None:
 @handles(DealWithRevolt)
 def deal_with_revolt(tx: Tx, action: DealWithRevolt) -> None:
     in_interphase(tx, "D.7 dealing with revolts")
-    system = _owned(tx, action.system, "deal with a revolt")
+    system = owned_system(tx, action.system, "deal with a revolt")
     open_step(tx, system.owner, "revolts")
     region = system.region(action.region)
     table = tx.rules.table("revolts")
-    where = _where(system, region)
+    where = region_name(system, region)
     if action.way not in WAYS:
         raise BadInput(f"way: must be one of {', '.join(WAYS)}")
     if not region.revolt:
@@ -366,17 +350,14 @@ def end_interphase(tx: Tx, action: EndInterphase) -> None:
 # --- commands ------------------------------------------------------------------------------------
 
 P = Param
-_SYSTEM = P("system", required=True, help="the system")
-_REGION = P("region", int, True, help="the region's number")
-_AMOUNT = P("amount", int, True, help="how much money to place")
 _PLAYER = P("player", help="GM: the player it is for")
 
 COMMANDS: tuple[Command, ...] = (
     Command("godsfire region party", "D.6: try to change a region's party (allegiance 2 only; a d6)",
-            (_SYSTEM, _REGION, P("pay", choices=PAYMENTS, help="ng: 1 from the NG; loyalty: national -1")),
+            (SYSTEM_PARAM, REGION_PARAM, P("pay", choices=PAYMENTS, help="ng: 1 from the NG; loyalty: national -1")),
             action=lambda o: ChangeParty(o["system"], o["region"], o.get("pay") or "ng"), ruleset=RULESET),
     Command("godsfire region revolt", "D.7: deal with a revolt: negotiate, bribe or police (one a region a turn)",
-            (_SYSTEM, _REGION, P("way", required=True, choices=WAYS, help="negotiate, bribe or police")),
+            (SYSTEM_PARAM, REGION_PARAM, P("way", required=True, choices=WAYS, help="negotiate, bribe or police")),
             action=lambda o: DealWithRevolt(o["system"], o["region"], o["way"]), ruleset=RULESET),
     Command("godsfire subversion resolve", "D.8: undefended subversion lowers allegiance; the money moves down",
             (_PLAYER,), action=lambda o: ResolveSubversion(o.get("player")), ruleset=RULESET),

@@ -3,8 +3,9 @@
 feeding the I regions); and, before the interphase ends, every compulsory step a player left
 (`compulsory_left_over`). The actions that run them are in `engine.godsfire.politics`.
 
-Every number comes from `data/godsfire.toml` (`rules.table(...)`); every change is a `RegionChanged` with its
-reason. Rulings where the sheet is silent are marked "ruling" here and listed in docs/godsfire.md.
+Every number comes from `data/godsfire.toml` (`rules.table(...)`); every change a check makes is a
+`RegionChanged` with its reason. Rulings where the sheet is silent are marked "ruling" here and listed in
+docs/godsfire.md.
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from engine.describe import plural
 from engine.events import DieRolled, Event
 from engine.godsfire.events import ChartRead, SystemAdded
 from engine.godsfire.phases import phase_line
-from engine.godsfire.politics import STEP_NAMES, StepState, interphase_checklist
 from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
 from engine.godsfire.state import PHASE_NAMES, PHASES, GodsfireState, Player, Region, System
+from engine.godsfire.steps import STEP_NAMES, StepState, interphase_checklist
 from engine.godsfire.tableviews import procedure_lines
 
 CHART_TITLES = {"combat": "Combat Results Table", "transit": "Transit Attack", "money": "Money",

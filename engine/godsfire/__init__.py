@@ -1,9 +1,15 @@
 """Godsfire, the referee's assistant for the chart sheet: players, star systems and their regions, the
 sheet's charts on request, the turn's phases and the Social Interphase.
 
-Modules: `rules` (the sheet as data), `state`, `events`, `setup` (the game, players, systems, hand edits),
-`charts`, `phases`, `economy` and `politics` (the interphase's steps), `snapshot` and `schema` (the export
-format), `describe` (words), `commands` (the vocabulary).
+Modules, by the sheet's sections (they import one another in one direction only, imports inside functions
+counted: tests/engine/godsfire/test_godsfire_layers.py keeps it so): `rules` (the sheet as data), `state`, `events`,
+`common` (who acts), `setup` (the game, players, systems, hand edits), `charts`, `table` (the counters),
+`phases` (the turn's phases); A. `movement`; B. `combat`, `attacks`, `results`; C. `war` (with D.3's money sent
+and the end of the game); D. the Social Interphase: `dues` (what it has due), `revolts` (D.7.4), `steps` (each
+player's steps in the sheet's order), `economy` and `loans` (the money steps), `checks` (D.8-D.10, and what the
+interphase's end applies), `politics` (D.6-D.10's actions, the interphase's end), `subversion` (D.11-D.13);
+`snapshot` and `schema` (the export format), `views`, `tableviews`, `describe` and `history` (words), `commands`
+(the vocabulary).
 """
 
 from __future__ import annotations
@@ -31,9 +37,9 @@ from engine.godsfire import (  # noqa: F401  (handlers)
     war,
 )
 from engine.godsfire import history as godsfire_history
-from engine.godsfire.politics import interphase_left
 from engine.godsfire.rules import rules_from_dict
 from engine.godsfire.state import PHASE_NAMES
+from engine.godsfire.steps import interphase_left
 from engine.rulesets import Glance, RuleSet, register
 from engine.view import Line, Part, Person, View, line
 

@@ -1,11 +1,16 @@
-"""What the Godsfire actions share beyond the state and the events: who acts."""
+"""What the Godsfire actions share beyond the state and the events: who acts (a player; a system's owner, for
+the politics of D.6-D.13), a region's name, and the system and region options of those politics' commands."""
 
 from __future__ import annotations
 
 from engine.core import Tx
-from engine.errors import BadInput, NotYourNation
-from engine.godsfire.state import Player
+from engine.errors import BadInput, NotYourNation, RuleViolation
+from engine.godsfire.state import Player, Region, System
 from engine.names import name_key
+from engine.vocabulary import Param
+
+SYSTEM_PARAM = Param("system", required=True, help="the system")
+REGION_PARAM = Param("region", int, True, help="the region's number")
 
 
 def acting_player(tx: Tx, named: str | None, what: str) -> Player:
@@ -19,3 +24,20 @@ def acting_player(tx: Tx, named: str | None, what: str) -> Player:
     if found is None:
         raise BadInput(f"you are not a player in this game: name the player (player:) for whom to {what}")
     return found
+
+
+def owned_system(tx: Tx, system_name: str, what: str) -> System:
+    """A system the actor may act for: its owner's, or anyone's for the GM; neutral systems are refused."""
+    system = tx.state.system(system_name)
+    if system.owner is None:
+        raise RuleViolation(f"{system.name} is neutral: no player's government can {what} there")
+    if not tx.ctx.is_gm and name_key(system.owner) != name_key(tx.ctx.actor):
+        raise NotYourNation(f"{system.name} is {system.owner}'s: only its owner or the GM may {what} there")
+    if tx.state.player(system.owner).out:
+        raise RuleViolation(f"{system.owner} has lost the National Government and is out of the game")
+    return system
+
+
+def region_name(system: System, region: Region) -> str:
+    """`Sol region 2`."""
+    return f"{system.name} region {region.number}"

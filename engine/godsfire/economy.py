@@ -1,14 +1,14 @@
 """The Social Interphase's money steps (the sheet's D.1-D.5 and D.14) and "Change Ministers!": tax and
 extortion, transfers and money in transit, purchases, loyalty and economy raises, and the placing of new
-units (the loans, D.1's repayment and D.2, are in `engine.godsfire.loans`). Every number comes from
-`data/godsfire.toml` (`rules.table(...)`); every change is a `RegionChanged` / `SystemChanged` /
-`PlayerChanged` with its reason. Rulings where the sheet is silent are
-in docs/godsfire.md (and noted at the function that applies them).
+units (the loans, D.1's repayment and D.2, are in `engine.godsfire.loans`; the money in transit that lands
+this turn, D.3.1, in `engine.godsfire.dues`). Every number comes from `data/godsfire.toml`
+(`rules.table(...)`); every change is a `RegionChanged` / `SystemChanged` / `PlayerChanged` with its reason.
+Rulings where the sheet is silent are in docs/godsfire.md (and noted at the function that applies them).
 
-Each action is a step of its owner's interphase, taken in the sheet's order (`politics.open_step` refuses a
-closed step or one whose compulsory earlier step is not taken; `politics.take_step` closes the earlier
-ones). A spend that would make regional jealousy (D.9) lower other regions is refused, saying what it will
-cost, unless confirmed (`confirm`).
+Each action is a step of its owner's interphase, taken in the sheet's order (`steps.open_step` refuses a
+closed step or one whose compulsory earlier step is not taken; `steps.take_step` closes the earlier ones). A
+spend that would make regional jealousy (D.9) lower other regions is refused, saying what it will cost, unless
+confirmed (`confirm`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from typing import Any
 from engine.core import Tx, handles
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire.common import acting_player
-from engine.godsfire.events import change_game, change_player, change_region, change_system
+from engine.godsfire.dues import on_the_way
+from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY, UNIT_TYPES
-from engine.godsfire.state import PHASE_NAMES, GodsfireState, Player, Region, Shipment, System
+from engine.godsfire.state import PHASE_NAMES, GodsfireState, Player, Region, System
+from engine.godsfire.steps import open_step, take_step
 from engine.names import name_key
 from engine.vocabulary import NUMBERS, Command, Param
 
@@ -99,10 +101,11 @@ class ChangeMinisters:
     player: str | None = None  # GM: for whom
 
 
-# --- shared checks -------------------------------------------------------------------------------
+# --- shared checks (the loans' too) --------------------------------------------------------------
 
 
-def _interphase(tx: Tx, step: str) -> None:
+def require_interphase(tx: Tx, step: str) -> None:
+    """Refuse `step` outside the Social Interphase."""
     state: GodsfireState = tx.state
     if state.phase != "interphase":
         raise RuleViolation(f"the sheet: {step} is part of the Social Interphase (D); the game is in turn "
@@ -114,7 +117,7 @@ def _active(player: Player) -> None:
         raise RuleViolation(f"{player.name} has lost the National Government and is out of the game")
 
 
-def _own_system(tx: Tx, name: str, what: str) -> tuple[System, Player]:
+def own_system(tx: Tx, name: str, what: str) -> tuple[System, Player]:
     """The system (by name) and its owner, if the actor is its owner or the GM; refusals otherwise."""
     system = tx.state.system(name)
     if system.owner is None:
@@ -133,7 +136,8 @@ def _acting_player(tx: Tx, named: str | None, what: str) -> Player:
     return player
 
 
-def _positive(value: int, what: str) -> None:
+def require_positive(value: int, what: str) -> None:
+    """Refuse a count or an amount below 1."""
     if value < 1:
         raise BadInput(f"{what} must be at least 1, not {value}")
 
@@ -143,7 +147,7 @@ def _pay(tx: Tx, system: System, cost: int, what: str) -> None:
         raise RuleViolation(f"{what} costs {cost} GB and {system.name}'s bank holds {system.bank} GB")
 
 
-def _lower_allegiance(tx: Tx, system: System, region: Region, by: int, reason: str) -> None:
+def lower_allegiance(tx: Tx, system: System, region: Region, by: int, reason: str) -> None:
     """The region's allegiance `by` levels lower; below the lowest level it revolts (allegiance 0)."""
     if region.revolt:
         return
@@ -152,22 +156,6 @@ def _lower_allegiance(tx: Tx, system: System, region: Region, by: int, reason: s
         allegiance, revolt = 0, True
         reason += f"; below level {tx.rules.allegiance_lowest} the region revolts"
     change_region(tx, system.name, region.number, reason, allegiance=allegiance, revolt=revolt)
-
-
-def _open(tx: Tx, player: str, step: str) -> None:
-    """Refuse an action of `step` for `player` if the step is closed or a compulsory earlier step has not
-    been taken (the sheet's order, D.1 to D.14; see `politics.open_step`)."""
-    from engine.godsfire import politics  # (politics imports this module)
-
-    politics.open_step(tx, player, step)
-
-
-def _take(tx: Tx, player: str, step: str) -> None:
-    """`player` takes `step`: every earlier step is closed (`politics.take_step`). Called once the action
-    is known to be allowed, before its first change."""
-    from engine.godsfire import politics  # (politics imports this module)
-
-    politics.take_step(tx, player, step)
 
 
 def jealousy(system: System, spent: dict[int, int] | None = None) -> dict[int, int]:
@@ -253,9 +241,9 @@ def revenue(rules: Any, system: System) -> tuple[int, list[str]]:
 
 @handles(Tax, RULESET)
 def tax(tx: Tx, action: Tax) -> None:
-    _interphase(tx, "the tax (D.1)")
-    system, owner = _own_system(tx, action.system, "tax")
-    _open(tx, owner.name, "tax")
+    require_interphase(tx, "the tax (D.1)")
+    system, owner = own_system(tx, action.system, "tax")
+    open_step(tx, owner.name, "tax")
     if system.taxed_turn == tx.state.turn:
         raise RuleViolation(f"{system.name} has already paid its tax this turn (D.1: once per interphase)")
     table = tx.rules.table("tax")
@@ -272,11 +260,11 @@ def tax(tx: Tx, action: Tax) -> None:
         total += extra
         items.append(f"extortion in region {number} +{extra}")
     reason = f"tax of turn {tx.state.turn}: " + ", ".join(items) + f" = {total} GB"
-    _take(tx, owner.name, "tax")
+    take_step(tx, owner.name, "tax")
     change_system(tx, system.name, reason, bank=system.bank + total, taxed_turn=tx.state.turn)
     drop = int(table["extortion_allegiance"])
     for number in extorted:
-        _lower_allegiance(tx, system, system.region(number), -drop, f"extortion (D.1.3): allegiance {drop:+d}")
+        lower_allegiance(tx, system, system.region(number), -drop, f"extortion (D.1.3): allegiance {drop:+d}")
 
 
 # --- D.3 transfers -------------------------------------------------------------------------------
@@ -305,8 +293,8 @@ def transfer(tx: Tx, action: Transfer) -> None:
     """Ruling: money goes system ↔ transit, transit ↔ NG, and system ↔ NG only on the NG's own system
     (anywhere if its system is not recorded); never straight from one system to another: the sheet has it
     moved through space, so it goes system → transit, is moved on the map, then transit → system."""
-    _interphase(tx, "a transfer (D.3)")
-    _positive(action.amount, "amount")
+    require_interphase(tx, "a transfer (D.3)")
+    require_positive(action.amount, "amount")
     source_kind, source = _end(tx, action.source, "from")
     target_kind, target = _end(tx, action.target, "to")
     if source_kind == target_kind and (source is None or source is target):
@@ -316,13 +304,13 @@ def transfer(tx: Tx, action: Transfer) -> None:
                             "another planet: transfer it to transit, move it, then from transit to "
                             f"{target.name}")
     if source is not None or target is not None:
-        system, player = _own_system(tx, (source or target).name, "move money")  # type: ignore[union-attr]
+        system, player = own_system(tx, (source or target).name, "move money")  # type: ignore[union-attr]
         if action.player is not None and name_key(action.player) != name_key(player.name):
             raise BadInput(f"{system.name} is {player.name}'s: its money moves only to {player.name}'s NG "
                            f"or transit box")
     else:
         system, player = None, _acting_player(tx, action.player, "move money")
-    _open(tx, player.name, "transfer")  # it lands the money due this turn (D.3.1): read the places again
+    open_step(tx, player.name, "transfer")  # it lands the money due this turn (D.3.1): read the places again
     player = tx.state.player(player.name)
     source = tx.state.system(source.name) if source is not None else None
     target = tx.state.system(target.name) if target is not None else None
@@ -338,7 +326,7 @@ def transfer(tx: Tx, action: Transfer) -> None:
         where = {"ng": f"{player.name}'s National Government holds", "transit": box,
                  "system": f"{source.name}'s bank holds" if source else ""}[source_kind]
         raise RuleViolation(f"{where} {held} GB, less than {action.amount}")
-    _take(tx, player.name, "transfer")
+    take_step(tx, player.name, "transfer")
     names = {"ng": "the National Government", "transit": "the Money in Transit box"}
     reason = (f"transfer of {action.amount} GB (D.3) from {source.name if source else names[source_kind]} "
               f"to {target.name if target else names[target_kind]}")
@@ -355,45 +343,6 @@ def transfer(tx: Tx, action: Transfer) -> None:
     change_player(tx, player.name, reason, **money)
 
 
-def shipments_due(state: GodsfireState, player: str | None = None) -> list[Shipment]:
-    """The money in transit that lands this turn (the player's, or everyone's)."""
-    return [s for s in state.shipments if s.arrives <= state.turn
-            and (player is None or name_key(s.owner) == name_key(player))]
-
-
-def on_the_way(state: GodsfireState, player: str) -> int:
-    """GB of the player's Money in Transit box still travelling (not to be taken out before they land)."""
-    return sum(s.amount for s in state.shipments if s.arrives > state.turn and name_key(s.owner) == name_key(player))
-
-
-def land_shipments(tx: Tx, player: str | None = None) -> None:
-    """The player's transfer step (D.3.1; at the interphase's end for a player who never took it): the money due
-    this turn leaves the Money in Transit box and lands in its system's bank. Money bound for a system its
-    player no longer holds goes to the National Government; money whose carrier was destroyed is lost with it."""
-    state: GodsfireState = tx.state
-    due = shipments_due(state, player)
-    if not due:
-        return
-    change_game(tx, "the Money in Transit box: what lands now is taken out",
-                shipments=[s for s in state.shipments if s not in due])
-    for shipment in due:
-        player = tx.state.find_player(shipment.owner)
-        if player is None:
-            continue
-        change_player(tx, player.name, f"{shipment.amount} GB out of the Money in Transit box",
-                      in_transit=max(0, player.in_transit - shipment.amount))
-        if shipment.carrier is not None and not any(c.number == shipment.carrier for c in tx.state.counters):
-            change_player(tx, player.name, f"{shipment.amount} GB lost with their carrier #{shipment.carrier}")
-            continue
-        system = tx.state.find_system(shipment.to)
-        if system is not None and system.owner is not None and name_key(system.owner) == name_key(player.name):
-            change_system(tx, system.name, f"{shipment.amount} GB from {shipment.source} land (D.3)",
-                          bank=system.bank + shipment.amount)
-        elif not player.out:
-            change_player(tx, player.name, f"{shipment.to} is no longer {player.name}'s: the {shipment.amount} GB "
-                          "go to the National Government", ng_money=player.ng_money + shipment.amount)
-
-
 # --- D.4 purchases -------------------------------------------------------------------------------
 
 
@@ -406,12 +355,12 @@ def _unit_type(raw: str) -> str:
 
 @handles(Buy, RULESET)
 def buy(tx: Tx, action: Buy) -> None:
-    _interphase(tx, "purchasing (D.4)")
-    system, owner = _own_system(tx, action.system, "buy units")
-    _open(tx, owner.name, "purchase")
+    require_interphase(tx, "purchasing (D.4)")
+    system, owner = own_system(tx, action.system, "buy units")
+    open_step(tx, owner.name, "purchase")
     region = system.region(action.region)
     kind = _unit_type(action.type)
-    _positive(action.count, "count")
+    require_positive(action.count, "count")
     table = tx.rules.table("purchase")
     wanted = table["wanted"][region.party]
     if kind != wanted:
@@ -434,7 +383,7 @@ def buy(tx: Tx, action: Buy) -> None:
     cost = int(table["cost"]) * action.count
     _pay(tx, system, cost, f"{action.count} {kind}")
     _jealousy_warning(tx, system, region, cost, action.confirm)
-    _take(tx, owner.name, "purchase")
+    take_step(tx, owner.name, "purchase")
     reason = f"bought {action.count} {kind} in region {region.number} for {cost} GB (D.4), placed at D.14"
     _spend(tx, system, region, cost, reason)
     to_place = dict(region.to_place)
@@ -450,9 +399,9 @@ def loyalty(tx: Tx, action: Loyalty) -> None:
     """Ruling: without `amount` the point is the raise, so a region that cannot rise (raised this turn,
     or at the highest level, 5, for every party) is refused; with `amount` the money is spent even then,
     for regional jealousy (D.5.2), and the region rises by 1 if it can."""
-    _interphase(tx, "the Loyalty box (D.5)")
-    system, owner = _own_system(tx, action.system, "spend on loyalty")
-    _open(tx, owner.name, "raise")
+    require_interphase(tx, "the Loyalty box (D.5)")
+    system, owner = own_system(tx, action.system, "spend on loyalty")
+    open_step(tx, owner.name, "raise")
     region = system.region(action.region)
     cost = int(tx.rules.table("raise")["loyalty_cost"])
     amount = cost if action.amount is None else action.amount
@@ -470,7 +419,7 @@ def loyalty(tx: Tx, action: Loyalty) -> None:
                             f"spend money on it for regional jealousy anyway)")
     _pay(tx, system, amount, "the Loyalty box")
     _jealousy_warning(tx, system, region, amount, action.confirm)
-    _take(tx, owner.name, "raise")
+    take_step(tx, owner.name, "raise")
     if blocked:
         reason = f"{amount} GB on region {region.number}'s Loyalty box (D.5.2: regional jealousy; {blocked})"
         _spend(tx, system, region, amount, reason)
@@ -483,9 +432,9 @@ def loyalty(tx: Tx, action: Loyalty) -> None:
 @handles(Develop, RULESET)
 def develop(tx: Tx, action: Develop) -> None:
     """Ruling: the sheet sets no limit of levels a turn: each raise pays its own cost."""
-    _interphase(tx, "the Econ box (D.5)")
-    system, owner = _own_system(tx, action.system, "raise economic levels")
-    _open(tx, owner.name, "raise")
+    require_interphase(tx, "the Econ box (D.5)")
+    system, owner = own_system(tx, action.system, "raise economic levels")
+    open_step(tx, owner.name, "raise")
     region = system.region(action.region)
     if region.party != "M" or region.revolt:
         raise RuleViolation(f"the sheet: only Moderate (M) governments not in revolt can raise economic levels "
@@ -504,7 +453,7 @@ def develop(tx: Tx, action: Develop) -> None:
     raised = ECONOMY[index + 1]
     _pay(tx, system, cost, f"raising {region.economy} to {raised}")
     _jealousy_warning(tx, system, region, cost, action.confirm)
-    _take(tx, owner.name, "raise")
+    take_step(tx, owner.name, "raise")
     reason = f"{cost} GB on region {region.number}'s Econ box (D.5.4): {region.economy} → {raised}"
     _spend(tx, system, region, cost, reason)
     change_region(tx, system.name, region.number, reason, economy=raised)
@@ -518,12 +467,12 @@ def place(tx: Tx, action: Place) -> None:
     """Ruling: a unit's type is fixed when bought (party changes do not affect builds); bought units not
     placed stay in the region's box for a later D.14; an industrial region that fell from I-2 to I-1
     still places them all (it has not lost its industrial capacity)."""
-    _interphase(tx, "placing new units (D.14)")
-    system, owner = _own_system(tx, action.system, "place units")
-    _open(tx, owner.name, "units")
+    require_interphase(tx, "placing new units (D.14)")
+    system, owner = own_system(tx, action.system, "place units")
+    open_step(tx, owner.name, "units")
     region = system.region(action.region)
     kind = _unit_type(action.type)
-    _positive(action.count, "count")
+    require_positive(action.count, "count")
     waiting = region.to_place.get(kind, 0)
     if action.count > waiting:
         raise RuleViolation(f"region {region.number} of {system.name} has {waiting} {kind} bought and not yet "
@@ -534,7 +483,7 @@ def place(tx: Tx, action: Place) -> None:
     if region.economy not in INDUSTRIAL:
         raise RuleViolation(f"the sheet: cannot place new units if the region has lost its industrial capacity "
                             f"(region {region.number} of {system.name} is now {region.economy})")
-    _take(tx, owner.name, "units")
+    take_step(tx, owner.name, "units")
     to_place = dict(region.to_place)
     to_place[kind] -= action.count
     if not to_place[kind]:

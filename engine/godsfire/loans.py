@@ -1,6 +1,7 @@
 """The loans: D.1's loan repayment and default, and D.2's borrowing. A loan repayment not made by the end of the
-tax step is a default of the whole amount due (`default_unpaid`). The numbers are the `[loans]` table of
-`data/godsfire.toml`; the rulings are in docs/godsfire.md."""
+tax step is a default of the whole amount due (`default_unpaid`; which repayments are due, D.1.4, is
+`engine.godsfire.dues.repayments_due`). The numbers are the `[loans]` table of `data/godsfire.toml`; the
+rulings are in docs/godsfire.md."""
 
 from __future__ import annotations
 
@@ -12,18 +13,12 @@ from typing import Any
 
 from engine.core import Tx, handles
 from engine.errors import BadInput, RuleViolation
-from engine.godsfire.economy import (
-    RULESET,
-    _interphase,
-    _lower_allegiance,
-    _open,
-    _own_system,
-    _positive,
-    _take,
-)
+from engine.godsfire.dues import repayments_due
+from engine.godsfire.economy import RULESET, lower_allegiance, own_system, require_interphase, require_positive
 from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY
 from engine.godsfire.state import GodsfireState, Loan, Player, System
+from engine.godsfire.steps import open_step, take_step
 from engine.names import name_key
 from engine.vocabulary import LIST, Command, Param
 
@@ -114,7 +109,7 @@ def _default(tx: Tx, player: Player, shortfall: int, lower: str | None) -> None:
     reason = f"loan default of {shortfall} GB (D.1.5): every allegiance falls by 1"
     for system in state.systems_of(player.name):
         for region in system.regions:
-            _lower_allegiance(tx, system, region, 1, reason)
+            lower_allegiance(tx, system, region, 1, reason)
     national = {party: max(0, level - 1) for party, level in player.national_allegiance.items()}
     change_player(tx, player.name, reason, national_allegiance=national)
     for name, number in deducted:
@@ -125,12 +120,6 @@ def _default(tx: Tx, player: Player, shortfall: int, lower: str | None) -> None:
     change_player(tx, player.name, f"loan default (D.1.5): no further loans until every regional and "
                   f"national allegiance is {table['barred_until']} or better; no borrowing this turn",
                   failed_repayment=True, loans_barred=True)
-
-
-def repayments_due(state: GodsfireState, player: str) -> list[System]:
-    """The player's systems whose loan repayment of this turn (D.1.4) is not made yet (a loan borrowed this
-    turn is first due next turn)."""
-    return [s for s in state.systems_of(player) if s.loans and s.repaid_turn != state.turn]
 
 
 def _repayment(tx: Tx, system: System, player: str, paid: int, lower: str | None, note: str = "") -> None:
@@ -153,9 +142,9 @@ def _repayment(tx: Tx, system: System, player: str, paid: int, lower: str | None
 
 @handles(Repay, RULESET)
 def repay(tx: Tx, action: Repay) -> None:
-    _interphase(tx, "loan repayment (D.1)")
-    system, player = _own_system(tx, action.system, "repay loans")
-    _open(tx, player.name, "loans")
+    require_interphase(tx, "loan repayment (D.1)")
+    system, player = own_system(tx, action.system, "repay loans")
+    open_step(tx, player.name, "loans")
     if not system.loans:
         raise RuleViolation(f"{system.name} has no loans to repay")
     if system.repaid_turn == tx.state.turn:
@@ -167,7 +156,7 @@ def repay(tx: Tx, action: Repay) -> None:
         raise BadInput(f"lower: is for a default of more than "
                        f"{tx.rules.table('loans')['default_levels_over']} GB; this repayment is "
                        + (f"{shortfall} GB short" if shortfall else "paid in full"))
-    _take(tx, player.name, "loans")
+    take_step(tx, player.name, "loans")
     _repayment(tx, system, player.name, paid, action.lower)
 
 
@@ -191,10 +180,10 @@ def allegiances_at_least(state: GodsfireState, player: Player, level: int) -> bo
 
 @handles(Borrow, RULESET)
 def borrow(tx: Tx, action: Borrow) -> None:
-    _interphase(tx, "borrowing (D.2)")
-    system, player = _own_system(tx, action.system, "borrow")
-    _open(tx, player.name, "borrow")
-    _positive(action.amount, "amount")
+    require_interphase(tx, "borrowing (D.2)")
+    system, player = own_system(tx, action.system, "borrow")
+    open_step(tx, player.name, "borrow")
+    require_positive(action.amount, "amount")
     table = tx.rules.table("loans")
     if player.failed_repayment:
         raise RuleViolation("the sheet: you may not borrow money if you failed a loan repayment this turn")
@@ -207,7 +196,7 @@ def borrow(tx: Tx, action: Borrow) -> None:
     most = int(table["most"])
     if action.amount > most:
         raise RuleViolation(f"a loan is at most {most} GB (house rule), not {action.amount}")
-    _take(tx, player.name, "borrow")  # D.1 (its repayments, compulsory) comes first: see _open
+    take_step(tx, player.name, "borrow")  # D.1 (its repayments, compulsory) comes first: see open_step
     if lift:
         change_player(tx, player.name, f"every allegiance is {table['barred_until']} or better: loans allowed "
                       f"again (D.1.5)", loans_barred=False)

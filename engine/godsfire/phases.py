@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from engine.core import Tx, require_gm
 from engine.errors import RuleViolation
+from engine.godsfire import combat, movement, war
+from engine.godsfire.checks import compulsory_left_over
 from engine.godsfire.events import GodsfirePhaseChanged, InterphaseReset, change_game
 from engine.godsfire.setup import handles
 from engine.godsfire.state import PHASE_NAMES, PHASES, GodsfireState
@@ -32,8 +34,6 @@ def require_phase(tx: Tx, phase: str, what: str) -> None:
 
 def enter_interphase(tx: Tx) -> None:
     """The Social Interphase begins: its per-turn marks cleared and the players' order set."""
-    from engine.godsfire import movement
-
     state: GodsfireState = tx.state
     tx.emit(GodsfirePhaseChanged(state.turn, "interphase"))
     tx.emit(InterphaseReset(state.turn))
@@ -44,8 +44,6 @@ def enter_interphase(tx: Tx) -> None:
 
 def leave_interphase(tx: Tx) -> None:
     """The Social Interphase ends: the steps done are cleared and the next turn's Movement Phase begins."""
-    from engine.godsfire import movement, war
-
     state: GodsfireState = tx.state
     change_game(tx, "the interphase is over", done={p.name: [] for p in state.players})
     war.check_victory(tx)
@@ -62,9 +60,7 @@ def advance(tx: Tx) -> None:
     state: GodsfireState = tx.state
     following = PHASES[(PHASES.index(state.phase) + 1) % len(PHASES)]
     if state.phase == "interphase":
-        from engine.godsfire.politics import revolts_left_over  # (politics imports this module)
-
-        revolts_left_over(tx)  # D.7.4 is not skipped by stepping on: the same as /godsfire interphase end
+        compulsory_left_over(tx)  # not skipped by stepping on: the same as /godsfire interphase end
         leave_interphase(tx)
     elif following == "interphase":
         enter_interphase(tx)
@@ -75,16 +71,12 @@ def advance(tx: Tx) -> None:
 
 def _leave(tx: Tx, phase: str) -> None:
     """Refuse to leave the Movement or Combat Phase before its procedure is done."""
-    from engine.godsfire import movement
-
     state = tx.state
     if phase == "movement":
         left = movement.movement_left(state, tx.rules)
         if left:
             raise RuleViolation("the Movement Phase is not over: " + "; ".join(left))
     elif phase == "combat":
-        from engine.godsfire import combat
-
         left = combat.combat_left(state)
         if left:
             raise RuleViolation("the Combat Phase is not over: " + "; ".join(left))

@@ -1,7 +1,8 @@
-"""Godsfire's Social Interphase, its politics: party changes (D.6), revolts (D.7), subversion acting (D.8),
-allegiance and economy drops (D.9, D.10; placing money, D.11-13, is in `engine.godsfire.subversion`), and the
-interphase's bookkeeping: each player's steps in the sheet's order (`open_step`, `take_step`), the checklist,
-what is left, and its end (`compulsory_left_over`).
+"""Godsfire's Social Interphase, its politics: the actions and commands of party changes (D.6), revolts (D.7),
+subversion acting (D.8), allegiance and economy drops (D.9, D.10), a step marked done, and the interphase's end.
+What the checks do to a player's systems, and what the end applies of the compulsory steps left, are in
+`engine.godsfire.checks`; a whole system in revolt (D.7.4) in `engine.godsfire.revolts`; each player's steps in
+the sheet's order in `engine.godsfire.steps`; placing money (D.11-13) in `engine.godsfire.subversion`.
 
 Every number comes from `data/godsfire.toml` (`rules.table(...)`); every change is a generic
 `RegionChanged`/`SystemChanged`/`PlayerChanged`/`GameChanged` with its reason. Rulings where the sheet is
@@ -17,42 +18,33 @@ from typing import Any
 from engine import core
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, NotYourNation, RuleViolation
-from engine.godsfire import economy, loans, phases
-from engine.godsfire.common import acting_player
+from engine.godsfire import checks, loans, phases
+from engine.godsfire.common import REGION_PARAM, SYSTEM_PARAM, acting_player, owned_system, region_name
 from engine.godsfire.events import (
     StepDone,
     change_player,
     change_region,
     change_system,
 )
+from engine.godsfire.revolts import whole_system_revolts
 from engine.godsfire.rules import ECONOMY, PARTY_NAMES
-from engine.godsfire.state import PHASE_NAMES, STEPS, GodsfireState, Region, System
+from engine.godsfire.state import STEPS, GodsfireState, System
+from engine.godsfire.steps import (
+    CHECK_COMMANDS,
+    CHECKED,
+    STEP_NAMES,
+    closed_by,
+    in_interphase,
+    open_step,
+    take_step,
+)
 from engine.names import name_key
 from engine.vocabulary import LIST, Command, Param
 
 RULESET = "godsfire"
 WAYS = ("negotiate", "bribe", "police")
 PAYMENTS = ("ng", "loyalty")
-CHECKED = {"subversion": "subversion resolve", "allegiance": "allegiance check", "economy": "economy check"}
-"""The steps a check applies to every system of a player at once: done by running it, not by saying so."""
-CHECK_COMMANDS = {"subversion": "subversion resolve", "allegiance": "interphase allegiance",
-                  "economy": "interphase economy"}
-"""The command that runs each check."""
-PENDING_NAMES = {"loans": "loan repayment", "transfer": "transfers (money lands this turn)"}
-"""How a refusal names a step still to take that is not a check."""
 ADJACENT_PARTY = {"R": "M", "E": "M"}  # ruling: R and E each have one neighbour, M
-STEP_RULE = dict(zip(STEPS, (1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14), strict=True))
-"""Each interphase step's number on the sheet (D.1 holds both the tax and the loan repayment)."""
-COMPULSORY = ("loans", "subversion", "allegiance", "economy")
-"""The steps a player cannot leave out: a due loan repayment (D.1.4), D.8, D.9 and D.10. An action of a
-later step is refused while one is not taken; the end of the interphase applies those left."""
-STEP_NAMES = {
-    "tax": "D.1 tax and loan repayment", "loans": "D.1 loan repayment", "borrow": "D.2 borrowing",
-    "transfer": "D.3 transfers", "purchase": "D.4 purchases", "raise": "D.5 loyalty and economy raises",
-    "party": "D.6 party changes", "revolts": "D.7 revolts", "subversion": "D.8 subversion",
-    "allegiance": "D.9 allegiance drops", "economy": "D.10 economy drops", "subvert": "D.11 subversion placing",
-    "desubvert": "D.12 de-subversion", "counter": "D.13 counter-subversion", "units": "D.14 new units",
-}
 
 
 def handles(action_type: type) -> Any:
@@ -119,26 +111,6 @@ class EndInterphase:
 # --- shared checks -------------------------------------------------------------------------------
 
 
-def _in_interphase(tx: Tx, what: str) -> GodsfireState:
-    state: GodsfireState = tx.state
-    if state.phase != "interphase":
-        raise RuleViolation(f"the sheet: {what} belongs to the Social Interphase (D); the game is in the "
-                            f"{PHASE_NAMES.get(state.phase, state.phase)} of turn {state.turn}")
-    return state
-
-
-def _owned(tx: Tx, system_name: str, what: str) -> System:
-    """A system the actor may act for: its owner's, or anyone's for the GM; neutral systems are refused."""
-    system = tx.state.system(system_name)
-    if system.owner is None:
-        raise RuleViolation(f"{system.name} is neutral: no player's government can {what} there")
-    if not tx.ctx.is_gm and name_key(system.owner) != name_key(tx.ctx.actor):
-        raise NotYourNation(f"{system.name} is {system.owner}'s: only its owner or the GM may {what} there")
-    if tx.state.player(system.owner).out:
-        raise RuleViolation(f"{system.owner} has lost the National Government and is out of the game")
-    return system
-
-
 def _players_for(tx: Tx, named: str | None, step: str) -> list[str]:
     """Whose systems a whole-step check covers: the actor's; the GM's named player, or every player with
     systems who has not done the step yet."""
@@ -162,20 +134,6 @@ def _players_for(tx: Tx, named: str | None, step: str) -> list[str]:
     return [player]
 
 
-def _lowered(rules: Any, region: Region, by: int) -> dict[str, Any]:
-    """The fields of a region whose allegiance falls `by` levels: below the lowest level it is in revolt."""
-    if by <= 0 or region.revolt:
-        return {}
-    level = region.allegiance - by
-    if level < rules.allegiance_lowest:
-        return {"allegiance": 0, "revolt": True}
-    return {"allegiance": level}
-
-
-def _economy_down(level: str) -> str:
-    return ECONOMY[max(ECONOMY.index(level) - 1, 0)]
-
-
 def _pdfs(system: System) -> int:
     return system.units.get("PDF", 0) + sum(r.units.get("PDF", 0) for r in system.regions)
 
@@ -184,21 +142,17 @@ def _band(pair: list[int], die: int) -> bool:
     return int(pair[0]) <= die <= int(pair[1])
 
 
-def _where(system: System, region: Region) -> str:
-    return f"{system.name} region {region.number}"
-
-
 # --- D.6 party change ----------------------------------------------------------------------------
 
 
 @handles(ChangeParty)
 def change_party(tx: Tx, action: ChangeParty) -> None:
-    _in_interphase(tx, "D.6 changing a party")
-    system = _owned(tx, action.system, "attempt a party change")
+    in_interphase(tx, "D.6 changing a party")
+    system = owned_system(tx, action.system, "attempt a party change")
     open_step(tx, system.owner, "party")
     region = system.region(action.region)
     table = tx.rules.table("party_change")
-    where = _where(system, region)
+    where = region_name(system, region)
     if region.revolt:
         raise RuleViolation(f"the sheet (D.6): {where} is in revolt; a party change needs allegiance "
                             f"{table['allegiance']}")
@@ -249,12 +203,12 @@ def change_party(tx: Tx, action: ChangeParty) -> None:
 
 @handles(DealWithRevolt)
 def deal_with_revolt(tx: Tx, action: DealWithRevolt) -> None:
-    _in_interphase(tx, "D.7 dealing with revolts")
-    system = _owned(tx, action.system, "deal with a revolt")
+    in_interphase(tx, "D.7 dealing with revolts")
+    system = owned_system(tx, action.system, "deal with a revolt")
     open_step(tx, system.owner, "revolts")
     region = system.region(action.region)
     table = tx.rules.table("revolts")
-    where = _where(system, region)
+    where = region_name(system, region)
     if action.way not in WAYS:
         raise BadInput(f"way: must be one of {', '.join(WAYS)}")
     if not region.revolt:
@@ -295,98 +249,18 @@ def deal_with_revolt(tx: Tx, action: DealWithRevolt) -> None:
                       revolt_tried=True)
 
 
-def _whole_system_revolts(tx: Tx, player: str) -> None:
-    """D.7.4 for one player's systems: a system with every region in revolt goes neutral, unless exactly one
-    player has subversion money in it: then on a d6 of 4-6 (the sheet's 50%) it becomes his."""
-    rules = tx.rules
-    for system in list(tx.state.systems_of(player)):
-        if not system.regions or not all(r.revolt for r in system.regions):
-            continue
-        subverters = sorted({p for r in system.regions for p, money in r.subversion.items() if money > 0})
-        if len(subverters) == 1:
-            chance = int(tx.rules.table("revolts")["sole_subverter_chance"])
-            need = rules.die_sides - rules.die_sides * chance // 100 + 1  # 50% on a d6: 4-6
-            die = tx.roll(f"revolt: whole system to its sole subverter ({system.name})", subverters[0]).die
-            if die >= need:
-                _to_subverter(tx, system, subverters[0], die)
-                continue
-            reason = f"D.7.4: every region in revolt, die {die} (not {need}+): {system.name} goes neutral"
-        else:
-            reason = f"D.7.4: every region of {system.name} in revolt: it goes neutral"
-        _goes_neutral(tx, system, reason)
-
-
-def _to_subverter(tx: Tx, system: System, subverter: str, die: int) -> None:
-    # ruling: the subverter takes it over with its revolts ended at allegiance 2 (the level bribery and
-    # police action restore) and the subversion money in it spent.
-    level = int(tx.rules.table("revolts")["police_to"])
-    previous = system.owner
-    change_system(tx, system.name, f"D.7.4: every region in revolt, die {die}: {system.name} goes to its "
-                  f"sole subverter {subverter}", owner=subverter)
-    for region in system.regions:
-        change_region(tx, system.name, region.number, f"D.7.4: {subverter} takes over: the revolt ends",
-                      allegiance=level, revolt=False, subversion={}, subversion_step={})
-    _government_lost(tx, system, previous)
-
-
-def _goes_neutral(tx: Tx, system: System, reason: str) -> None:
-    owner = system.owner
-    # ruling: a system gone neutral takes its loans with it (a neutral system has none)
-    change_system(tx, system.name, reason, owner=None, units=dict(tx.rules.gone_neutral_units), loans=[])
-    for region in system.regions:
-        if region.units:
-            change_region(tx, system.name, region.number, f"{system.name} went neutral: its units are gone",
-                          units={})
-    _government_lost(tx, system, owner)
-
-
-def _government_lost(tx: Tx, system: System, owner: str | None) -> None:
-    """The sheet: a player whose National Government was on a system he lost is out of the game."""
-    player = tx.state.find_player(owner) if owner else None
-    if player is not None and player.government is not None and \
-            name_key(player.government) == name_key(system.name):
-        change_player(tx, player.name, f"the sheet: {player.name}'s National Government was on {system.name}, "
-                      f"which is lost: {player.name} is out of the game", out=True, government=None)
-
-
 # --- D.8 subversion ------------------------------------------------------------------------------
 
 
 @handles(ResolveSubversion)
 def resolve_subversion(tx: Tx, action: ResolveSubversion) -> None:
-    _in_interphase(tx, "D.8 resolving subversion")
+    in_interphase(tx, "D.8 resolving subversion")
     players = _players_for(tx, action.player, "subversion")
     for player in players:
         open_step(tx, player, "subversion")
     for player in players:
         take_step(tx, player, "subversion")
-        _resolve_subversion(tx, player)
-
-
-def _resolve_subversion(tx: Tx, player: str) -> None:
-    """D.8 for one player's systems; the step marked done."""
-    track = int(tx.rules.table("subversion")["track"])
-    for system in list(tx.state.systems_of(player)):
-        for region in system.regions:
-            money = {p: m for p, m in region.subversion.items() if m > 0}
-            fields: dict[str, Any] = {}
-            notes = []
-            if money and region.counter_subversion <= 0:
-                fields.update(_lowered(tx.rules, region, 1))
-                notes.append("undefended subversion lowers allegiance by 1")
-            if region.counter_subversion:
-                fields["counter_subversion"] = 0
-                notes.append("counter-subversion money removed")
-            if money:
-                steps = {p: region.subversion_step.get(p, 0) + 1 for p in money}
-                fields["subversion"] = {p: m for p, m in money.items() if steps[p] < track}
-                fields["subversion_step"] = {p: s for p, s in steps.items() if s < track}
-                gone = sorted(p for p in money if steps[p] >= track)
-                notes.append("subversion money moves down 1" + (f" ({', '.join(gone)}'s off the track)"
-                                                                 if gone else ""))
-            if fields:
-                change_region(tx, system.name, region.number, "D.8: " + "; ".join(notes), **fields)
-    tx.emit(StepDone(player, "subversion"))
+        checks.resolve_player_subversion(tx, player)
 
 
 # --- D.9 allegiance ------------------------------------------------------------------------------
@@ -394,36 +268,13 @@ def _resolve_subversion(tx: Tx, player: str) -> None:
 
 @handles(CheckAllegiance)
 def check_allegiance(tx: Tx, action: CheckAllegiance) -> None:
-    _in_interphase(tx, "D.9 lowering allegiance")
+    in_interphase(tx, "D.9 lowering allegiance")
     players = _players_for(tx, action.player, "allegiance")
     for player in players:
         open_step(tx, player, "allegiance")
     for player in players:
         take_step(tx, player, "allegiance")
-        _check_allegiance(tx, player)
-
-
-def _check_allegiance(tx: Tx, player: str) -> None:
-    """D.9 for one player's systems; the step marked done."""
-    for system in list(tx.state.systems_of(player)):
-        # ruling: adjacency and money as they stand when the check starts; regions of one system whose
-        # numbers differ by 1 are adjacent (the maps are not in the seed)
-        in_revolt = {r.number for r in system.regions if r.revolt}
-        shorted = economy.jealousy(system)
-        for region in system.regions:
-            next_to = sorted(n for n in (region.number - 1, region.number + 1) if n in in_revolt)
-            short = shorted[region.number]
-            drop = (1 if next_to else 0) + short
-            fields = _lowered(tx.rules, region, drop)
-            if not fields:
-                continue
-            notes = []
-            if next_to:
-                notes.append(f"next to region {next_to[0]} in revolt")
-            if short:
-                notes.append(f"regional jealousy: {short} less spent than in the system's best-served region")
-            change_region(tx, system.name, region.number, f"D.9: {', '.join(notes)}", **fields)
-    tx.emit(StepDone(player, "allegiance"))
+        checks.check_player_allegiance(tx, player)
 
 
 # --- D.10 economy --------------------------------------------------------------------------------
@@ -444,22 +295,9 @@ def parse_regions(state: GodsfireState, text: str) -> list[tuple[str, int]]:
     return found
 
 
-def feeders(system: System) -> dict[int, int | None]:
-    """Which A region feeds each I region (D.10.3, each A region feeds one I region). Ruling: I-2 regions
-    first, in number order, each taking the lowest-numbered free A-2; then I-1 regions, each taking the
-    lowest-numbered free A-1, else A-2. None: unfed."""
-    free = {level: [r.number for r in system.regions if r.economy == level] for level in ("A-1", "A-2")}
-    fed: dict[int, int | None] = {}
-    for level, sources in (("I-2", ("A-2",)), ("I-1", ("A-1", "A-2"))):
-        for region in (r for r in system.regions if r.economy == level):
-            source = next((s for s in sources if free[s]), None)
-            fed[region.number] = free[source].pop(0) if source else None
-    return fed
-
-
 @handles(CheckEconomy)
 def check_economy(tx: Tx, action: CheckEconomy) -> None:
-    _in_interphase(tx, "D.10 lowering economic levels")
+    in_interphase(tx, "D.10 lowering economic levels")
     players = _players_for(tx, action.player, "economy")
     for player in players:
         open_step(tx, player, "economy")
@@ -475,169 +313,7 @@ def check_economy(tx: Tx, action: CheckEconomy) -> None:
                                 f"lowest economic level")
     for player in players:
         take_step(tx, player, "economy")
-        _check_economy(tx, player, set(wished))
-
-
-def _check_economy(tx: Tx, player: str, wanted: set[tuple[str, int]]) -> None:
-    """D.10 for one player's systems, with the drops the player wants (`wanted`); the step marked done."""
-    for system in list(tx.state.systems_of(player)):
-        fed = feeders(system)
-        for region in system.regions:
-            why = []
-            if region.revolt:
-                why.append("in revolt")
-            if region.economy == "I-2" and fed.get(region.number) is None:
-                why.append("I-2 with no A-2 to feed it")
-            if region.economy == "I-1" and fed.get(region.number) is None:
-                why.append("I-1 with no A-1 or A-2 to feed it")
-            if region.enemy_units > 0:
-                why.append("occupied by enemy units")
-            if (system.name, region.number) in wanted:
-                why.append("lowered by its owner")
-            new = _economy_down(region.economy)
-            if why and new != region.economy:
-                change_region(tx, system.name, region.number, f"D.10: {', '.join(why)}", economy=new)
-    tx.emit(StepDone(player, "economy"))
-
-
-# --- the interphase's bookkeeping ----------------------------------------------------------------
-
-
-def interphase_players(state: GodsfireState) -> list[str]:
-    """The players still in the game: in the interphase's order, then the rest as they joined."""
-    named = [state.player(p).name for p in state.order if state.find_player(p)]
-    players = named + [p.name for p in state.players if p.name not in named]
-    return [name for name in players if not state.player(name).out]
-
-
-def step_label(step: str) -> str:
-    """`D.9` for the allegiance step."""
-    return f"D.{STEP_RULE[step]}"
-
-
-def _closed_by(state: GodsfireState, player: str, step: str) -> str | None:
-    """The latest step after `step` the player has taken (which closed it), or None."""
-    done = state.done.get(player, [])
-    later = [s for s in STEPS[STEPS.index(step) + 1:] if s in done]
-    return later[-1] if later else None
-
-
-def _pending(state: GodsfireState, player: str, step: str) -> str | None:
-    """The command that takes `step`, if it is a compulsory step the player has not taken: a due loan
-    repayment, or D.8, D.9, D.10 for a player with systems. None otherwise."""
-    if step in state.done.get(player, []):
-        return None
-    if step == "loans":
-        due = loans.repayments_due(state, player)
-        return f"/godsfire loan repay system:{due[0].name}" if due else None
-    if step == "transfer" and economy.shipments_due(state, player):
-        return "/godsfire interphase done step:transfer (or a transfer)"
-    if step in CHECKED and state.systems_of(player):
-        return f"/godsfire {CHECK_COMMANDS[step]}"
-    return None
-
-
-def open_step(tx: Tx, player: str, step: str) -> None:
-    """Refuse an action of `step` for `player` (whoever acts: the GM for a player counts for him) when the
-    step is closed — a later step was taken — or a compulsory earlier step has not been taken (the sheet's
-    order: each player's interphase runs D.1 to D.14)."""
-    state: GodsfireState = tx.state
-    player = state.player(player).name
-    if step in state.done.get(player, []):
-        later = _closed_by(state, player, step)
-        why = (f"a later step ({step_label(later)}) was taken" if later is not None
-               else "it is done (marked done, or closed by the step taken after it)")
-        raise RuleViolation(f"{step_label(step)} is closed for {player}: {why}")
-    for earlier in STEPS[:STEPS.index(step)]:
-        command = _pending(state, player, earlier)
-        if command is None:
-            continue
-        name = PENDING_NAMES.get(earlier) or CHECKED[earlier]
-        whose = (f" player:{player}" if earlier not in ("loans", "transfer")
-                 and name_key(player) != name_key(tx.ctx.actor) else "")
-        raise RuleViolation(f"{step_label(earlier)} {name} comes first: {command}{whose}")
-    if step == "transfer":
-        economy.land_shipments(tx, player)
-
-
-def take_step(tx: Tx, player: str, step: str) -> None:
-    """`player` takes `step`: refused as `open_step` says; otherwise every earlier step not yet done is closed
-    (marked done), the revolts step with its whole-system check (D.7.4). Call it once the action is known to
-    be allowed, before its first change."""
-    open_step(tx, player, step)
-    player = tx.state.player(player).name
-    for earlier in STEPS[:STEPS.index(step)]:
-        if earlier in tx.state.done.get(player, []):
-            continue
-        if earlier == "revolts":
-            _whole_system_revolts(tx, player)
-        tx.emit(StepDone(player, earlier))
-
-
-@dataclass(frozen=True)
-class StepState:
-    """One line of a player's interphase checklist."""
-
-    step: str
-    state: str  # done, next or left
-    compulsory: bool
-    note: str = ""
-
-
-def _step_done(state: GodsfireState, player: str, step: str) -> bool:
-    """Done: marked (taken, skipped, or closed by a later step); the tax also once every system of the player
-    paid it this turn, the loan repayment once every box due this turn is paid."""
-    if step in state.done.get(player, []):
-        return True
-    systems = state.systems_of(player)
-    if step == "tax":
-        return bool(systems) and all(s.taxed_turn == state.turn for s in systems)
-    if step == "loans":
-        return not loans.repayments_due(state, player)  # nothing due (no loans, or every box paid)
-    return False
-
-
-def interphase_checklist(state: GodsfireState) -> dict[str, list[StepState]]:
-    """Each player's Social Interphase, step by step in the sheet's order (players in the interphase's order,
-    those out of the game left out): done, next (the first step not done) or left, the compulsory ones
-    marked (a loan repayment due this turn, D.8, D.9, D.10). Empty outside the interphase."""
-    if state.phase != "interphase":
-        return {}
-    checklist: dict[str, list[StepState]] = {}
-    for player in interphase_players(state):
-        due = loans.repayments_due(state, player)
-        rows: list[StepState] = []
-        seen_next = False
-        for step in STEPS:
-            done = _step_done(state, player, step)
-            word = "done" if done else "left" if seen_next else "next"
-            seen_next = seen_next or not done
-            note = ""
-            if step == "loans":
-                compulsory = any(s.loans for s in state.systems_of(player))
-                if due and not done:
-                    note = "due on " + ", ".join(s.name for s in due)
-                elif not due and not compulsory:
-                    note = "nothing due"
-            elif step == "transfer" and economy.shipments_due(state, player) and not done:
-                compulsory = True
-                note = "money lands: " + ", ".join(f"{s.amount} GB in {s.to}"
-                                                   for s in economy.shipments_due(state, player))
-            else:
-                compulsory = step in COMPULSORY
-            rows.append(StepState(step, word, compulsory, note))
-        checklist[player] = rows
-    return checklist
-
-
-def interphase_left(state: GodsfireState) -> dict[str, list[str]]:
-    """What each player still in the game has left to do this interphase, in the sheet's order (players in
-    the interphase's order, then the rest as they joined): the checklist's steps not done. Empty lists
-    outside the interphase."""
-    if state.phase != "interphase":
-        return {name: [] for name in interphase_players(state)}
-    return {player: [row.step for row in rows if row.state != "done"]
-            for player, rows in interphase_checklist(state).items()}
+        checks.check_player_economy(tx, player, set(wished))
 
 
 @handles(MarkDone)
@@ -645,7 +321,7 @@ def mark_done(tx: Tx, action: MarkDone) -> None:
     """A step marked done is taken with nothing more done in it: it closes the earlier steps (see
     `take_step`). The loan repayment marked done with a repayment due is a default of the whole amount due
     (the rulings); the revolts step applies the whole-system check (D.7.4)."""
-    state = _in_interphase(tx, "marking a step done")
+    state = in_interphase(tx, "marking a step done")
     step = action.step.strip().lower()
     if step not in STEPS:
         raise BadInput(f"step: must be one of {', '.join(STEPS)}")
@@ -653,72 +329,35 @@ def mark_done(tx: Tx, action: MarkDone) -> None:
         raise RuleViolation(f"{STEP_NAMES[step]} is not skipped: /godsfire {CHECK_COMMANDS[step]} applies it and "
                             "marks it done")
     player = acting_player(tx, action.player, "mark steps done")
-    if step in state.done.get(player.name, []) and _closed_by(state, player.name, step) is None:
+    if step in state.done.get(player.name, []) and closed_by(state, player.name, step) is None:
         raise RuleViolation(f"{STEP_NAMES[step]} is already done for {player.name} this interphase")
     take_step(tx, player.name, step)
     if step == "loans":
         loans.default_unpaid(tx, player.name)
     if step == "revolts":
-        _whole_system_revolts(tx, player.name)
+        whole_system_revolts(tx, player.name)
     tx.emit(StepDone(player.name, step))
 
 
 @handles(EndInterphase)
 def end_interphase(tx: Tx, action: EndInterphase) -> None:
     require_gm(tx, "end the Social Interphase")
-    _in_interphase(tx, "ending the interphase")
-    compulsory_left_over(tx)
+    in_interphase(tx, "ending the interphase")
+    checks.compulsory_left_over(tx)
     phases.leave_interphase(tx)
-
-
-def compulsory_left_over(tx: Tx) -> None:
-    """Before the interphase ends (`/godsfire interphase end`, or the GM stepping the phase on): for each player
-    in the interphase's order, every compulsory step not yet taken, in the sheet's order, as if the player
-    had run it — a due loan repayment not made is a default of the whole amount due (D.1.4-5), the money in
-    transit due this turn landed (D.3.1), then the whole-system revolt check (D.7.4), D.8 subversion resolve,
-    D.9 allegiance check and D.10 economy check (no voluntary lowering)."""
-    for player in interphase_players(tx.state):
-        for step in ("loans", "transfer", "revolts", "subversion", "allegiance", "economy"):
-            if tx.state.player(player).out:
-                break  # its National Government lost on the way (D.7.4)
-            if step == "transfer":
-                economy.land_shipments(tx, player)  # even once closed: nothing due is left in the box
-                continue
-            if step in tx.state.done.get(player, []):
-                continue
-            if step == "loans":
-                if loans.repayments_due(tx.state, player):
-                    loans.default_unpaid(tx, player)
-                    tx.emit(StepDone(player, "loans"))
-            elif step == "revolts":
-                _whole_system_revolts(tx, player)
-            elif step == "subversion":
-                _resolve_subversion(tx, player)
-            elif step == "allegiance":
-                _check_allegiance(tx, player)
-            else:
-                _check_economy(tx, player, set())
-    economy.land_shipments(tx)  # what is left (a player out of the game): out of the box
-
-
-revolts_left_over = compulsory_left_over
-"""The former name (phases.advance calls it): every compulsory step left over, not only D.7.4."""
 
 
 # --- commands ------------------------------------------------------------------------------------
 
 P = Param
-_SYSTEM = P("system", required=True, help="the system")
-_REGION = P("region", int, True, help="the region's number")
-_AMOUNT = P("amount", int, True, help="how much money to place")
 _PLAYER = P("player", help="GM: the player it is for")
 
 COMMANDS: tuple[Command, ...] = (
     Command("godsfire region party", "D.6: try to change a region's party (allegiance 2 only; a d6)",
-            (_SYSTEM, _REGION, P("pay", choices=PAYMENTS, help="ng: 1 from the NG; loyalty: national -1")),
+            (SYSTEM_PARAM, REGION_PARAM, P("pay", choices=PAYMENTS, help="ng: 1 from the NG; loyalty: national -1")),
             action=lambda o: ChangeParty(o["system"], o["region"], o.get("pay") or "ng"), ruleset=RULESET),
     Command("godsfire region revolt", "D.7: deal with a revolt: negotiate, bribe or police (one a region a turn)",
-            (_SYSTEM, _REGION, P("way", required=True, choices=WAYS, help="negotiate, bribe or police")),
+            (SYSTEM_PARAM, REGION_PARAM, P("way", required=True, choices=WAYS, help="negotiate, bribe or police")),
             action=lambda o: DealWithRevolt(o["system"], o["region"], o["way"]), ruleset=RULESET),
     Command("godsfire subversion resolve", "D.8: undefended subversion lowers allegiance; the money moves down",
             (_PLAYER,), action=lambda o: ResolveSubversion(o.get("player")), ruleset=RULESET),

@@ -12,6 +12,7 @@ from engine.godsfire import schema
 from engine.godsfire.events import from_plain, system_from_dict, system_to_dict, to_plain
 from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, GodsfireHouse
 from engine.godsfire.state import KINDS, PHASES, STEPS, GodsfireState, Player
+from engine.godsfire.table import place_of
 from engine.names import look_alike_problems, name_key
 from engine.rulesets import register_schema
 
@@ -382,8 +383,6 @@ def _procedure_problems(state: GodsfireState) -> list[str]:
 def _position(state: GodsfireState, at: str) -> tuple[str, bool] | None:
     """A counter's position as the table writes it (`table.place_of`): (its text, whether on the ground), or
     None when it names a region its system does not have."""
-    from engine.godsfire.table import place_of  # (the table imports the setup, which imports this module's peers)
-
     try:
         place = place_of(state, at)
     except RefereeError:

@@ -1,7 +1,7 @@
 """D.11 to D.13: subversion money placed in other players' regions (using the initiative system's order; at
 war carried to a cell next to the target system, C and D.11.1), de-subversion money (removed after placement,
 with the subversion it cancels) and counter-subversion money. D.8, where subversion acts, is in
-`engine.godsfire.politics`; the rulings are in docs/godsfire.md."""
+`engine.godsfire.checks` (its action in `engine.godsfire.politics`); the rulings are in docs/godsfire.md."""
 
 from __future__ import annotations
 
@@ -9,27 +9,18 @@ from dataclasses import dataclass
 
 from engine.core import Tx
 from engine.errors import BadInput, RuleViolation
-from engine.godsfire.common import acting_player
+from engine.godsfire.common import REGION_PARAM, SYSTEM_PARAM, acting_player, owned_system, region_name
 from engine.godsfire.events import change_game, change_player, change_region, change_system
-from engine.godsfire.politics import (
-    _AMOUNT,
-    _REGION,
-    _SYSTEM,
-    RULESET,
-    _in_interphase,
-    _owned,
-    _where,
-    handles,
-    open_step,
-    take_step,
-)
+from engine.godsfire.setup import RULESET, handles
 from engine.godsfire.state import Counter as TableCounter
 from engine.godsfire.state import GodsfireState, Region, System
+from engine.godsfire.steps import in_interphase, open_step, take_step
 from engine.godsfire.table import copy_counters
 from engine.names import name_key
 from engine.vocabulary import Command, Param
 
 P = Param
+_AMOUNT = P("amount", int, True, help="how much money to place")
 
 
 @dataclass
@@ -72,12 +63,12 @@ def _amount(amount: int) -> int:
 
 @handles(Subvert)
 def subvert(tx: Tx, action: Subvert) -> None:
-    state = _in_interphase(tx, "D.11 placing subversion money")
+    state = in_interphase(tx, "D.11 placing subversion money")
     amount = _amount(action.amount)
     payer = acting_player(tx, action.player, "place subversion money")
     system = state.system(action.system)
     region = system.region(action.region)
-    where = _where(system, region)
+    where = region_name(system, region)
     if system.owner is not None and name_key(system.owner) == name_key(payer.name):
         raise RuleViolation(f"{system.name} is {payer.name}'s own system: subversion is placed in other "
                             f"players' systems")
@@ -156,12 +147,12 @@ def _bank_cost(tx: Tx, system: System, region: Region, amount: int, table_key: s
 
 @handles(Desubvert)
 def desubvert(tx: Tx, action: Desubvert) -> None:
-    _in_interphase(tx, "D.12 placing de-subversion money")
+    in_interphase(tx, "D.12 placing de-subversion money")
     amount = _amount(action.amount)
-    system = _owned(tx, action.system, "place de-subversion money")
+    system = owned_system(tx, action.system, "place de-subversion money")
     open_step(tx, system.owner, "desubvert")
     region = system.region(action.region)
-    where = _where(system, region)
+    where = region_name(system, region)
     present = sum(m for m in region.subversion.values() if m > 0)
     if present <= 0:
         raise RuleViolation(f"the sheet (D.12): there is no subversion money in {where} to remove")
@@ -186,12 +177,12 @@ def desubvert(tx: Tx, action: Desubvert) -> None:
 
 @handles(Counter)
 def counter(tx: Tx, action: Counter) -> None:
-    _in_interphase(tx, "D.13 placing counter-subversion money")
+    in_interphase(tx, "D.13 placing counter-subversion money")
     amount = _amount(action.amount)
-    system = _owned(tx, action.system, "place counter-subversion money")
+    system = owned_system(tx, action.system, "place counter-subversion money")
     open_step(tx, system.owner, "counter")
     region = system.region(action.region)
-    where = _where(system, region)
+    where = region_name(system, region)
     cost = _bank_cost(tx, system, region, amount, "counter_cost", "D.13", "counter-subversion")
     take_step(tx, system.owner, "counter")
     change_system(tx, system.name, f"D.13: {cost} paid for counter-subversion in {where}",
@@ -202,14 +193,14 @@ def counter(tx: Tx, action: Counter) -> None:
 
 COMMANDS: tuple[Command, ...] = (
     Command("godsfire subversion subvert", "D.11: place subversion money in another player's region (from your NG)",
-            (_SYSTEM, _REGION, _AMOUNT, P("player", help="GM: the player who pays"),
+            (SYSTEM_PARAM, REGION_PARAM, _AMOUNT, P("player", help="GM: the player who pays"),
              P("carried", int, help="the GB counter the money comes from (at war it must be carried, D.11.1)")),
             action=lambda o: Subvert(o["system"], o["region"], o["amount"], o.get("player"),
                                      None if o.get("carried") is None else int(o["carried"])), ruleset=RULESET),
     Command("godsfire subversion desubvert", "D.12: place de-subversion money (from the system bank)",
-            (_SYSTEM, _REGION, _AMOUNT),
+            (SYSTEM_PARAM, REGION_PARAM, _AMOUNT),
             action=lambda o: Desubvert(o["system"], o["region"], o["amount"]), ruleset=RULESET),
     Command("godsfire subversion counter", "D.13: place counter-subversion money (from the system bank)",
-            (_SYSTEM, _REGION, _AMOUNT),
+            (SYSTEM_PARAM, REGION_PARAM, _AMOUNT),
             action=lambda o: Counter(o["system"], o["region"], o["amount"]), ruleset=RULESET),
 )

@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from engine.godsfire import table
+from engine.godsfire.combat import combat_lines
 from engine.godsfire.state import GodsfireState
 from engine.names import name_key
 from engine.view import At, Line, Person, Strong, View, item, line, view
@@ -54,8 +55,6 @@ def procedure_lines(state: GodsfireState, rules: Any = None) -> list[Line]:
         due = [" — until ", At(t.since + timedelta(hours=hours))] if t.since else []
         lines.append(line(f"A move through {t.cell} waits on ", Person(t.stationary),
                           ": transit attack, block or allow", *due, "."))
-    from engine.godsfire.combat import combat_lines  # (combat imports the phases, which import the views)
-
     lines += [item(text[0].upper() + text[1:]) for text in combat_lines(state)]
     for choice in state.choices:
         if choice.since:

@@ -7,9 +7,10 @@ from typing import Any
 
 from engine.describe import plural
 from engine.godsfire.phases import phase_line
-from engine.godsfire.politics import STEP_NAMES, interphase_checklist
 from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
 from engine.godsfire.state import PHASE_NAMES, GodsfireState, System
+from engine.godsfire.steps import STEP_NAMES, interphase_checklist
+from engine.godsfire.tableviews import procedure_lines
 from engine.view import Line, Person, Strong, View, item, line, view
 
 
@@ -45,8 +46,6 @@ def status_view(state: GodsfireState, rules: Any = None) -> View:
     lines += [system_line(s) for s in state.systems]
     if state.wars:
         lines.append(line("At war: " + "; ".join(" and ".join(pair) for pair in state.wars)))
-    from engine.godsfire.tableviews import procedure_lines  # (it imports this module's neighbours)
-
     lines += procedure_lines(state, rules)
     return view(title, *lines, loud=state.ended)
 

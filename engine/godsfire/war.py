@@ -13,9 +13,9 @@ from engine.events import GameEnded
 from engine.godsfire import table
 from engine.godsfire.common import acting_player
 from engine.godsfire.events import change_game, change_player, change_system
-from engine.godsfire.politics import open_step, take_step
 from engine.godsfire.setup import handles
 from engine.godsfire.state import Counter, GodsfireState, Shipment
+from engine.godsfire.steps import open_step, take_step
 from engine.names import name_key
 from engine.vocabulary import Command, Param
 

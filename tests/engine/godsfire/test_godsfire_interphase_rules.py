@@ -33,10 +33,10 @@ from engine.godsfire.politics import (
     EndInterphase,
     MarkDone,
     ResolveSubversion,
-    interphase_checklist,
 )
 from engine.godsfire.setup import SetField
 from engine.godsfire.state import STEPS
+from engine.godsfire.steps import interphase_checklist
 from engine.godsfire.subversion import Desubvert, Subvert
 from engine.godsfire.views import interphase_view
 from engine.view import text_lines

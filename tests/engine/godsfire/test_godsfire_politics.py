@@ -13,6 +13,7 @@ from engine.errors import BadInput, NotGM, NotYourNation, RefereeError, RuleViol
 from engine.events import DieRolled, Event
 from engine.gm import QueueDice
 from engine.godsfire import politics, subversion
+from engine.godsfire.checks import feeders
 from engine.godsfire.events import (
     GameChanged,
     GodsfirePhaseChanged,
@@ -28,10 +29,9 @@ from engine.godsfire.politics import (
     EndInterphase,
     MarkDone,
     ResolveSubversion,
-    feeders,
-    interphase_left,
 )
 from engine.godsfire.state import STEPS, Loan, Player, Region
+from engine.godsfire.steps import interphase_left
 from engine.godsfire.subversion import Counter, Desubvert, Subvert
 from engine.vocabulary import build_action, coerce_options
 

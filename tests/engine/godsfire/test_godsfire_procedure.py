@@ -13,7 +13,7 @@ from godsfirehelpers import Table
 
 from engine.clock import Tick
 from engine.errors import RuleViolation
-from engine.godsfire import economy, movement, phases, politics, setup, subversion, table, war
+from engine.godsfire import economy, movement, phases, politics, setup, steps, subversion, table, war
 
 
 def two_players() -> Table:
@@ -160,7 +160,7 @@ def test_money_in_transit_lands_a_turn_later() -> None:
     t.to_phase("interphase", 2)
     # D.3.1: it lands in alice's transfer step, not before: her D.1 and D.2 cannot spend it
     assert t.sys("Rigel").bank == 0 and t.state.player("alice").in_transit == 5
-    checklist = politics.interphase_checklist(t.state)["alice"]
+    checklist = steps.interphase_checklist(t.state)["alice"]
     transfer = next(row for row in checklist if row.step == "transfer")
     assert (transfer.compulsory, transfer.note) == (True, "money lands: 5 GB in Rigel")
     t.refuse(economy.Buy("Rigel", 1, "AG", 1), RuleViolation, "D.3 transfers (money lands this turn) comes first: "

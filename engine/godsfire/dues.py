@@ -1,0 +1,60 @@
+"""What the Social Interphase has due this turn, that its steps wait for: the loan repayments not yet made
+(D.1.4) and the money in transit that lands (D.3.1), with its landing. The step order (`engine.godsfire.steps`)
+asks them; the loans' and the transfers' actions are in `engine.godsfire.loans` and `engine.godsfire.economy`."""
+
+from __future__ import annotations
+
+from engine.core import Tx
+from engine.godsfire.events import change_game, change_player, change_system
+from engine.godsfire.state import GodsfireState, Shipment, System
+from engine.names import name_key
+
+# --- D.1.4 loan repayments due -------------------------------------------------------------------
+
+
+def repayments_due(state: GodsfireState, player: str) -> list[System]:
+    """The player's systems whose loan repayment of this turn (D.1.4) is not made yet (a loan borrowed this
+    turn is first due next turn)."""
+    return [s for s in state.systems_of(player) if s.loans and s.repaid_turn != state.turn]
+
+
+# --- D.3.1 money in transit ----------------------------------------------------------------------
+
+
+def shipments_due(state: GodsfireState, player: str | None = None) -> list[Shipment]:
+    """The money in transit that lands this turn (the player's, or everyone's)."""
+    return [s for s in state.shipments if s.arrives <= state.turn
+            and (player is None or name_key(s.owner) == name_key(player))]
+
+
+def on_the_way(state: GodsfireState, player: str) -> int:
+    """GB of the player's Money in Transit box still travelling (not to be taken out before they land)."""
+    return sum(s.amount for s in state.shipments if s.arrives > state.turn and name_key(s.owner) == name_key(player))
+
+
+def land_shipments(tx: Tx, player: str | None = None) -> None:
+    """The player's transfer step (D.3.1; at the interphase's end for a player who never took it): the money due
+    this turn leaves the Money in Transit box and lands in its system's bank. Money bound for a system its
+    player no longer holds goes to the National Government; money whose carrier was destroyed is lost with it."""
+    state: GodsfireState = tx.state
+    due = shipments_due(state, player)
+    if not due:
+        return
+    change_game(tx, "the Money in Transit box: what lands now is taken out",
+                shipments=[s for s in state.shipments if s not in due])
+    for shipment in due:
+        player = tx.state.find_player(shipment.owner)
+        if player is None:
+            continue
+        change_player(tx, player.name, f"{shipment.amount} GB out of the Money in Transit box",
+                      in_transit=max(0, player.in_transit - shipment.amount))
+        if shipment.carrier is not None and not any(c.number == shipment.carrier for c in tx.state.counters):
+            change_player(tx, player.name, f"{shipment.amount} GB lost with their carrier #{shipment.carrier}")
+            continue
+        system = tx.state.find_system(shipment.to)
+        if system is not None and system.owner is not None and name_key(system.owner) == name_key(player.name):
+            change_system(tx, system.name, f"{shipment.amount} GB from {shipment.source} land (D.3)",
+                          bank=system.bank + shipment.amount)
+        elif not player.out:
+            change_player(tx, player.name, f"{shipment.to} is no longer {player.name}'s: the {shipment.amount} GB "
+                          "go to the National Government", ng_money=player.ng_money + shipment.amount)

@@ -19,6 +19,7 @@ due games no other process holds (`FOR UPDATE SKIP LOCKED`), so nothing due is a
 The store is this package, one module per part, and `Store` is made of the parts:
 
 - `connection`: opening a database, the database thread, reads, writes and transactions, group commit, faults;
+- `dialect`: what SQLite and PostgreSQL do differently, in one object (`SQLITE`, `POSTGRESQL`) a store asks;
 - `schema`: the numbered migrations, and the backup before one that changes stored data;
 - `games`: creating, running, saving, listing, exporting and importing games;
 - `ledger`: the log written and read back — actions, events, rolls, the stat history, the digest mark;
@@ -26,7 +27,7 @@ The store is this package, one module per part, and `Store` is made of the parts
 - `encoding`: how values are written into rows (times, JSON, compressed snapshots, events).
 
 Everything other code uses is imported from here, `data.store`. (A test that patches a module's global patches it
-where it is used: `data.store.schema.MIGRATIONS`, `data.store.connection._configure`.)
+where it is used: `data.store.schema.MIGRATIONS`, `data.store.dialect._configure`.)
 """
 
 from __future__ import annotations

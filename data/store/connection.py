@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import aiosqlite
 
 from data import postgres
+from data.store.dialect import POSTGRESQL, SQLITE, Dialect
 from engine.errors import RefereeError
 
 if TYPE_CHECKING:
@@ -46,12 +47,12 @@ class Connection:
     def __init__(self, db: aiosqlite.Connection | postgres.Worker, path: str = "",
                  busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.db = db
-        self.dialect = "postgresql" if isinstance(db, postgres.Worker) else "sqlite"
+        self._dialect: Dialect = POSTGRESQL if isinstance(db, postgres.Worker) else SQLITE  # what differs
+        self.dialect = self._dialect.name  # "sqlite" or "postgresql"
         self.page_rotations = 0  # page links this process rotated: a cache of links (the web's) is stale when it moves
-        self.path = postgres.redacted(path) if self.dialect == "postgresql" else path  # what logs may show
+        self.path = self._dialect.shown(path)  # what logs may show
         self._target = path
-        self._errors: tuple[type[BaseException], ...] = (
-            (sqlite3.Error, *postgres.error_types()) if self.dialect == "postgresql" else (sqlite3.Error,))
+        self._errors: tuple[type[BaseException], ...] = self._dialect.errors()
         self.busy_timeout = busy_timeout
         self._write_lock = asyncio.Lock()
         self._in_flight = 0
@@ -82,7 +83,7 @@ class Connection:
             raise StoreUnavailable(open_failure(path, err)) from None
         try:
             db.row_factory = aiosqlite.Row
-            await db._execute(_configure, db._conn, busy_timeout)
+            await db._execute(SQLITE.configure, db._conn, busy_timeout)
             store = cls(db, str(path), busy_timeout)
             store._opening = True
             await store.migrate()
@@ -91,7 +92,7 @@ class Connection:
             with contextlib.suppress(Exception):
                 await db.close()
             cause = err.__cause__ if isinstance(err, StoreUnavailable) else err
-            if isinstance(cause, sqlite3.Error) and _fault_cause(cause) is not None:
+            if isinstance(cause, sqlite3.Error) and SQLITE.fault_cause(cause) is not None:
                 raise StoreUnavailable(open_failure(path, cause)) from None
             raise
         return store
@@ -175,7 +176,7 @@ class Connection:
         """A read: `function(connection, *args)` in the database thread, as one operation."""
         async with self._operation():
             try:
-                if self._reopen and self.dialect == "postgresql":  # a lost connection is no use for reading either
+                if self._reopen and self._dialect.reconnects_to_read:  # a lost connection is no use for reading
                     await self._in_thread(self._reconnect)
                     self._reopen = False
                 return await self._in_thread(function, *args)
@@ -195,12 +196,13 @@ class Connection:
         grows the database: a transaction that writes nothing commits even on a full disk or a read-only file,
         and one that changes rows in place commits on a full disk, so neither is a sign that the fault has
         passed."""
-        grown = self._fault == _FAULTS[SQLITE_FULL]
+        grown = self._fault is not None and self._fault == self._dialect.full_disk
         async with self._operation(), self._write_lock:
             try:
                 if self._reopen:
                     await self._in_thread(self._reconnect)
-                result, changed = await self._in_thread(_counting_changes, grown, function, *args)
+                size = self._dialect.size if grown else None
+                result, changed = await self._in_thread(_counting_changes, size, function, *args)
             except self._errors as err:
                 raise self._failed(err, "save") from err
         if changed:
@@ -212,7 +214,7 @@ class Connection:
 
     def _failed(self, err: BaseException, what: str) -> BaseException:
         """The error to raise for a database error: a fault becomes `StoreUnavailable` (logged once per episode)."""
-        cause = _fault_cause(err)
+        cause = self._dialect.fault_cause(err)
         if cause is None:
             return err
         self._reopen = True
@@ -228,19 +230,7 @@ class Connection:
 
     def _reconnect(self, old: sqlite3.Connection) -> None:
         """A fresh connection in place of the old one (runs in the database thread)."""
-        if isinstance(self.db, postgres.Worker):
-            self.db.reconnect()
-            return
-        new = sqlite3.connect(self.path, isolation_level=None)
-        try:
-            _configure(new, self.busy_timeout)
-        except BaseException:
-            new.close()
-            raise
-        new.row_factory = old.row_factory
-        self.db._connection = new
-        with contextlib.suppress(sqlite3.Error):
-            old.close()
+        self._dialect.reconnect(self.db, old, self.path, self.busy_timeout)
 
     # --- transactions --------------------------------------------------------------------------
 
@@ -272,10 +262,9 @@ class Connection:
     async def _commit_group(self, group: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any], str]]
                             ) -> None:
         def run(con: sqlite3.Connection) -> list[tuple[bool, Any]]:
-            if self.dialect == "postgresql" and len(group) > 1:
-                con.execute("SELECT id FROM games WHERE channel = ANY(?) AND ended = 0 ORDER BY id FOR UPDATE",
-                            (sorted({channel for _, _, channel in group}),)).fetchall()
-            return _run_group(con, [work for work, _, _ in group], self._errors)
+            if len(group) > 1:
+                self._dialect.lock_live_games(con, sorted({channel for _, _, channel in group}))
+            return _run_group(con, [work for work, _, _ in group], self._errors, self._dialect.fault_cause)
 
         try:
             outcomes = await self._transaction(run)
@@ -294,7 +283,8 @@ class Connection:
 
 
 def _run_group(con: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], Any]],
-               errors: tuple[type[BaseException], ...]) -> list[tuple[bool, Any]]:
+               errors: tuple[type[BaseException], ...],
+               fault_cause: Callable[[BaseException], str | None]) -> list[tuple[bool, Any]]:
     """A group's works inside its one transaction, each in a savepoint of its own: (True, result) or (False, the
     error it raised and was rolled back from). A fault of the database itself is raised: the whole group is
     refused. One alone needs no savepoint: its error is raised, and the transaction rolled back."""
@@ -306,7 +296,7 @@ def _run_group(con: sqlite3.Connection, works: list[Callable[[sqlite3.Connection
         try:
             outcomes.append((True, work(con)))
         except errors as err:
-            if _fault_cause(err) is not None:
+            if fault_cause(err) is not None:
                 raise
             con.execute("ROLLBACK TO command")
             outcomes.append((False, err))
@@ -317,16 +307,16 @@ def _run_group(con: sqlite3.Connection, works: list[Callable[[sqlite3.Connection
     return outcomes
 
 
-def _counting_changes(con: sqlite3.Connection, grown: bool, function: Callable[..., T],
-                      *args: Any) -> tuple[T, bool]:
-    """`function(con, *args)` and whether it inserted, updated or deleted a row (with `grown`: and made the
-    database bigger). Runs in the database thread."""
-    pages = con.execute("PRAGMA page_count").fetchone()[0] if grown else 0
+def _counting_changes(con: sqlite3.Connection, grown: Callable[[sqlite3.Connection], int] | None,
+                      function: Callable[..., T], *args: Any) -> tuple[T, bool]:
+    """`function(con, *args)` and whether it inserted, updated or deleted a row (with `grown`, the database's
+    size: and made the database bigger). Runs in the database thread."""
+    pages = grown(con) if grown else 0
     before = con.total_changes
     result = function(con, *args)
     changed = con.total_changes > before
     if changed and grown:
-        changed = con.execute("PRAGMA page_count").fetchone()[0] > pages
+        changed = grown(con) > pages
     return result, changed
 
 
@@ -348,39 +338,6 @@ def _transaction(con: sqlite3.Connection, work: Callable[[sqlite3.Connection], T
             except Exception as failed:  # e.g. "cannot rollback" after a disk I/O error: report the first error
                 err.add_note(f"(the rollback failed too: {failed})")
         raise
-
-
-def _configure(con: sqlite3.Connection, busy_timeout: float) -> None:
-    """Every connection's settings (the busy timeout first, so that a locked database is waited for)."""
-    con.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-    con.execute("PRAGMA journal_mode = WAL")
-    con.execute("PRAGMA foreign_keys = ON")
-
-
-SQLITE_FULL = 13
-# SQLite's primary result codes that mean the database, not the command, failed: what to tell the user.
-_FAULTS = {
-    5: "the database is locked by another program",  # SQLITE_BUSY
-    6: "the database is locked by another program",  # SQLITE_LOCKED
-    7: "out of memory",  # SQLITE_NOMEM
-    8: "the database is read-only",  # SQLITE_READONLY
-    10: "disk I/O error",  # SQLITE_IOERR
-    11: "the database file is damaged",  # SQLITE_CORRUPT
-    SQLITE_FULL: "the disk is full",
-    14: "the database file cannot be opened",  # SQLITE_CANTOPEN
-    15: "the database is locked by another program",  # SQLITE_PROTOCOL
-    26: "the file is not a SQLite database",  # SQLITE_NOTADB
-}
-
-
-def _fault_cause(err: BaseException) -> str | None:
-    """A short cause when `err` is a fault of the database (read-only, locked, full, I/O…), else None."""
-    if not isinstance(err, sqlite3.Error):
-        return postgres.fault_cause(err) if "psycopg" in type(err).__module__ else None
-    code = getattr(err, "sqlite_errorcode", None)
-    if not isinstance(err, sqlite3.Error) or code is None:
-        return None
-    return _FAULTS.get(code & 0xFF)
 
 
 def open_failure(path: str | os.PathLike[str], err: sqlite3.Error) -> str:

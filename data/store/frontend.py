@@ -106,15 +106,7 @@ class FrontEnd:
         index (the front-end records the next one when it has reminded)."""
 
         def work(con: sqlite3.Connection) -> list[tuple[int, int | None]]:
-            if self.dialect == "postgresql":  # each reminder taken by one process only
-                rows = con.execute(
-                    "UPDATE games SET remind_at = NULL WHERE id IN (SELECT id FROM games WHERE ended = 0"
-                    " AND remind_at <= ? ORDER BY id FOR UPDATE SKIP LOCKED) RETURNING id, guild_id",
-                    (_iso(now),)).fetchall()
-                return [(int(r[0]), r[1]) for r in rows]
-            rows = con.execute("SELECT id, guild_id FROM games WHERE ended = 0 AND remind_at <= ?",
-                               (_iso(now),)).fetchall()
-            con.executemany("UPDATE games SET remind_at = NULL WHERE id = ?", [(r[0],) for r in rows])
+            rows = self._dialect.take_reminders_due(con, _iso(now))  # each reminder taken by one process only
             return [(int(r[0]), r[1]) for r in rows]
 
         return await self._transaction(work)
@@ -125,16 +117,7 @@ class FrontEnd:
         (should this process die too, another takes it then); `announced` removes it once sent."""
 
         def work(con: sqlite3.Connection) -> list[tuple[int, int, list[Event]]]:
-            if self.dialect == "postgresql":
-                rows = con.execute(
-                    "UPDATE announcements SET due_at = ? WHERE action_id IN (SELECT action_id FROM announcements"
-                    " WHERE due_at <= ? ORDER BY action_id LIMIT 500 FOR UPDATE SKIP LOCKED)"
-                    " RETURNING game_id, action_id", (_iso(now + ANNOUNCE_GRACE), _iso(now))).fetchall()
-            else:
-                rows = con.execute("SELECT game_id, action_id FROM announcements WHERE due_at <= ?"
-                                   " ORDER BY action_id LIMIT 500", (_iso(now),)).fetchall()
-                con.executemany("UPDATE announcements SET due_at = ? WHERE action_id = ?",
-                                [(_iso(now + ANNOUNCE_GRACE), r[1]) for r in rows])
+            rows = self._dialect.take_announcements(con, _iso(now), _iso(now + ANNOUNCE_GRACE))
             taken = []
             for game_id, action_id in sorted((int(r[0]), int(r[1])) for r in rows):
                 events = [event_from_dict(orjson.loads(e[0])) for e in con.execute(ACTION_EVENTS, (game_id, action_id))]
@@ -190,8 +173,7 @@ class FrontEnd:
         if player is not None:
             query += " AND player = ?"
             params.append(player)
-        rows = await self._fetchall(query + (" ORDER BY seq" if self.dialect == "postgresql" else " ORDER BY rowid"),
-                                    params)
+        rows = await self._fetchall(query + f" ORDER BY {self._dialect.insertion_order}", params)
         return [DmReminder(int(r["game_id"]), r["player"], timedelta(minutes=int(r["before_minutes"])),
                            bool(r["failed"]), tuple(orjson.loads(r["sent"]))) for r in rows]
 
@@ -199,12 +181,7 @@ class FrontEnd:
         """Turn a player's reminders by DM on (again: a past failure is forgotten), `before` a deadline; `sent`:
         the reminders standing now that they are not to be sent (they were announced already)."""
         # (SQLite's REPLACE gives the row a new rowid: a player who opts in again comes last; so does `seq`)
-        query = ("INSERT INTO dm_reminders (game_id, player, before_minutes, failed, sent) VALUES (?, ?, ?, 0, ?)"
-                 " ON CONFLICT (game_id, player) DO UPDATE SET before_minutes = excluded.before_minutes, failed = 0,"
-                 " sent = excluded.sent, seq = nextval(pg_get_serial_sequence('dm_reminders', 'seq'))"
-                 if self.dialect == "postgresql" else
-                 "INSERT OR REPLACE INTO dm_reminders (game_id, player, before_minutes, failed, sent)"
-                 " VALUES (?, ?, ?, 0, ?)")
+        query = self._dialect.set_dm_reminder
         await self._transaction(lambda con: con.execute(
             query, (game_id, player, round(before.total_seconds() / 60), _json(list(sent)))))
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
-from data.store.connection import _fault_cause
 from data.store.encoding import _iso, event_json, pack_snapshot, snapshot_document
 from data.store.frontend import ANNOUNCE_GRACE, OUTBOX_IF_DISCORD, OUTBOX_INSERT
 from data.store.ledger import insert_history, record_history
@@ -29,7 +28,6 @@ from engine.events import (
 from engine.history import HistoryEntry, Point, entry_to_dict, last_point
 from engine.rulesets import ruleset, ruleset_of
 
-UNIQUE_VIOLATION = "23505"  # PostgreSQL's SQLSTATE for a second live game in a channel (the unique index)
 T = TypeVar("T")
 log = logging.getLogger("referee.store")
 
@@ -135,8 +133,7 @@ class Games:
         round trip to the database thread. Returns the game's id with the plan; `NoLiveGame` when there is none."""
 
         query = "SELECT id, ruleset, snapshot, snapshot_z FROM games WHERE channel = ? AND ended = 0"
-        if self.dialect == "postgresql":
-            query += " FOR UPDATE"
+        query += self._dialect.for_update
 
         def work(con: sqlite3.Connection) -> tuple[int, Plan]:
             row = con.execute(query, (channel,)).fetchone()  # the game found and read (and locked) at once
@@ -163,12 +160,7 @@ class Games:
 
         def work(con: sqlite3.Connection) -> dict[int, Plan]:
             done: dict[int, Plan] = {}
-            ids = list(game_ids)
-            if self.dialect == "postgresql" and ids:
-                # the due games no other process holds now: those it holds, it is catching up (or a command is)
-                held = {int(r[0]) for r in con.execute(
-                    "SELECT id FROM games WHERE id = ANY(?) ORDER BY id FOR UPDATE SKIP LOCKED", (ids,))}
-                ids = [game_id for game_id in ids if game_id in held]
+            ids = self._dialect.not_held(con, list(game_ids))  # those another process holds, it is catching up
             slow = ids
             if quick is not None and ids:
                 slow = self._run_quick(con, ids, quick, done, announce)
@@ -177,7 +169,7 @@ class Games:
                 try:
                     result = self._run_plan(con, game_id, plan, announce)
                 except self._errors as err:
-                    if _fault_cause(err) is not None:
+                    if self._dialect.fault_cause(err) is not None:
                         raise  # the database itself failed: the whole batch is refused
                     log.exception("catching up game %s failed; it is left as it was", game_id)
                     con.execute("ROLLBACK TO game")
@@ -220,12 +212,7 @@ class Games:
             return slow
         # One statement per table for the whole batch; the actions' ids are given, so events can name them.
         count = sum(len(fast.entries) for _, fast, _ in written)
-        if self.dialect == "postgresql":  # other processes insert actions too: the sequence hands out the ids
-            new_ids = [int(r[0]) for r in con.execute(
-                "SELECT nextval(pg_get_serial_sequence('actions', 'id')) FROM generate_series(1, ?)", (count,))]
-        else:  # one writer at a time (BEGIN IMMEDIATE)
-            first = int(con.execute("SELECT COALESCE(MAX(id), 0) FROM actions").fetchone()[0]) + 1
-            new_ids = list(range(first, first + count))
+        new_ids = self._dialect.new_action_ids(con, count)
         actions, events, outbox = [], [], []
         numbered = iter(new_ids)
         moment: datetime | None = None  # the batch's entries share one `now`: its text is worked out once
@@ -319,7 +306,7 @@ class Games:
                                  " RETURNING id", (channel, guild_id, gm, _iso(now)))
             return int(cursor.fetchone()[0])
         except self._errors as err:
-            if isinstance(err, sqlite3.IntegrityError) or getattr(err, "sqlstate", None) == UNIQUE_VIOLATION:
+            if self._dialect.is_unique_violation(err):
                 raise ChannelTaken(channel) from None
             raise
     def _write_snapshot(self, con: sqlite3.Connection, game_id: int, state: Any) -> None:
@@ -341,8 +328,8 @@ class Games:
         transaction, its row stays locked to other processes until the transaction ends (PostgreSQL: SQLite's
         BEGIN IMMEDIATE already holds the whole database)."""
         query = "SELECT ruleset, snapshot, snapshot_z FROM games WHERE id = ?"
-        if lock and self.dialect == "postgresql":
-            query += " FOR UPDATE"
+        if lock:
+            query += self._dialect.for_update
         row = con.execute(query, (game_id,)).fetchone()
         if row is None:
             raise KeyError(f"no game {game_id}")

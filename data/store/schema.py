@@ -12,8 +12,8 @@ import re
 import sqlite3
 from pathlib import Path
 
-from data import postgres
 from data.store.connection import StoreUnavailable, _transaction
+from data.store.dialect import Dialect
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 log = logging.getLogger("referee.store")
@@ -28,13 +28,13 @@ class Schema:
         A migration is an `NNN_name.sql` script or an `NNN_name.py` module whose `migrate(connection)`
         runs; each runs in a transaction of its own with the new version number.
         """
-        version = await self._read(_schema_version)
+        version = await self._read(self._dialect.schema_version)
         for number, path in migration_files(self.dialect):
             if number <= version:
                 continue
-            if self.dialect == "sqlite" and version:
+            if self._dialect.backs_up_before_migrating and version:
                 await self._backup_before(version, number, path)
-            await self._write(_apply_migration, number, path)
+            await self._write(_apply_migration, self._dialect, number, path)
             version = number
         return version
 
@@ -53,16 +53,7 @@ class Schema:
             log.warning("backed up %s to %s before migration %03d", self.path, copy, number)
 
 
-def _schema_version(con: sqlite3.Connection) -> int:
-    """The database's schema version: SQLite's `user_version`; PostgreSQL's `referee_schema` table."""
-    if not isinstance(con, postgres.Connection):
-        return int(con.execute("PRAGMA user_version").fetchone()[0])
-    con.execute("CREATE TABLE IF NOT EXISTS referee_schema (version INTEGER NOT NULL)")
-    row = con.execute("SELECT MAX(version) FROM referee_schema").fetchone()
-    return int(row[0] or 0)
-
-
-def _apply_migration(con: sqlite3.Connection, number: int, path: Path) -> None:
+def _apply_migration(con: sqlite3.Connection, dialect: Dialect, number: int, path: Path) -> None:
     def work(con: sqlite3.Connection) -> None:
         if path.suffix == ".py":
             spec = importlib.util.spec_from_file_location(f"migration_{number:03d}", path)
@@ -73,11 +64,7 @@ def _apply_migration(con: sqlite3.Connection, number: int, path: Path) -> None:
         else:
             for statement in _statements(path.read_text()):
                 con.execute(statement)
-        if isinstance(con, postgres.Connection):
-            con.execute("DELETE FROM referee_schema")
-            con.execute("INSERT INTO referee_schema (version) VALUES (?)", (number,))
-        else:
-            con.execute(f"PRAGMA user_version = {number}")
+        dialect.set_schema_version(con, number)
 
     _transaction(con, work)
 

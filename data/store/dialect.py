@@ -214,7 +214,6 @@ class PostgreSQL(Dialect):
     def not_held(self, con: Any, game_ids: list[int]) -> list[int]:
         if not game_ids:
             return game_ids
-        # the due games no other process holds now: those it holds, it is catching up (or a command is)
         held = {int(r[0]) for r in con.execute(
             "SELECT id FROM games WHERE id = ANY(?) ORDER BY id FOR UPDATE SKIP LOCKED", (game_ids,))}
         return [game_id for game_id in game_ids if game_id in held]

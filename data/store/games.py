@@ -160,7 +160,8 @@ class Games:
 
         def work(con: sqlite3.Connection) -> dict[int, Plan]:
             done: dict[int, Plan] = {}
-            ids = self._dialect.not_held(con, list(game_ids))  # those another process holds, it is catching up
+            # the due games no other process holds now: those it holds, it is catching up (or a command is)
+            ids = self._dialect.not_held(con, list(game_ids))
             slow = ids
             if quick is not None and ids:
                 slow = self._run_quick(con, ids, quick, done, announce)
@@ -309,6 +310,7 @@ class Games:
             if self._dialect.is_unique_violation(err):
                 raise ChannelTaken(channel) from None
             raise
+
     def _write_snapshot(self, con: sqlite3.Connection, game_id: int, state: Any) -> None:
         """The game's row: its snapshot document and its next due time (the clock's index)."""
         due = next_deadline(state)

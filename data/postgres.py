@@ -3,7 +3,7 @@
 `data.store` runs every transaction as one plain function in its database thread, on a sqlite3-shaped
 connection (`execute`, `executemany`, rows readable by index and by name). `Connection` gives it that shape
 over psycopg 3, so both backends share every query and every transaction; what differs is said where it
-differs (`data.store`'s `dialect` branches, the baseline schema in `migrations/postgresql/`). Here: `?`
+differs (`data.store.dialect`, the baseline schema in `migrations/postgresql/`). Here: `?`
 placeholders become `%s`, `BEGIN IMMEDIATE` becomes `BEGIN`, a lock wait is bounded (`lock_timeout`, as
 SQLite's busy timeout bounds it), and a PostgreSQL error that means the database failed (not the command)
 gets its one-line cause. psycopg is imported only when a `postgresql://` database is opened.

@@ -444,19 +444,19 @@ async def test_a_store_that_cannot_save_delays_the_clock_without_a_spin_or_a_tra
     """A tick while the database is read-only: nothing rolls over, a warning (no ERROR but the store's one),
     the timer tries again in RETRY_AFTER rather than at once; a player's command is refused in one line; once
     the database can be written again, the next tick rolls the turn over and announces it."""
-    import data.store as store_module
+    import data.store.dialect as dialect_module
     from cogs.clock import RETRY_AFTER
 
     async with table(tmp_path) as t, t.bot() as rb:
         await start_war(t)
         clock = rb.bot.get_cog("Clock")
-        configure = store_module._configure
+        configure = dialect_module._configure
 
         def read_only(con, busy_timeout):
             configure(con, busy_timeout)
             con.execute("PRAGMA query_only = ON")
 
-        monkeypatch.setattr(store_module, "_configure", read_only)
+        monkeypatch.setattr(dialect_module, "_configure", read_only)
         await rb.bot.store._in_thread(lambda con: con.execute("PRAGMA query_only = ON"))
         t.clock.advance(hours=12, minutes=1)
         await clock.tick()
@@ -469,7 +469,7 @@ async def test_a_store_that_cannot_save_delays_the_clock_without_a_spin_or_a_tra
             "⛔ the referee cannot save right now (the database is read-only); nothing changed — try again later")
         assert t.fake.take_errors() == []
 
-        monkeypatch.setattr(store_module, "_configure", configure)
+        monkeypatch.setattr(dialect_module, "_configure", configure)
         await clock.tick()
         await settle(t.fake)
         assert (await t.state(rb)).turn == 2

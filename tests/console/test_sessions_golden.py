@@ -10,33 +10,15 @@ from __future__ import annotations
 import io
 import os
 import random
-import re
 from pathlib import Path
 
 import pytest
-from storehelpers import REPO, FakeClock
+from storehelpers import REPO, FakeClock, sessions
 
 from data.store import Store
 
 GOLDEN = Path(__file__).parent / "golden"
-CONSOLE_LINE = re.compile(r"^\S+ /\w")
 FORMATS = ("text", "markdown", "bbcode")
-
-
-def sessions(path: Path) -> list[list[str]]:
-    """Each indented block of a document whose every line is a console line (`<name> /command …`)."""
-    blocks: list[list[str]] = []
-    current: list[str] = []
-    previous_blank = True
-    for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
-        if line.startswith("    ") and (current or previous_blank):
-            current.append(line[4:])
-        else:
-            if current and all(CONSOLE_LINE.match(x) for x in current):
-                blocks.append(current)
-            current = []
-        previous_blank = not line.strip()
-    return blocks
 
 
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]

@@ -33,6 +33,7 @@ import pytest
 from storehelpers import REPO, RULES, FakeClock, console_env
 
 import data.store as store_module
+import data.store.dialect as dialect_module
 from console.app import Console
 from data.store import Store, StoreUnavailable, _transaction
 from engine.dice import ForcedRoller
@@ -202,28 +203,28 @@ async def test_a_lock_held_past_the_busy_timeout_refuses_the_write_and_then_reco
 
 
 async def test_a_read_only_database_refuses_the_write_and_a_fresh_connection_recovers(table, monkeypatch, caplog):
-    configure = store_module._configure
+    configure = dialect_module._configure
 
     def read_only(con: sqlite3.Connection, busy_timeout: float) -> None:
         configure(con, busy_timeout)
         con.execute("PRAGMA query_only = ON")
 
-    monkeypatch.setattr(store_module, "_configure", read_only)
+    monkeypatch.setattr(dialect_module, "_configure", read_only)
     await table.store._in_thread(lambda con: con.execute("PRAGMA query_only = ON"))
     # The old connection stays read-only after the fix: only the store's reconnect recovers.
     await refused_twice_then_recovers(table, caplog, "the database is read-only",
-                                      lambda: monkeypatch.setattr(store_module, "_configure", configure))
+                                      lambda: monkeypatch.setattr(dialect_module, "_configure", configure))
 
 
 async def test_a_full_disk_refuses_the_write_and_then_recovers(table, monkeypatch, caplog):
-    configure = store_module._configure
+    configure = dialect_module._configure
     pages = await table.store._in_thread(lambda con: con.execute("PRAGMA page_count").fetchone()[0])
 
     def full(con: sqlite3.Connection, busy_timeout: float) -> None:
         configure(con, busy_timeout)
         con.execute(f"PRAGMA max_page_count = {pages}")
 
-    monkeypatch.setattr(store_module, "_configure", full)
+    monkeypatch.setattr(dialect_module, "_configure", full)
     await table.store._in_thread(lambda con: con.execute(f"PRAGMA max_page_count = {pages}"))
     for turn in range(300):  # the game's log grows until the database has no page left
         before = await table.export()
@@ -233,7 +234,7 @@ async def test_a_full_disk_refuses_the_write_and_then_recovers(table, monkeypatc
     assert answer == f"{SAVE_REFUSED}the disk is full{NOTHING_CHANGED}\n"
     assert await table.export() == before
     await refused_twice_then_recovers(table, caplog, "the disk is full",
-                                      lambda: monkeypatch.setattr(store_module, "_configure", configure))
+                                      lambda: monkeypatch.setattr(dialect_module, "_configure", configure))
 
 
 class FailingRollback:

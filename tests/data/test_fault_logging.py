@@ -18,6 +18,7 @@ import pytest
 from test_disk_faults import FAST, NOTHING_CHANGED, SAVE_REFUSED, Table
 
 import data.store as store_module
+import data.store.dialect as dialect_module
 from data.store import Store, StoreUnavailable
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's own files, faults and processes
@@ -80,18 +81,18 @@ async def table(tmp_path):
 
 def query_only(monkeypatch: pytest.MonkeyPatch, table: Table) -> Callable[[], Any]:
     """The database turns read-only; returns what ends it."""
-    configure = store_module._configure
+    configure = dialect_module._configure
 
     def read_only(con: sqlite3.Connection, busy_timeout: float) -> None:
         configure(con, busy_timeout)
         con.execute("PRAGMA query_only = ON")
 
-    monkeypatch.setattr(store_module, "_configure", read_only)
+    monkeypatch.setattr(dialect_module, "_configure", read_only)
 
     async def start() -> None:
         await table.store._in_thread(lambda con: con.execute("PRAGMA query_only = ON"))
 
-    return start, lambda: monkeypatch.setattr(store_module, "_configure", configure)
+    return start, lambda: monkeypatch.setattr(dialect_module, "_configure", configure)
 
 
 def read_only_file(monkeypatch: pytest.MonkeyPatch, table: Table) -> Callable[[], Any]:
@@ -116,7 +117,7 @@ def read_only_file(monkeypatch: pytest.MonkeyPatch, table: Table) -> Callable[[]
 
 def full_disk(monkeypatch: pytest.MonkeyPatch, table: Table) -> Callable[[], Any]:
     """The disk fills up (no page more than the database has now); returns what ends it."""
-    configure = store_module._configure
+    configure = dialect_module._configure
     pages: list[int] = []
 
     def full(con: sqlite3.Connection, busy_timeout: float) -> None:
@@ -125,7 +126,7 @@ def full_disk(monkeypatch: pytest.MonkeyPatch, table: Table) -> Callable[[], Any
 
     async def start() -> None:
         pages[:] = [await table.store._in_thread(lambda con: con.execute("PRAGMA page_count").fetchone()[0])]
-        monkeypatch.setattr(store_module, "_configure", full)
+        monkeypatch.setattr(dialect_module, "_configure", full)
         await table.store._in_thread(lambda con: con.execute(f"PRAGMA max_page_count = {pages[0]}"))
         for turn in range(300):  # the game's log grows until the database has no page left
             answer = await table.line("gm /gm dice clear" if turn % 50 == 49 else "gm /gm dice 4")
@@ -133,7 +134,7 @@ def full_disk(monkeypatch: pytest.MonkeyPatch, table: Table) -> Callable[[], Any
                 return
         pytest.fail("the disk never filled up")
 
-    return start, lambda: monkeypatch.setattr(store_module, "_configure", configure)
+    return start, lambda: monkeypatch.setattr(dialect_module, "_configure", configure)
 
 
 def locked(tmp_path: Any) -> Callable[[], Any]:

@@ -27,7 +27,7 @@ from storehelpers import (
     write_snapshot,
 )
 
-import data.store as store_module
+import data.store.schema as schema_module
 from data.store import Store, migration_files
 from engine.dice import ForcedRoller
 from engine.errors import BadInput, NoGame, NotGM, RefereeError, RuleViolation
@@ -110,7 +110,7 @@ async def test_a_new_migration_applies_once_on_an_existing_database(tmp_path, mo
     folder.mkdir()
     for _, path in migration_files():
         shutil.copy(path, folder)
-    monkeypatch.setattr(store_module, "MIGRATIONS", folder)
+    monkeypatch.setattr(schema_module, "MIGRATIONS", folder)
     db = tmp_path / "m.db"
     first = await Store.open(db)
     await first.close()
@@ -131,11 +131,12 @@ FAILED_MIGRATION_SCRIPT = textwrap.dedent("""
     from pathlib import Path
     sys.path.insert(0, sys.argv[1])
     import data.store as store_module
+    import data.store.schema as schema_module
 
     folder, db = Path(sys.argv[2]), Path(sys.argv[3])
     for _, path in store_module.migration_files():
         shutil.copy(path, folder)
-    store_module.MIGRATIONS = folder
+    schema_module.MIGRATIONS = folder
 
     async def main():
         store = await store_module.Store.open(db)

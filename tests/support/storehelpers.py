@@ -283,3 +283,22 @@ def said(out: Any) -> list[str]:
     out.truncate(0)
     out.seek(0)
     return lines
+
+
+CONSOLE_LINE = re.compile(r"^\S+ /\w")
+
+
+def sessions(path: Path) -> list[list[str]]:
+    """Each indented block of a document whose every line is a console line (`<name> /command …`)."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    previous_blank = True
+    for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
+        if line.startswith("    ") and (current or previous_blank):
+            current.append(line[4:])
+        else:
+            if current and all(CONSOLE_LINE.match(x) for x in current):
+                blocks.append(current)
+            current = []
+        previous_blank = not line.strip()
+    return blocks

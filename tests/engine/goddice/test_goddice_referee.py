@@ -19,7 +19,7 @@ from storehelpers import (
     state_to_dict,
 )
 
-import data.store as store_module
+import data.store.schema as schema_module
 from data.store import Store, migration_files
 from engine.dice import FacesRecord, ForcedRoller
 from engine.errors import BadInput, RuleViolation
@@ -230,7 +230,7 @@ async def test_an_old_nations_database_migrates_and_plays_on(tmp_path, monkeypat
     for number, path in migration_files():
         if number <= 4:
             shutil.copy(path, old_folder)
-    monkeypatch.setattr(store_module, "MIGRATIONS", old_folder)
+    monkeypatch.setattr(schema_module, "MIGRATIONS", old_folder)
     old_db = tmp_path / "old.db"
     old = await Store.open(old_db)
     await old.close()

@@ -1,0 +1,214 @@
+"""The store's front-end bookkeeping: what the front-ends (the Discord clock above all) record beside a game —
+its status message and reminders (the reminder due index, reminders by direct message), the outbox of the
+clock's announcements, the messages offering a battle's choice or reporting an action, and the game page's
+token.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import orjson
+
+from data.store.encoding import _iso, _json
+from data.store.ledger import ACTION_EVENTS
+from engine.events import (
+    Event,
+    event_from_dict,
+)
+
+# How long the clock's announcement of a catch-up is its own process's to send before another may (`announcements`)
+ANNOUNCE_GRACE = timedelta(minutes=2)
+OUTBOX_INSERT = "INSERT INTO announcements (action_id, due_at, game_id) VALUES (?, ?, ?)"
+OUTBOX_IF_DISCORD = ("INSERT INTO announcements (action_id, due_at, game_id)"
+                     " SELECT ?, ?, id FROM games WHERE id = ? AND guild_id IS NOT NULL")
+PAGE_TOKEN_BYTES = 18  # a game page's token: 144 random bits, 24 URL-safe characters (issue 22)
+PAGE_VERSION = ("(SELECT COALESCE(MAX(id), 0) FROM actions WHERE game_id = g.id),"
+                " (SELECT COALESCE(MAX(id), 0) FROM rolls WHERE game_id = g.id), g.ended")  # `page_version`'s parts
+PAGE_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what a page link's token may look like before it is looked up
+
+
+@dataclass(frozen=True)
+class DmReminder:
+    """One player's reminders by direct message in one game (/remind me, migration 011)."""
+
+    game_id: int
+    player: str  # a Discord user id
+    before: timedelta  # how long before a deadline its reminder comes
+    failed: bool = False  # a DM was refused: their reminders go to the channel until they opt in again
+    sent: tuple[str, ...] = ()  # the keys of the reminders already sent that still stand
+
+
+class FrontEnd:
+    """The store's part that keeps the front-ends' bookkeeping."""
+
+    # --- the game's page (issue 22) ---------------------------------------------------------------
+
+    async def page_token(self, game_id: int, now: datetime) -> str:
+        """The token of the game's page link (`PUBLIC_URL/g/<token>`), made the first time it is asked for (a read
+        after that: every status message links to it, a rollover's too)."""
+        rows = await self._fetchall("SELECT token FROM game_pages WHERE game_id = ?", (game_id,))
+        if rows:
+            return str(rows[0][0])
+
+        def work(con: sqlite3.Connection) -> str:
+            con.execute("INSERT INTO game_pages (game_id, token, created_at) VALUES (?, ?, ?)"
+                        " ON CONFLICT (game_id) DO NOTHING",
+                        (game_id, secrets.token_urlsafe(PAGE_TOKEN_BYTES), _iso(now)))
+            return str(con.execute("SELECT token FROM game_pages WHERE game_id = ?", (game_id,)).fetchone()[0])
+
+        return await self._transaction(work)
+
+    async def rotate_page_token(self, game_id: int, now: datetime) -> str:
+        """A new token for the game's page: the old link stops working at once. Returns the new token."""
+        token = secrets.token_urlsafe(PAGE_TOKEN_BYTES)
+        await self._transaction(lambda con: con.execute(
+            "INSERT INTO game_pages (game_id, token, created_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (game_id) DO UPDATE SET token = excluded.token, created_at = excluded.created_at",
+            (game_id, token, _iso(now))))
+        self.page_rotations += 1
+        return token
+
+    async def page_game(self, token: str) -> int | None:
+        """The game whose page this token opens, or None (a token of the wrong shape is not looked up)."""
+        if not PAGE_TOKEN.fullmatch(token):
+            return None
+        rows = await self._fetchall("SELECT game_id FROM game_pages WHERE token = ?", (token,))
+        return int(rows[0][0]) if rows else None
+
+    async def page_version(self, game_id: int) -> str:
+        """What changes whenever the game's page would: its last action (an undo is one too), its last roll (a free
+        roll is logged without an action) and whether it has ended. Cheap: the page's live updates poll it."""
+        rows = await self._fetchall(f"SELECT g.id, {PAGE_VERSION} FROM games g WHERE g.id = ?", (game_id,))
+        if not rows:
+            raise KeyError(f"no game {game_id}")
+        return _page_version(rows[0])
+
+    async def page_of(self, token: str) -> tuple[int, str] | None:
+        """`page_game` and `page_version` in one statement (every request for a page asks both): the game this token
+        opens and its page's version, or None."""
+        if not PAGE_TOKEN.fullmatch(token):
+            return None
+        rows = await self._fetchall(f"SELECT g.id, {PAGE_VERSION} FROM game_pages p JOIN games g ON g.id = p.game_id"
+                                    " WHERE p.token = ?", (token,))
+        return (int(rows[0][0]), _page_version(rows[0])) if rows else None
+
+    # --- the reminder due index and the outbox of announcements -------------------------------------
+
+    async def take_reminders_due(self, now: datetime) -> list[tuple[int, int | None]]:
+        """(game id, server) of the live games whose front-end reminder is due by `now`; each is taken off the
+        index (the front-end records the next one when it has reminded)."""
+
+        def work(con: sqlite3.Connection) -> list[tuple[int, int | None]]:
+            rows = self._dialect.take_reminders_due(con, _iso(now))  # each reminder taken by one process only
+            return [(int(r[0]), r[1]) for r in rows]
+
+        return await self._transaction(work)
+
+    async def take_unannounced(self, now: datetime) -> list[tuple[int, int, list[Event]]]:
+        """The clock's announcements left unsent past their time (their process died after the commit): (game id,
+        action id, its live events), oldest first. Each is taken by one process: its time moves on by the grace
+        (should this process die too, another takes it then); `announced` removes it once sent."""
+
+        def work(con: sqlite3.Connection) -> list[tuple[int, int, list[Event]]]:
+            rows = self._dialect.take_announcements(con, _iso(now), _iso(now + ANNOUNCE_GRACE))
+            taken = []
+            for game_id, action_id in sorted((int(r[0]), int(r[1])) for r in rows):
+                events = [event_from_dict(orjson.loads(e[0])) for e in con.execute(ACTION_EVENTS, (game_id, action_id))]
+                taken.append((game_id, action_id, events))
+            return taken
+
+        return await self._transaction(work)
+
+    async def announced(self, action_ids: Sequence[int]) -> None:
+        """The clock's announcements of these actions are sent: out of the outbox."""
+        if action_ids:
+            await self._transaction(lambda con: con.executemany(
+                "DELETE FROM announcements WHERE action_id = ?", [(action_id,) for action_id in action_ids]))
+
+    # --- messages and the status message ---------------------------------------------------------------
+
+    async def choice_message(self, game_id: int, battle: int, message_id: int | None = None) -> int | None:
+        """The message that offers a battle's choice; with `message_id`, record a new one. Returns the old one."""
+        rows = await self._fetchall("SELECT message_id FROM choice_messages WHERE game_id = ? AND battle = ?",
+                                    (game_id, battle))
+        if message_id is not None:
+            await self._transaction(lambda con: con.execute(
+                "INSERT INTO choice_messages (game_id, battle, message_id) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id, battle) DO UPDATE SET message_id = excluded.message_id",
+                (game_id, battle, message_id)))
+        return int(rows[0]["message_id"]) if rows else None
+
+    async def set_front_end(self, game_id: int, *, status_message_id: int | None = None,
+                            reminded_turn: int | None = None, remind_at: datetime | None | bool = False) -> None:
+        """Record the Discord front-end's bookkeeping: the pinned status message, the last turn reminded, the
+        next reminder (`remind_at`; None: no reminder pending; left alone when not given)."""
+        changes: dict[str, Any] = {}
+        if status_message_id is not None:
+            changes["status_message_id"] = status_message_id
+        if reminded_turn is not None:
+            changes["reminded_turn"] = reminded_turn
+        if remind_at is not False:
+            changes["remind_at"] = _iso(remind_at) if isinstance(remind_at, datetime) else None
+        if not changes:
+            return
+
+        def work(con: sqlite3.Connection) -> None:
+            con.execute(f"UPDATE games SET {', '.join(f'{k} = ?' for k in changes)} WHERE id = ?",
+                        (*changes.values(), game_id))
+
+        await self._transaction(work)
+
+    # --- reminders by direct message (/remind me) ------------------------------------------------
+
+    async def dm_reminders(self, game_id: int, player: str | None = None) -> list[DmReminder]:
+        """The players of a game who want their reminders by DM (or the one `player`), in the order they opted in."""
+        query, params = "SELECT * FROM dm_reminders WHERE game_id = ?", [game_id]
+        if player is not None:
+            query += " AND player = ?"
+            params.append(player)
+        rows = await self._fetchall(query + f" ORDER BY {self._dialect.insertion_order}", params)
+        return [DmReminder(int(r["game_id"]), r["player"], timedelta(minutes=int(r["before_minutes"])),
+                           bool(r["failed"]), tuple(orjson.loads(r["sent"]))) for r in rows]
+
+    async def set_dm_reminder(self, game_id: int, player: str, before: timedelta, sent: tuple[str, ...] = ()) -> None:
+        """Turn a player's reminders by DM on (again: a past failure is forgotten), `before` a deadline; `sent`:
+        the reminders standing now that they are not to be sent (they were announced already)."""
+        # (SQLite's REPLACE gives the row a new rowid: a player who opts in again comes last; so does `seq`)
+        query = self._dialect.set_dm_reminder
+        await self._transaction(lambda con: con.execute(
+            query, (game_id, player, round(before.total_seconds() / 60), _json(list(sent)))))
+
+    async def clear_dm_reminder(self, game_id: int, player: str) -> bool:
+        """Turn a player's reminders by DM off; whether they were on."""
+        cursor = await self._transaction(lambda con: con.execute(
+            "DELETE FROM dm_reminders WHERE game_id = ? AND player = ?", (game_id, player)))
+        return bool(cursor.rowcount)
+
+    async def note_dm_reminders(self, game_id: int, noted: list[DmReminder]) -> None:
+        """Record what the clock did with players' reminders by DM (the keys sent, a DM refused): one transaction.
+        A player who turned them off meanwhile stays off."""
+        await self._transaction(lambda con: con.executemany(
+            "UPDATE dm_reminders SET failed = ?, sent = ? WHERE game_id = ? AND player = ?",
+            [(int(r.failed), _json(list(r.sent)), game_id, r.player) for r in noted]))
+
+    async def note_report_message(self, action_ids: Sequence[int], channel_id: int | None, message_id: int) -> None:
+        """Record the Discord message that announced these logged actions (migration 013); an action's first
+        message stays."""
+        if not action_ids:
+            return
+        await self._transaction(lambda con: con.executemany(
+            "INSERT INTO report_messages (action_id, channel_id, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            [(action_id, channel_id, message_id) for action_id in action_ids]))
+
+
+def _page_version(row: Any) -> str:
+    """A page's version from its row's (id, last action, last roll, ended)."""
+    return f"{row[1]}.{row[2]}.{int(row[3])}"
+

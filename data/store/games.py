@@ -1,0 +1,464 @@
+"""The store's games: creating a game, loading and saving it (its snapshot, its next due time), running the
+engine on it in one transaction (`run_game`, `run_channel`, the clock's `run_games` and its quick catch-up),
+undo, export and import, and the queries that find and list games.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from data.store.encoding import _iso, event_json, pack_snapshot, snapshot_document
+from data.store.frontend import ANNOUNCE_GRACE, OUTBOX_IF_DISCORD, OUTBOX_INSERT
+from data.store.ledger import insert_history, record_history
+from engine.clock import next_deadline
+from engine.errors import RefereeError
+from engine.events import (
+    DiceRolled,
+    DieRolled,
+    Event,
+    GameImported,
+    replay,
+    to_jsonable,
+)
+from engine.history import HistoryEntry, Point, entry_to_dict, last_point
+from engine.rulesets import ruleset, ruleset_of
+
+T = TypeVar("T")
+log = logging.getLogger("referee.store")
+
+
+class ChannelTaken(Exception):
+    """The channel already has a live game."""
+
+
+class NoLiveGame(Exception):
+    """The channel has no live game."""
+
+
+GAME_MOVED_ON = "the game changed while this was being prepared; nothing changed — try again"
+
+
+class GameMovedOn(RefereeError):
+    """Another action was logged in the game after a change was worked out against it (another process's):
+    nothing was written."""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    channel: str
+    guild_id: int | None
+    ended: bool
+    next_deadline: datetime | None
+    status_message_id: int | None = None
+    reminded_turn: int = 0
+    remind_at: datetime | None = None  # the front-end's next reminder
+
+
+@dataclass(frozen=True)
+class ListedGame:
+    """A live game as /game list lists it: where it is, its GM, and its state."""
+
+    id: int
+    channel: str
+    guild_id: int | None
+    gm: str
+    state: Any
+
+
+@dataclass
+class Entry:
+    """One log entry a plan asks to commit: who did what, and the events it produced."""
+
+    actor: str
+    command: str
+    now: datetime
+    events: list[Event]
+
+
+@dataclass
+class Quick:
+    """What a quick catch-up did to a snapshot document (changed in place): its log entries, its next due."""
+
+    entries: list[Entry]
+    next_due: datetime | None
+
+
+@dataclass
+class Plan:
+    """What `run_game`'s plan returns: the entries to commit, the state after them, and a refusal to raise
+    once they are committed (a catch-up commits even when the command after it is refused)."""
+
+    state: Any
+    entries: list[Entry] = field(default_factory=list)
+    refusal: BaseException | None = None
+    action_ids: list[int] = field(default_factory=list)  # the logged actions of `entries`, once committed
+
+
+class Games:
+    """The store's part that creates, runs, saves, lists, exports and imports games."""
+
+    async def create_game(
+        self, channel: str, guild_id: int | None, state: Any, events: list[Event],
+        actor: str, command: str, now: datetime,
+    ) -> tuple[int, int]:
+        """A new game with its first action; returns (game id, action id)."""
+
+        def work(con: sqlite3.Connection) -> tuple[int, int]:
+            game_id = self._insert_game(con, channel, guild_id, state.gm, now)
+            action_id = self._log(con, game_id, actor, command, now, events)
+            record_history(con, game_id, action_id, state, (), None, now)
+            self._write_snapshot(con, game_id, state)
+            return game_id, action_id
+
+        return await self._transaction(work)
+
+    async def run_game(self, game_id: int, plan: Callable[[Any], Plan], announce: bool = False) -> Plan:
+        """Load a game, run `plan(state)` on it and commit its entries and state: one transaction, one round
+        trip. A plan that raises commits nothing; a plan's `refusal` is raised after its entries commit.
+        `announce`: its entries go in the outbox of announcements too (`take_unannounced`)."""
+
+        result = await self._transaction(lambda con: self._run_plan(con, game_id, plan, announce))
+        if result.refusal is not None:
+            raise result.refusal
+        return result
+
+    async def run_channel(self, channel: str, plan: Callable[[Any], Plan]) -> tuple[int, Plan]:
+        """`run_game` for the channel's live game, the lookup folded into the same transaction: a command is one
+        round trip to the database thread. Returns the game's id with the plan; `NoLiveGame` when there is none."""
+
+        query = "SELECT id, ruleset, snapshot, snapshot_z FROM games WHERE channel = ? AND ended = 0"
+        query += self._dialect.for_update
+
+        def work(con: sqlite3.Connection) -> tuple[int, Plan]:
+            row = con.execute(query, (channel,)).fetchone()  # the game found and read (and locked) at once
+            if row is None:
+                raise NoLiveGame(channel)
+            state = ruleset(row[1]).state_from_dict(snapshot_document(row[2], row[3]))
+            return int(row[0]), self._run_plan(con, int(row[0]), plan, loaded=state)
+
+        game_id, result = await self._grouped(work, channel)
+        if result.refusal is not None:
+            raise result.refusal
+        return game_id, result
+
+    async def run_games(self, game_ids: list[int], plan: Callable[[Any], Plan],
+                        quick: Callable[[str, dict[str, Any]], Quick | None] | None = None,
+                        announce: bool = False) -> dict[int, Plan]:
+        """`run_game` for several games in one transaction (a batch of the clock's catch-up). Each game is
+        all-or-nothing on its own: one whose plan or write fails is left as it was, and the others go on.
+
+        `quick(ruleset, document)`, when given, is tried first on each game's snapshot document: when it
+        returns its entries (having changed the document in place), they and the document are written as they
+        are, without building the state (the returned Plan's `state` is then None); else `plan` runs.
+        `announce`: the entries go in the outbox of announcements too, as in `run_game`."""
+
+        def work(con: sqlite3.Connection) -> dict[int, Plan]:
+            done: dict[int, Plan] = {}
+            # the due games no other process holds now: those it holds, it is catching up (or a command is)
+            ids = self._dialect.not_held(con, list(game_ids))
+            slow = ids
+            if quick is not None and ids:
+                slow = self._run_quick(con, ids, quick, done, announce)
+            for game_id in slow:
+                con.execute("SAVEPOINT game")
+                try:
+                    result = self._run_plan(con, game_id, plan, announce)
+                except self._errors as err:
+                    if self._dialect.fault_cause(err) is not None:
+                        raise  # the database itself failed: the whole batch is refused
+                    log.exception("catching up game %s failed; it is left as it was", game_id)
+                    con.execute("ROLLBACK TO game")
+                except Exception:
+                    log.exception("catching up game %s failed; it is left as it was", game_id)
+                    con.execute("ROLLBACK TO game")
+                else:
+                    done[game_id] = result
+                con.execute("RELEASE game")
+            return done
+
+        return await self._transaction(work)
+
+    def _run_quick(self, con: sqlite3.Connection, game_ids: list[int],
+                   quick: Callable[[str, dict[str, Any]], Quick | None], done: dict[int, Plan],
+                   announce: bool = False) -> list[int]:
+        """The quick catch-ups of a batch: every document read in one query, each tried with `quick`, and what
+        they wrote saved with one statement per table. Returns the games `quick` left to the full plan."""
+        marks = ",".join("?" * len(game_ids))
+        rows = {row[0]: row for row in con.execute(f"SELECT id, ruleset, snapshot, snapshot_z FROM games"
+                                                   f" WHERE id IN ({marks})",
+                                                   game_ids)}
+        slow, written = [], []
+        for game_id in game_ids:
+            row = rows.get(game_id)
+            fast = None
+            if row is not None:
+                try:
+                    document = snapshot_document(row[2], row[3])
+                    fast = quick(row[1], document)
+                except Exception:  # left to the full plan, which logs what fails
+                    log.exception("the quick catch-up of game %s failed; trying the full one", game_id)
+            if fast is None or any(isinstance(e, DieRolled | DiceRolled) for n in fast.entries for e in n.events):
+                slow.append(game_id)
+                continue
+            written.append((game_id, fast, document))
+            done[game_id] = Plan(None, list(fast.entries))
+            done[game_id].action_ids = []
+        if not written:
+            return slow
+        # One statement per table for the whole batch; the actions' ids are given, so events can name them.
+        count = sum(len(fast.entries) for _, fast, _ in written)
+        new_ids = self._dialect.new_action_ids(con, count)
+        actions, events, outbox = [], [], []
+        numbered = iter(new_ids)
+        moment: datetime | None = None  # the batch's entries share one `now`: its text is worked out once
+        for game_id, fast, _ in written:
+            for entry in fast.entries:
+                if entry.now is not moment:
+                    moment, at, due_at = entry.now, _iso(entry.now), _iso(entry.now + ANNOUNCE_GRACE)
+                next_id = next(numbered)
+                done[game_id].action_ids.append(next_id)
+                actions.append((next_id, game_id, entry.actor, entry.command, at))
+                events += [(game_id, next_id, e.kind, event_json(e)) for e in entry.events]
+                outbox.append((next_id, due_at, game_id))
+        con.executemany("INSERT INTO actions (id, game_id, actor, command, at) VALUES (?, ?, ?, ?, ?)", actions)
+        con.executemany("INSERT INTO events (game_id, action_id, kind, data) VALUES (?, ?, ?, ?)", events)
+        if announce:
+            con.executemany(OUTBOX_INSERT, outbox)
+        con.executemany("UPDATE games SET snapshot = NULL, snapshot_z = ?, next_due = ? WHERE id = ?",
+                        [(pack_snapshot(document), _iso(fast.next_due) if fast.next_due else None, game_id)
+                         for game_id, fast, document in written])
+        return slow
+
+    def _run_plan(self, con: sqlite3.Connection, game_id: int, plan: Callable[[Any], Plan],
+                  announce: bool = False, loaded: Any = None) -> Plan:
+        """Load the game (its row locked until the transaction ends, on PostgreSQL: a game's commands are
+        serialised across processes) unless it is `loaded` already (so, in this transaction), run the plan, write
+        its entries, their stat history and (if any) the new snapshot."""
+        state = loaded if loaded is not None else self._load(con, game_id, lock=True)
+        point_of = ruleset_of(state).history_point
+        before = point_of(state) if point_of is not None else None  # the plan may change `state` in place
+        result = plan(state)
+        result.action_ids = [self._log(con, game_id, entry.actor, entry.command, entry.now, entry.events)
+                             for entry in result.entries]
+        if announce and result.entries:
+            con.executemany(OUTBOX_INSERT, [(action_id, _iso(entry.now + ANNOUNCE_GRACE), game_id)
+                                            for entry, action_id in zip(result.entries, result.action_ids,
+                                                                        strict=True)])
+        elif result.refusal is not None and result.entries:
+            # A refused command's catch-up is committed but its answer is the refusal alone: the Discord clock
+            # announces it (due at once; a console game has no server and no row).
+            con.executemany(OUTBOX_IF_DISCORD, [(action_id, _iso(entry.now), game_id)
+                                                for entry, action_id in zip(result.entries, result.action_ids,
+                                                                            strict=True)])
+        if result.entries:
+            if point_of is not None:
+                self._history_of_plan(con, game_id, result, before)
+            self._write_snapshot(con, game_id, result.state)
+        return result
+
+    def _history_of_plan(self, con: sqlite3.Connection, game_id: int, result: Plan, before: Point | None) -> None:
+        """Each entry's stat history, at the turn it left the game in. One entry (a command) is the state after
+        it; several (a catch-up) are replayed one by one from the snapshot."""
+        state = result.state if len(result.entries) == 1 else self._load(con, game_id)
+        for entry, action_id in zip(result.entries, result.action_ids, strict=True):
+            if len(result.entries) > 1:
+                state = replay(entry.events, state)
+            before = record_history(con, game_id, action_id, state, entry.events, before, entry.now)
+
+    async def undo(self, game_id: int, action_id: int | Sequence[int], state: Any,
+                   undo_event: Event | Sequence[Event], actor: str, command: str, now: datetime,
+                   last_action: int | None = None) -> int:
+        """Mark one action (or several, `/gm undo steps:N`), its events and its rolls undone, log the undo (one
+        action, an ActionUndone event for each action undone) and write the replayed state: one transaction.
+
+        `last_action`: the game's newest action when `state` was worked out; if another has been logged since
+        (another process's command), nothing is undone (`GameMovedOn`)."""
+        ids = [action_id] if isinstance(action_id, int) else list(action_id)
+        undo_events = [undo_event] if isinstance(undo_event, Event) else list(undo_event)
+
+        def work(con: sqlite3.Connection) -> int:
+            if last_action is not None:
+                self._document(con, game_id, lock=True)
+                [newest] = con.execute("SELECT MAX(id) FROM actions WHERE game_id = ?", (game_id,)).fetchone()
+                if newest != last_action:
+                    raise GameMovedOn(GAME_MOVED_ON)
+            for undone_id in ids:
+                for table in ("events", "rolls", "history"):
+                    con.execute(f"UPDATE {table} SET undone = 1 WHERE action_id = ?", (undone_id,))
+                con.execute("UPDATE actions SET undone = 1 WHERE id = ?", (undone_id,))
+            new_id = self._log(con, game_id, actor, command, now, undo_events)
+            self._write_snapshot(con, game_id, state)
+            return new_id
+
+        return await self._transaction(work)
+
+    # --- the pieces of a transaction (they run in the database thread) -----------------------------
+
+    def _insert_game(self, con: sqlite3.Connection, channel: str, guild_id: int | None, gm: str,
+                     now: datetime) -> int:
+        try:
+            cursor = con.execute("INSERT INTO games (channel, guild_id, gm, created_at) VALUES (?, ?, ?, ?)"
+                                 " RETURNING id", (channel, guild_id, gm, _iso(now)))
+            return int(cursor.fetchone()[0])
+        except self._errors as err:
+            if self._dialect.is_unique_violation(err):
+                raise ChannelTaken(channel) from None
+            raise
+
+    def _write_snapshot(self, con: sqlite3.Connection, game_id: int, state: Any) -> None:
+        """The game's row: its snapshot document and its next due time (the clock's index)."""
+        due = next_deadline(state)
+        con.execute(
+            "UPDATE games SET gm = ?, ruleset = ?, ended = ?, snapshot = NULL, snapshot_z = ?, next_due = ?"
+            " WHERE id = ?",
+            (state.gm, state.ruleset, int(state.ended), pack_snapshot(ruleset_of(state).state_to_dict(state)),
+             _iso(due) if due else None, game_id),
+        )
+
+    def _load(self, con: sqlite3.Connection, game_id: int, lock: bool = False) -> Any:
+        name, document = self._document(con, game_id, lock)
+        return ruleset(name).state_from_dict(document)
+
+    def _document(self, con: sqlite3.Connection, game_id: int, lock: bool = False) -> tuple[str, dict[str, Any]]:
+        """A game's rule set and its snapshot document (the export format, as stored); with `lock`, inside a
+        transaction, its row stays locked to other processes until the transaction ends (PostgreSQL: SQLite's
+        BEGIN IMMEDIATE already holds the whole database)."""
+        query = "SELECT ruleset, snapshot, snapshot_z FROM games WHERE id = ?"
+        if lock:
+            query += self._dialect.for_update
+        row = con.execute(query, (game_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no game {game_id}")
+        return row[0], snapshot_document(row[1], row[2])
+
+    # --- reading -------------------------------------------------------------------------------
+
+    async def live_game(self, channel: str) -> int | None:
+        """The id of the channel's game that has not ended, if any."""
+        rows = await self._fetchall("SELECT id FROM games WHERE channel = ? AND ended = 0", (channel,))
+        return int(rows[0]["id"]) if rows else None
+
+    async def last_ended_game(self, channel: str) -> int | None:
+        """The id of the channel's most recent game that has ended, if any."""
+        rows = await self._fetchall("SELECT MAX(id) AS id FROM games WHERE channel = ? AND ended = 1", (channel,))
+        return int(rows[0]["id"]) if rows and rows[0]["id"] is not None else None
+
+    async def live_ruleset(self, channel: str) -> str | None:
+        """The rule set of the channel's game that has not ended, if any."""
+        rows = await self._fetchall("SELECT ruleset FROM games WHERE channel = ? AND ended = 0", (channel,))
+        return str(rows[0]["ruleset"]) if rows else None
+
+    async def games(self, live_only: bool = True, game_id: int | None = None) -> list[GameRow]:
+        """Every game (live ones only by default; or the one game asked for) with its next deadline."""
+        where, params = [], []
+        if live_only:
+            where.append("ended = 0")
+        if game_id is not None:
+            where.append("id = ?")
+            params.append(game_id)
+        query = ("SELECT id, channel, guild_id, ended, status_message_id, reminded_turn, next_due, remind_at FROM games"
+                 + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id")
+        rows = await self._fetchall(query, params)
+        return [
+            GameRow(int(r["id"]), r["channel"], r["guild_id"], bool(r["ended"]),
+                    datetime.fromisoformat(r["next_due"]) if r["next_due"] else None,
+                    r["status_message_id"], int(r["reminded_turn"]),
+                    datetime.fromisoformat(r["remind_at"]) if r["remind_at"] else None)
+            for r in rows
+        ]
+
+    async def listed_games(self, guild_id: int | None, gm: str, limit: int) -> tuple[list[ListedGame], int]:
+        """The live games of a server (`guild_id`; None: every live game in the database), those `gm` runs as
+        their GM first (compared as the referee compares GMs: without case), each group in the order the games
+        began; at most `limit` of them with their states, and how many there are in all. One round trip."""
+
+        def work(con: sqlite3.Connection) -> tuple[list[ListedGame], int]:
+            query = "SELECT id, channel, guild_id, gm FROM games WHERE ended = 0"
+            params: tuple[Any, ...] = ()
+            if guild_id is not None:
+                query, params = query + " AND guild_id = ?", (guild_id,)
+            rows = con.execute(query + " ORDER BY id", params).fetchall()
+            rows.sort(key=lambda r: r[3].lower() != gm.lower())  # stable: the start order within each group
+            shown = [ListedGame(int(r[0]), r[1], r[2], r[3], self._load(con, int(r[0]))) for r in rows[:limit]]
+            return shown, len(rows)
+
+        return await self._read(work)
+
+    async def due(self, now: datetime) -> list[tuple[int, int | None]]:
+        """(game id, server) of the live games with something due by `now`, earliest first: the clock's index."""
+        query = "SELECT id, guild_id FROM games WHERE ended = 0 AND next_due <= ? ORDER BY next_due"
+        return [(int(r["id"]), r["guild_id"]) for r in await self._fetchall(query, (_iso(now),))]
+
+    async def due_page(self, now: datetime, limit: int,
+                       after: tuple[str, int] | None = None) -> list[tuple[int, int | None, str]]:
+        """`due` a page at a time, for a rollover of any number of games: at most `limit` (game id, server, due
+        time) in the order (due time, id), those after `after` (the last one's (due time, id)) only."""
+        query = "SELECT id, guild_id, next_due FROM games WHERE ended = 0 AND next_due <= ?"
+        params: tuple[Any, ...] = (_iso(now),)
+        if after is not None:
+            query += " AND (next_due > ? OR (next_due = ? AND id > ?))"
+            params += (after[0], after[0], after[1])
+        rows = await self._fetchall(query + " ORDER BY next_due, id LIMIT ?", (*params, limit))
+        return [(int(r["id"]), r["guild_id"], str(r["next_due"])) for r in rows]
+
+    async def next_wake(self) -> datetime | None:
+        """The earliest moment any live game needs the clock: a due time or a front-end reminder (one timer
+        is enough for the whole clock). Two index lookups."""
+        [row] = await self._fetchall("SELECT (SELECT MIN(next_due) FROM games WHERE ended = 0),"
+                                     " (SELECT MIN(remind_at) FROM games WHERE ended = 0)")
+        moments = [datetime.fromisoformat(value) for value in row if value] if row else []
+        return min(moments, default=None)
+
+    async def game(self, game_id: int) -> GameRow:
+        """One game's row (live or not)."""
+        rows = await self.games(live_only=False, game_id=game_id)
+        if not rows:
+            raise KeyError(f"no game {game_id}")
+        return rows[0]
+
+    async def load(self, game_id: int) -> Any:
+        """The game's current state, from its snapshot (one row, one round trip)."""
+        return await self._read(self._load, game_id)
+
+    # --- export and import ---------------------------------------------------------------------
+
+    async def export(self, game_id: int) -> dict[str, Any]:
+        """One game as the export format's JSON-ready dict."""
+        state = await self.load(game_id)
+        rules = ruleset_of(state)
+        data = rules.state_to_dict(state)
+        rolls = []
+        for roll in await self.rolls(game_id, include_free=False):
+            item = to_jsonable(roll)
+            item.pop("free", None)
+            if roll.at == datetime.min:
+                item["at"] = None
+            rolls.append(rules.roll_to_dict(item) if rules.roll_to_dict else item)
+        data["rolls"] = rolls
+        data["history"] = [entry_to_dict(e) for e in await self.history(game_id)]
+        return data
+
+    async def import_game(self, channel: str, guild_id: int | None, state: Any, rolls: list[dict[str, Any]],
+                          actor: str, command: str, now: datetime, history: Sequence[HistoryEntry] = ()) -> int:
+        """A new game from an export's state, rolls and stat history: one GameImported event, the rolls and the
+        history as they were, then whatever of the state the history does not show yet (at the import)."""
+        snapshot = ruleset_of(state).state_to_dict(state)
+
+        def work(con: sqlite3.Connection) -> int:
+            game_id = self._insert_game(con, channel, guild_id, state.gm, now)
+            action_id = self._log(con, game_id, actor, command, now, [GameImported(snapshot)])
+            for roll in rolls:
+                self._insert_roll(con, game_id, None, roll)
+            insert_history(con, game_id, None, history)
+            record_history(con, game_id, action_id, state, (), last_point(history), now)
+            self._write_snapshot(con, game_id, state)
+            return game_id
+
+        return await self._transaction(work)
+

@@ -1,0 +1,103 @@
+"""The store's schema: the numbered migrations (`data/migrations/`, PostgreSQL's own in `postgresql/`), each
+applied once in a transaction of its own, and the backup of a SQLite database taken before a migration that
+changes stored data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+import re
+import sqlite3
+from pathlib import Path
+
+from data.store.connection import StoreUnavailable, _transaction
+from data.store.dialect import Dialect
+
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+log = logging.getLogger("referee.store")
+
+
+class Schema:
+    """The store's part that migrates its database."""
+
+    async def migrate(self) -> int:
+        """Apply every numbered migration newer than the database; returns the schema version.
+
+        A migration is an `NNN_name.sql` script or an `NNN_name.py` module whose `migrate(connection)`
+        runs; each runs in a transaction of its own with the new version number.
+        """
+        version = await self._read(self._dialect.schema_version)
+        for number, path in migration_files(self.dialect):
+            if number <= version:
+                continue
+            if self._dialect.backs_up_before_migrating and version:
+                await self._backup_before(version, number, path)
+            await self._write(_apply_migration, self._dialect, number, path)
+            version = number
+        return version
+
+    async def _backup_before(self, version: int, number: int, path: Path) -> None:
+        """A migration that changes stored data (a `.py` one) takes a backup of the database first."""
+        if path.suffix != ".py" or not self.path or self.path == ":memory:":
+            return
+        from data.backup import BackupError, backup_before_migration
+
+        try:
+            copy = await asyncio.to_thread(backup_before_migration, self.path, version, number)
+        except BackupError as err:
+            raise StoreUnavailable(f"cannot back up {self.path} before migration {number:03d} ({err}); "
+                                   "nothing changed") from None
+        if copy is not None:
+            log.warning("backed up %s to %s before migration %03d", self.path, copy, number)
+
+
+def _apply_migration(con: sqlite3.Connection, dialect: Dialect, number: int, path: Path) -> None:
+    def work(con: sqlite3.Connection) -> None:
+        if path.suffix == ".py":
+            spec = importlib.util.spec_from_file_location(f"migration_{number:03d}", path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            module.migrate(con)
+        else:
+            for statement in _statements(path.read_text()):
+                con.execute(statement)
+        dialect.set_schema_version(con, number)
+
+    _transaction(con, work)
+
+
+def _statements(script: str) -> list[str]:
+    """A migration script's statements (sqlite3 runs one at a time inside a transaction)."""
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            if current.strip():
+                statements.append(current.strip())
+            current = ""
+    if current.strip() and not all(part.strip().startswith("--") for part in current.strip().splitlines()):
+        statements.append(current.strip())
+    return statements
+
+
+def migration_files(dialect: str = "sqlite") -> list[tuple[int, Path]]:
+    """The numbered migrations (`NNN_name.sql` or `NNN_name.py`), in order. PostgreSQL's: its baseline
+    (`postgresql/013_baseline.sql`, schema 13 at once), then the shared ones after it, each replaced by a file of
+    the same number in `postgresql/` where there is one."""
+    def numbered(folder: Path) -> dict[int, Path]:
+        found = {}
+        for path in [*folder.glob("*.sql"), *folder.glob("*.py")]:
+            match = re.match(r"(\d+)_", path.name)
+            if match:
+                found[int(match.group(1))] = path
+        return found
+
+    shared = numbered(MIGRATIONS)
+    if dialect == "postgresql":
+        own = numbered(MIGRATIONS / "postgresql")
+        baseline = min(own)
+        shared = {n: path for n, path in shared.items() if n > baseline} | own
+    return sorted(shared.items())

@@ -29,7 +29,7 @@ from cogs import frontends
 from cogs.ledger import DYNAMIC_ITEMS as LEDGER_ITEMS
 from cogs.ratelimits import bound_buckets
 from cogs.render import error_embed, use_clock
-from cogs.util import reply
+from cogs.util import refuse
 from cogs.views import DYNAMIC_ITEMS
 from data.store import SHUTTING_DOWN, Store, StoreUnavailable
 from engine.dice import Roller
@@ -298,20 +298,19 @@ class RefereeBot(commands.Bot):
         """One handler for every command: refusals as a specific ephemeral message, anything else an apology."""
         original = getattr(error, "original", error)
         if isinstance(original, RefereeError):
-            await reply(interaction, embed=error_embed(str(original)), ephemeral=True)
+            await refuse(interaction, error_embed(str(original)))
             return
         if isinstance(error, app_commands.CheckFailure):
-            await reply(interaction, embed=error_embed(str(error) or "you may not use this command"), ephemeral=True)
+            await refuse(interaction, error_embed(str(error) or "you may not use this command"))
             return
         if isinstance(error, app_commands.TransformerError | app_commands.CommandSignatureMismatch):
             # an option value Discord let through that the command cannot read (or a stale client's command)
-            await reply(interaction, embed=error_embed(NOT_VALID_HERE), ephemeral=True)
+            await refuse(interaction, error_embed(NOT_VALID_HERE))
             return
         command = interaction.command.qualified_name if interaction.command else "?"
         try:  # answered first (within Discord's deadline), then logged with the game's id
-            await reply(interaction, embed=error_embed("Sorry, the referee hit a problem with that command; it "
-                                                       "was logged. /game status shows where the game stands."),
-                        ephemeral=True)
+            await refuse(interaction, error_embed("Sorry, the referee hit a problem with that command; it was logged. "
+                                                  "/game status shows where the game stands."))
         finally:
             log.error("command /%s failed (guild %s, channel %s, user %s)", command, interaction.guild_id,
                       interaction.channel_id, interaction.user.id, exc_info=original,

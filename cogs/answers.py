@@ -19,13 +19,14 @@ from cogs.frontends import adapter_for, adapter_of
 from cogs.help import help_embed
 from cogs.ledger import gm_log_answer, ledger_answer, story_answer
 from cogs.render import (
-    OUTCOME_COLOURS,
     digest_embeds,
     finish,
     free_roll_embed,
     line_text,
     marked_when,
+    results_embed,
     safe,
+    status_embed,
     text_embeds,
     timestamped,
     view_embeds,
@@ -132,8 +133,11 @@ async def shown(interaction: discord.Interaction, asked_for: Request, answered: 
     """A view laid out as embeds (a rule set's own layout of its query, when it has one); an ended game says so."""
     state = answered.subject
     own = adapter_of(state).shows.get(asked_for.command.path) if state is not None else None
+    rules = bot_of(interaction).referee.rules_for(state.ruleset) if state is not None else None
     if own is not None:
-        embeds = own(state, bot_of(interaction).referee.rules_for(state.ruleset), asked_for.actor, asked_for.options)
+        embeds = own(state, rules, asked_for.actor, asked_for.options)
+    elif asked_for.command.path == "game status" and state is not None:
+        embeds = [status_embed(state, rules)]
     else:
         embeds = view_embeds(answered.view)
     await reply(interaction, GAME_OVER if answered.over else None, embeds=embeds, ephemeral=answered.private)
@@ -143,9 +147,9 @@ async def asked(interaction: discord.Interaction, answered: Asked) -> None:
     """A GM's step that asks first: what it would do, with Confirm and Cancel (to the GM alone)."""
     user = interaction.user.id
     if answered.what == "end":
-        standings = view_embeds(answered.standings, OUTCOME_COLOURS["results"]) if answered.standings else []
-        said = END_PROMPT + (" These are the final standings it will post:" if standings else "")
-        await reply(interaction, said, embeds=timestamped(standings[:1]), ephemeral=True,
+        shown = results_embed(answered.subject, answered.standings) if answered.standings is not None else None
+        said = END_PROMPT + (" These are the final standings it will post:" if shown else "")
+        await reply(interaction, said, embeds=[shown] if shown is not None else [], ephemeral=True,
                     view=confirm_view("end", answered.game_id, user))
         return
     preview = answered.preview

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from service.referee import Report
 
     Answer = Callable[[discord.Interaction, Report], Awaitable[None]]
-    Autocomplete = Callable[[discord.Interaction, str], Awaitable[list[app_commands.Choice[str]]]]
+
+Autocomplete = Callable[[discord.Interaction, str], Awaitable[list[app_commands.Choice[Any]]]]
+"""An option's suggestions: (the interaction, what is typed so far) → at most 25 choices."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import discord
 
 from cogs.answers import show
 from cogs.remind import remind_me
-from cogs.util import dispatcher, request
+from cogs.util import THINKING, dispatcher, request
 from engine.errors import BadInput
 from engine.vocabulary import Command, File
 from service.dispatch import Upload
@@ -24,15 +24,13 @@ from service.dispatch import Upload
 Own = Callable[[discord.Interaction, dict[str, Any]], Awaitable[None]]
 OWN: dict[str, Own] = {"remind me": remind_me}
 """The commands of the table Discord answers itself, by path."""
-THINKING = "referee:thinking"
-"""`Interaction.extras` key: the interaction was acknowledged publicly before its answer (a refusal then replaces
-the acknowledgement with a private message)."""
 
 
-def upload(attachment: discord.Attachment, limit: int) -> Upload:
-    """An attachment as the service reads it: refused at once when larger than `limit` bytes; read when needed."""
+def upload(attachment: discord.Attachment, limit: int, what: str) -> Upload:
+    """An attachment as the service reads it: refused at once when larger than `limit` bytes (`what`: what it
+    should be, "a card file"); read when needed."""
     if attachment.size > limit:
-        raise BadInput(f"that file is too large ({attachment.size} bytes; at most {limit})")
+        raise BadInput(f"that file is too large for {what} ({attachment.size} bytes; at most {limit})")
 
     async def read() -> bytes:
         try:
@@ -50,7 +48,7 @@ async def run_slash(interaction: discord.Interaction, command: Command, given: d
         await own(interaction, given)
         return
     files = {p.name for p in command.params if p.kind is File}
-    typed = {name: upload(value, int(next(p.high for p in command.params if p.name == name) or 0))
+    typed = {name: upload(value, int(next(p.high for p in command.params if p.name == name) or 0), command.file_what)
              if name in files and isinstance(value, discord.Attachment) else
              str(value.id) if isinstance(value, discord.abc.User) else value
              for name, value in given.items()}

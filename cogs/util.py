@@ -73,6 +73,7 @@ async def reply(interaction: discord.Interaction, content: str | None = None, *,
     if file is not None:
         extra["file"] = file
     first, rest = batches[0], batches[1:]
+    interaction.extras.pop(THINKING, None)  # (something is said now)
     if interaction.response.is_done():
         sent = await interaction.followup.send(content or "", embeds=first, ephemeral=ephemeral, wait=True, **extra)
         message_id: int | None = sent.id
@@ -84,6 +85,21 @@ async def reply(interaction: discord.Interaction, content: str | None = None, *,
     for batch in rest:
         await interaction.followup.send(embeds=batch, ephemeral=ephemeral, allowed_mentions=NO_PINGS)
     return message_id
+
+
+THINKING = "referee:thinking"
+"""`Interaction.extras` key: the interaction was acknowledged publicly, with nothing said yet (a refusal then takes
+that acknowledgement away and is said to the user alone)."""
+
+
+async def refuse(interaction: discord.Interaction, embed: discord.Embed) -> None:
+    """Tell the user alone why nothing changed, even after a public acknowledgement ("thinking…")."""
+    if interaction.extras.pop(THINKING, False):
+        try:
+            await interaction.delete_original_response()
+        except discord.HTTPException:
+            pass
+    await reply(interaction, embed=embed, ephemeral=True)
 
 
 def given_options(**values: Any) -> dict[str, Any]:

@@ -99,18 +99,18 @@ LOG = (Command("log rolls", "the roll ledger, newest first, a page at a time (fi
                 P("page", int, help="which page (1: the newest rolls)", low=1, high=MAX_PAGE),
                 P("limit", int, help="how many rolls a page shows (default 10)", low=1, high=MAX_PAGE_SIZE))),
        Command("log export", "the whole roll ledger as a file: CSV (one row a die) or JSON",
-               (P("format", required=True, help="csv (for a spreadsheet: one row a die) or json",
+               (P("format", required=True, help="CSV (for a spreadsheet: one row a die) or JSON",
                   choices=("csv", "json")),
                 P("file", help="console: a file under the working folder or $REFEREE_EXPORT_DIR", words=TEXT,
                   only=CONSOLE),
                 OVERWRITE), private=True, slow=True),
-       Command("log fairness", "are the dice fair? each die's faces against a fair die's, chi-square tested "
-                               "(GM-entered dice apart)", slow=True),
+       Command("log gm", "the GM's log: every GM act with who, when and before → after, newest first",
+               (P("page", int, help="which page (1: the newest acts)", low=1, high=MAX_PAGE),)),
        Command("log game", "the story of a turn, in order: actions, rolls, battles, turn ends, expiries (default: "
                            "the current turn, so far)",
                (P("turn", int, help="which turn (default: the current one)", low=1, high=MAX_TURN),)),
-       Command("log gm", "the GM's log: every GM act with who, when and before → after, newest first",
-               (P("page", int, help="which page (1: the newest acts)", low=1, high=MAX_PAGE),)),)
+       Command("log fairness", "are the dice fair? each die's faces against a fair die's, chi-square tested "
+                               "(GM-entered dice apart)", slow=True))
 ROLL = (Command("roll", "roll any dice — a free roll, not a rule roll (shown in /log when a game runs here)",
                 (P("dice", required=True,
                    help='dice as dice bots write them, e.g. 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis"',
@@ -302,6 +302,10 @@ def unknown_command(words: list[str], typed: str | None = None) -> BadInput:
     """The refusal of a command line that names no command: a group alone lists its subcommands; a wrong word
     names the closest one and what the group has. `typed` is the word after `words` (not an option), if any."""
     words = [w.lower() for w in words]
+    for tried in (words, [*words, (typed or "").lower()]):
+        moved = next((r.renamed[" ".join(tried)] for r in RULESETS.values() if " ".join(tried) in r.renamed), None)
+        if moved is not None:
+            return BadInput(f"/{' '.join(tried)} is now /{moved}: /help topic:{moved.split()[0]} lists it")
     depth = next((n for n in range(len(words), 0, -1) if " ".join(words[:n]) in PREFIXES), 0)
     wrong = words[depth] if depth < len(words) else (typed.lower() if typed and ":" not in typed else None)
     group = " ".join(words[:depth])

@@ -7,7 +7,7 @@ is `engine/__init__.py` (a test may register one of its own with `register`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +58,7 @@ class RuleSet:
     event_line: Callable[[Event, When, Who], str | None]  # words for this rule set's events
     commands: tuple[Any, ...] = ()  # its own commands (`engine.vocabulary.Command`)
     groups: tuple[Any, ...] = ()  # how its commands are grouped (`engine.vocabulary.Group`), in the order shown
+    renamed: dict[str, str] = field(default_factory=dict)  # an old command path → its new one (a refusal says so)
     fixed_house_keys: tuple[str, ...] = ()  # house settings /gm house may not change (another command does)
     roll_to_dict: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # a ledger row as the export writes it
     rank: int = 100  # where it is listed among the rule sets (the main game first), whatever the import order

@@ -222,11 +222,9 @@ async def _end(dispatcher: Dispatcher, request: Request) -> Reply:
     if not referee.is_gm(state, request.actor, request.gm_role):
         raise NotGM("only the GM may end the game")
     # The standings it will post: its rule set's final results, as the game stands now.
-    found = ruleset_of(state)
-    standings = None
-    if found.final_standings is not None and found.results is not None:
-        standings = found.results(found.final_standings(state), lambda who: who)
-    return Asked(what="end", game_id=game_id, standings=standings, private=True)
+    final = ruleset_of(state).final_standings
+    standings = final(state) if final is not None else None
+    return Asked(what="end", game_id=game_id, standings=standings, subject=state, private=True)
 
 
 @handles("game import")

@@ -54,7 +54,8 @@ class Asked(Reply):
     what: str
     game_id: int
     preview: UndoPreview | None = None
-    standings: View | None = None
+    standings: dict[str, Any] | None = None  # `GameEnded.standings` as the game stands now
+    subject: Any = None  # the state of the game it asks about
 
 
 @dataclass(frozen=True, kw_only=True)

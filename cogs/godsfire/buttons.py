@@ -7,7 +7,7 @@ Every Godsfire answer carries the controls of what the game waits for now (the p
 whose it is), and they come off the message that carried them before. A control runs the engine's command as
 the clicker, so the engine decides every rule; a go's buttons are the awaited player's (a GM's click plays
 the go for that player), and anyone else is refused, ephemerally, before a modal opens or anything changes. A
-transit's buttons run `/godsfire transit answer` (a GM's click answers for the stationary player); whoever
+transit's buttons run `/godsfire movement transit` (a GM's click answers for the stationary player); whoever
 else clicks gets the engine's own refusal, ephemerally (before Block's form opens, the engine is asked, on a
 throw-away copy of the state, whether it would take that clicker's answer).
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 import discord
 
-from cogs.godsfire.render import godsfire_embeds
+from cogs.godsfire.render import godsfire_embeds, system_embed
 from cogs.host import RefereeHost
 from cogs.render import NO_PINGS, finish, message_batches, pings, report_embeds
 from cogs.util import (
@@ -40,6 +40,7 @@ from engine.commands import BY_PATH, build_action, coerce_options
 from engine.core import execute
 from engine.describe import plural
 from engine.errors import RuleViolation
+from engine.godsfire.events import SystemAdded, SystemChanged
 from engine.godsfire.state import GodsfireState, LossChoice
 from engine.names import name_key
 from service.referee import Report
@@ -206,7 +207,7 @@ GO_BUTTONS = {"move": ("Move", "🚀", discord.ButtonStyle.primary),
 class GoButton(discord.ui.DynamicItem[discord.ui.Button],
                template=r"referee:godsfire:go:(?P<what>move|done|pass):(?P<game>\d+):(?P<go>\d+-\d+-\d+-\d+)"):
     """Move (a modal asks which counters, where to and through which cells), Done or Pass, for the awaited
-    go (`/godsfire move`, `/godsfire done`, `/godsfire pass`)."""
+    go (`/godsfire movement move`, `/godsfire movement done`, `/godsfire movement pass`)."""
 
     def __init__(self, what: str, game_id: int, go: str, button: discord.ui.Button | None = None,
                  disabled: bool = False) -> None:
@@ -229,7 +230,7 @@ class GoButton(discord.ui.DynamicItem[discord.ui.Button],
                 if self.what == "move":
                     await interaction.response.send_modal(MoveModal(self.game_id, self.go, player, state))
                     return
-                await run_command(interaction, f"godsfire {self.what}", answer=answer, player=player)
+                await run_command(interaction, f"godsfire movement {self.what}", answer=answer, player=player)
 
         await guarded(interaction, work)
 
@@ -242,7 +243,7 @@ def movable(state: GodsfireState, player: str) -> str:
 
 
 class MoveModal(discord.ui.Modal):
-    """`/godsfire move` in a form: counters, where to, and the cells passed through."""
+    """`/godsfire movement move` in a form: counters, where to, and the cells passed through."""
 
     def __init__(self, game_id: int, go: str, player: str | None, state: GodsfireState) -> None:
         super().__init__(title="Move counters", custom_id=f"referee:godsfire:move:{game_id}:{go}", timeout=None)
@@ -265,7 +266,7 @@ class MoveModal(discord.ui.Modal):
             async with click_lock(interaction, self.game_id):
                 state = await current_go(interaction, self.game_id, self.go)
                 player = playing_for(interaction, state)
-                await run_command(interaction, "godsfire move", answer=answer, counters=self.counters.value,
+                await run_command(interaction, "godsfire movement move", answer=answer, counters=self.counters.value,
                                   to=self.to.value, through=self.through.value or None, player=player)
 
         await guarded(interaction, work)
@@ -274,7 +275,7 @@ class MoveModal(discord.ui.Modal):
 # --- a move through stationary enemy units: Attack, Block, Allow (A.2.3) ---------------------------------
 
 
-TRANSIT = "godsfire transit answer"
+TRANSIT = "godsfire movement transit"
 TRANSIT_BUTTONS = {"attack": ("Attack", "⚔", discord.ButtonStyle.danger),
                    "block": ("Block…", "🛡", discord.ButtonStyle.primary),
                    "allow": ("Allow", "➡", discord.ButtonStyle.secondary)}
@@ -306,7 +307,7 @@ def answering_for(interaction: discord.Interaction, state: GodsfireState) -> str
 
 async def run_transit(interaction: discord.Interaction, answer_: str, retreat: str | None = None,
                       player: str | None = None, column: str | None = None) -> None:
-    """`/godsfire transit answer`, for the slash command and the buttons alike (its option `answer` is also
+    """`/godsfire movement transit`, for the slash command and the buttons alike (its option `answer` is also
     `run_command`'s own parameter, so the action is built here)."""
     command = BY_PATH[TRANSIT]
     given = given_options(answer=answer_, retreat=retreat, column=column, player=player)
@@ -327,7 +328,7 @@ def may_answer(interaction: discord.Interaction, state: GodsfireState, player: s
 class TransitButton(discord.ui.DynamicItem[discord.ui.Button],
                     template=r"referee:godsfire:transit:(?P<what>attack|block|allow):(?P<game>\d+):"
                              r"(?P<transit>\d+-[0-9a-f]{8})"):
-    """The stationary player's answer to a move through its units (`/godsfire transit answer answer:…`):
+    """The stationary player's answer to a move through its units (`/godsfire movement transit answer:…`):
     Attack (the house's Transit Attacks column), Block… (a form asks where the blocking units retreat) or
     Allow. A GM's click answers for the stationary player."""
 
@@ -357,7 +358,7 @@ class TransitButton(discord.ui.DynamicItem[discord.ui.Button],
 
 
 class BlockModal(discord.ui.Modal):
-    """`/godsfire transit answer answer:block` in a form: where the blocking units retreat."""
+    """`/godsfire movement transit answer:block` in a form: where the blocking units retreat."""
 
     def __init__(self, game_id: int, transit: str, player: str | None, state: GodsfireState) -> None:
         super().__init__(title="Block the move", custom_id=f"referee:godsfire:blocking:{game_id}:{transit}",
@@ -383,7 +384,7 @@ class BlockModal(discord.ui.Modal):
 
 class LossSelect(discord.ui.DynamicItem[discord.ui.Select],
                  template=r"referee:godsfire:losses:(?P<game>\d+):(?P<attack>\d+)"):
-    """The chooser picks exactly the units lost (`/godsfire losses choose units:… number:<attack>`)."""
+    """The chooser picks exactly the units lost (`/godsfire combat losses units:… number:<attack>`)."""
 
     def __init__(self, game_id: int, attack: int, select: discord.ui.Select | None = None) -> None:
         self.game_id, self.attack = game_id, attack
@@ -412,7 +413,7 @@ class LossSelect(discord.ui.DynamicItem[discord.ui.Select],
                 state = await live_state(interaction, self.game_id)
                 pending_choice(state, "losses", self.attack)
                 # The engine refuses anyone but the chooser (or the GM), with its words.
-                await run_command(interaction, "godsfire losses choose", answer=answer,
+                await run_command(interaction, "godsfire combat losses", answer=answer,
                                   units=" ".join(self.item.values), number=self.attack)
 
         await guarded(interaction, work)
@@ -420,7 +421,7 @@ class LossSelect(discord.ui.DynamicItem[discord.ui.Select],
 
 class RetreatButton(discord.ui.DynamicItem[discord.ui.Button],
                     template=r"referee:godsfire:retreat:(?P<game>\d+):(?P<attack>\d+)"):
-    """The side that lost retreats: a modal asks where to (`/godsfire retreat to:… number:<attack>`)."""
+    """The side that lost retreats: a modal asks where to (`/godsfire combat retreat to:… number:<attack>`)."""
 
     def __init__(self, game_id: int, attack: int, button: discord.ui.Button | None = None) -> None:
         self.game_id, self.attack = game_id, attack
@@ -448,7 +449,7 @@ class RetreatButton(discord.ui.DynamicItem[discord.ui.Button],
 
 
 class RetreatModal(discord.ui.Modal):
-    """`/godsfire retreat` in a form: the position one cell away."""
+    """`/godsfire combat retreat` in a form: the position one cell away."""
 
     def __init__(self, game_id: int, attack: int, units: str) -> None:
         super().__init__(title=f"Retreat: attack {attack}"[:45], custom_id=f"referee:godsfire:retreating:{game_id}:"
@@ -464,7 +465,7 @@ class RetreatModal(discord.ui.Modal):
             async with click_lock(interaction, self.game_id):
                 state = await live_state(interaction, self.game_id)
                 pending_choice(state, "retreat", self.attack)
-                await run_command(interaction, "godsfire retreat", answer=answer, to=self.to.value,
+                await run_command(interaction, "godsfire combat retreat", answer=answer, to=self.to.value,
                                   number=self.attack)
 
         await guarded(interaction, work)
@@ -519,6 +520,17 @@ async def answer_with(interaction: discord.Interaction, report: Report, embeds: 
     message_id = await reply(interaction, text, embeds=embeds, view=view, allowed_mentions=pings(*notify))
     channel = bot_of(interaction).get_partial_messageable(interaction.channel_id or 0, guild_id=interaction.guild_id)
     await swap_controls(bot_of(interaction), channel, report.game_id, message_id if view is not None else None)
+
+
+async def answer_with_sheet(interaction: discord.Interaction, report: Report) -> None:
+    """The events, then the sheet of the system they set up or conquered, as it stands now."""
+    embeds = godsfire_embeds(report.caught_up + report.events, report.state)
+    named = next((e.system.get("name") if isinstance(e, SystemAdded) else e.system
+                  for e in report.events if isinstance(e, SystemAdded | SystemChanged)), None)
+    system = report.state.find_system(named) if named else None
+    if system is not None:
+        embeds.append(system_embed(system, report.state))
+    await answer_with(interaction, report, embeds)
 
 
 async def swap_controls(bot: RefereeHost, channel: discord.PartialMessageable, game_id: int,

@@ -264,3 +264,12 @@ def cut(value: str, limit: int) -> str:
     if len(value) <= limit:
         return value
     return value[:limit - 2].rsplit("\n", 1)[0] + "\n…"
+
+
+SHOWS = {
+    "godsfire status": lambda state, rules, actor, options: [status_embed(state, rules)],
+    "godsfire system show": lambda state, rules, actor, options: [system_embed(state.system(options["name"]), state)],
+    "godsfire phase show": lambda state, rules, actor, options: [godsfire_phase_embed(state)],
+    "godsfire interphase show": lambda state, rules, actor, options: [godsfire_interphase_embed(state)],
+}
+"""Godsfire's queries laid out its own way, by path."""

@@ -423,7 +423,8 @@ def show_battles(state: GameState, rules: Rules, actor: str, options: dict[str, 
     return [battles_embed(state, options.get("battle"))]
 
 
-SHOWS = {"nation show": show_nation, "army show": show_army, "attack status": show_battles}
+SHOWS = {"nation show": show_nation, "army show": show_army, "attack status": show_battles,
+         "nation list": lambda state, rules, actor, options: [status_embed(state, rules)]}
 
 
 async def answer(interaction: discord.Interaction, report: Any) -> None:

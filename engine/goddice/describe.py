@@ -58,8 +58,11 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
                     f"(2 to 4 players); the GM starts with /goddice begin.{extra}")
         case GameImported(snapshot=snap) if snap["game"].get("ruleset") == "goddice":
             return f"God Dice game imported with {len(snap['players'])} players."
-        case ev.CardsLoaded(by=by):
-            return f"GM {who(by)} loaded another card file for this game."
+        case ev.CardsLoaded(by=by, cards=raw):
+            titles = [str(c.get("title", key)) for key, c in (raw.get("characters") or {}).items()
+                      if isinstance(c, dict)]
+            listed = f": {', '.join(titles)} (/goddice cards shows them)" if titles else ""
+            return f"GM {who(by)} loaded another card file for this game{listed}."
         case ev.PlayerJoined(player=player, seat=seat):
             return f"🪑 {who(player)} takes seat {seat}."
         case ev.RolloffWon(player=player, yellows=yellows, rounds=rounds):

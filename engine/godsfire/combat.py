@@ -343,7 +343,7 @@ def landing_allowed(state: GodsfireState, counter: Counter, place: table.Place) 
 
 def combat_left(state: GodsfireState) -> list[str]:
     """What keeps the Combat Phase open: attacks announced and unresolved, losses and retreats pending."""
-    left = [f"attack {a.number} ({attack_words(state, a)}) is announced but not resolved (/godsfire attack "
+    left = [f"attack {a.number} ({attack_words(state, a)}) is announced but not resolved (/godsfire combat "
             "resolve, or cancel it)" for a in state.attacks if not a.result]
     for choice in state.choices:
         what = (f"choose {choice.count} {'loss' if choice.count == 1 else 'losses'}" if choice.kind == "losses"
@@ -381,36 +381,35 @@ def combat_lines(state: GodsfireState) -> list[str]:
 # --- commands ------------------------------------------------------------------------------------
 
 P = Param
-TRUE = ("true", "false")
 
 
 def _flag(options: dict[str, Any], name: str) -> bool:
     return str(options.get(name, "false")).strip().lower() in ("true", "yes", "1")
 
 
-_NUMBER = P("number", int, help="the attack's number (when you have several choices pending)")
+_NUMBER = P("number", int, help="the attack's number (when you have several choices pending)", low=1, high=9999)
 COMMANDS: tuple[Command, ...] = (
-    Command("godsfire attack announce", "B: announce an attack; all are announced before any is rolled",
+    Command("godsfire combat announce", "B: announce an attack; all are announced before any is rolled",
             (P("units", required=True, help='the attacking counters, e.g. "3 4" (all in one cell, B.1.1)',
-               words=NUMBERS),
+               words=NUMBERS, complete="counters"),
              P("target", required=True, help="the position attacked: a cell (K12), a system (Sol) or region (Sol 2)",
-               words=TEXT),
+               words=TEXT, complete="position"),
              P("with", help='allies combining against a common foe (B.2.5), e.g. "carol, dave"', words=LIST),
-             P("nebula", choices=TRUE, help="true: the combat is in a nebula (both sides halved, B.1.2)"),
-             P("player", help="GM: the player announcing")),
+             P("nebula", bool, help="true: the combat is in a nebula (both sides halved, B.1.2)"),
+             P("player", help="GM: the player announcing", complete="player")),
             action=lambda o: AnnounceAttack(o["units"], o["target"], o.get("with"), _flag(o, "nebula"),
                                             o.get("player")), ruleset=RULESET),
-    Command("godsfire attack cancel", "B: break off an announced attack before it is resolved",
-            (P("number", int, True, help="the attack's number"),),
+    Command("godsfire combat cancel", "B: break off an announced attack before it is resolved",
+            (P("number", int, True, help="the attack's number", low=1, high=9999),),
             action=lambda o: CancelAttack(o["number"]), ruleset=RULESET),
-    Command("godsfire attack resolve", "B: roll every announced attack, in order (GM)",
+    Command("godsfire combat resolve", "B: roll every announced attack, in order (GM)",
             action=lambda o: ResolveAttacks(), gm_only=True, ruleset=RULESET),
-    Command("godsfire losses choose", "B: choose the units your enemy loses (the key: enemy's choice)",
-            (P("units", required=True, help='the units lost, e.g. "5 6"', words=NUMBERS), _NUMBER),
+    Command("godsfire combat losses", "B: choose the units your enemy loses (the key: enemy's choice)",
+            (P("units", required=True, help='the units lost, e.g. "5 6"', words=NUMBERS, complete="losses"), _NUMBER),
             action=lambda o: ChooseLosses(o["units"], o.get("number")), ruleset=RULESET),
-    Command("godsfire retreat", "B: retreat your units after an r result, to a position one cell away",
+    Command("godsfire combat retreat", "B: retreat your units after an r result, to a position one cell away",
             (P("to", required=True, help="where: a cell (K12), a system cell (Sol) or, from the ground, a region",
-               words=TEXT),
+               words=TEXT, complete="position"),
              _NUMBER),
             action=lambda o: Retreat(o["to"], o.get("number")), ruleset=RULESET),
 )

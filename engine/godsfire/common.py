@@ -9,8 +9,8 @@ from engine.godsfire.state import Player, Region, System
 from engine.names import name_key
 from engine.vocabulary import Param
 
-SYSTEM_PARAM = Param("system", required=True, help="the system")
-REGION_PARAM = Param("region", int, True, help="the region's number")
+SYSTEM_PARAM = Param("system", required=True, help="the system", complete="system")
+REGION_PARAM = Param("region", int, True, help="the region's number", low=1, high=99, complete="region")
 
 
 def acting_player(tx: Tx, named: str | None, what: str) -> Player:

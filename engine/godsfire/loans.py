@@ -23,7 +23,7 @@ from engine.names import name_key
 from engine.vocabulary import LIST, Command, Param
 
 P = Param
-_SYSTEM = P("system", required=True, help="your system")
+_SYSTEM = P("system", required=True, help="your system", complete="system")
 
 
 @dataclass
@@ -212,11 +212,11 @@ def _command(path: str, help: str, params: tuple[Param, ...], action: Any) -> Co
 
 
 COMMANDS: tuple[Command, ...] = (
-    _command("godsfire loan repay", "D.1: pay the marked box of each loan of the system (a shortfall defaults)",
+    _command("godsfire money repay", "D.1: pay the marked box of each loan of the system (a shortfall defaults)",
              (_SYSTEM, P("lower", help="a default over 4: regions losing a level, \"<system> <region>, …\"",
-                         words=LIST)),
+                         words=LIST, complete="lower")),
              lambda o: Repay(o["system"], o.get("lower"))),
-    _command("godsfire loan borrow", "D.2: borrow money onto the system",
-             (_SYSTEM, P("amount", int, True, help="GB borrowed")),
+    _command("godsfire money borrow", "D.2: borrow money onto the system",
+             (_SYSTEM, P("amount", int, True, help="GB borrowed", low=1, high=999)),
              lambda o: Borrow(o["system"], o["amount"])),
 )

@@ -128,7 +128,7 @@ def movement_left(state: GodsfireState, rules: Any) -> list[str]:
     """What keeps the Movement Phase from ending: initiative still running, a transit waiting, stacks over."""
     left = []
     if state.initiative is not None:
-        left.append(f"initiative: {state.initiative.awaiting}'s go (A.1; the GM may /godsfire pass player:)")
+        left.append(f"initiative: {state.initiative.awaiting}'s go (A.1; the GM may /godsfire movement pass player:)")
     if state.transit is not None:
         left.append(f"a transit through {state.transit.cell} waits on {state.transit.stationary} (A.2.3)")
     left += table.stacks_over(state, rules)
@@ -182,7 +182,7 @@ def _awaited(tx: Tx, player: str, what: str) -> Initiative:
                             "transit attack or block first")
     ini = state.initiative
     if ini is None:
-        raise RuleViolation("A.1: initiative has not started this turn (the GM: /godsfire initiative start)"
+        raise RuleViolation("A.1: initiative has not started this turn (the GM: /godsfire movement initiative)"
                             if not state.order else "A.1: every player has held initiative: movement is over "
                             "this turn")
     if name_key(ini.awaiting or "") != name_key(player):
@@ -448,26 +448,27 @@ def apply_deadline(tx: Tx, due: Deadline) -> None:
 # --- commands --------------------------------------------------------------------------------------
 
 P = Param
-_PLAYER = P("player", help="GM: the player it is for")
+_PLAYER = P("player", help="GM: the player it is for", complete="player")
 COMMANDS: tuple[Command, ...] = (
-    Command("godsfire initiative start", "A.1: roll the turn's player order and start initiative (GM, turn 1)",
+    Command("godsfire movement initiative", "A.1: roll the turn's player order and start initiative (GM, turn 1)",
             action=lambda o: StartInitiative(), gm_only=True),
-    Command("godsfire move", "A.2: move counters on your go: to a system (Sol), region (Sol 2) or cell",
-            (P("counters", required=True, help='the counters, e.g. "3 4"', words=NUMBERS),
-             P("to", required=True, help="where: a system, a region (Sol 2) or a cell of your map", words=TEXT),
+    Command("godsfire movement move", "A.2: move counters on your go: to a system (Sol), region (Sol 2) or cell",
+            (P("counters", required=True, help='the counters, e.g. "3 4"', words=NUMBERS, complete="counters"),
+             P("to", required=True, help="where: a system, a region (Sol 2) or a cell of your map", words=TEXT,
+               complete="position"),
              P("through", help='the cells passed through, in order, e.g. "K11, K12"', words=LIST),
-             P("cells", int, help="space cells moved, if not the cells named plus one"),
-             P("nebula", int, help="how many of them are in a nebula (each costs 2 more)"), _PLAYER),
+             P("cells", int, help="space cells moved, if not the cells named plus one", low=1, high=100),
+             P("nebula", int, help="how many of them are in a nebula (each costs 2 more)", low=0, high=100), _PLAYER),
             action=lambda o: Move(o["counters"], o["to"], o.get("through") or "",
                                   None if o.get("cells") is None else int(o["cells"]), int(o.get("nebula") or 0),
                                   o.get("player"))),
-    Command("godsfire done", "A.1: end your go at initiative after moving",
+    Command("godsfire movement done", "A.1: end your go at initiative after moving",
             (_PLAYER,), action=lambda o: EndGo(False, o.get("player"))),
-    Command("godsfire pass", "A.1: pass your go (the holder passes initiative on)",
+    Command("godsfire movement pass", "A.1: pass your go (the holder passes initiative on)",
             (_PLAYER,), action=lambda o: EndGo(True, o.get("player"))),
-    Command("godsfire transit answer", "A.2.3: a move passes your units: attack it, block it, or allow it",
+    Command("godsfire movement transit", "A.2.3: a move passes your units: attack it, block it, or allow it",
             (P("answer", required=True, choices=("attack", "block", "allow"), help="attack, block or allow"),
-             P("retreat", help="block: the cell your blocking units retreat to"),
+             P("retreat", help="block: the cell your blocking units retreat to", complete="position"),
              P("column", choices=("-2", "-1", "0"), help="GM: the Transit Attacks column"), _PLAYER),
             action=lambda o: TransitAnswer(o["answer"], o.get("retreat") or "", o.get("column"), o.get("player"))),
 )

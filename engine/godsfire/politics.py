@@ -350,7 +350,7 @@ def end_interphase(tx: Tx, action: EndInterphase) -> None:
 # --- commands ------------------------------------------------------------------------------------
 
 P = Param
-_PLAYER = P("player", help="GM: the player it is for")
+_PLAYER = P("player", help="GM: the player it is for", complete="player")
 
 COMMANDS: tuple[Command, ...] = (
     Command("godsfire region party", "D.6: try to change a region's party (allegiance 2 only; a d6)",
@@ -364,7 +364,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("godsfire interphase allegiance", "D.9: allegiance drops next to revolts and for regional jealousy",
             (_PLAYER,), action=lambda o: CheckAllegiance(o.get("player")), ruleset=RULESET),
     Command("godsfire interphase economy", "D.10: economy drops (revolt, unfed industry, occupation, your wish)",
-            (P("lower", help="regions you lower by choice, e.g. \"Sol 2, Vega 1\"", words=LIST), _PLAYER),
+            (P("lower", help="regions you lower by choice, e.g. \"Sol 2, Vega 1\"", words=LIST, complete="lower"),
+             _PLAYER),
             action=lambda o: CheckEconomy(o.get("lower"), o.get("player")), ruleset=RULESET),
     Command("godsfire interphase done", "mark a Social Interphase step done",
             (P("step", required=True, choices=STEPS, help="the step"), _PLAYER),

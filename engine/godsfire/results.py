@@ -86,7 +86,7 @@ def _apply(tx: Tx, plan: _Plan, code: str, counters: list[Counter], choices: lis
         choices.append(LossChoice(chooser, "retreat", [c.number for c in movers], 0, reason_text(
             f"attack {attack.number}: {loser} must retreat {counter_numbers(movers)} one cell (r = retreat); "
             f"{chooser} names where"), tx.ctx.now, attack.number))
-        return f"{loser} retreats: {chooser} names where (/godsfire retreat to:<cell> number:{attack.number})"
+        return f"{loser} retreats: {chooser} names where (/godsfire combat retreat to:<cell> number:{attack.number})"
     spared, takes = _pdf_rule(losers, enemy)
     spare = f"; {counter_numbers(spared)} stay: {PDF_RULE}" if spared else ""
     if what == "E" or (what.isdecimal() and 0 < len(takes) <= int(what)):
@@ -102,7 +102,7 @@ def _apply(tx: Tx, plan: _Plan, code: str, counters: list[Counter], choices: lis
         count = int(what)
         choices.append(LossChoice(chooser, "losses", [c.number for c in takes], count, reason_text(
             f"attack {attack.number}: {loser} loses {count}, {chooser} chooses ({KEY})"), tx.ctx.now, attack.number))
-        return (f"{chooser} chooses {count} of {side_words(state, takes)} to lose (/godsfire losses choose "
+        return (f"{chooser} chooses {count} of {side_words(state, takes)} to lose (/godsfire combat losses "
                 f"units:<n> number:{attack.number}){spare}")
     return code
 
@@ -141,7 +141,7 @@ def resolve(tx: Tx, action: ResolveAttacks) -> None:
     require_gm(tx, "resolve the attacks")
     require_phase(tx, "combat", "resolving the attacks (B)")
     if not [a for a in tx.state.attacks if not a.result]:
-        raise RuleViolation("B: no attack is announced and unresolved (/godsfire attack announce)")
+        raise RuleViolation("B: no attack is announced and unresolved (/godsfire combat announce)")
     table.reconcile(tx)
     state: GodsfireState = tx.state
     plans = []

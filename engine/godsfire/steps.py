@@ -78,7 +78,7 @@ def _pending(state: GodsfireState, player: str, step: str) -> str | None:
         return None
     if step == "loans":
         due = repayments_due(state, player)
-        return f"/godsfire loan repay system:{due[0].name}" if due else None
+        return f"/godsfire money repay system:{due[0].name}" if due else None
     if step == "transfer" and shipments_due(state, player):
         return "/godsfire interphase done step:transfer (or a transfer)"
     if step in CHECKED and state.systems_of(player):

@@ -20,7 +20,7 @@ from engine.names import name_key
 from engine.vocabulary import Command, Param
 
 P = Param
-_AMOUNT = P("amount", int, True, help="how much money to place")
+_AMOUNT = P("amount", int, True, help="how much money to place", low=1, high=999)
 
 
 @dataclass
@@ -193,8 +193,9 @@ def counter(tx: Tx, action: Counter) -> None:
 
 COMMANDS: tuple[Command, ...] = (
     Command("godsfire subversion subvert", "D.11: place subversion money in another player's region (from your NG)",
-            (SYSTEM_PARAM, REGION_PARAM, _AMOUNT, P("player", help="GM: the player who pays"),
-             P("carried", int, help="the GB counter the money comes from (at war it must be carried, D.11.1)")),
+            (SYSTEM_PARAM, REGION_PARAM, _AMOUNT, P("player", help="GM: the player who pays", complete="player"),
+             P("carried", int, help="the GB counter the money comes from (at war it must be carried, D.11.1)", low=1,
+               high=9999)),
             action=lambda o: Subvert(o["system"], o["region"], o["amount"], o.get("player"),
                                      None if o.get("carried") is None else int(o["carried"])), ruleset=RULESET),
     Command("godsfire subversion desubvert", "D.12: place de-subversion money (from the system bank)",

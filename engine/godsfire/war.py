@@ -278,29 +278,31 @@ def check_victory(tx: Tx) -> None:
 # --- commands --------------------------------------------------------------------------------------
 
 P = Param
-_PLAYER = P("player", help="GM: the player it is for")
+_PLAYER = P("player", help="GM: the player it is for", complete="player")
 COMMANDS: tuple[Command, ...] = (
     Command("godsfire war declare", "C: declare war on a player (in the Last Chance to Declare War phase)",
-            (P("target", required=True, help="the player"), _PLAYER),
+            (P("target", required=True, help="the player", complete="player"), _PLAYER),
             action=lambda o: DeclareWar(o["target"], o.get("player"))),
     Command("godsfire money send", "D.3: send money to another of your systems through space (lands later)",
-            (P("amount", int, True, help="GB"), P("from", required=True, help="a system of yours, or ng"),
-             P("to", required=True, help="the system it goes to"),
-             P("cells", int, True, help="space cells between them"),
-             P("ship", int, help="the SQD or AG counter carrying it (else speed 3 by itself)"),
-             P("turns", int, help="turns on the way (at least what its speed needs)"), _PLAYER),
+            (P("amount", int, True, help="GB", low=1, high=999),
+             P("from", required=True, help="a system of yours, or ng", complete="purse"),
+             P("to", required=True, help="the system it goes to", complete="system"),
+             P("cells", int, True, help="space cells between them", low=1, high=100),
+             P("ship", int, help="the SQD or AG counter carrying it (else speed 3 by itself)", low=1, high=9999),
+             P("turns", int, help="turns on the way (at least what its speed needs)", low=1, high=99), _PLAYER),
             action=lambda o: SendMoney(int(o["amount"]), o["from"], o["to"], int(o["cells"]),
                                        None if o.get("ship") is None else int(o["ship"]),
                                        None if o.get("turns") is None else int(o["turns"]), o.get("player"))),
     Command("godsfire money carry", "D.3: take money out as a GB counter, to move it on the table (at war: "
             "subversion money is carried, D.11.1)",
-            (P("amount", int, True, help="GB"), P("from", required=True, help="a system of yours, or ng"), _PLAYER),
+            (P("amount", int, True, help="GB", low=1, high=999),
+             P("from", required=True, help="a system of yours, or ng", complete="purse"), _PLAYER),
             action=lambda o: CarryMoney(int(o["amount"]), o["from"], o.get("player"))),
     Command("godsfire victory set", "the scenario's victory condition (GM, at the start)",
             (P("condition", required=True, choices=VICTORIES, help="gm, last-ng or most-systems"),
-             P("turns", int, help="most-systems: the last turn")),
+             P("turns", int, help="most-systems: the last turn", low=1, high=999)),
             action=lambda o: SetVictory(o["condition"], int(o.get("turns") or 0)), gm_only=True),
     Command("godsfire victory declare", "end the game with the GM's winner (no loans outstanding)",
-            (P("player", required=True, help="the winner"),),
+            (P("player", required=True, help="the winner", complete="player"),),
             action=lambda o: DeclareWinner(o["player"]), gm_only=True),
 )

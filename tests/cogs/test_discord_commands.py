@@ -392,11 +392,9 @@ async def test_gm_permissions(tmp_path):
                 refused = await t.run(who, "gm dice", values="10")
                 assert refused.ephemeral and texts(refused) == "⛔ only the game's GM may use /gm commands"
             assert state_to_dict(await t.state(rb)) == before
-            # A GM only by the engine's check: /game end and the undo prompt are open, the click is not.
-            asked = await t.run(t.alice, "game end")
-            click = await t.click(t.alice, asked.message, asked.custom_ids[0])
-            [refusal] = click.followups
-            assert refusal.ephemeral and texts(refusal) == "⛔ only the GM may end the game"
+            # A GM only by the engine's check: /game end is refused before it asks to confirm.
+            refused = await t.run(t.alice, "game end")
+            assert refused.ephemeral and texts(refused) == "⛔ only the GM may end the game"
             assert (await t.state(rb)).ended is False
 
             allowed = await t.run(carol, "gm set", nation="Gracchan Republic", stat="land", value="40")
@@ -481,7 +479,8 @@ async def test_export_and_import_into_another_channel(tmp_path):
 
             garbled = await t.run(t.gm, "game import", channel=annex, file=FakeAttachment("notes.json", b"{oops"))
             refusal = await garbled.wait_for_final_message()
-            assert refusal.ephemeral and texts(refusal).startswith("⛔ cannot read notes.json as JSON: ")
+            assert refusal.ephemeral
+            assert texts(refusal).startswith("⛔ cannot import notes.json: that export is not valid JSON")
             alien = await t.run(t.gm, "game import", channel=annex, file=FakeAttachment("x.json", b'{"game": {}}'))
             refusal = await alien.wait_for_final_message()
             assert refusal.ephemeral and texts(refusal) == "⛔ that export is not valid: game.turn: is required"
@@ -493,7 +492,8 @@ async def test_export_and_import_into_another_channel(tmp_path):
                                    file=FakeAttachment("nations-game.json", attachment.data))
             assert imported.deferred and imported.ephemeral
             done = await imported.wait_for_final_message()
-            assert done.content == "Nations game imported from nations-game.json: turn 1, 2 nations."
+            assert done.content == ("Nations game imported from nations-game.json: turn 1, 2 nations; GM: "
+                                    f"{mention(t.alice)}.")
             assert (await t.state(rb, annex)).gm == str(t.alice.id)
             status = t.status_message(annex)  # the imported game has its own pinned status message
             assert status.embeds[0]["title"] == "Nations — turn 1"

@@ -41,7 +41,7 @@ async def three_games(t):
     await t.run(t.gm, "godsfire set", godsfire, field="units", value="SQD=2 AG=1", system="Sol")
     await t.run(t.gm, "godsfire set", godsfire, field="units", value="SQD=1", system="Vega")
     await t.run(t.gm, "gm dice", godsfire, values="2 5")  # alice 2, bob 5: bob holds initiative
-    await t.run(t.gm, "godsfire initiative start", godsfire)
+    await t.run(t.gm, "godsfire movement initiative", godsfire)
 
     elsewhere = t.fake.add_guild("Elsewhere")
     room = t.fake.add_channel(elsewhere, "war")

@@ -350,17 +350,17 @@ async def test_the_gm_sets_life_and_loads_a_card_file(tmp_path):
         loaded = await t.run(t.gm, "gm cards", file=FakeAttachment("champion.toml", card_file))
         assert loaded.deferred and loaded.ephemeral
         confirmed = await loaded.wait_for_final_message()
-        assert confirmed.ephemeral and confirmed.content == (
-            "Card file loaded: Champion, Cleric, Monk, Bowman, Sage, Assassin. /goddice cards shows them.")
+        assert confirmed.ephemeral and confirmed.content == "champion.toml read."
         [announced] = [m for m in loaded.followups if not m.ephemeral]
-        assert named(t, announced) == "GM @gm loaded another card file for this game."
+        assert named(t, announced) == ("GM @gm loaded another card file for this game: Champion, Cleric, Monk, Bowman, "
+                                       "Sage, Assassin (/goddice cards shows them).")
         cards = await t.run(t.bob, "goddice cards")
         assert cards.embed["title"] == "God Dice cards"
         assert cards.embed["description"].splitlines()[0].startswith(
             r"• Champion (75 life, God die H): Basic [1B] normal; Critical\* [2B 2Y] ×2;")
 
         for name, data, reason in [
-            ("notes.toml", b"[dice\nbroken", "⛔ cannot read notes.toml as a card file (TOML): "),
+            ("notes.toml", b"[dice\nbroken", "⛔ cannot read notes.toml as a card file: "),
             ("empty.toml", b"title = 'no cards'", "⛔ that card file is not valid: "),
             ("huge.toml", b"#" * 200_001, "⛔ that file is too large for a card file (200001 bytes; at most 200000)"),
         ]:

@@ -60,7 +60,7 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
         await t.run(t.gm, "godsfire system add", name="Vega", owner=t.bob)
 
         # Autocomplete: the systems (alice's own first), then the chosen system's regions.
-        systems = await t.fake.autocomplete(t.guild, t.channel, t.bob, "godsfire tax", focused="system")
+        systems = await t.fake.autocomplete(t.guild, t.channel, t.bob, "godsfire money tax", focused="system")
         assert [c["value"] for c in systems] == ["Vega", "Sol"]
         assert systems[0]["name"] == "Vega (bob (you), 1 region, bank 0 GB)"
         regions = await t.fake.autocomplete(t.guild, t.channel, t.alice, "godsfire region buy", focused="region",
@@ -98,7 +98,7 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
         assert named(t, left).count("▫️ **D.1 tax and loan repayment** (`tax`)") == 2
 
         # Tax: 2 planets +2, region 2 (A-2) +1, extortion in region 2 +1 (its allegiance 4 → 3).
-        taxed = await t.run(t.alice, "godsfire tax", system="Sol", extort="2")
+        taxed = await t.run(t.alice, "godsfire money tax", system="Sol", extort="2")
         assert "Sol: bank 0 → 4" in named(t, taxed)
         sol = (await t.state(rb)).system("Sol")
         assert sol.bank == 4 and sol.region(2).allegiance == 3
@@ -161,7 +161,7 @@ async def test_godsfire_commands_are_refused_in_a_god_dice_game(tmp_path):
         refused = await t.run(t.alice, "godsfire status")
         assert refused.ephemeral
         assert texts(refused) == "⛔ /godsfire status is a Godsfire command, and this channel's game is God Dice"
-        assert await t.fake.autocomplete(t.guild, t.channel, t.alice, "godsfire tax", focused="system") == []
+        assert await t.fake.autocomplete(t.guild, t.channel, t.alice, "godsfire money tax", focused="system") == []
 
 
 async def test_every_godsfire_command_answers_on_discord(tmp_path):
@@ -189,10 +189,10 @@ async def test_every_godsfire_command_answers_on_discord(tmp_path):
             (t.gm, "godsfire phase next", {}),
             (t.gm, "godsfire phase next", {}),
             (t.alice, "godsfire status", {}),
-            (t.alice, "godsfire tax", {"system": "Sol", "extort": "1"}),
-            (t.alice, "godsfire loan repay", {"system": "Sol"}),
-            (t.alice, "godsfire loan borrow", {"system": "Sol", "amount": 4}),
-            (t.alice, "godsfire transfer", {"from": "Sol", "to": "transit", "amount": 1}),
+            (t.alice, "godsfire money tax", {"system": "Sol", "extort": "1"}),
+            (t.alice, "godsfire money repay", {"system": "Sol"}),
+            (t.alice, "godsfire money borrow", {"system": "Sol", "amount": 4}),
+            (t.alice, "godsfire money transfer", {"from": "Sol", "to": "transit", "amount": 1}),
             (t.alice, "godsfire region buy", {"system": "Sol", "region": 1, "type": "AG", "count": 1}),
             (t.alice, "godsfire region loyalty", {"system": "Sol", "region": 2, "amount": 1}),
             (t.alice, "godsfire region develop", {"system": "Sol", "region": 1}),
@@ -214,22 +214,22 @@ async def test_every_godsfire_command_answers_on_discord(tmp_path):
             (t.gm, "godsfire counter add", {"kind": "AG", "at": "K1", "owner": str(t.alice.id)}),
             (t.gm, "godsfire counter remove", {"counters": "999"}),
             (t.gm, "godsfire system control", {"system": "Rigel", "player": str(t.alice.id)}),
-            (t.gm, "godsfire initiative start", {}),
-            (t.alice, "godsfire move", {"counters": "1", "to": "K2", "through": "K1"}),
-            (t.alice, "godsfire done", {}),
-            (t.alice, "godsfire pass", {}),
-            (t.bob, "godsfire transit answer", {"answer": "block", "retreat": "K3"}),
+            (t.gm, "godsfire movement initiative", {}),
+            (t.alice, "godsfire movement move", {"counters": "1", "to": "K2", "through": "K1"}),
+            (t.alice, "godsfire movement done", {}),
+            (t.alice, "godsfire movement pass", {}),
+            (t.bob, "godsfire movement transit", {"answer": "block", "retreat": "K3"}),
             (t.alice, "godsfire war declare", {"target": str(t.bob.id)}),
             (t.alice, "godsfire money send", {"amount": 1, "from": "Sol", "to": "Vega", "cells": 3}),
             (t.alice, "godsfire money carry", {"amount": 1, "from": "Sol"}),
             (t.gm, "godsfire victory set", {"condition": "last-ng"}),
         ]
         runs += [
-            (t.alice, "godsfire attack announce", {"units": "1", "target": "Vega"}),
-            (t.alice, "godsfire attack cancel", {"number": 1}),
-            (t.gm, "godsfire attack resolve", {}),
-            (t.bob, "godsfire losses choose", {"units": "1"}),
-            (t.bob, "godsfire retreat", {"to": "K4"}),
+            (t.alice, "godsfire combat announce", {"units": "1", "target": "Vega"}),
+            (t.alice, "godsfire combat cancel", {"number": 1}),
+            (t.gm, "godsfire combat resolve", {}),
+            (t.bob, "godsfire combat losses", {"units": "1"}),
+            (t.bob, "godsfire combat retreat", {"to": "K4"}),
         ]
         runs.append((t.gm, "godsfire victory declare", {"player": str(t.alice.id)}))
         for user, path, options in runs:

@@ -54,7 +54,7 @@ async def test_an_initiative_go_played_with_the_buttons(tmp_path):
 
             # The order: alice 2, bob 5 — bob holds initiative. The rolls name the players.
             await t.run(t.gm, "gm dice", values="2 5")
-            started = await t.run(t.gm, "godsfire initiative start")
+            started = await t.run(t.gm, "godsfire movement initiative")
             text = named(t, started)
             assert "🎲 @alice, turn 1 player order: d6 2 (GM die)" in text
             assert "🎲 @bob, turn 1 player order: d6 5 (GM die)" in text
@@ -122,7 +122,7 @@ async def test_an_initiative_go_played_with_the_buttons(tmp_path):
             assert (ini.holder, ini.awaiting, ini.held) == (str(t.alice.id), str(t.alice.id), [str(t.bob.id)])
 
             # A slash command during the go answers with the controls too (and takes them from the last answer).
-            shown = await t.run(t.alice, "godsfire move", counters="1 2", to="K1")
+            shown = await t.run(t.alice, "godsfire movement move", counters="1 2", to="K1")
             assert "▸ @alice moves SQD #1, SQD #2 to K1." in named(t, shown)
             assert gm_pass.message.custom_ids == []
             assert shown.custom_ids[1] == f"referee:godsfire:go:done:{game}:1-1-1-1"
@@ -137,10 +137,10 @@ async def test_a_transit_answered_with_the_buttons(tmp_path):
             game = await godsfire_table(t, rb)
             await t.run(t.gm, "godsfire counter add", kind="AG", at="K5", owner=str(t.bob.id))  # #7, stationary
             await t.run(t.gm, "gm dice", values="6 1")  # alice 6, bob 1: alice holds initiative
-            await t.run(t.gm, "godsfire initiative start")
+            await t.run(t.gm, "godsfire movement initiative")
 
             # alice moves SQD #1 and #2 through K5, where bob's AG waits: bob is asked, with his three buttons.
-            moved = await t.run(t.alice, "godsfire move", counters="1 2", to="K6", through="K5")
+            moved = await t.run(t.alice, "godsfire movement move", counters="1 2", to="K6", through="K5")
             assert "▸ @bob's units at K5 may make a transit attack on them or block them (A.2.3)." in named(t, moved)
             assert moved.content == (f"⏳ <@{t.bob.id}> may make a transit attack on <@{t.alice.id}>'s SQD #1, SQD "
                                      "#2 passing through K5, block them or let them pass (A.2.3): Attack, Block… or "
@@ -193,7 +193,7 @@ async def test_a_transit_answered_with_the_buttons(tmp_path):
             assert "round 2: @alice holds initiative" in named(t, passed)
 
             # Round 2: AG #3 through K5. bob clicks Block…: a form asks where his units at K5 retreat.
-            again = await t.run(t.alice, "godsfire move", counters="3", to="K6", through="K5")
+            again = await t.run(t.alice, "godsfire movement move", counters="3", to="K6", through="K5")
             second = again.custom_ids[0].rsplit(":", 1)[1]
             assert second != transit  # another transit: the first one's buttons answer nothing now
             opened = await t.click(t.bob, again.message, f"referee:godsfire:transit:block:{game}:{second}")
@@ -225,8 +225,8 @@ async def test_a_transit_let_through_with_allow(tmp_path):
         game = await godsfire_table(t, rb)
         await t.run(t.gm, "godsfire counter add", kind="AG", at="K5", owner=str(t.bob.id))
         await t.run(t.gm, "gm dice", values="6 1")
-        await t.run(t.gm, "godsfire initiative start")
-        moved = await t.run(t.alice, "godsfire move", counters="3", to="K6", through="K5")
+        await t.run(t.gm, "godsfire movement initiative")
+        moved = await t.run(t.alice, "godsfire movement move", counters="3", to="K6", through="K5")
         allowed = await t.click(t.bob, moved.message, moved.custom_ids[2])
         assert moved.message.custom_ids == []
         text = named(t, allowed)
@@ -240,7 +240,7 @@ async def test_the_status_shows_whose_go_it_is(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         await godsfire_table(t, rb)
         await t.run(t.gm, "gm dice", values="2 5")
-        await t.run(t.gm, "godsfire initiative start")
+        await t.run(t.gm, "godsfire movement initiative")
         status = await t.run(t.alice, "godsfire status")
         table_field = next(f["value"] for f in status.embed["fields"] if f["name"] == "The table")
         for member in t.members:
@@ -272,11 +272,11 @@ async def combat_loss_choice(t, rb) -> None:
     assert "• Rigel: SQD #5 (neutral), SQD #6 (neutral), SQD #7 (neutral)" in counters
     assert "• Altair: SQD #8 (neutral), SQD #9 (neutral), SQD #10 (neutral)" in counters
     assert "• K1: AG #13 (@alice), AG #14 (@alice)" in counters
-    await t.run(t.alice, "godsfire attack announce", units="13 14", target="Rigel")
-    await t.run(t.alice, "godsfire attack announce", units="15 16", target="Altair")
+    await t.run(t.alice, "godsfire combat announce", units="13 14", target="Rigel")
+    await t.run(t.alice, "godsfire combat announce", units="15 16", target="Altair")
 
     await t.run(t.gm, "gm dice", values="3 4")
-    resolved = await t.run(t.gm, "godsfire attack resolve")
+    resolved = await t.run(t.gm, "godsfire combat resolve")
     text = named(t, resolved)
     assert "2-1, die 3: D1 — @alice chooses 1 of neutral Rigel's SQD #5, SQD #6, SQD #7 to lose" in text
     assert "2-1, die 4: Dr — neutral Altair retreats: @gm names where" in text
@@ -328,7 +328,7 @@ async def test_a_go_run_out_is_announced_with_the_next_go_s_buttons(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         game = await godsfire_table(t, rb)
         await t.run(t.gm, "gm dice", values="2 5")
-        started = await t.run(t.gm, "godsfire initiative start")
+        started = await t.run(t.gm, "godsfire movement initiative")
         # bob lets his 12 hours run out: a pass; initiative goes to alice, her buttons on the clock's message.
         t.clock.advance(hours=12)
         await rb.bot.get_cog("Clock").wake(game)

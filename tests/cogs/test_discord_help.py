@@ -45,7 +45,7 @@ async def test_help_in_each_game_lists_its_rule_set_first_then_the_shared_comman
         n, e = ids["nation"], ids["economy"]
         assert lines[:3] == ["**Nations** — this channel's game",
                              (f"**/nation** — </nation claim:{n}>, </nation create:{n}>, </nation show:{n}>, "
-                              f"</nation list:{n}>, </nation chart:{n}>"),
+                              f"</nation chart:{n}>, </nation list:{n}>"),
                              f"**/economy** — </economy grow:{e}>, </economy military:{e}>, </economy recruit:{e}>"]
         assert words(lines) == ["Nations", "/nation", "/economy", "/stability", "/propaganda", "/army", "/attack",
                                 "/gm", *shared]

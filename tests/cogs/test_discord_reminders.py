@@ -222,7 +222,7 @@ async def test_godsfire_your_go_at_initiative_by_dm_and_its_half_time_reminder(t
         await t.run(t.gm, "godsfire set", field="units", value="SQD=1", system="Vega")
         await t.run(t.bob, "remind me", dm="on")
         await t.run(t.gm, "gm dice", values="2 5")  # the order: alice 2, bob 5 — bob holds initiative
-        await t.run(t.gm, "godsfire initiative start")
+        await t.run(t.gm, "godsfire movement initiative")
         go = (f"⏰ In <#{t.channel.id}>: it's your go at initiative (turn 1, round 1): Move (then Done), or Pass, "
               f"until {at(12)}.")
         assert [m.content for m in t.fake.dm_messages(t.bob)] == [go]

@@ -848,7 +848,7 @@ def test_a_list_of_numbers_names_the_word_that_is_not_one():
         coerce_options(BY_PATH["attack declare"], {"target": "Charon", "units": "1 5 x"})
     assert str(info.value) == "units: 'x' is not a number; give numbers, e.g. units:\"1 5\""
     with pytest.raises(BadInput) as info:
-        coerce_options(BY_PATH["godsfire move"], {"counters": "3 " + "9" * 40, "to": "K5"})
+        coerce_options(BY_PATH["godsfire movement move"], {"counters": "3 " + "9" * 40, "to": "K5"})
     assert str(info.value) == "counters: '9999999999999999999999999999999999999999' is too large for a number here"
     assert coerce_options(BY_PATH["attack commit"], {"units": "#1, 2 3"}) == {"units": "#1, 2 3"}
 
@@ -864,7 +864,7 @@ def test_only_a_text_option_takes_several_words():
     with pytest.raises(ValueError, match="words is one of"):
         Param("x", words="many")
     several = {(c.path, p.name): p.words for c in COMMANDS for p in c.params if p.words != ONE}
-    assert several[("attack declare", "units")] == several[("godsfire move", "counters")] == NUMBERS
+    assert several[("attack declare", "units")] == several[("godsfire movement move", "counters")] == NUMBERS
     assert several[("nation claim", "preset")] == several[("roll", "dice")] == TEXT
     assert several[("gm dice", "values")] == LIST
 

@@ -131,7 +131,8 @@ async def test_a_fourth_rule_set_plays_on_discord_from_its_command_table(tmp_pat
                                file=FakeAttachment("dicerace-game.json", attachment.data))
         done = await imported.wait_for_final_message()
         assert done.ephemeral
-        assert done.content == "Dice Race game imported from dicerace-game.json: move 3, 2 racers."
+        assert done.content == ("Dice Race game imported from dicerace-game.json: move 3, 2 racers; GM: "
+                                f"{mention(t.bob)}.")
         copy = await t.state(rb, annex)
         assert copy.gm == str(t.bob.id)
         original = snapshot(await t.state(rb))
@@ -218,7 +219,7 @@ async def test_the_generic_cog_types_describes_and_checks_every_option(tmp_path,
         # A TOML file: read first (a refusal to its sender alone), then the action, answered to the channel.
         bad = await t.run(t.gm, "gm race load", file=FakeAttachment("bad.toml", b"= oops"))
         refusal = await bad.wait_for_final_message()
-        assert refusal.ephemeral and texts(refusal).startswith("⛔ cannot read bad.toml as a TOML file (TOML): ")
+        assert refusal.ephemeral and texts(refusal).startswith("⛔ cannot read bad.toml as a TOML file: ")
         loaded = await t.run(t.gm, "gm race load", file=FakeAttachment("good.toml", b"speed = 3"))
         first = await loaded.wait_for_final_message()
         assert first.ephemeral and first.content == "good.toml read."

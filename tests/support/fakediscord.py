@@ -3086,6 +3086,7 @@ class FakeDiscord:
             result.response_type == CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
             and original is not None
             and original.loading
+            and not original.deleted
         ):
             # Like Discord: the first followup after a "thinking" defer replaces the placeholder.
             edit = {

@@ -100,7 +100,9 @@ async def test_console_a_card_file_at_the_limits_is_taken_and_the_games_export_i
         for line in ("gm /game start ruleset:goddice", "alice /goddice join", "gm /gm cards file:limits.toml",
                      "gm /gm export file:e.json"):
             await console.handle(line)
-        assert said(out)[-2:] == ["GM gm loaded another card file for this game.", "Game exported to e.json."]
+        lines = said(out)
+        assert lines[-3] == "limits.toml read." and lines[-1] == "Game exported to e.json."
+        assert lines[-2].startswith("GM gm loaded another card file for this game: ")
         await other.handle("carol /game import file:e.json")
         [imported] = said(other_out)
         assert imported.startswith("God Dice game imported from e.json"), imported

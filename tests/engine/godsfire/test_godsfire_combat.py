@@ -115,8 +115,8 @@ def test_two_attacks_announced_then_resolved_with_every_strength_by_hand():
     table.do(AnnounceAttack(units(mixed), "K14"), "alice")
     assert [a.number for a in table.state.attacks] == [1, 2]
     assert combat_left(table.state) == [
-        "attack 1 (alice against bob at Sol) is announced but not resolved (/godsfire attack resolve, or cancel it)",
-        "attack 2 (alice against bob at K14) is announced but not resolved (/godsfire attack resolve, or cancel it)"]
+        "attack 1 (alice against bob at Sol) is announced but not resolved (/godsfire combat resolve, or cancel it)",
+        "attack 2 (alice against bob at K14) is announced but not resolved (/godsfire combat resolve, or cancel it)"]
     table.refuse(ResolveAttacks(), match="only the GM", actor="alice")
 
     outcome = table.do(ResolveAttacks(), dice=[4, 1])
@@ -522,15 +522,15 @@ def test_landing_needs_the_system_cell_held_and_only_ags_land_on_hostile_planets
 
 def test_the_commands_build_the_actions():
     found = {c.path: c for c in COMMANDS}
-    assert set(found) == {"godsfire attack announce", "godsfire attack cancel", "godsfire attack resolve",
-                          "godsfire losses choose", "godsfire retreat"}
-    announce = found["godsfire attack announce"]
+    assert set(found) == {"godsfire combat announce", "godsfire combat cancel", "godsfire combat resolve",
+                          "godsfire combat losses", "godsfire combat retreat"}
+    announce = found["godsfire combat announce"]
     options = coerce_options(announce, {"units": "3 4", "target": "Sol", "with": "carol", "nebula": "true"})
     assert build_action(announce, options) == AnnounceAttack("3 4", "Sol", "carol", True, None)
-    assert build_action(found["godsfire attack cancel"], coerce_options(found["godsfire attack cancel"],
+    assert build_action(found["godsfire combat cancel"], coerce_options(found["godsfire combat cancel"],
                                                                          {"number": "2"})) == CancelAttack(2)
-    assert found["godsfire attack resolve"].gm_only
-    assert build_action(found["godsfire retreat"], {"to": "K11"}) == Retreat("K11", None)
+    assert found["godsfire combat resolve"].gm_only
+    assert build_action(found["godsfire combat retreat"], {"to": "K11"}) == Retreat("K11", None)
 
 
 def test_a_nebula_attack_halves_both_sides_without_rounding():

@@ -96,7 +96,7 @@ TRANSCRIPT: list[tuple[str, list[str]]] = [
         ("🧭 Move check (PDF, 2 cells, 1 in a nebula): not allowed: a planetary defense force (PDF) moves 3; "
         "2 cells, 1 in a nebula (2 + 2 × 1 = 4) is more than its 3.")]),
     # The phases: the tax is refused outside the Social Interphase; only the GM steps them.
-    ("alice /godsfire tax system:Sol", [
+    ("alice /godsfire money tax system:Sol", [
         ("error: the sheet: the tax (D.1) is part of the Social Interphase (D); the game is in turn 1's Movement "
         "Phase")]),
     ("alice /godsfire phase show", ["Turn 1: Movement Phase (next: Combat Phase)."]),
@@ -116,13 +116,13 @@ TRANSCRIPT: list[tuple[str, list[str]]] = [
         "alice: next D.1 tax and loan repayment (tax)", *INTERPHASE_STEPS,
     ]),
     # Tax: 2 planets +2, region 2 (A-2) +1, extortion in region 2 +1 and its allegiance 4 → 3.
-    ("bob /godsfire tax system:Sol", ["error: Sol belongs to alice: only its owner or the GM may tax there"]),
-    ("alice /godsfire tax system:Sol extort:2", [
+    ("bob /godsfire money tax system:Sol", ["error: Sol belongs to alice: only its owner or the GM may tax there"]),
+    ("alice /godsfire money tax system:Sol extort:2", [
         ("Sol: bank 0 → 4 (tax of turn 1: 2 planets +2, region 2 A-2 +1, extortion in region 2 "
         "+1 = 4 GB)."),
         "Sol region 2: allegiance 4 → 3 (extortion (D.1.3): allegiance -1).",
     ]),
-    ("alice /godsfire tax system:Sol",
+    ("alice /godsfire money tax system:Sol",
      ["error: Sol has already paid its tax this turn (D.1: once per interphase)"]),
     ("alice /godsfire system show Sol", [
         "Sol — alice's system, 2 planets; bank 4 GB; space none; loans none",

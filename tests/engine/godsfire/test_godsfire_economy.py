@@ -235,7 +235,7 @@ def test_borrowing_puts_money_on_the_system_and_a_loan_on_the_bottom_box() -> No
     game.refuse(Borrow("Sol", 21), RuleViolation, "at most 20 GB")
     game.refuse(Borrow("Sol", 0), BadInput, "at least 1")
     game.next_interphase()
-    game.refuse(Borrow("Sol", 5), RuleViolation, "D.1 loan repayment comes first: /godsfire loan repay system:Sol")
+    game.refuse(Borrow("Sol", 5), RuleViolation, "D.1 loan repayment comes first: /godsfire money repay system:Sol")
     game.do(Repay("Sol"))
     game.do(Borrow("Sol", 5))
     assert game.sys("Sol").bank == 11 and game.sys("Sol").loans == [Loan(10, 1), Loan(5, 0)]
@@ -458,10 +458,10 @@ def test_a_player_out_of_the_game_cannot_act() -> None:
 
 
 @pytest.mark.parametrize(("path", "options", "expected"), [
-    ("godsfire tax", {"system": "Sol", "extort": "1 2"}, Tax("Sol", "1 2")),
-    ("godsfire loan repay", {"system": "Sol"}, Repay("Sol")),
-    ("godsfire loan borrow", {"system": "Sol", "amount": "5"}, Borrow("Sol", 5)),
-    ("godsfire transfer", {"from": "Sol", "to": "transit", "amount": "2"}, Transfer("Sol", "transit", 2)),
+    ("godsfire money tax", {"system": "Sol", "extort": "1 2"}, Tax("Sol", "1 2")),
+    ("godsfire money repay", {"system": "Sol"}, Repay("Sol")),
+    ("godsfire money borrow", {"system": "Sol", "amount": "5"}, Borrow("Sol", 5)),
+    ("godsfire money transfer", {"from": "Sol", "to": "transit", "amount": "2"}, Transfer("Sol", "transit", 2)),
     ("godsfire region buy", {"system": "Sol", "region": "1", "type": "AG", "count": "2"}, Buy("Sol", 1, "AG", 2)),
     ("godsfire region loyalty", {"system": "Sol", "region": "1", "amount": "2"}, Loyalty("Sol", 1, 2)),
     ("godsfire region develop", {"system": "Sol", "region": "1"}, Develop("Sol", 1)),

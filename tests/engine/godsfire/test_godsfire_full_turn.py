@@ -116,7 +116,7 @@ async def test_a_two_player_turn_from_movement_to_the_end_of_the_interphase(tmp_
         # === A. Movement ===========================================================================================
         # The order (A.1.1): alice 4, bob 4 tie and roll again: alice 6, bob 1 -> alice, bob. The boxes become
         # counters, numbered box by box (systems in order, the cell then its regions; SQD, AG, PDF), then the NGs.
-        await forum.rolled("gm /godsfire initiative start",
+        await forum.rolled("gm /godsfire movement initiative",
                            [("alice, turn 1 player order", 4), ("bob, turn 1 player order", 4),
                             ("alice, turn 1 player order", 6), ("bob, turn 1 player order", 1)],
                            "Turn 1's player order (A.1.1): alice, bob.")
@@ -128,22 +128,23 @@ async def test_a_two_player_turn_from_movement_to_the_end_of_the_interphase(tmp_
             7: ("SQD", "bob", "Vega"), 8: ("SQD", "bob", "Vega"),
             9: ("SQD", None, "Rigel"), 10: ("AG", None, "Rigel"), 11: ("PDF", None, "Rigel"),
             12: ("NG", "alice", "Sol"), 13: ("NG", "bob", "Vega")}
-        await forum.refused("bob /godsfire move counters:7 to:K5", "A.1: it is alice's go")
-        await forum.refused("alice /godsfire done", "A.1.2")  # the holder moves at least one counter, or passes
+        await forum.refused("bob /godsfire movement move counters:7 to:K5", "A.1: it is alice's go")
+        # the holder moves at least one counter, or passes
+        await forum.refused("alice /godsfire movement done", "A.1.2")
 
         # Round 1: alice's AGs #5 #6 Altair -> K7 -> K8 (2 cells of an AG's 4); bob responds: SQD #7 Vega -> K5.
-        await forum.say('alice /godsfire move counters:"5 6" to:K8 through:K7')
-        await forum.say("alice /godsfire done", "bob may respond (A.1.3)")
-        await forum.say("bob /godsfire move counters:7 to:K5")
-        await forum.say("bob /godsfire done", "round 2: alice holds initiative")
+        await forum.say('alice /godsfire movement move counters:"5 6" to:K8 through:K7')
+        await forum.say("alice /godsfire movement done", "bob may respond (A.1.3)")
+        await forum.say("bob /godsfire movement move counters:7 to:K5")
+        await forum.say("bob /godsfire movement done", "round 2: alice holds initiative")
         assert going(await forum.state()) == ("alice", 2, "alice", [])
 
         # Round 2: alice's SQDs #1 #2 Sol -> K5 -> K6 pass bob's SQD #7 in K5: bob may attack them (A.2.3). Column 0
         # (the house's), one die a mover: #1 die 2 -> M1, SQD #1 lost; #2 die 4 -> ne, it goes on to K6.
-        await forum.say('alice /godsfire move counters:"1 2" to:K6 through:K5',
+        await forum.say('alice /godsfire movement move counters:"1 2" to:K6 through:K5',
                         "Bob's units at K5 may make a transit attack on them or block them (A.2.3)")
-        await forum.refused("alice /godsfire done", "A.2.3")
-        said = await forum.rolled("bob /godsfire transit answer answer:attack",
+        await forum.refused("alice /godsfire movement done", "A.2.3")
+        said = await forum.rolled("bob /godsfire movement transit answer:attack",
                                   [("transit attack on alice's SQD #1 at K5", 2),
                                    ("transit attack on alice's SQD #2 at K5", 4)], "Alice moves SQD #2 to K6.")
         assert [line for line in said if line.startswith("☄")] == [
@@ -152,21 +153,21 @@ async def test_a_two_player_turn_from_movement_to_the_end_of_the_interphase(tmp_
             "☄ Transit attack, bob attacks SQD #2 in transit; die 4: ne: no effect."]
         s = await forum.state()
         assert 1 not in table(s) and table(s)[2] == ("SQD", "alice", "K6") and s.transit is None
-        await forum.say("alice /godsfire done", "bob may respond (A.1.3)")
-        await forum.say("bob /godsfire pass", "round 3: alice holds initiative")
+        await forum.say("alice /godsfire movement done", "bob may respond (A.1.3)")
+        await forum.say("bob /godsfire movement pass", "round 3: alice holds initiative")
 
         # Round 3: AG #3 Sol -> K7 -> K8, joining #5 #6 (3 units: the space limit). bob passes.
-        await forum.say("alice /godsfire move counters:3 to:K8 through:K7")
-        await forum.say("alice /godsfire done")
-        await forum.say("bob /godsfire pass", "round 4: alice holds initiative")
+        await forum.say("alice /godsfire movement move counters:3 to:K8 through:K7")
+        await forum.say("alice /godsfire movement done")
+        await forum.say("bob /godsfire movement pass", "round 4: alice holds initiative")
         # Round 4: PDF #4 Sol 1 -> Sol 2 (ground movement, 1 area). bob passes: 4 rounds in a two-player game are
         # over, and initiative goes to bob (A.1.4), who passes at once: both have held it, movement is over.
-        await forum.refused("alice /godsfire move counters:2 to:K7", "A.2.1")  # each counter moves once a turn
-        await forum.say('alice /godsfire move counters:4 to:"Sol 2"')
-        await forum.say("alice /godsfire done")
-        await forum.say("bob /godsfire pass", "4 rounds are over (A.1.4); initiative passes to bob (A.1.4)")
+        await forum.refused("alice /godsfire movement move counters:2 to:K7", "A.2.1")  # each counter moves once a turn
+        await forum.say('alice /godsfire movement move counters:4 to:"Sol 2"')
+        await forum.say("alice /godsfire movement done")
+        await forum.say("bob /godsfire movement pass", "4 rounds are over (A.1.4); initiative passes to bob (A.1.4)")
         assert going(await forum.state()) == ("bob", 1, "bob", ["alice"])
-        await forum.say("bob /godsfire pass", "every player has held initiative (A.1.5): movement is over")
+        await forum.say("bob /godsfire movement pass", "every player has held initiative (A.1.5): movement is over")
         s = await forum.state()
         assert s.initiative is None
         assert table(s) == {
@@ -186,10 +187,10 @@ async def test_a_two_player_turn_from_movement_to_the_end_of_the_interphase(tmp_
         #   between the SQD and the AG (the PDF takes none: no attacker is on the ground, B.2.4).
         # Attack 2: SQD #2 from K6, 2 against the same 9 (counted before attack 1's loss): 9 / 2 = 4.5, 1 to 4,
         #   worse than 1-3: 1-3; die 1 on 1-3: Ar — alice retreats SQD #2.
-        await forum.say('alice /godsfire attack announce units:"3 5 6" target:Rigel', "announces attack 1")
-        await forum.say("alice /godsfire attack announce units:2 target:Rigel", "announces attack 2")
+        await forum.say('alice /godsfire combat announce units:"3 5 6" target:Rigel', "announces attack 1")
+        await forum.say("alice /godsfire combat announce units:2 target:Rigel", "announces attack 2")
         await forum.refused("gm /godsfire phase next", "attack 1", "announced but not resolved")
-        said = await forum.rolled("gm /godsfire attack resolve",
+        said = await forum.rolled("gm /godsfire combat resolve",
                                   [("attack 1: alice against neutral Rigel at Rigel", 3),
                                    ("attack 2: alice against neutral Rigel at Rigel", 1)])
         assert [line for line in said if line.startswith("⚔")] == [
@@ -202,10 +203,10 @@ async def test_a_two_player_turn_from_movement_to_the_end_of_the_interphase(tmp_
             (12, 9, "2-1", 3, "D1"), (2, 9, "1-3", 1, "Ar")]
         assert [(c.kind, c.chooser, c.counters, c.count) for c in s.choices] == [
             ("losses", "alice", [9, 10], 1), ("retreat", "alice", [2], 0)]
-        await forum.refused("alice /godsfire losses choose units:11", "not among the units")  # the PDF: B.2.4
-        await forum.say("alice /godsfire losses choose units:10", "neutral Rigel's AG #10 eliminated")
-        await forum.refused("alice /godsfire retreat to:Rigel", "the position attacked")
-        await forum.say("alice /godsfire retreat to:K7", "alice retreats alice's SQD #2 to K7")
+        await forum.refused("alice /godsfire combat losses units:11", "not among the units")  # the PDF: B.2.4
+        await forum.say("alice /godsfire combat losses units:10", "neutral Rigel's AG #10 eliminated")
+        await forum.refused("alice /godsfire combat retreat to:Rigel", "the position attacked")
+        await forum.say("alice /godsfire combat retreat to:K7", "alice retreats alice's SQD #2 to K7")
         s = await forum.state()
         assert s.choices == [] and s.system("Rigel").units == {"SQD": 1, "PDF": 1}
         assert table(s)[2] == ("SQD", "alice", "K7") and 10 not in table(s)
@@ -222,12 +223,12 @@ async def test_a_two_player_turn_from_movement_to_the_end_of_the_interphase(tmp_
         #   bank 3 -> 8; region 3's allegiance 4 -> 3.
         # Altair: 1 planet +1, region 1 S +0 = 1: bank 0 -> 1.
         # Vega: 1 planet +1, region 1 A-2 +1, region 2 in revolt +0 = 2: bank 6 -> 8.
-        await forum.say("alice /godsfire tax system:Sol extort:3", "= 5 GB")
-        await forum.say("alice /godsfire tax system:Altair", "= 1 GB")
-        await forum.say("bob /godsfire tax system:Vega", "= 2 GB")
+        await forum.say("alice /godsfire money tax system:Sol extort:3", "= 5 GB")
+        await forum.say("alice /godsfire money tax system:Altair", "= 1 GB")
+        await forum.say("bob /godsfire money tax system:Vega", "= 2 GB")
         # --- D.1 loan repayment: Vega's 8 GB loan, a box of ceil(8 x 1.25 / 4) = ceil(2.5) = 3: bank 8 -> 5, the
         # marker up from the bottom box (0) to box 1.
-        await forum.say("bob /godsfire loan repay system:Vega", "3 GB due, 3 GB paid")
+        await forum.say("bob /godsfire money repay system:Vega", "3 GB due, 3 GB paid")
         s = await forum.state()
         assert {n: s.system(n).bank for n in ("Sol", "Altair", "Vega")} == {"Sol": 8, "Altair": 1, "Vega": 5}
         assert rows(s, "Sol")[2] == "R 3 A-2"
@@ -235,13 +236,13 @@ async def test_a_two_player_turn_from_movement_to_the_end_of_the_interphase(tmp_
 
         # --- D.2 borrowing: alice borrows 4 on Sol: bank 8 -> 12, a loan of 4 boxes of ceil(4 x 1.25 / 4) = 2 GB,
         # its marker on the bottom box, the first due next turn. bob skips the step.
-        await forum.say("alice /godsfire loan borrow system:Sol amount:4", "4 boxes of 2 GB, the first due next turn")
+        await forum.say("alice /godsfire money borrow system:Sol amount:4", "4 boxes of 2 GB, the first due next turn")
         await forum.say("bob /godsfire interphase done step:borrow")
         # --- D.3 transfers: 2 from Sol's bank to alice's NG (the NG is on Sol): bank 12 -> 10, NG 5 -> 7. Money for
         # Altair is not transferred straight across: it is sent through space, 3 cells at speed 3 by itself, one
         # turn: bank 10 -> 7, 3 GB in the Money in Transit box, landing in turn 2.
-        await forum.refused("alice /godsfire transfer from:Sol to:Altair amount:3", "must move through space")
-        await forum.say("alice /godsfire transfer from:Sol to:ng amount:2")
+        await forum.refused("alice /godsfire money transfer from:Sol to:Altair amount:3", "must move through space")
+        await forum.say("alice /godsfire money transfer from:Sol to:ng amount:2")
         await forum.refused("alice /godsfire money send amount:3 from:Sol to:Altair cells:4 turns:1",
                             "4 cells take 2 turns")  # 4 cells at speed 3: ceil(4 / 3) = 2 turns
         await forum.say("alice /godsfire money send amount:3 from:Sol to:Altair cells:3",
@@ -354,8 +355,8 @@ async def test_a_two_player_turn_from_movement_to_the_end_of_the_interphase(tmp_
                                                                   15: ("AG", "alice", "Sol 1")}
 
         # --- turn 2: both pass; in its interphase the 3 GB sent last turn land in Altair's bank ------------------
-        await forum.say("bob /godsfire pass", "initiative passes to alice")
-        await forum.say("alice /godsfire pass", "movement is over")
+        await forum.say("bob /godsfire movement pass", "initiative passes to alice")
+        await forum.say("alice /godsfire movement pass", "movement is over")
         for _ in range(3):
             await forum.say("gm /godsfire phase next")
         assert ((await forum.state()).turn, (await forum.state()).phase) == (2, "interphase")
@@ -363,9 +364,9 @@ async def test_a_two_player_turn_from_movement_to_the_end_of_the_interphase(tmp_
         # Her loan's first box (2 GB) is due this turn: her D.3 is refused until it is paid; paid, bank 6 -> 4, the
         # marker to box 1. At her D.3 (the transfer step) the money is in Altair's bank: 1 + 3 = 4, and the Money
         # in Transit box is empty.
-        await forum.say("alice /godsfire tax system:Sol", "= 4 GB")
+        await forum.say("alice /godsfire money tax system:Sol", "= 4 GB")
         await forum.refused("alice /godsfire interphase done step:transfer", "D.1 loan repayment comes first")
-        await forum.say("alice /godsfire loan repay system:Sol", "2 GB due, 2 GB paid")
+        await forum.say("alice /godsfire money repay system:Sol", "2 GB due, 2 GB paid")
         await forum.say("alice /godsfire interphase done step:transfer")
         s = await forum.state()
         assert (s.system("Sol").bank, [(loan.amount, loan.box) for loan in s.system("Sol").loans]) == (4, [(4, 1)])
@@ -418,7 +419,7 @@ async def test_a_three_player_turn_from_movement_to_the_end_of_the_interphase(tm
 
         # === A. Movement ===========================================================================================
         # The order: alice 3, bob 6, carol 1 -> bob, alice, carol.
-        await forum.rolled("gm /godsfire initiative start",
+        await forum.rolled("gm /godsfire movement initiative",
                            [("alice, turn 1 player order", 3), ("bob, turn 1 player order", 6),
                             ("carol, turn 1 player order", 1)],
                            "Turn 1's player order (A.1.1): bob, alice, carol.", "Bob holds initiative")
@@ -431,35 +432,36 @@ async def test_a_three_player_turn_from_movement_to_the_end_of_the_interphase(tm
 
         # bob's initiative, 3 rounds with three players; alice then carol respond in each.
         # Round 1: bob AG #2 #3 Vega -> K2; alice SQD #1 Sol -> K1; carol AG #7 #8 Deneb -> K10 -> K9.
-        await forum.say('bob /godsfire move counters:"2 3" to:K2')
-        await forum.say("bob /godsfire done", "alice may respond (A.1.3)")
-        await forum.refused("carol /godsfire move counters:6 to:K11", "A.1: it is alice's go")
-        await forum.say("alice /godsfire move counters:1 to:K1")
-        await forum.say("alice /godsfire done", "carol may respond (A.1.3)")
-        await forum.say('carol /godsfire move counters:"7 8" to:K9 through:K10')
-        await forum.say("carol /godsfire done", "round 2: bob holds initiative")
+        await forum.say('bob /godsfire movement move counters:"2 3" to:K2')
+        await forum.say("bob /godsfire movement done", "alice may respond (A.1.3)")
+        await forum.refused("carol /godsfire movement move counters:6 to:K11", "A.1: it is alice's go")
+        await forum.say("alice /godsfire movement move counters:1 to:K1")
+        await forum.say("alice /godsfire movement done", "carol may respond (A.1.3)")
+        await forum.say('carol /godsfire movement move counters:"7 8" to:K9 through:K10')
+        await forum.say("carol /godsfire movement done", "round 2: bob holds initiative")
         # Round 2: bob AG #4 Vega -> K3; alice and carol pass.
-        await forum.say("bob /godsfire move counters:4 to:K3")
-        await forum.say("bob /godsfire done")
-        await forum.say("alice /godsfire pass", "carol may respond")
-        await forum.say("carol /godsfire pass", "round 3: bob holds initiative")
+        await forum.say("bob /godsfire movement move counters:4 to:K3")
+        await forum.say("bob /godsfire movement done")
+        await forum.say("alice /godsfire movement pass", "carol may respond")
+        await forum.say("carol /godsfire movement pass", "round 3: bob holds initiative")
         # Round 3: bob PDF #5 Vega 1 -> Vega 2 (1 ground area); alice and carol pass: 3 rounds are over, and
         # initiative goes to the next in the order, alice.
-        await forum.say('bob /godsfire move counters:5 to:"Vega 2"')
-        await forum.say("bob /godsfire done")
-        await forum.say("alice /godsfire pass")
-        await forum.say("carol /godsfire pass", "3 rounds are over (A.1.4); initiative passes to alice (A.1.4)")
+        await forum.say('bob /godsfire movement move counters:5 to:"Vega 2"')
+        await forum.say("bob /godsfire movement done")
+        await forum.say("alice /godsfire movement pass")
+        await forum.say("carol /godsfire movement pass",
+                        "3 rounds are over (A.1.4); initiative passes to alice (A.1.4)")
         assert going(await forum.state()) == ("alice", 1, "alice", ["bob"])
         # alice, holding initiative, passes: it goes on to carol at once (A.1.4).
-        await forum.say("alice /godsfire pass", "initiative passes to carol (A.1.4)")
+        await forum.say("alice /godsfire movement pass", "initiative passes to carol (A.1.4)")
         assert going(await forum.state()) == ("carol", 1, "carol", ["bob", "alice"])
         # carol's round 1: SQD #6 Deneb -> K11; her responders are the others in the order from her on: bob, alice
         # (both pass). Round 2: carol passes: everyone has held initiative, movement is over.
-        await forum.say("carol /godsfire move counters:6 to:K11")
-        await forum.say("carol /godsfire done", "bob may respond (A.1.3)")
-        await forum.say("bob /godsfire pass", "alice may respond (A.1.3)")
-        await forum.say("alice /godsfire pass", "round 2: carol holds initiative")
-        await forum.say("carol /godsfire pass", "every player has held initiative (A.1.5): movement is over")
+        await forum.say("carol /godsfire movement move counters:6 to:K11")
+        await forum.say("carol /godsfire movement done", "bob may respond (A.1.3)")
+        await forum.say("bob /godsfire movement pass", "alice may respond (A.1.3)")
+        await forum.say("alice /godsfire movement pass", "round 2: carol holds initiative")
+        await forum.say("carol /godsfire movement pass", "every player has held initiative (A.1.5): movement is over")
         s = await forum.state()
         assert s.initiative is None
         assert {n: at for n, (_, _, at) in table(s).items() if n <= 8} == {
@@ -468,18 +470,18 @@ async def test_a_three_player_turn_from_movement_to_the_end_of_the_interphase(tm
         # === B. Combat =============================================================================================
         await forum.say("gm /godsfire phase next", "the Combat Phase begins")
         await forum.refused("carol /godsfire war declare target:bob", "C: war is declared only in the Last Chance")
-        await forum.refused('carol /godsfire attack announce units:"7 8" target:K2', "not at war with bob")
+        await forum.refused('carol /godsfire combat announce units:"7 8" target:K2', "not at war with bob")
         # carol's AGs #7 #8 from K9 on Nix's cell, large against a system: 4 + 4 = 8 against Nix's SQD 2 + AG 4 +
         # PDF 3 = 9 (a neutral's units need no war). 8:9 is below even: 9 / 8 = 1.125, 1 to 1: 1-1. Die 6 on 1-1:
         # A1 — carol loses 1 unit, her enemy chooses: alice, who moves Nix's units.
-        await forum.say('carol /godsfire attack announce units:"7 8" target:Nix', "announces attack 1")
-        said = await forum.rolled("gm /godsfire attack resolve", [("attack 1: carol against neutral Nix at Nix", 6)])
+        await forum.say('carol /godsfire combat announce units:"7 8" target:Nix', "announces attack 1")
+        said = await forum.rolled("gm /godsfire combat resolve", [("attack 1: carol against neutral Nix at Nix", 6)])
         assert ("⚔ Combat, attack 1 (carol against neutral Nix at Nix): 8 against 9: odds 1-1; die 6: A1: the "
                 "attacker loses 1 unit, the defender chooses.") in said
         s = await forum.state()
         assert [(c.kind, c.chooser, c.counters, c.count) for c in s.choices] == [("losses", "alice", [7, 8], 1)]
-        await forum.refused("carol /godsfire losses choose units:8", "losses are chosen by the enemy")
-        await forum.say("alice /godsfire losses choose units:8", "carol's AG #8 eliminated")
+        await forum.refused("carol /godsfire combat losses units:8", "losses are chosen by the enemy")
+        await forum.say("alice /godsfire combat losses units:8", "carol's AG #8 eliminated")
         s = await forum.state()
         assert s.choices == [] and 8 not in table(s) and table(s)[7] == ("AG", "carol", "K9")
 
@@ -495,14 +497,14 @@ async def test_a_three_player_turn_from_movement_to_the_end_of_the_interphase(tm
         # --- D.1 tax: Vega 1 planet +1, region 1 I-1 +1, region 2 S +0, region 3 in revolt +0 = 2: bank 3 -> 5.
         # Sol: 1 planet +1, A-1 +0, S +0 = 1: bank 5 -> 6. Deneb: 1 planet +1, region 1 I-2 +2, region 2 A-1 +0 = 3:
         # bank 0 -> 3.
-        await forum.say("bob /godsfire tax system:Vega", "= 2 GB")
-        await forum.say("alice /godsfire tax system:Sol", "= 1 GB")
-        await forum.say("carol /godsfire tax system:Deneb", "= 3 GB")
+        await forum.say("bob /godsfire money tax system:Vega", "= 2 GB")
+        await forum.say("alice /godsfire money tax system:Sol", "= 1 GB")
+        await forum.say("carol /godsfire money tax system:Deneb", "= 3 GB")
         s = await forum.state()
         assert {sy.name: sy.bank for sy in s.systems} == {"Sol": 6, "Vega": 5, "Deneb": 3, "Nix": 0}
 
         # --- bob: D.3 a transfer of 1 from Vega's bank to his NG (on Vega): bank 5 -> 4, NG 0 -> 1.
-        await forum.say("bob /godsfire transfer from:Vega to:ng amount:1")
+        await forum.say("bob /godsfire money transfer from:Vega to:ng amount:1")
         # D.4: Vega 1 is E (wants SQD) and I-1: 1 SQD for 1 GB. The most spent in Vega becomes 1: Vega 2 would be
         # shorted 1 (2 -> 1); Vega 3 is in revolt and cannot fall. Warned, then confirmed: bank 4 -> 3.
         await forum.refused("bob /godsfire region buy system:Vega region:1 type:SQD count:1",

@@ -32,10 +32,10 @@ async def test_the_guides_short_session_runs_as_printed(tmp_path):
     finally:
         await store.close()
     # what the comments in the guide say
-    assert any("odds 1-3; die 1: Ar" in a for a in answers["gm /godsfire attack resolve"])
+    assert any("odds 1-3; die 1: Ar" in a for a in answers["gm /godsfire combat resolve"])
     assert any("odds 3-1; die 4: D1" in a for a in answers["alice /godsfire chart combat attack:7 defence:3"])
-    assert any("bank 0 → 3" in a for a in answers["alice /godsfire tax system:Sol"])
-    assert any("bank 0 → 1" in a for a in answers["bob /godsfire tax system:Vega"])
+    assert any("bank 0 → 3" in a for a in answers["alice /godsfire money tax system:Sol"])
+    assert any("bank 0 → 1" in a for a in answers["bob /godsfire money tax system:Vega"])
     status = answers["alice /godsfire status"]
     assert status[0].startswith("Godsfire — turn 2, Movement Phase")
     assert "At war: alice and bob" in status

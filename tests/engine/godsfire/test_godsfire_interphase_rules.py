@@ -206,7 +206,7 @@ def test_a_due_loan_repayment_comes_first() -> None:
     table.system("Sol", "alice", ["M 3 I-1"], bank=5, loans=[(4, 0)])
     start(table, "alice")
     table.refuse(Buy("Sol", 1, "AG", 1), RuleViolation,
-                 "D.1 loan repayment comes first: /godsfire loan repay system:Sol", "alice")
+                 "D.1 loan repayment comes first: /godsfire money repay system:Sol", "alice")
     table.refuse(Borrow("Sol", 2), RuleViolation, "D.1 loan repayment comes first", "alice")
     table.do(Tax("Sol"), "alice")  # the same step: 1 planet + I-1 1 = 2, bank 7
     table.do(Repay("Sol"), "alice")  # ceil(5 / 4) = 2: bank 5

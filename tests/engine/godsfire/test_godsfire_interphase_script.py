@@ -153,7 +153,7 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
 
         # The GM steps Movement -> Combat -> the last chance to declare war -> the Social Interphase;
         # a step is refused before it.
-        await forum.refused("alice /godsfire tax system:Sol", "Social Interphase")
+        await forum.refused("alice /godsfire money tax system:Sol", "Social Interphase")
         await forum.dice(6, 5)  # the turn's player order (A.1.1): alice 6, bob 5
         for _ in range(3):
             await forum.say("gm /godsfire phase next")
@@ -169,14 +169,14 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         #   = 3: bank 1 -> 4; region 2's allegiance 3 -> 2.
         # Deneb: 1 planet +1, region 1 in revolt +0, region 2 A-2 +1, region 3 I-2 +2 = 4: bank 0 -> 4.
         # Rigel: 2 planets +2, region 1 in revolt +0, region 2 A-1 +0, region 3 I-1 +1 = 3: bank 4 -> 7.
-        await forum.refused("alice /godsfire tax system:Procyon extort:2", "revolt")
-        await forum.say("alice /godsfire tax system:Sol extort:3")
-        await forum.say("alice /godsfire tax system:Procyon")
-        await forum.say("alice /godsfire tax system:Altair")
-        await forum.refused("alice /godsfire tax system:Sol", "already")
-        await forum.say("bob /godsfire tax system:Vega extort:2")
-        await forum.say("bob /godsfire tax system:Deneb")
-        await forum.say("bob /godsfire tax system:Rigel")
+        await forum.refused("alice /godsfire money tax system:Procyon extort:2", "revolt")
+        await forum.say("alice /godsfire money tax system:Sol extort:3")
+        await forum.say("alice /godsfire money tax system:Procyon")
+        await forum.say("alice /godsfire money tax system:Altair")
+        await forum.refused("alice /godsfire money tax system:Sol", "already")
+        await forum.say("bob /godsfire money tax system:Vega extort:2")
+        await forum.say("bob /godsfire money tax system:Deneb")
+        await forum.say("bob /godsfire money tax system:Rigel")
         s = await forum.state()
         assert banks(s) == {"Sol": 14, "Procyon": 2, "Altair": 2, "Vega": 4, "Deneb": 4, "Rigel": 7}
         assert rows(s, "Sol")[2] == "R 2 A-1" and rows(s, "Vega")[1] == "E 2 A-1"
@@ -191,8 +191,8 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         #   and Rigel 1 are in revolt); national R 5 M 5 E 5 -> 4 4 4. 5 GB is more than 4: 5 economic levels,
         #   bob's choice: Deneb 2 A-2 -> A-1, Deneb 1 A-1 -> S, Rigel 2 A-1 -> S, Rigel 3 I-1 -> A-2,
         #   Rigel 1 A-2 -> A-1. bob failed a repayment (no borrowing this turn) and is barred from loans.
-        await forum.say("alice /godsfire loan repay system:Sol")
-        said = await forum.say('bob /godsfire loan repay system:Vega '
+        await forum.say("alice /godsfire money repay system:Sol")
+        said = await forum.say('bob /godsfire money repay system:Vega '
                               'lower:"Deneb 2, Deneb 1, Rigel 2, Rigel 3, Rigel 1"')
         assert any("9 GB due, 4 GB paid, 5 GB short" in line for line in said), said
         s = await forum.state()
@@ -211,8 +211,8 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         # --- D.2 borrowing -----------------------------------------------------------------------
         # bob failed a repayment this turn: refused, nothing changes. alice borrows 4 onto Procyon: bank
         # 2 -> 6, a loan of 4 on the bottom box (boxes of ceil(5 / 4) = 2, the first due next turn).
-        await forum.refused("bob /godsfire loan borrow system:Deneb amount:5", "failed a loan repayment")
-        await forum.say("alice /godsfire loan borrow system:Procyon amount:4")
+        await forum.refused("bob /godsfire money borrow system:Deneb amount:5", "failed a loan repayment")
+        await forum.say("alice /godsfire money borrow system:Procyon amount:4")
         s = await forum.state()
         assert banks(s)["Procyon"] == 6 and loans(s, "Procyon") == [(4, 0)]
         for player in ("alice", "bob"):
@@ -222,13 +222,13 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         # Never straight from system to system. alice: Sol -> transit 4 (Sol 11 -> 7, transit 0 -> 4), moved
         # on the map, transit -> Altair 4 (Altair 2 -> 6, transit 0). bob: Rigel -> transit 2 (7 -> 5),
         # transit -> Vega 2 (0 -> 2), and NG -> Vega 1 on the NG's own system (NG 5 -> 4, Vega 2 -> 3).
-        await forum.refused("alice /godsfire transfer from:Sol to:Altair amount:4", "through space")
-        await forum.say("alice /godsfire transfer from:Sol to:transit amount:4")
+        await forum.refused("alice /godsfire money transfer from:Sol to:Altair amount:4", "through space")
+        await forum.say("alice /godsfire money transfer from:Sol to:transit amount:4")
         assert money(await forum.state(), "alice") == (4, 4)
-        await forum.say("alice /godsfire transfer from:transit to:Altair amount:4")
-        await forum.say("bob /godsfire transfer from:Rigel to:transit amount:2")
-        await forum.say("bob /godsfire transfer from:transit to:Vega amount:2")
-        await forum.say("bob /godsfire transfer from:ng to:Vega amount:1")
+        await forum.say("alice /godsfire money transfer from:transit to:Altair amount:4")
+        await forum.say("bob /godsfire money transfer from:Rigel to:transit amount:2")
+        await forum.say("bob /godsfire money transfer from:transit to:Vega amount:2")
+        await forum.say("bob /godsfire money transfer from:ng to:Vega amount:1")
         s = await forum.state()
         assert banks(s) == {"Sol": 7, "Procyon": 6, "Altair": 6, "Vega": 3, "Deneb": 4, "Rigel": 5}
         assert (money(s, "alice"), money(s, "bob")) == ((4, 0), (4, 0))

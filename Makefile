@@ -22,14 +22,17 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(BIN)/python
 run: $(VENV)/.run-installed
 	$(BIN)/python bot.py $(ARGS)
 
-## Set up and run the tests (on SQLite, then again on a throwaway PostgreSQL server), then the linter.
+## Set up and run the tests (on SQLite, then again on a throwaway PostgreSQL server), then the linters.
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 	$(BIN)/python -m pytest --postgres $(PYTEST_ARGS)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
+## The linters: ruff, then mypy (its files and strictness in pyproject.toml).
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 ## Benchmarks: engine, replay, store and memory figures, then issue 8's scale rows (SCALE games; 10000 for the large rows),
 ## then issue 20's PostgreSQL rows (1, 2, 4 processes, a throwaway server; skipped, with the reason, when none can start).

@@ -176,7 +176,7 @@ def free_roll(text: str, roller: Roller) -> FreeRoll:
     expression = free_expression(text)
     fake = _InjectedRandom(roller)
     real = d20_expression.random
-    d20_expression.random = fake  # type: ignore[assignment]  # d20 draws from this module's `random`
+    d20_expression.random = fake  # d20 draws from this module's `random`
     try:
         result = d20.Roller(d20.RollContext(max_rolls=MAX_FREE_DICE)).roll(
             expression, stringifier=_plain_stringifier(), allow_comments=False)

@@ -150,7 +150,7 @@ class Notice(Event):
 def replay(events: typing.Iterable[Event], state: Any = None) -> Any:
     """The state that a sequence of events produces, from nothing (or from `state`, changed in place)."""
     for event in events:
-        state = event.apply(state)  # type: ignore[arg-type]
+        state = event.apply(state)
     if state is None:
         raise ValueError("an event log must start with a game's start or GameImported")
     return state
@@ -191,7 +191,7 @@ def _coerce(hint: Any, value: Any) -> Any:
     args = typing.get_args(hint)
     if hint is datetime or datetime in args:
         return datetime.fromisoformat(value)
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return from_jsonable(hint, value)
     return value
 
@@ -203,4 +203,5 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 def event_from_dict(data: dict[str, Any]) -> Event:
     body = dict(data)
     kind = body.pop("kind")
-    return from_jsonable(EVENT_TYPES[kind], body)
+    event: Event = from_jsonable(EVENT_TYPES[kind], body)
+    return event

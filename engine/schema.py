@@ -8,7 +8,7 @@ a bool, NaN is not a number), bounded sizes, counts and ranges, and times near t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 
@@ -140,7 +140,7 @@ _TYPES = {bool: "true or false", int: "a whole number", float: "a number", str: 
           dict: "an object", type(None): "null"}
 
 
-def _reason(error: dict[str, Any]) -> str:
+def _reason(error: Mapping[str, Any]) -> str:
     kind, ctx, given = error["type"], error.get("ctx") or {}, error.get("input")
     got = _TYPES.get(type(given), type(given).__name__)
     match kind:

@@ -294,11 +294,11 @@ def read_options(command: Command, words: list[Word], line: str) -> dict[str, st
     for word in words:
         name, sep, _ = word.text.partition(":")
         if sep and name.isidentifier():
-            key = name.lower()
-            if key in named:
-                raise BadInput(f"{key}: is given twice on this line; give each option once")
-            named.add(key)
-            items.append((key, word))
+            option = name.lower()
+            if option in named:
+                raise BadInput(f"{option}: is given twice on this line; give each option once")
+            named.add(option)
+            items.append((option, word))
         else:
             items.append((None, word))
     free = [p for p in command.params if p.name not in named]

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.errors import BadInput
 from engine.history import HistoryEntry, marks_of, series_by_turn, sides_in_order
-from engine.rulesets import ruleset_of
+from engine.rulesets import GameState, ruleset_of
 
 # Bright enough on Discord's dark theme (#313338), told apart by most colour-blind readers in the first eight.
 PALETTE = ("#5DA5F5", "#F5A623", "#57D9A3", "#F25F5C", "#B18CF2", "#F2E35C", "#4FD1E5", "#F28CCB",
@@ -87,18 +87,18 @@ def safe_file_word(text: str) -> str:
     return "-".join(part for part in word.split("-") if part)[:60] or "chart"
 
 
-def stat_title(state: Any, stat: str) -> str:
+def stat_title(state: GameState, stat: str) -> str:
     return dict(ruleset_of(state).history_stats).get(stat, stat)
 
 
-def game_chart(state: Any, entries: Sequence[HistoryEntry], options: dict[str, Any]) -> Chart:
+def game_chart(state: GameState, entries: Sequence[HistoryEntry], options: dict[str, Any]) -> Chart:
     """/game chart: each side's strength over the game, one panel for each stat its rule set names."""
     rules = ruleset_of(state)
     if not rules.game_chart:
         raise BadInput(f"{rules.title} games have no chart")
-    panels = tuple(panel(entries, stat, f"{stat_title(state, stat)} by turn", getattr(state, "turn", 0))
+    panels = tuple(panel(entries, stat, f"{stat_title(state, stat)} by turn", state.turn)
                    for stat in rules.game_chart)
     if not any(p.series for p in panels):
         raise BadInput("nothing to chart yet: the game has no " + " or ".join(rules.game_chart) + " so far")
     return Chart(f"{rules.title} — " + ", ".join(stat_title(state, s) for s in rules.game_chart)
-                 + f" by turn (turn {getattr(state, 'turn', 0)})", panels, "game-chart.png")
+                 + f" by turn (turn {state.turn})", panels, "game-chart.png")

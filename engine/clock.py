@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from engine.core import Tx, handles, require_gm
 from engine.events import GameEnded
-from engine.rulesets import ruleset_of
+from engine.rulesets import GameState, ruleset_of
 
 
 @dataclass
@@ -37,18 +36,18 @@ class Deadline:
     about: str | int | None = None
 
 
-def deadlines(state: Any) -> list[Deadline]:
+def deadlines(state: GameState) -> list[Deadline]:
     """Everything that will fall due in this game, earliest first."""
     return ruleset_of(state).deadlines(state)
 
 
-def next_deadline(state: Any) -> datetime | None:
+def next_deadline(state: GameState) -> datetime | None:
     due = deadlines(state)
     return due[0].at if due else None
 
 
 @handles(Tick)
-def tick(tx: Tx, action: Tick) -> None:
+def tick(tx: Tx[GameState], action: Tick) -> None:
     """Apply each due deadline in time order.
 
     Each rule set bounds its own catch-up (many missed turns end in one event), and every deadline applied
@@ -66,7 +65,7 @@ def tick(tx: Tx, action: Tick) -> None:
 
 
 @handles(EndGame)
-def end_game(tx: Tx, action: EndGame) -> None:
+def end_game(tx: Tx[GameState], action: EndGame) -> None:
     require_gm(tx, "end the game")
     final = ruleset_of(tx.state).final_standings  # a rule set whose game can be summed up (Nations)
     tx.emit(GameEnded(standings=final(tx.state) if final is not None else {}))

@@ -228,7 +228,7 @@ HELP_TITLE = "Referee commands (/help topic:<group> for one group's options)"
 SHARED = "Every game"  # the heading of the commands every game shares
 
 
-def help_sections(game: str | None = None) -> list[tuple[RuleSet | None, dict[str, list[Command]]]]:
+def help_sections(game: str | None = None) -> list[tuple[RuleSet[Any] | None, dict[str, list[Command]]]]:
     """/help's commands for a channel, in sections: a rule set with its own commands, or None with the ones
     every game shares. With a game (`game`: its rule set's name), its rule set's first, then the shared ones;
     without one, the shared ones, then each rule set's (how to start it: `/game start ruleset:<name>`). A

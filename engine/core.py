@@ -7,12 +7,12 @@ import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from engine.dice import FacesRecord, RandomRoller, Roller, RollRecord
 from engine.errors import NoGame, NotGM, RuleViolation
 from engine.events import DiceRolled, DieRolled, Event
-from engine.rulesets import ruleset
+from engine.rulesets import GameState, Rules, S, ruleset
 
 
 @dataclass
@@ -21,15 +21,15 @@ class Context:
 
     now: datetime
     actor: str
-    rules: Any  # the rule set's tables and house defaults
+    rules: Rules  # the rule set's tables and house defaults
     is_gm: bool = False
     roller: Roller = field(default_factory=RandomRoller)
 
 
 @dataclass
-class Outcome:
-    state: Any
-    events: list[Event]
+class Outcome(Generic[S]):
+    state: S
+    events: list[Event[Any]]
 
     @property
     def rolls(self) -> list[RollRecord]:
@@ -40,20 +40,21 @@ class Outcome:
         return [e.roll for e in self.events if isinstance(e, DiceRolled)]
 
 
-class Tx:
+class Tx(Generic[S]):
     """A working copy of the state (or, with `fresh`, the state itself: one nobody else holds, such as one
     just loaded); every event is applied to it the moment it is emitted."""
 
-    def __init__(self, state: Any, ctx: Context, fresh: bool = False) -> None:
-        self.state = state if fresh else copy.deepcopy(state)
+    def __init__(self, state: S, ctx: Context, fresh: bool = False) -> None:
+        self.state: S = state if fresh else copy.deepcopy(state)
         self.ctx = ctx
-        self.events: list[Event] = []
+        self.events: list[Event[Any]] = []
 
     @property
-    def rules(self) -> Any:
+    def rules(self) -> Rules:
         return self.ctx.rules
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: Event[Any]) -> None:
+        """Apply `event` to the working state and log it (an event of the game's rule set or of every game)."""
         self.state = event.apply(self.state)
         self.events.append(event)
 
@@ -107,23 +108,23 @@ class Tx:
                 rolled.append(faces[self.ctx.roller.roll(len(faces)) - 1])
                 forced.append(False)
         record = FacesRecord(player=player, purpose=purpose, faces=rolled, forced=forced,
-                             turn=getattr(self.state, "turn", 0), at=self.ctx.now)
+                             turn=self.state.turn, at=self.ctx.now)
         self.emit(DiceRolled(record))
         return rolled
 
 
-Action = Any
-Handler = Callable[[Tx, Any], None]
-HANDLERS: dict[type, Handler] = {}
+Action = object  # an action: a plain dataclass of its rule set's (or of every game's) that a handler applies
+HANDLERS: dict[type, Callable[[Tx[Any], Any], None]] = {}  # each action's handler, for a state of its rule set
 ACTION_RULESET: dict[type, str] = {}  # the rule set an action belongs to (shared actions: none)
 A = TypeVar("A")
+Handler = Callable[[Tx[S], A], None]
 
 
 def handles(action_type: type[A], ruleset_name: str | None = None,
-            ) -> Callable[[Callable[[Tx, A], None]], Callable[[Tx, A], None]]:
+            ) -> Callable[[Handler[S, A]], Handler[S, A]]:
     """Register the function that applies one kind of action (of one rule set, or of every game)."""
 
-    def register(function: Callable[[Tx, A], None]) -> Callable[[Tx, A], None]:
+    def register(function: Handler[S, A]) -> Handler[S, A]:
         HANDLERS[action_type] = function
         if ruleset_name is not None:
             ACTION_RULESET[action_type] = ruleset_name
@@ -132,7 +133,7 @@ def handles(action_type: type[A], ruleset_name: str | None = None,
     return register
 
 
-def execute(state: Any, action: Action, ctx: Context, fresh: bool = False) -> Outcome:
+def execute(state: S, action: Action, ctx: Context, fresh: bool = False) -> Outcome[S]:
     """Apply one action: the new state and its events. A refusal raises and changes nothing — unless the
     caller passed a `fresh` state it will throw away on a refusal (it is then changed in place)."""
     handler = HANDLERS.get(type(action))
@@ -149,6 +150,6 @@ def execute(state: Any, action: Action, ctx: Context, fresh: bool = False) -> Ou
     return Outcome(tx.state, tx.events)
 
 
-def require_gm(tx: Tx, what: str) -> None:
+def require_gm(tx: Tx[GameState], what: str) -> None:
     if not tx.ctx.is_gm:
         raise NotGM(f"only the GM may {what}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from engine import events as ev
 from engine.dice import FacesRecord, RollRecord, free_roll_line
@@ -90,7 +91,7 @@ def faces_line(roll: FacesRecord, who: Who = same) -> str:
     return f"🎲 {player}{roll.purpose}: {faces}{entered}"
 
 
-def event_line(event: ev.Event, when: When = utc_text, who: Who = same) -> str | None:
+def event_line(event: ev.Event[Any], when: When = utc_text, who: Who = same) -> str | None:
     """One line for one event, or None for events that need no words of their own.
 
     `when` shows a time and `who` a player or GM (the console prints names, Discord mentions).

@@ -13,16 +13,19 @@ import typing
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic
 
 from engine.dice import FacesRecord, RollRecord
-from engine.rulesets import default_ruleset, ruleset
+from engine.rulesets import GameState, S, default_ruleset, ruleset
 
-EVENT_TYPES: dict[str, type[Event]] = {}
+EVENT_TYPES: dict[str, type[Event[Any]]] = {}
 
 
 @dataclass
-class Event:
+class Event(Generic[S]):
+    """A change to a game whose state is an `S`: a rule set's event (`S`: its state) or every game's (any
+    `GameState`)."""
+
     kind: ClassVar[str] = ""
     starts_game: ClassVar[bool] = False  # the first event of a game's log (undo never takes it back)
 
@@ -33,8 +36,8 @@ class Event:
             raise TypeError(f"two event classes are called {cls.kind}")
         EVENT_TYPES[cls.kind] = cls
 
-    def apply(self, state: Any) -> Any:
-        """Change `state` in place (events that start a game return a new one)."""
+    def apply(self, state: S) -> S:
+        """Change `state` in place (events that start a game return a new one: their `state` is None)."""
         return state
 
 
@@ -46,33 +49,38 @@ def _snake(name: str) -> str:
 
 
 @dataclass
-class GameImported(Event):
+class GameImported(Event[GameState]):
     snapshot: dict[str, Any]
     starts_game: ClassVar[bool] = True
 
-    def apply(self, state: Any) -> Any:
-        return ruleset(self.snapshot["game"].get("ruleset", default_ruleset().name)).state_from_dict(self.snapshot)
+    def apply(self, state: GameState | None) -> GameState:
+        found: GameState = ruleset(self.snapshot["game"].get("ruleset", default_ruleset().name)).state_from_dict(
+            self.snapshot)
+        return found
 
 
 @dataclass
-class GameEnded(Event):
+class GameEnded(Event[GameState]):
     """The GM ended the game. `standings` records how it ended, for the results shown to the players (Nations:
     every nation's LAND, stats and battles won, and the winner); the log keeps it as it was then."""
 
     standings: dict[str, Any] = field(default_factory=dict)
 
-    def apply(self, state: Any) -> Any:
+    def apply(self, state: GameState) -> GameState:
         state.ended = True
         return state
 
 
 @dataclass
-class HouseChanged(Event):
+class HouseChanged(Event[GameState]):
     key: str
     value: Any
 
-    def apply(self, state: Any) -> Any:
-        state.house = state.house.with_logged_value(self.key, self.value)  # checked when it was set
+    def apply(self, state: GameState) -> GameState:
+        if state.house is None:
+            raise ValueError(f"a {state.ruleset} game has no house settings to change")
+        # checked when it was set; `with_logged_value` keeps the rule set's own class (the protocol only reads it)
+        setattr(state, "house", state.house.with_logged_value(self.key, self.value))  # noqa: B010
         return state
 
 
@@ -80,45 +88,45 @@ class HouseChanged(Event):
 
 
 @dataclass
-class DiceQueued(Event):
+class DiceQueued(Event[GameState]):
     """A GM entered the next dice by hand (numbers, or face names such as B or H)."""
 
-    values: list[Any]
+    values: list[int | str]
     by: str
 
-    def apply(self, state: Any) -> Any:
+    def apply(self, state: GameState) -> GameState:
         state.forced_dice.extend(self.values)
         return state
 
 
 @dataclass
-class DiceCleared(Event):
+class DiceCleared(Event[GameState]):
     by: str
 
-    def apply(self, state: Any) -> Any:
+    def apply(self, state: GameState) -> GameState:
         state.forced_dice = []
         return state
 
 
 @dataclass
-class DieRolled(Event):
+class DieRolled(Event[GameState]):
     """One numbered die with its modifiers (Nations)."""
 
     roll: RollRecord
 
-    def apply(self, state: Any) -> Any:
+    def apply(self, state: GameState) -> GameState:
         if self.roll.forced:
             state.forced_dice.pop(0)
         return state
 
 
 @dataclass
-class DiceRolled(Event):
+class DiceRolled(Event[GameState]):
     """Several dice with named faces, rolled together (God Dice)."""
 
     roll: FacesRecord
 
-    def apply(self, state: Any) -> Any:
+    def apply(self, state: GameState) -> GameState:
         del state.forced_dice[:sum(self.roll.forced)]
         return state
 
@@ -127,7 +135,7 @@ class DiceRolled(Event):
 
 
 @dataclass
-class ActionUndone(Event):
+class ActionUndone(Event[GameState]):
     """The GM undid action `action_id`; the store marks its events and rolls undone."""
 
     action_id: int
@@ -137,7 +145,7 @@ class ActionUndone(Event):
 
 
 @dataclass
-class Notice(Event):
+class Notice(Event[GameState]):
     """Words for the players that change no state (e.g. "over its MP cap")."""
 
     text: str
@@ -147,7 +155,7 @@ class Notice(Event):
 # --- replay and (de)serialisation ----------------------------------------------------------------
 
 
-def replay(events: typing.Iterable[Event], state: Any = None) -> Any:
+def replay(events: typing.Iterable[Event[Any]], state: GameState | None = None) -> GameState:
     """The state that a sequence of events produces, from nothing (or from `state`, changed in place)."""
     for event in events:
         state = event.apply(state)
@@ -196,12 +204,12 @@ def _coerce(hint: Any, value: Any) -> Any:
     return value
 
 
-def event_to_dict(event: Event) -> dict[str, Any]:
+def event_to_dict(event: Event[Any]) -> dict[str, Any]:
     return {"kind": event.kind, **to_jsonable(event)}
 
 
-def event_from_dict(data: dict[str, Any]) -> Event:
+def event_from_dict(data: dict[str, Any]) -> Event[Any]:
     body = dict(data)
     kind = body.pop("kind")
-    event: Event = from_jsonable(EVENT_TYPES[kind], body)
+    event: Event[Any] = from_jsonable(EVENT_TYPES[kind], body)
     return event

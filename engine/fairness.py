@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.dice import FacesRecord, RollRecord
-from engine.rulesets import ruleset_of
+from engine.rulesets import GameState, ruleset_of
 
 UNLIKELY = 0.01
 """A p-value below this is called unlikely from a fair die (strict enough that a game checked now and then, die
@@ -144,7 +144,7 @@ def fairness(rolls: Iterable[RollRecord | FacesRecord],
     return [judge(die, rolled, entered) for die, rolled, entered in tally(rolls, faces_die)]
 
 
-def game_fairness(state: object, rolls: Iterable[RollRecord | FacesRecord]) -> list[DieFairness]:
+def game_fairness(state: GameState, rolls: Iterable[RollRecord | FacesRecord]) -> list[DieFairness]:
     """A game's ledger judged: its rule set says which die each row of named faces rolled (`RuleSet.faces_die`).
     Run it off the event loop: the first test loads scipy."""
     faces_die = ruleset_of(state).faces_die

@@ -6,13 +6,14 @@ is `engine/__init__.py` (a test may register one of its own with `register`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar
 
 from engine.errors import BadInput
 from engine.view import Line, View, view
+from engine.vocabulary import Command, Group
 
 if TYPE_CHECKING:
     from engine.clock import Deadline
@@ -20,9 +21,31 @@ if TYPE_CHECKING:
     from engine.events import Event
     from engine.fairness import Die
     from engine.history import Point
+    from engine.house import House
 
-    When = Callable[[Any], str]
-    Who = Callable[[str], str]
+When = Callable[[datetime], str]  # a time in words, as the front-end shows it
+Who = Callable[[str], str]  # a player or GM as the front-end names them
+Rules: TypeAlias = Any
+"""A rule set's rules: its data file's tables and house defaults, a class of each rule set's own (Nations' `Rules`,
+God Dice's card file…) that the shared machinery only hands on (`Context.rules`)."""
+
+
+class GameState(Protocol):
+    """What every rule set's game state offers the shared machinery (the referee, the store, the clock, undo, the
+    GM's powers, the front-ends). Each rule set's state is its own class with these among its fields."""
+
+    ruleset: str  # its rule set's name, as registered
+    gm: str  # its GM
+    ended: bool  # over (GameEnded): only the commands allowed after the end run
+    turn: int  # where it stands: the turn, or the move (0 before the first)
+    forced_dice: list[Any]  # the dice a GM entered, waiting in order, as its rule set checked them (/gm dice)
+
+    @property
+    def house(self) -> House | None:
+        """Its house settings (/gm house), its rule set's own `House`; None: the rule set has none."""
+
+
+S = TypeVar("S", bound=GameState)
 
 
 @dataclass(frozen=True)
@@ -36,69 +59,69 @@ class Glance:
     due: datetime | None = None
 
 
-def plain_glance(state: Any) -> Glance:
+def plain_glance(state: GameState) -> Glance:
     """The glance of a rule set that writes none: its turn, and its next deadline that is not a reminder."""
     due = [d.at for d in ruleset_of(state).deadlines(state) if d.what != "reminder"]
-    return Glance(f"turn {getattr(state, 'turn', 0)}", None, min(due, default=None))
+    return Glance(f"turn {state.turn}", None, min(due, default=None))
 
 
 @dataclass(frozen=True)
-class RuleSet:
-    """What the shared machinery needs of one rule set."""
+class RuleSet(Generic[S]):
+    """What the shared machinery needs of one rule set, whose games' state is an `S`."""
 
     name: str  # as stored and typed: "nations", "goddice"
     title: str  # as shown: "Nations", "God Dice"
-    start: Callable[[Context, dict[str, Any]], Outcome]  # a new game from /game start's options
-    state_to_dict: Callable[[Any], dict[str, Any]]  # the export format without its rolls
-    state_from_dict: Callable[[dict[str, Any]], Any]
-    check_state: Callable[[Any, Any], list[str]]  # what in an imported state breaks the rules
-    deadlines: Callable[[Any], list[Deadline]]  # what will fall due, earliest first
-    apply_deadline: Callable[[Tx, Deadline], None]  # apply one deadline that fell due
-    forced_dice: Callable[[list[Any], Tx], list[Any]]  # GM-entered dice checked and normalised
-    event_line: Callable[[Event, When, Who], str | None]  # words for this rule set's events
-    commands: tuple[Any, ...] = ()  # its own commands (`engine.vocabulary.Command`)
-    groups: tuple[Any, ...] = ()  # how its commands are grouped (`engine.vocabulary.Group`), in the order shown
+    start: Callable[[Context, dict[str, Any]], Outcome[S]]  # a new game from /game start's options
+    state_to_dict: Callable[[S], dict[str, Any]]  # the export format without its rolls
+    state_from_dict: Callable[[dict[str, Any]], S]
+    check_state: Callable[[S, Rules], list[str]]  # what in an imported state breaks the rules
+    deadlines: Callable[[S], list[Deadline]]  # what will fall due, earliest first
+    apply_deadline: Callable[[Tx[S], Deadline], None]  # apply one deadline that fell due
+    forced_dice: Callable[[list[int | str], Tx[S]], Sequence[int | str]]  # GM-entered dice checked and normalised
+    event_line: Callable[[Event[Any], When, Who], str | None]  # words for this rule set's events
+    commands: tuple[Command, ...] = ()  # its own commands
+    groups: tuple[Group, ...] = ()  # how its commands are grouped, in the order shown
     renamed: dict[str, str] = field(default_factory=dict)  # an old command path → its new one (a refusal says so)
     fixed_house_keys: tuple[str, ...] = ()  # house settings /gm house may not change (another command does)
     roll_to_dict: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # a ledger row as the export writes it
     rank: int = 100  # where it is listed among the rule sets (the main game first), whatever the import order
     # the common catch-up applied to a snapshot document in place: (events, next due) or None (then Tick runs)
-    quick_catch_up: Callable[[dict[str, Any], datetime], tuple[list[Event], datetime] | None] | None = None
+    quick_catch_up: Callable[[dict[str, Any], datetime], tuple[list[Event[Any]], datetime] | None] | None = None
     # --- what the front-ends need -------------------------------------------------------------------
     rules_file: str | None = None  # its data file in `data/` (None: `rules_from_dict({})` gives its rules)
-    rules_from_dict: Callable[[dict[str, Any]], Any] | None = None  # the data file's document → its rules
-    summary: Callable[[Any], str] = lambda state: f"turn {getattr(state, 'turn', 0)}"  # "turn 3, 4 nations"
-    status: Callable[[Any, Any], View] = lambda state, rules: summary_view(state)  # (state, rules) → /game status
-    find_side: Callable[[Any, str], str] | None = None  # a nation or player named (a start will do) → its name
+    rules_from_dict: Callable[[dict[str, Any]], Rules] | None = None  # the data file's document → its rules
+    summary: Callable[[S], str] = lambda state: f"turn {state.turn}"  # "turn 3, 4 nations"
+    status: Callable[[S, Rules], View] = lambda state, rules: summary_view(state)  # (state, rules) → /game status
+    find_side: Callable[[S, str], str] | None = None  # a nation or player named (a start will do) → its name
     side_word: str = "player"  # what one side is called ("nation"): /log's filter, the help
-    actor_note: Callable[[Any, list[Event], str, When], str | None] | None = None  # after an action: what is left
-    final_standings: Callable[[Any], dict[str, Any]] | None = None  # GameEnded's standings when the GM ends it
+    actor_note: Callable[[S, list[Event[Any]], str, When], str | None] | None = None  # after an action: what is left
+    final_standings: Callable[[S], dict[str, Any]] | None = None  # GameEnded's standings when the GM ends it
     results: Callable[[dict[str, Any], Who], View | None] | None = None  # those standings as a view
     discord: str | None = None  # its Discord adapter's package (None: the vocabulary's generic cog)
     help_topic: str | None = None  # the guide in docs/ that explains it
-    glance: Callable[[Any], Glance] = plain_glance  # /game list's line: stage, who owes a move, deadline
+    glance: Callable[[S], Glance] = plain_glance  # /game list's line: stage, who owes a move, deadline
     # the die a ledger row of named faces rolled, from its purpose: (state, purpose) → Die (/log fairness)
-    faces_die: Callable[[Any, str], Die] | None = None
-    change_line: Callable[[Any, Event, When, Who], str | None] | None = None  # /log gm: an event's before → after
+    faces_die: Callable[[S, str], Die] | None = None
+    change_line: Callable[[S, Event[Any], When, Who], str | None] | None = None  # /log gm: an event's before → after
     # /log game: the turn an event opens (a turn's end, a turn's or phase's start), None for any other event;
     # None here: the game is one turn long in its story
-    turn_mark: Callable[[Event], int | None] | None = None
+    turn_mark: Callable[[Event[Any]], int | None] | None = None
     # --- stat history and charts (`engine.history`) ----------------------------------------------------
-    history_point: Callable[[Any], Point] | None = None  # what the history follows: {(side, stat): value}
-    history_marks: Callable[[Event], list[tuple[str, str]]] | None = None  # an event's chart marks: (side, mark)
+    history_point: Callable[[S], Point] | None = None  # what the history follows: {(side, stat): value}
+    history_marks: Callable[[Event[Any]], list[tuple[str, str]]] | None = None  # an event's chart marks: (side, mark)
     history_stats: tuple[tuple[str, str], ...] = ()  # the numbers a chart may draw: (stat as stored, as shown)
     game_chart: tuple[str, ...] = ()  # /game chart: the stats it draws, one panel each (the sides' strength)
     # --- the game's page (issue 22) ------------------------------------------------------------------
     # (state, rules) → the views its web page shows as the standings (None: the status view alone)
-    page: Callable[[Any, Any], list[View]] | None = None
+    page: Callable[[S, Rules], list[View]] | None = None
 
-    def default_rules(self) -> Any:
+    def default_rules(self) -> Rules:
         """This rule set's rules when it has no data file."""
         if self.rules_from_dict is None:
             return None
         return self.rules_from_dict({})
 
-    def page_views(self, state: Any, rules: Any) -> list[View]:
+    def page_views(self, state: S, rules: Rules) -> list[View]:
         """The standings of the game's web page: its `page` views, else its status view."""
         if self.page is None:
             return [self.status(state, rules)]
@@ -113,7 +136,8 @@ class RuleSet:
         return check(data, now)
 
 
-RULESETS: dict[str, RuleSet] = {}
+RULESETS: dict[str, RuleSet[Any]] = {}
+"""Every registered rule set by name, each of its own state's type (so `Any` here)."""
 SCHEMAS: dict[str, Callable[[dict[str, Any], datetime], dict[str, Any]]] = {}
 
 
@@ -122,7 +146,7 @@ def register_schema(name: str, check: Callable[[dict[str, Any], datetime], dict[
     SCHEMAS[name] = check
 
 
-def register(ruleset: RuleSet) -> RuleSet:
+def register(ruleset: RuleSet[S]) -> RuleSet[S]:
     RULESETS[ruleset.name] = ruleset
     ordered = sorted(RULESETS.values(), key=lambda r: r.rank)
     RULESETS.clear()
@@ -132,7 +156,7 @@ def register(ruleset: RuleSet) -> RuleSet:
     return ruleset
 
 
-def ruleset(name: str) -> RuleSet:
+def ruleset(name: str) -> RuleSet[Any]:
     """The rule set of that name; a clear refusal for an unknown one."""
     found = RULESETS.get(str(name).strip().lower())
     if found is None:
@@ -140,17 +164,18 @@ def ruleset(name: str) -> RuleSet:
     return found
 
 
-def summary_view(state: Any) -> View:
+def summary_view(state: GameState) -> View:
     """A game's status when its rule set writes none: its title, summary and GM."""
     found = ruleset_of(state)
     return view(f"{found.title} — {found.summary(state)}; GM: {state.gm}")
 
 
-def ruleset_of(state: Any) -> RuleSet:
+def ruleset_of(state: GameState) -> RuleSet[Any]:
+    """The rule set a game's state is of."""
     return ruleset(state.ruleset)
 
 
-def default_ruleset() -> RuleSet:
+def default_ruleset() -> RuleSet[Any]:
     """The rule set a game is of when none is named (the main game: the lowest rank)."""
     return next(iter(RULESETS.values()))
 

@@ -12,7 +12,7 @@ from typing import Any
 import engine  # noqa: F401  (registers every rule set)
 from engine import chartspec, clock, gm
 from engine.errors import BadInput, RuleViolation
-from engine.rulesets import RULESETS, RuleSet, on_register, ruleset
+from engine.rulesets import RULESETS, RuleSet, default_ruleset, on_register, ruleset
 from engine.vocabulary import (
     CHART_FILE,
     CONSOLE,
@@ -29,8 +29,8 @@ from engine.vocabulary import (
 )
 
 __all__ = ["BY_PATH", "COMMANDS", "GUIDE", "MAX_TOML_FILE", "PREFIXES", "Command", "Param", "build_action",
-           "check_ruleset", "choices", "coerce_options", "find_command", "group_commands", "help_groups", "help_lines",
-           "help_sections", "parse_dice", "unknown_command"]
+           "check_ruleset", "check_start", "choices", "coerce_options", "find_command", "group_commands", "help_groups",
+           "help_lines", "help_sections", "parse_dice", "unknown_command"]
 
 P = Param
 
@@ -57,13 +57,45 @@ def _dice(o: dict[str, Any]) -> Any:
 
 
 def _game_start() -> Command:
-    """/game start, offering every registered rule set (the first is the default)."""
+    """/game start, offering every registered rule set (the first is the default) and the start options of each
+    (`RuleSet.start_params`, in registry order), each described by the rule sets that take it."""
     names = tuple(RULESETS)
     return Command("game start", "start a game here; you are its GM",
                    (P("ruleset", help=f"the rule set (default {names[0] if names else 'none'})", choices=names),
-                    P("turn_hours", float, help="Nations: turn length in hours", low=0.1, high=336.0),
-                    P("options", help='God Dice: optional rules, e.g. "campaign resurrection free_for_all"',
-                      words=LIST)))
+                    *start_params()))
+
+
+def start_params() -> list[Param]:
+    """The union of the registered rule sets' start options, in registry order: an option several take is offered
+    once, its help prefixed by their titles and its range wide enough for each (each rule set checks its own)."""
+    merged: dict[str, tuple[Param, list[str]]] = {}
+    for found in RULESETS.values():
+        for param in found.start_params:
+            if param.name not in merged:
+                merged[param.name] = (param, [found.title])
+                continue
+            first, takers = merged[param.name]
+            if (param.kind, param.words, param.choices) != (first.kind, first.words, first.choices):
+                raise RuntimeError(f"start option {param.name} differs between {takers[0]} and {found.title}")
+            merged[param.name] = (replace(first, low=_least(first.low, param.low), high=_most(first.high, param.high)),
+                                  [*takers, found.title])
+    return [replace(param, help=f"{', '.join(takers)}: {param.help}") for param, takers in merged.values()]
+
+
+def _least(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else min(a, b)
+
+
+def _most(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else max(a, b)
+
+
+def check_start(options: dict[str, Any]) -> RuleSet[Any]:
+    """The rule set /game start's options name (the default one: the first), refusing in one line an option it
+    does not take (`RuleSet.check_start`)."""
+    found = ruleset(options.get("ruleset") or default_ruleset().name)
+    found.check_start({name: value for name, value in options.items() if name != "ruleset"})
+    return found
 
 
 GAME_AFTER_START = (

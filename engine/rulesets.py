@@ -6,14 +6,14 @@ is `engine/__init__.py` (a test may register one of its own with `register`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar
 
 from engine.errors import BadInput
 from engine.view import Line, View, view
-from engine.vocabulary import Command, Group
+from engine.vocabulary import Command, Group, Param
 
 if TYPE_CHECKING:
     from engine.clock import Deadline
@@ -79,6 +79,8 @@ class RuleSet(Generic[S]):
     apply_deadline: Callable[[Tx[S], Deadline], None]  # apply one deadline that fell due
     forced_dice: Callable[[list[int | str], Tx[S]], Sequence[int | str]]  # GM-entered dice checked and normalised
     event_line: Callable[[Event[Any], When, Who], str | None]  # words for this rule set's events
+    # the /game start options its `start` takes (their help without the rule set's title: /game start adds it)
+    start_params: tuple[Param, ...] = ()
     commands: tuple[Command, ...] = ()  # its own commands
     groups: tuple[Group, ...] = ()  # how its commands are grouped, in the order shown
     renamed: dict[str, str] = field(default_factory=dict)  # an old command path → its new one (a refusal says so)
@@ -126,6 +128,15 @@ class RuleSet(Generic[S]):
         if self.page is None:
             return [self.status(state, rules)]
         return list(self.page(state, rules))
+
+    def check_start(self, options: Mapping[str, object]) -> None:
+        """Refuse, in one line, a /game start option (not None: given) that this rule set does not take."""
+        taken = {p.name for p in self.start_params}
+        for name, value in options.items():
+            if value is not None and name not in taken:
+                others = [r.title for r in RULESETS.values() if any(p.name == name for p in r.start_params)]
+                raise BadInput(f"/game start's {name}: is not for {self.title}"
+                               + (f" (it is for {' and '.join(others)})" if others else ""))
 
     def validate_export(self, data: dict[str, Any], now: datetime) -> dict[str, Any]:
         """An import's export checked by this rule set's schema (`register_schema`) before any state is built:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 from engine import clock
-from engine.commands import Command, build_action, check_ruleset, group_commands, help_lines
+from engine.commands import Command, build_action, check_ruleset, check_start, group_commands, help_lines
 from engine.errors import BadInput, NotGM, RuleViolation
 from engine.fairness import game_fairness
 from engine.rulesets import default_ruleset, ruleset_of
@@ -171,6 +171,7 @@ async def _start(dispatcher: Dispatcher, request: Request) -> Reply:
     referee, options = dispatcher.referee, request.options
     if await referee.store.live_game(request.channel) is not None:
         raise RuleViolation(dispatcher.front.busy)
+    check_start(options)  # an option its rule set does not take, refused before anything is created
     report = await referee.start_game(request.channel, request.actor, options.get("turn_hours"),
                                       guild_id=request.guild_id, command=request.logged,
                                       ruleset_name=options.get("ruleset") or default_ruleset().name,

@@ -19,6 +19,7 @@ from engine.goddice.describe import MOVES, STAGES
 from engine.goddice.state import SEATING, GoddiceState
 from engine.rulesets import Glance, RuleSet, register
 from engine.view import Person, line
+from engine.vocabulary import LIST, Param
 
 
 def glance(state: GoddiceState) -> Glance:
@@ -55,6 +56,7 @@ RULES = register(RuleSet(
     forced_dice=gm.forced_dice,
     event_line=describe.event_line,
     change_line=describe.change_line,
+    start_params=(Param("options", help='optional rules, e.g. "campaign resurrection free_for_all"', words=LIST),),
     commands=commands.COMMANDS,
     groups=commands.GROUPS,
     rank=1,

@@ -17,6 +17,7 @@ from engine.nations.common import RULESET, actions_left, find_nation
 from engine.nations.rules import rules_from_dict
 from engine.rulesets import Glance, RuleSet, register
 from engine.view import Part, Person, View, line
+from engine.vocabulary import Param
 
 
 def _start(ctx: Context, options: dict[str, Any]) -> Outcome:
@@ -62,6 +63,7 @@ RULES = register(RuleSet(
     forced_dice=gm.forced_dice,
     event_line=describe.event_line,
     change_line=describe.change_line,
+    start_params=(Param("turn_hours", float, help="turn length in hours", low=0.1, high=336.0),),
     commands=commands.COMMANDS,
     groups=commands.GROUPS,
     fixed_house_keys=("turn_hours",),

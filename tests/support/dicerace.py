@@ -22,7 +22,7 @@ from engine.events import Event, GameEnded
 from engine.rulesets import RuleSet, register, register_schema, unregister
 from engine.schema import rolls_from
 from engine.view import At, Person, Strong, View, item, line, view
-from engine.vocabulary import Command
+from engine.vocabulary import Command, Param
 
 NAME = "dicerace"
 
@@ -277,6 +277,7 @@ def register_dicerace() -> RuleSet:
         name=NAME, title="Dice Race", start=start, state_to_dict=state_to_dict, state_from_dict=state_from_dict,
         check_state=check_state, deadlines=deadlines, apply_deadline=apply_deadline, forced_dice=forced_dice,
         event_line=event_line, commands=COMMANDS, rank=50, rules_from_dict=rules_from_dict,
+        start_params=(Param("turn_hours", float, help="a move's time limit in hours", low=0.1, high=48.0),),
         summary=lambda state: f"move {state.turn}, {len(state.racers)} racers", status=status,
         find_side=find_racer, actor_note=None,
     ))

@@ -1,0 +1,51 @@
+"""/game start's options come from the registered rule sets (`RuleSet.start_params`): each offered once, described
+by the rule sets that take it; an option the game's rule set does not take is refused in one line."""
+
+from __future__ import annotations
+
+import pytest
+from dicerace import register_dicerace, unregister_dicerace
+
+from engine.commands import BY_PATH, check_start
+from engine.errors import BadInput
+from engine.vocabulary import LIST
+
+
+def test_the_options_are_the_rule_sets_own():
+    ruleset, turn_hours, options = BY_PATH["game start"].params
+    assert ruleset.name == "ruleset"
+    assert (turn_hours.name, turn_hours.kind, turn_hours.help, turn_hours.low, turn_hours.high) == (
+        "turn_hours", float, "Nations: turn length in hours", 0.1, 336.0)
+    assert (options.name, options.kind, options.help, options.words) == (
+        "options", str, 'God Dice: optional rules, e.g. "campaign resurrection free_for_all"', LIST)
+
+
+def test_an_option_several_take_is_offered_once_described_by_each():
+    register_dicerace()
+    try:
+        names = [p.name for p in BY_PATH["game start"].params]
+        turn_hours = BY_PATH["game start"].params[1]
+        assert names == ["ruleset", "turn_hours", "options"]
+        assert (turn_hours.help, turn_hours.low, turn_hours.high) == (
+            "Nations, Dice Race: turn length in hours", 0.1, 336.0)
+        assert check_start({"ruleset": "dicerace", "turn_hours": 2.0}).name == "dicerace"
+    finally:
+        unregister_dicerace()
+    assert BY_PATH["game start"].params[1].help == "Nations: turn length in hours"
+
+
+@pytest.mark.parametrize(("options", "refusal"), [
+    ({"ruleset": "goddice", "turn_hours": 4.0}, "/game start's turn_hours: is not for God Dice (it is for Nations)"),
+    ({"turn_hours": 4.0, "options": "campaign"}, "/game start's options: is not for Nations (it is for God Dice)"),
+    ({"ruleset": "godsfire", "options": "ffa"}, "/game start's options: is not for Godsfire (it is for God Dice)"),
+])
+def test_an_option_the_rule_set_does_not_take_is_refused(options, refusal):
+    with pytest.raises(BadInput) as refused:
+        check_start(options)
+    assert str(refused.value) == refusal
+
+
+def test_what_each_rule_set_took_is_still_taken():
+    assert check_start({"turn_hours": 4.0}).name == "nations"
+    assert check_start({"ruleset": "goddice", "options": "campaign"}).name == "goddice"
+    assert check_start({"ruleset": "godsfire"}).name == "godsfire"

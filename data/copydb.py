@@ -300,7 +300,7 @@ def _check(con: Any, counts: dict[str, int]) -> None:
         try:
             rules = ruleset(name)
             state = rules.state_from_dict(snapshot_document(text, packed))
-            events = (event_from_dict(orjson.loads(row[0])) for row in con.execute(
+            events = (event_from_dict(orjson.loads(row[0]), name) for row in con.execute(
                 "SELECT data FROM events WHERE game_id = ? AND undone = 0 ORDER BY id", (game_id,)))
             replayed = replay(events)
             same = rules.state_to_dict(state) == ruleset_of(replayed).state_to_dict(replayed)

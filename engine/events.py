@@ -2,8 +2,14 @@
 rule set uses (dice, house settings, import, end, undo, notices).
 
 An event's `apply` is the only code that changes a game's state; the engine emits events and applies
-them as it goes, so a state is always exactly the replay of its events (`replay`). Each rule-set package
-adds its own events; every event class registers itself by kind for (de)serialisation.
+them as it goes, so a state is always exactly the replay of its events (`replay`). Events are immutable.
+
+Each rule-set package adds its own events, named within it: they derive from one base class of its own, declared
+with the rule set's name (`class NationsEvent(Event[GameState], ruleset="nations")`); the events every game
+shares derive from `Event` itself. Every event class registers itself by (rule set, kind) for (de)serialisation:
+its kind, as stored, is its class name in snake case ("battle_declared"), and a game's log is read with its rule
+set (`event_from_dict`), so two rule sets may each have a `TurnStarted` — but no rule set an event named like one
+every game shares.
 """
 
 from __future__ import annotations
@@ -18,23 +24,30 @@ from typing import Any, ClassVar, Generic
 from engine.dice import FacesRecord, RollRecord
 from engine.rulesets import GameState, S, default_ruleset, ruleset
 
-EVENT_TYPES: dict[str, type[Event[Any]]] = {}
+EVENT_TYPES: dict[tuple[str | None, str], type[Event[Any]]] = {}
+"""Every event class by (its rule set's name, None for the events every game shares; its kind)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Event(Generic[S]):
     """A change to a game whose state is an `S`: a rule set's event (`S`: its state) or every game's (any
     `GameState`)."""
 
-    kind: ClassVar[str] = ""
+    kind: ClassVar[str] = ""  # as stored: the class name in snake case
+    ruleset: ClassVar[str | None] = None  # the rule set whose event it is (None: every game's)
     starts_game: ClassVar[bool] = False  # the first event of a game's log (undo never takes it back)
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, ruleset: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if ruleset is not None:  # a rule set's base class (NationsEvent): its subclasses are its rule set's events
+            cls.ruleset = ruleset
+            return
         cls.kind = _snake(cls.__name__)
-        if cls.kind in EVENT_TYPES:
-            raise TypeError(f"two event classes are called {cls.kind}")
-        EVENT_TYPES[cls.kind] = cls
+        for (owner, kind), other in EVENT_TYPES.items():
+            if kind == cls.kind and (owner == cls.ruleset or None in (owner, cls.ruleset)):
+                whose = "every game's" if owner is None else f"the {owner} rule set's"
+                raise TypeError(f"{cls.__qualname__}: {whose} event {other.__qualname__} is called {kind} already")
+        EVENT_TYPES[(cls.ruleset, cls.kind)] = cls
 
     def apply(self, state: S) -> S:
         """Change `state` in place (events that start a game return a new one: their `state` is None)."""
@@ -48,7 +61,7 @@ def _snake(name: str) -> str:
 # --- every game ----------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class GameImported(Event[GameState]):
     snapshot: dict[str, Any]
     starts_game: ClassVar[bool] = True
@@ -59,7 +72,7 @@ class GameImported(Event[GameState]):
         return found
 
 
-@dataclass
+@dataclass(frozen=True)
 class GameEnded(Event[GameState]):
     """The GM ended the game. `standings` records how it ended, for the results shown to the players (Nations:
     every nation's LAND, stats and battles won, and the winner); the log keeps it as it was then."""
@@ -71,7 +84,7 @@ class GameEnded(Event[GameState]):
         return state
 
 
-@dataclass
+@dataclass(frozen=True)
 class HouseChanged(Event[GameState]):
     key: str
     value: Any
@@ -87,7 +100,7 @@ class HouseChanged(Event[GameState]):
 # --- dice ----------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class DiceQueued(Event[GameState]):
     """A GM entered the next dice by hand (numbers, or face names such as B or H)."""
 
@@ -99,7 +112,7 @@ class DiceQueued(Event[GameState]):
         return state
 
 
-@dataclass
+@dataclass(frozen=True)
 class DiceCleared(Event[GameState]):
     by: str
 
@@ -108,7 +121,7 @@ class DiceCleared(Event[GameState]):
         return state
 
 
-@dataclass
+@dataclass(frozen=True)
 class DieRolled(Event[GameState]):
     """One numbered die with its modifiers (Nations)."""
 
@@ -120,7 +133,7 @@ class DieRolled(Event[GameState]):
         return state
 
 
-@dataclass
+@dataclass(frozen=True)
 class DiceRolled(Event[GameState]):
     """Several dice with named faces, rolled together (God Dice)."""
 
@@ -134,7 +147,7 @@ class DiceRolled(Event[GameState]):
 # --- the log -------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class ActionUndone(Event[GameState]):
     """The GM undid action `action_id`; the store marks its events and rolls undone."""
 
@@ -144,7 +157,7 @@ class ActionUndone(Event[GameState]):
     undone_actor: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Notice(Event[GameState]):
     """Words for the players that change no state (e.g. "over its MP cap")."""
 
@@ -208,8 +221,17 @@ def event_to_dict(event: Event[Any]) -> dict[str, Any]:
     return {"kind": event.kind, **to_jsonable(event)}
 
 
-def event_from_dict(data: dict[str, Any]) -> Event[Any]:
+def event_type(ruleset: str, kind: str) -> type[Event[Any]]:
+    """The event class of `kind` in a game of rule set `ruleset`: its own, or one every game shares."""
+    found = EVENT_TYPES.get((ruleset, kind)) or EVENT_TYPES.get((None, kind))
+    if found is None:
+        raise KeyError(f"no event {kind!r} in a {ruleset} game")
+    return found
+
+
+def event_from_dict(data: dict[str, Any], ruleset: str) -> Event[Any]:
+    """An event as `event_to_dict` wrote it, read in a game of rule set `ruleset` (the game's `ruleset`)."""
     body = dict(data)
     kind = body.pop("kind")
-    event: Event[Any] = from_jsonable(EVENT_TYPES[kind], body)
+    event: Event[Any] = from_jsonable(event_type(ruleset, kind), body)
     return event

@@ -17,11 +17,8 @@ from typing import Any
 import orjson
 
 from data.store.encoding import _iso, _json
-from data.store.ledger import ACTION_EVENTS
-from engine.events import (
-    Event,
-    event_from_dict,
-)
+from data.store.ledger import action_events
+from engine.events import Event
 
 # How long the clock's announcement of a catch-up is its own process's to send before another may (`announcements`)
 ANNOUNCE_GRACE = timedelta(minutes=2)
@@ -120,8 +117,7 @@ class FrontEnd:
             rows = self._dialect.take_announcements(con, _iso(now), _iso(now + ANNOUNCE_GRACE))
             taken = []
             for game_id, action_id in sorted((int(r[0]), int(r[1])) for r in rows):
-                events = [event_from_dict(orjson.loads(e[0])) for e in con.execute(ACTION_EVENTS, (game_id, action_id))]
-                taken.append((game_id, action_id, events))
+                taken.append((game_id, action_id, action_events(con, game_id, action_id)))
             return taken
 
         return await self._transaction(work)

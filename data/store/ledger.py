@@ -141,11 +141,13 @@ class Ledger:
         query = "SELECT id, action_id, data, undone FROM events WHERE game_id = ?"
         if not include_undone:
             query += " AND undone = 0"
-        rows = await self._fetchall(query + " ORDER BY id", (game_id,))
-        return [
-            LoggedEvent(r["id"], r["action_id"], event_from_dict(orjson.loads(r["data"])), bool(r["undone"]))
-            for r in rows
-        ]
+
+        def work(con: sqlite3.Connection) -> list[LoggedEvent]:
+            ruleset = game_ruleset(con, game_id)
+            return [LoggedEvent(r["id"], r["action_id"], event_from_dict(orjson.loads(r["data"]), ruleset),
+                                bool(r["undone"])) for r in con.execute(query + " ORDER BY id", (game_id,))]
+
+        return await self._read(work)
 
     async def replayed(self, game_id: int) -> Any:
         """The game's state rebuilt from its live events (what the snapshot must equal)."""
@@ -220,9 +222,10 @@ class Ledger:
                 return [], total
             ids = [r["id"] for r in rows]
             found: dict[int, list[Event]] = {i: [] for i in ids}
+            ruleset = game_ruleset(con, game_id)
             for e in con.execute(f"SELECT action_id, data FROM events WHERE action_id IN ({','.join('?' * len(ids))})"
                                  " AND undone = 0 ORDER BY id", ids):
-                found[e["action_id"]].append(event_from_dict(orjson.loads(e["data"])))
+                found[e["action_id"]].append(event_from_dict(orjson.loads(e["data"]), ruleset))
             logged = [LoggedAction(ActionRow(r["id"], r["actor"], r["command"], datetime.fromisoformat(r["at"]),
                                              bool(r["undone"])), found[r["id"]]) for r in rows]
             return logged, total - len(logged)
@@ -235,8 +238,9 @@ class Ledger:
 
         def work(con: sqlite3.Connection) -> list[LoggedAction]:
             found: dict[int, list[Event]] = {}
+            ruleset = game_ruleset(con, game_id)
             for e in con.execute("SELECT action_id, data FROM events WHERE game_id = ? ORDER BY id", (game_id,)):
-                found.setdefault(e["action_id"], []).append(event_from_dict(orjson.loads(e["data"])))
+                found.setdefault(e["action_id"], []).append(event_from_dict(orjson.loads(e["data"]), ruleset))
             rows = con.execute("SELECT * FROM actions WHERE game_id = ? ORDER BY id", (game_id,)).fetchall()
             return [LoggedAction(ActionRow(r["id"], r["actor"], r["command"], datetime.fromisoformat(r["at"]),
                                            bool(r["undone"])), found.get(r["id"], [])) for r in rows]
@@ -265,9 +269,10 @@ class Ledger:
                 return []
             ids = [r["id"] for r in rows]
             found: dict[int, list[Event]] = {i: [] for i in ids}
+            ruleset = game_ruleset(con, game_id)
             for e in con.execute(f"SELECT action_id, data FROM events WHERE action_id IN ({','.join('?' * len(ids))})"
                                  " AND undone = 0 ORDER BY id", ids):
-                found[e["action_id"]].append(event_from_dict(orjson.loads(e["data"])))
+                found[e["action_id"]].append(event_from_dict(orjson.loads(e["data"]), ruleset))
             return [LoggedAction(ActionRow(r["id"], r["actor"], r["command"], datetime.fromisoformat(r["at"]),
                                            bool(r["undone"])), found[r["id"]]) for r in rows]
 
@@ -304,8 +309,18 @@ class Ledger:
     async def action_events(self, game_id: int, action_id: int) -> list[Event]:
         """The live events of one action, in order (as `take_unannounced` reads them back): what the clock
         announces of a catch-up whose events it did not keep in memory."""
-        rows = await self._fetchall(ACTION_EVENTS, (game_id, action_id))
-        return [event_from_dict(orjson.loads(row[0])) for row in rows]
+        return await self._read(action_events, game_id, action_id)
+
+
+def game_ruleset(con: sqlite3.Connection, game_id: int) -> str:
+    """The rule set of a game: its logged events are read with it (`event_from_dict`)."""
+    return str(con.execute("SELECT ruleset FROM games WHERE id = ?", (game_id,)).fetchone()[0])
+
+
+def action_events(con: sqlite3.Connection, game_id: int, action_id: int) -> list[Event]:
+    """The live events of one action of a game, in order."""
+    ruleset = game_ruleset(con, game_id)
+    return [event_from_dict(orjson.loads(row[0]), ruleset) for row in con.execute(ACTION_EVENTS, (game_id, action_id))]
 
 
 def record_history(con: sqlite3.Connection, game_id: int, action_id: int | None, state: Any,

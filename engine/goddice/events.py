@@ -21,8 +21,12 @@ from engine.goddice.state import (
 )
 
 
-@dataclass
-class GoddiceStarted(Event):
+class GoddiceEvent(Event[GoddiceState], ruleset="goddice"):
+    """An event of a God Dice game."""
+
+
+@dataclass(frozen=True)
+class GoddiceStarted(GoddiceEvent):
     starts_game: ClassVar[bool] = True
     gm: str
     started_at: datetime
@@ -36,8 +40,8 @@ class GoddiceStarted(Event):
                             move_since=self.started_at)
 
 
-@dataclass
-class CardsLoaded(Event):
+@dataclass(frozen=True)
+class CardsLoaded(GoddiceEvent):
     """A GM loaded another card file for this game (before the draft)."""
 
     cards: dict[str, Any]
@@ -48,8 +52,8 @@ class CardsLoaded(Event):
         return state
 
 
-@dataclass
-class PlayerJoined(Event):
+@dataclass(frozen=True)
+class PlayerJoined(GoddiceEvent):
     player: str
     seat: int
 
@@ -58,8 +62,8 @@ class PlayerJoined(Event):
         return state
 
 
-@dataclass
-class RolloffWon(Event):
+@dataclass(frozen=True)
+class RolloffWon(GoddiceEvent):
     """The opening roll-off: `player` rolled the most YELLOW (`yellows`) after `rounds` rounds."""
 
     player: str
@@ -71,8 +75,8 @@ class RolloffWon(Event):
         return state
 
 
-@dataclass
-class FirstChosen(Event):
+@dataclass(frozen=True)
+class FirstChosen(GoddiceEvent):
     """The roll-off winner chose to attack first or select first; the draft runs in `picks` order."""
 
     player: str
@@ -85,8 +89,8 @@ class FirstChosen(Event):
         return state
 
 
-@dataclass
-class CharacterPicked(Event):
+@dataclass(frozen=True)
+class CharacterPicked(GoddiceEvent):
     player: str
     character: int
     type: str
@@ -103,8 +107,8 @@ class CharacterPicked(Event):
         return state
 
 
-@dataclass
-class TurnStarted(Event):
+@dataclass(frozen=True)
+class TurnStarted(GoddiceEvent):
     player: str
     turn: int
 
@@ -113,8 +117,8 @@ class TurnStarted(Event):
         return state
 
 
-@dataclass
-class AttackerDeclared(Event):
+@dataclass(frozen=True)
+class AttackerDeclared(GoddiceEvent):
     player: str
     character: int
     defender_player: str
@@ -128,8 +132,8 @@ class AttackerDeclared(Event):
         return state
 
 
-@dataclass
-class DefenderDeclared(Event):
+@dataclass(frozen=True)
+class DefenderDeclared(GoddiceEvent):
     player: str
     character: int
     name: str = ""
@@ -140,8 +144,8 @@ class DefenderDeclared(Event):
         return state
 
 
-@dataclass
-class GodDiceRead(Event):
+@dataclass(frozen=True)
+class GodDiceRead(GoddiceEvent):
     """What the God dice mean for this turn (`outcome`, see `engine.goddice.turn.read_god_dice`)."""
 
     faces: list[str]
@@ -154,8 +158,8 @@ class GodDiceRead(Event):
         return state
 
 
-@dataclass
-class PhaseChanged(Event):
+@dataclass(frozen=True)
+class PhaseChanged(GoddiceEvent):
     """The turn moves on to `phase` (defend again, resurrect, retarget, opening roll, favor, rolling)."""
 
     phase: str
@@ -165,8 +169,8 @@ class PhaseChanged(Event):
         return state
 
 
-@dataclass
-class DirectionReversed(Event):
+@dataclass(frozen=True)
+class DirectionReversed(GoddiceEvent):
     direction: str  # the new one
 
     def apply(self, state: GoddiceState) -> GoddiceState:
@@ -176,8 +180,8 @@ class DirectionReversed(Event):
         return state
 
 
-@dataclass
-class AttackDiceSet(Event):
+@dataclass(frozen=True)
+class AttackDiceSet(GoddiceEvent):
     """The attack dice on the table after a roll of `rolled` ("opening", "favor" or a face B R Y O 5)."""
 
     rolled: str
@@ -191,14 +195,14 @@ class AttackDiceSet(Event):
         return state
 
 
-@dataclass
-class FavorDecided(Event):
+@dataclass(frozen=True)
+class FavorDecided(GoddiceEvent):
     player: str
     choice: str  # "keep" or "reroll"
 
 
-@dataclass
-class AttackMade(Event):
+@dataclass(frozen=True)
+class AttackMade(GoddiceEvent):
     """Words for the attack; the life changes follow as LifeChanged events."""
 
     player: str
@@ -211,14 +215,14 @@ class AttackMade(Event):
     target_names: list[str] = field(default_factory=list)
 
 
-@dataclass
-class AttackMissed(Event):
+@dataclass(frozen=True)
+class AttackMissed(GoddiceEvent):
     player: str
     reason: str
 
 
-@dataclass
-class LifeChanged(Event):
+@dataclass(frozen=True)
+class LifeChanged(GoddiceEvent):
     player: str
     character: int
     life: int  # the new life
@@ -234,16 +238,16 @@ class LifeChanged(Event):
         return state
 
 
-@dataclass
-class CharacterDied(Event):
+@dataclass(frozen=True)
+class CharacterDied(GoddiceEvent):
     player: str
     character: int
     type: str
     name: str = ""
 
 
-@dataclass
-class CharacterResurrected(Event):
+@dataclass(frozen=True)
+class CharacterResurrected(GoddiceEvent):
     player: str
     character: int
     life: int
@@ -255,18 +259,18 @@ class CharacterResurrected(Event):
         return state
 
 
-@dataclass
-class ResurrectionDeclined(Event):
+@dataclass(frozen=True)
+class ResurrectionDeclined(GoddiceEvent):
     player: str
 
 
-@dataclass
-class PlayerEliminated(Event):
+@dataclass(frozen=True)
+class PlayerEliminated(GoddiceEvent):
     player: str
 
 
-@dataclass
-class GameWon(Event):
+@dataclass(frozen=True)
+class GameWon(GoddiceEvent):
     """`player` is the last with a character breathing; with Campaign, `wins` counts the games won."""
 
     player: str
@@ -282,8 +286,8 @@ class GameWon(Event):
         return state
 
 
-@dataclass
-class CampaignGameStarted(Event):
+@dataclass(frozen=True)
+class CampaignGameStarted(GoddiceEvent):
     """Campaign: the next game with the same characters at full life, turns clockwise again."""
 
     game: int
@@ -296,8 +300,8 @@ class CampaignGameStarted(Event):
         return state
 
 
-@dataclass
-class MoveAwaited(Event):
+@dataclass(frozen=True)
+class MoveAwaited(GoddiceEvent):
     """The game now waits for `player` to make a move of `phase`."""
 
     player: str | None
@@ -310,8 +314,8 @@ class MoveAwaited(Event):
         return state
 
 
-@dataclass
-class PlayerReminded(Event):
+@dataclass(frozen=True)
+class PlayerReminded(GoddiceEvent):
     player: str
     phase: str
     waiting_hours: float

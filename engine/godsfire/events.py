@@ -65,8 +65,12 @@ def from_plain(key: str, value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-@dataclass
-class GodsfireStarted(Event):
+class GodsfireEvent(Event[GodsfireState], ruleset="godsfire"):
+    """An event of a Godsfire game."""
+
+
+@dataclass(frozen=True)
+class GodsfireStarted(GodsfireEvent):
     starts_game: ClassVar[bool] = True
     gm: str
     started_at: datetime
@@ -76,8 +80,8 @@ class GodsfireStarted(Event):
         return GodsfireState(gm=self.gm, house=GodsfireHouse(**self.house), started_at=self.started_at)
 
 
-@dataclass
-class PlayerAdded(Event):
+@dataclass(frozen=True)
+class PlayerAdded(GodsfireEvent):
     name: str
     national_allegiance: dict[str, int]
     government: str | None = None
@@ -88,8 +92,8 @@ class PlayerAdded(Event):
         return state
 
 
-@dataclass
-class SystemAdded(Event):
+@dataclass(frozen=True)
+class SystemAdded(GodsfireEvent):
     """A system with its regions (as `system_to_dict` writes it), set up by the GM or from the tables."""
 
     system: dict[str, Any]
@@ -104,8 +108,8 @@ def _set(target: Any, changes: dict[str, Any]) -> None:
         setattr(target, key, from_plain(key, value))
 
 
-@dataclass
-class RegionChanged(Event):
+@dataclass(frozen=True)
+class RegionChanged(GodsfireEvent):
     system: str
     region: int
     changes: dict[str, Any]  # field -> new value
@@ -117,8 +121,8 @@ class RegionChanged(Event):
         return state
 
 
-@dataclass
-class SystemChanged(Event):
+@dataclass(frozen=True)
+class SystemChanged(GodsfireEvent):
     system: str
     changes: dict[str, Any]
     before: dict[str, Any]
@@ -129,8 +133,8 @@ class SystemChanged(Event):
         return state
 
 
-@dataclass
-class PlayerChanged(Event):
+@dataclass(frozen=True)
+class PlayerChanged(GodsfireEvent):
     player: str
     changes: dict[str, Any]
     before: dict[str, Any]
@@ -141,8 +145,8 @@ class PlayerChanged(Event):
         return state
 
 
-@dataclass
-class GameChanged(Event):
+@dataclass(frozen=True)
+class GameChanged(GodsfireEvent):
     """Fields of the game itself (wars, the interphase's order)."""
 
     changes: dict[str, Any]
@@ -154,8 +158,8 @@ class GameChanged(Event):
         return state
 
 
-@dataclass
-class GodsfirePhaseChanged(Event):
+@dataclass(frozen=True)
+class GodsfirePhaseChanged(GodsfireEvent):
     turn: int
     phase: str
 
@@ -164,8 +168,8 @@ class GodsfirePhaseChanged(Event):
         return state
 
 
-@dataclass
-class StepDone(Event):
+@dataclass(frozen=True)
+class StepDone(GodsfireEvent):
     player: str
     step: str
 
@@ -176,8 +180,8 @@ class StepDone(Event):
         return state
 
 
-@dataclass
-class InterphaseReset(Event):
+@dataclass(frozen=True)
+class InterphaseReset(GodsfireEvent):
     """The interphase's per-turn marks cleared (what was bought, raised, spent; steps done; a failed
     repayment), at the start of a Social Interphase."""
 
@@ -194,8 +198,8 @@ class InterphaseReset(Event):
         return state
 
 
-@dataclass
-class ChartRead(Event):
+@dataclass(frozen=True)
+class ChartRead(GodsfireEvent):
     """A chart looked up: its column, the die (in the ledger), the result and its words. Changes nothing."""
 
     chart: str

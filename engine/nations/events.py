@@ -17,8 +17,12 @@ from engine.nations.state import Battle, Bonus, GameState, Nation, Unit
 # --- the game ------------------------------------------------------------------------------------
 
 
-@dataclass
-class GameStarted(Event):
+class NationsEvent(Event[GameState], ruleset="nations"):
+    """An event of a Nations game."""
+
+
+@dataclass(frozen=True)
+class GameStarted(NationsEvent):
     starts_game: ClassVar[bool] = True
     gm: str
     started_at: datetime
@@ -35,8 +39,8 @@ class GameStarted(Event):
 # --- the clock -----------------------------------------------------------------------------------
 
 
-@dataclass
-class TurnEnded(Event):
+@dataclass(frozen=True)
+class TurnEnded(NationsEvent):
     """Turn `ended` is over; turn `ended + 1` runs from `started_at` to `ends_at`.
 
     `turns` > 1: a catch-up after a long absence ended that many turns at once (turns `ended - turns + 1`
@@ -59,8 +63,8 @@ class TurnEnded(Event):
         return state
 
 
-@dataclass
-class ClockPaused(Event):
+@dataclass(frozen=True)
+class ClockPaused(NationsEvent):
     remaining_seconds: float
 
     def apply(self, state: GameState) -> GameState:
@@ -69,8 +73,8 @@ class ClockPaused(Event):
         return state
 
 
-@dataclass
-class ClockResumed(Event):
+@dataclass(frozen=True)
+class ClockResumed(NationsEvent):
     ends_at: datetime
 
     def apply(self, state: GameState) -> GameState:
@@ -80,8 +84,8 @@ class ClockResumed(Event):
         return state
 
 
-@dataclass
-class TurnLengthChanged(Event):
+@dataclass(frozen=True)
+class TurnLengthChanged(NationsEvent):
     hours: float
     ends_at: datetime
     paused_remaining: float | None = None
@@ -97,8 +101,8 @@ class TurnLengthChanged(Event):
 # --- nations -------------------------------------------------------------------------------------
 
 
-@dataclass
-class NationAdded(Event):
+@dataclass(frozen=True)
+class NationAdded(NationsEvent):
     name: str
     player: str | None
     economy: int
@@ -119,8 +123,8 @@ class NationAdded(Event):
         return state
 
 
-@dataclass
-class NationAssigned(Event):
+@dataclass(frozen=True)
+class NationAssigned(NationsEvent):
     nation: str
     player: str | None
     by: str
@@ -130,8 +134,8 @@ class NationAssigned(Event):
         return state
 
 
-@dataclass
-class StatChanged(Event):
+@dataclass(frozen=True)
+class StatChanged(NationsEvent):
     """`stat` of `nation` changed by `delta` (stats, land and foreign_patches)."""
 
     nation: str
@@ -146,8 +150,8 @@ class StatChanged(Event):
         return state
 
 
-@dataclass
-class NationEliminated(Event):
+@dataclass(frozen=True)
+class NationEliminated(NationsEvent):
     nation: str
     reason: str
     by: str | None = None
@@ -157,8 +161,8 @@ class NationEliminated(Event):
         return state
 
 
-@dataclass
-class NationRestored(Event):
+@dataclass(frozen=True)
+class NationRestored(NationsEvent):
     nation: str
     by: str
 
@@ -167,8 +171,8 @@ class NationRestored(Event):
         return state
 
 
-@dataclass
-class ActionUsed(Event):
+@dataclass(frozen=True)
+class ActionUsed(NationsEvent):
     nation: str
     action: str  # attack, economy or propaganda
 
@@ -177,8 +181,8 @@ class ActionUsed(Event):
         return state
 
 
-@dataclass
-class ActionGranted(Event):
+@dataclass(frozen=True)
+class ActionGranted(NationsEvent):
     """A GM gave an action back: `action` may be taken again (None: one more action this turn)."""
 
     nation: str
@@ -194,8 +198,8 @@ class ActionGranted(Event):
         return state
 
 
-@dataclass
-class ActionRevoked(Event):
+@dataclass(frozen=True)
+class ActionRevoked(NationsEvent):
     nation: str
     action: str
     by: str
@@ -205,8 +209,8 @@ class ActionRevoked(Event):
         return state
 
 
-@dataclass
-class BonusSet(Event):
+@dataclass(frozen=True)
+class BonusSet(NationsEvent):
     nation: str
     bonus: str
     value: int
@@ -217,8 +221,8 @@ class BonusSet(Event):
         return state
 
 
-@dataclass
-class BonusExpired(Event):
+@dataclass(frozen=True)
+class BonusExpired(NationsEvent):
     nation: str
     bonus: str
     value: int
@@ -231,8 +235,8 @@ class BonusExpired(Event):
 # --- units ---------------------------------------------------------------------------------------
 
 
-@dataclass
-class UnitAdded(Event):
+@dataclass(frozen=True)
+class UnitAdded(NationsEvent):
     nation: str
     unit: int
     type: str
@@ -247,8 +251,8 @@ class UnitAdded(Event):
         return state
 
 
-@dataclass
-class UnitRemoved(Event):
+@dataclass(frozen=True)
+class UnitRemoved(NationsEvent):
     nation: str
     unit: int
     type: str
@@ -260,8 +264,8 @@ class UnitRemoved(Event):
         return state
 
 
-@dataclass
-class UnitChanged(Event):
+@dataclass(frozen=True)
+class UnitChanged(NationsEvent):
     """A unit's rank or HP changed (GM, promotion, demotion, wounds, healing)."""
 
     nation: str
@@ -283,8 +287,8 @@ class UnitChanged(Event):
 # --- war -----------------------------------------------------------------------------------------
 
 
-@dataclass
-class BattleDeclared(Event):
+@dataclass(frozen=True)
+class BattleDeclared(NationsEvent):
     battle: int
     attacker: str
     defender: str
@@ -306,8 +310,8 @@ class BattleDeclared(Event):
         return state
 
 
-@dataclass
-class UnitsCommitted(Event):
+@dataclass(frozen=True)
+class UnitsCommitted(NationsEvent):
     battle: int
     units: list[int]
     retreat_at: int | None
@@ -325,8 +329,8 @@ class UnitsCommitted(Event):
         return state
 
 
-@dataclass
-class InitiativeDecided(Event):
+@dataclass(frozen=True)
+class InitiativeDecided(NationsEvent):
     battle: int
     winner: str  # "attacker" or "defender"
 
@@ -335,8 +339,8 @@ class InitiativeDecided(Event):
         return state
 
 
-@dataclass
-class BattleAwaits(Event):
+@dataclass(frozen=True)
+class BattleAwaits(NationsEvent):
     """The battle waits on a person: the defender's commitment or the initiative winner's pairing."""
 
     battle: int
@@ -351,8 +355,8 @@ class BattleAwaits(Event):
         return state
 
 
-@dataclass
-class ChoiceReminded(Event):
+@dataclass(frozen=True)
+class ChoiceReminded(NationsEvent):
     """Part-way to a battle choice's deadline (`war.choice_reminder_share`), its person is reminded: the chooser
     `nation`, played by `player` (a Discord user id or a console name; None: no player), is to make the `choice`
     ("commit" or "pairing") of battle `battle` before `deadline`, when the default applies.
@@ -372,8 +376,8 @@ class ChoiceReminded(Event):
         return state
 
 
-@dataclass
-class ChoiceDefaulted(Event):
+@dataclass(frozen=True)
+class ChoiceDefaulted(NationsEvent):
     """A choice's deadline passed: the default is applied (the events that follow) and announced."""
 
     battle: int
@@ -383,8 +387,8 @@ class ChoiceDefaulted(Event):
     by: str = "default"  # "default": the deadline passed; else the GM who decided (/gm decide)
 
 
-@dataclass
-class RetreatOrdered(Event):
+@dataclass(frozen=True)
+class RetreatOrdered(NationsEvent):
     battle: int
     nation: str
     unit: int
@@ -399,8 +403,8 @@ class RetreatOrdered(Event):
         return state
 
 
-@dataclass
-class DuelStarted(Event):
+@dataclass(frozen=True)
+class DuelStarted(NationsEvent):
     battle: int
     attacker_unit: int
     defender_unit: int
@@ -419,8 +423,8 @@ class DuelStarted(Event):
         return state
 
 
-@dataclass
-class RoundFought(Event):
+@dataclass(frozen=True)
+class RoundFought(NationsEvent):
     """One round of the current duel, for the battle report (HP changes come as UnitChanged)."""
 
     battle: int
@@ -431,8 +435,8 @@ class RoundFought(Event):
         return state
 
 
-@dataclass
-class UnitLeftFight(Event):
+@dataclass(frozen=True)
+class UnitLeftFight(NationsEvent):
     battle: int
     nation: str
     unit: int
@@ -447,8 +451,8 @@ class UnitLeftFight(Event):
         return state  # a retreated unit stays tied to the battle until it ends
 
 
-@dataclass
-class DuelEnded(Event):
+@dataclass(frozen=True)
+class DuelEnded(NationsEvent):
     battle: int
     outcome: str
 
@@ -457,8 +461,8 @@ class DuelEnded(Event):
         return state
 
 
-@dataclass
-class BattleEnded(Event):
+@dataclass(frozen=True)
+class BattleEnded(NationsEvent):
     battle: int
     result: str  # "attacker won", "defender won" or "cancelled"
     winner: str | None

@@ -100,7 +100,7 @@ def test_game_ended_records_the_standings_in_the_log_and_says_them():
     out = game.do(EndGame())
     [ended] = [e for e in out.events if isinstance(e, GameEnded)]
     assert ended.standings["winner"] == "Gracchan Republic" and ended.standings["turn"] == 1
-    stored = event_from_dict(event_to_dict(ended))  # the log keeps them as they were
+    stored = event_from_dict(event_to_dict(ended), "nations")  # the log keeps them as they were
     assert stored.standings == ended.standings
     assert state_to_dict(replay(game.events)) == state_to_dict(game.state)
     assert event_line(ended, str, str).splitlines() == [

@@ -332,11 +332,12 @@ async def test_every_event_is_logged_as_its_dict_would_be(tmp_path, monkeypatch)
         await fuzz(tmp_path, seed, 300, game)
         store = await open_store(tmp_path / f"fuzz{seed}.db")
         try:
-            rows = await store._fetchall("SELECT data FROM events")
+            rows = await store._fetchall("SELECT events.data, games.ruleset FROM events JOIN games ON"
+                                         " games.id = events.game_id")
         finally:
             await store.close()
-        for (data,) in rows:
-            event = event_from_dict(json.loads(data))
+        for (data, ruleset) in rows:
+            event = event_from_dict(json.loads(data), ruleset)
             assert event_json(event) == _json(event_to_dict(event)) == data
             checked += 1
     assert checked > 100

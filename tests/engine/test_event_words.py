@@ -189,7 +189,7 @@ def instances(cls: type[Event]) -> list[Event]:
 
 def product_events() -> dict[str, type[Event]]:
     """The event kinds of the product's rule sets (not those a test registers, e.g. the plug tests' dice race)."""
-    return {kind: cls for kind, cls in EVENT_TYPES.items() if cls.__module__.startswith("engine.")}
+    return {kind: cls for (_, kind), cls in EVENT_TYPES.items() if cls.__module__.startswith("engine.")}
 
 
 def every_event() -> list[Event]:

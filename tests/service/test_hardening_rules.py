@@ -142,7 +142,7 @@ def test_ten_years_of_one_hour_turns_are_caught_up_in_one_step():
     assert game.nation("Alpha").actions_used == []
     assert game.tick().events == []  # nothing more is due
     game.assert_replays()
-    logged = [event_from_dict(event_to_dict(e)) for e in game.events]  # as the store writes and reads it
+    logged = [event_from_dict(event_to_dict(e), "nations") for e in game.events]  # as the store writes and reads it
     assert snap(replay(logged)) == snap(state)
 
 

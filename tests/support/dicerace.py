@@ -11,6 +11,7 @@ the referee, the store, the clock, export and import and Discord play it without
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
@@ -51,6 +52,7 @@ class RaceState:
     winner: str | None = None
     ended: bool = False
     forced_dice: list[Any] = field(default_factory=list)
+    house: None = None  # no house settings (/gm house refuses)
 
     def whose_move(self) -> str | None:
         names = list(self.racers)
@@ -60,19 +62,23 @@ class RaceState:
 # --- events ------------------------------------------------------------------------------------------
 
 
-@dataclass
-class RaceStarted(Event):
+class RaceEvent(Event[RaceState], ruleset=NAME):
+    """An event of a Dice Race game."""
+
+
+@dataclass(frozen=True)
+class RaceStarted(RaceEvent):
     gm: str
     turn_hours: float
     goal: int
     starts_game: ClassVar[bool] = True
 
-    def apply(self, state: Any) -> Any:
+    def apply(self, state: RaceState | None) -> RaceState:
         return RaceState(self.gm, self.turn_hours, self.goal)
 
 
-@dataclass
-class RacerJoined(Event):
+@dataclass(frozen=True)
+class RacerJoined(RaceEvent):
     player: str
     due_at: datetime | None  # the first move's deadline, once two have joined
 
@@ -82,8 +88,8 @@ class RacerJoined(Event):
         return state
 
 
-@dataclass
-class RacerMoved(Event):
+@dataclass(frozen=True)
+class RacerMoved(RaceEvent):
     player: str
     squares: int
     due_at: datetime
@@ -96,8 +102,8 @@ class RacerMoved(Event):
         return state
 
 
-@dataclass
-class RacerPassed(Event):
+@dataclass(frozen=True)
+class RacerPassed(RaceEvent):
     player: str
     due_at: datetime
 
@@ -108,8 +114,8 @@ class RacerPassed(Event):
         return state
 
 
-@dataclass
-class RaceWon(Event):
+@dataclass(frozen=True)
+class RaceWon(RaceEvent):
     player: str
 
     def apply(self, state: RaceState) -> RaceState:
@@ -119,7 +125,7 @@ class RaceWon(Event):
         return state
 
 
-def event_line(event: Event, when: Any, who: Any) -> str | None:
+def event_line(event: Event[Any], when: Callable[[datetime], str], who: Callable[[str], str]) -> str | None:
     match event:
         case RaceStarted(gm=gm, goal=goal, turn_hours=hours):
             return f"🏁 Dice Race: first to square {goal} wins; a move waits {hours:g} h. GM: {who(gm)}."
@@ -147,7 +153,7 @@ class RollMove:
     pass
 
 
-def start(ctx: Context, options: dict[str, Any]) -> Outcome:
+def start(ctx: Context, options: dict[str, Any]) -> Outcome[RaceState]:
     hours = options.get("turn_hours") or ctx.rules.turn_hours
     if not 0.1 <= hours <= 48:
         raise BadInput(f"turn_hours is 0.1 to 48, not {hours:g}")
@@ -158,8 +164,8 @@ def start(ctx: Context, options: dict[str, Any]) -> Outcome:
 
 
 @handles(Join, NAME)
-def join(tx: Tx, action: Join) -> None:
-    state: RaceState = tx.state
+def join(tx: Tx[RaceState], action: Join) -> None:
+    state = tx.state
     if tx.ctx.actor in state.racers:
         raise RuleViolation("you are in the race already")
     if state.turn > 1:
@@ -169,8 +175,8 @@ def join(tx: Tx, action: Join) -> None:
 
 
 @handles(RollMove, NAME)
-def roll_move(tx: Tx, action: RollMove) -> None:
-    state: RaceState = tx.state
+def roll_move(tx: Tx[RaceState], action: RollMove) -> None:
+    state = tx.state
     mover = state.whose_move()
     if mover is None:
         raise RuleViolation("the race needs two players: /race join")
@@ -188,11 +194,11 @@ def deadlines(state: RaceState) -> list[Deadline]:
     return [Deadline(state.due_at, "turn end", mover)] if mover and state.due_at else []
 
 
-def apply_deadline(tx: Tx, due: Deadline) -> None:
+def apply_deadline(tx: Tx[RaceState], due: Deadline) -> None:
     tx.emit(RacerPassed(due.who or "", due.at + timedelta(hours=tx.state.turn_hours)))
 
 
-def forced_dice(values: list[Any], tx: Tx) -> list[int]:
+def forced_dice(values: list[int | str], tx: Tx[RaceState]) -> list[int | str]:
     if not all(isinstance(v, int) and 1 <= v <= 6 for v in values):
         raise BadInput(f"Dice Race rolls a d6: entered dice are 1 to 6, not {' '.join(map(str, values))}")
     return list(values)
@@ -270,7 +276,7 @@ COMMANDS = (
 )
 
 
-def register_dicerace() -> RuleSet:
+def register_dicerace() -> RuleSet[RaceState]:
     """Add Dice Race to the registry: the command table, `/game start`'s choices and imports follow."""
     register_schema(NAME, validate_export)
     return register(RuleSet(

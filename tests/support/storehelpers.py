@@ -137,9 +137,9 @@ def db_counts(path: Path | str) -> dict[str, int]:
                                                                                   "rolls")}
 
 
-def roundtrip_events(events: Iterable[Any]) -> list[Any]:
-    """Events through their JSON form and back, as the store keeps them."""
-    return [event_from_dict(json.loads(json.dumps(event_to_dict(e)))) for e in events]
+def roundtrip_events(events: Iterable[Any], ruleset: str) -> list[Any]:
+    """Events of a game of `ruleset` through their JSON form and back, as the store keeps them."""
+    return [event_from_dict(json.loads(json.dumps(event_to_dict(e))), ruleset) for e in events]
 
 
 def replay_dict(events: Iterable[Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import tempfile
 import discord
 
 from cogs.charts import send_chart
-from cogs.frontends import adapter_for, adapter_of
+from cogs.frontends import adapter_for
 from cogs.help import help_embed
 from cogs.ledger import gm_log_answer, ledger_answer, story_answer
 from cogs.render import (
@@ -26,7 +26,6 @@ from cogs.render import (
     marked_when,
     results_embed,
     safe,
-    status_embed,
     text_embeds,
     timestamped,
     view_embeds,
@@ -130,17 +129,9 @@ async def changed(interaction: discord.Interaction, command: Command, answered: 
 
 
 async def shown(interaction: discord.Interaction, asked_for: Request, answered: Shown) -> None:
-    """A view laid out as embeds (a rule set's own layout of its query, when it has one); an ended game says so."""
-    state = answered.subject
-    own = adapter_of(state).shows.get(asked_for.command.path) if state is not None else None
-    rules = bot_of(interaction).referee.rules_for(state.ruleset) if state is not None else None
-    if own is not None:
-        embeds = own(state, rules, asked_for.actor, asked_for.options)
-    elif asked_for.command.path == "game status" and state is not None:
-        embeds = [status_embed(state, rules)]
-    else:
-        embeds = view_embeds(answered.view)
-    await reply(interaction, GAME_OVER if answered.over else None, embeds=embeds, ephemeral=answered.private)
+    """A view laid out as embeds; an ended game says so."""
+    await reply(interaction, GAME_OVER if answered.over else None, embeds=view_embeds(answered.view),
+                ephemeral=answered.private)
 
 
 async def asked(interaction: discord.Interaction, answered: Asked) -> None:

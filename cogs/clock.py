@@ -44,6 +44,7 @@ from cogs.util import channel_id_of, note_report_message, rolled
 from data.store import GameRow, StoreUnavailable
 from engine.clock import next_deadline
 from engine.events import Event, GameEnded
+from engine.rulesets import GameState
 from service.referee import Report
 
 log = logging.getLogger("referee.clock")
@@ -348,7 +349,7 @@ class Clock(commands.Cog):
             await self.update_status(row, state, channel)
             await self.note_wake(row, state, dm_at)
 
-    async def remind_players(self, row: GameRow, state: Any, report: Report,
+    async def remind_players(self, row: GameRow, state: GameState, report: Report,
                              channel: discord.PartialMessageable) -> datetime | None:
         """The players' reminders by DM due now (`cogs.remind`); when the next one falls due. A failure is logged
         and leaves the rest of the follow-up to go on."""
@@ -360,7 +361,7 @@ class Clock(commands.Cog):
             log.exception("the reminders by DM of game %s failed", row.id, extra=_ids(row))
         return None
 
-    async def announce_results(self, channel: discord.PartialMessageable, report: Report, state: Any) -> None:
+    async def announce_results(self, channel: discord.PartialMessageable, report: Report, state: GameState) -> None:
         """A game that this report ended with standings: its final results (Nations: LAND, stats, battles won, the
         winner), as a message of their own; the pinned status turns to the same in `update_status`."""
         for event in report.events:
@@ -390,7 +391,7 @@ class Clock(commands.Cog):
                 return
             await self.update_status(row, await self.bot.store.load(game_id), self.channel(row))
 
-    async def update_status(self, row: GameRow, state: Any, channel: discord.PartialMessageable) -> None:
+    async def update_status(self, row: GameRow, state: GameState, channel: discord.PartialMessageable) -> None:
         """Keep one pinned status message per game current (post and pin it the first time), linking to the game's
         page when the bot serves pages."""
         embed = with_page_link(status_embed(state, self.bot.referee.rules_for(state.ruleset)),
@@ -423,7 +424,7 @@ class Clock(commands.Cog):
         except discord.HTTPException:
             log.warning("could not tell game %s's channel that pinning failed", row.id, extra=_ids(row))
 
-    async def note_wake(self, row: GameRow, state: Any, dm_at: datetime | None = None) -> None:
+    async def note_wake(self, row: GameRow, state: GameState, dm_at: datetime | None = None) -> None:
         """Record the game's next front-end reminder (its rule set's, if any, or a player's reminder by DM,
         `dm_at`, whichever comes first) and arm the timer if the game needs it sooner."""
         remind = adapter_of(state).remind_at

@@ -53,10 +53,6 @@ class DiscordAdapter:
 
     extensions: tuple[str, ...] = ()  # its cogs' modules, loaded after the shared cogs
     dynamic_items: tuple[type, ...] = ()  # its persistent controls (their custom ids outlive a restart)
-    # the pinned status: (state, rules) → embed; None: `RuleSet.status`'s view laid out
-    status_embed: Callable[[Any, Any], discord.Embed] | None = None
-    # a game's final results (`GameEnded.standings`) → embed; None: `RuleSet.results`'s view laid out
-    results_embed: Callable[[dict[str, Any]], discord.Embed] | None = None
     # the acting user's side (a Nations nation's name) for a report's colour and footer; None: no side
     side_of: Callable[[Any, str], str | None] | None = None
     # a report's footer (state, actor) → text; None: "<side or title> · Turn N" (the title alone before turn 1)
@@ -84,8 +80,6 @@ class DiscordAdapter:
     # the suggestions its commands' options name (`Param.complete`), by name
     completers: dict[str, Autocomplete] = field(default_factory=dict)
     answers: dict[str, Answer] = field(default_factory=dict)  # a command's own answer, by path (else `answer`)
-    # a query's own embeds, by path: (state, rules, actor, typed options) → embeds (else its view laid out)
-    shows: dict[str, Callable[[Any, Any, str, dict[str, Any]], list[discord.Embed]]] = field(default_factory=dict)
 
 
 GENERIC = DiscordAdapter()

@@ -27,6 +27,7 @@ from cogs.util import actor, bot_of, channel_id_of, channel_key, reply
 from data.store import GameRow
 from engine.errors import BadInput
 from engine.events import Event
+from engine.rulesets import GameState
 
 log = logging.getLogger("referee.remind")
 DEFAULT_BEFORE = timedelta(hours=2)
@@ -104,7 +105,7 @@ async def send_dm(bot: RefereeHost, player: str, content: str) -> bool | None:
     return True
 
 
-async def remind_players(clock: Any, row: GameRow, state: Any, events: list[Event],
+async def remind_players(clock: Any, row: GameRow, state: GameState, events: list[Event],
                          channel: discord.abc.Messageable) -> datetime | None:
     """DM each opted-in player of the game the nudges due now (a refused DM: a mention in the channel, and the
     channel told once); returns when the next one ahead falls due (None: none)."""

@@ -15,6 +15,7 @@ from cogs.render import NO_PINGS, message_batches, report_embeds
 from engine.commands import BY_PATH, coerce_options
 from engine.errors import NoGame
 from engine.events import DiceRolled, DieRolled
+from engine.rulesets import GameState
 from engine.vocabulary import Command
 from service.dispatch import Dispatcher, Front, Request, Upload
 from service.referee import Report
@@ -202,7 +203,7 @@ async def publish(interaction: discord.Interaction, report: Report) -> None:
         await clock.after_change(report)  # type: ignore[attr-defined]
 
 
-async def game_state(interaction: discord.Interaction) -> Any:
+async def game_state(interaction: discord.Interaction) -> GameState:
     """The channel's game's state (a Nations `GameState`, a God Dice `GoddiceState`…)."""
     return await bot_of(interaction).referee.state(channel_key(interaction))
 

@@ -96,7 +96,8 @@ class Console:
 
     def say_view(self, shown: View) -> None:
         """A query's view: as plain text, or laid out line by line (its emphasis kept) in markdown or BBCode."""
-        self._say(text_lines(shown) if self.formatter.fmt == "text" else [shown.title, *shown.lines])
+        self._say(text_lines(shown) if self.formatter.fmt == "text"
+                  else [*([] if shown.untitled else [shown.title]), *shown.lines])
 
     def _say(self, lines: list[str | Line]) -> None:
         if self._answer is not None:

@@ -1,10 +1,15 @@
 """A view as structured text: what a query shows (a status, a nation, a party, a system sheet, a battle),
 written once by its rule set and laid out by each front-end — the console as text, markdown or BBCode,
-Discord as an embed.
+Discord as embeds, the game's page as HTML.
 
 A view is a title and sections; a section is an optional heading and lines; a line is parts, some of
 them marked `Strong` (a roll's total, a verdict, an alarm), and may be an item of a list under the line
-before it. No front-end adds emphasis to finished text: what is strong is said here.
+before it, or a row of a stat block whose columns a front-end keeps. No front-end adds emphasis to finished
+text: what is strong is said here.
+
+A view also carries how it is best laid out, for the front-ends that can (`View.colour`, `View.footer`,
+`Section.inline`): hints, never words. The console reads a section's heading as a line of its own, so a view
+prints the same wherever its lines are cut into sections.
 """
 
 from __future__ import annotations
@@ -70,6 +75,34 @@ def line(*parts: Part, item: bool = False, table: bool = False) -> Line:
     return Line(tuple(p for p in parts if not isinstance(p, str) or p), item, table)
 
 
+PERSON_MARK = "\x1f"
+"""Around a player's name in words written by a `who` that marks them (`marking_who`), for `with_people`."""
+STRONG_MARK = "\x1e"
+"""Around a strong part of words written by a `bold` that marks it (`marking_strong`), for `with_people`."""
+
+
+def marking_who(player: str) -> str:
+    """A `who` for words written as text (`engine.describe`'s): the player marked, to be made a `Person`."""
+    return f"{PERSON_MARK}{player}{PERSON_MARK}"
+
+
+def marking_strong(text: str) -> str:
+    """A `bold` for words written as text: the part marked, to be made `Strong`."""
+    return f"{STRONG_MARK}{text}{STRONG_MARK}"
+
+
+def with_people(text: str, item: bool = False) -> Line:
+    """A line from text written with `marking_who` (and `marking_strong`): each marked player a `Person` part, each
+    marked part `Strong` (two leading spaces: a list item, as `lines_of` reads them)."""
+    if text.startswith("  "):
+        text, item = text[2:], True
+    parts: list[Part] = []
+    for i, piece in enumerate(text.split(STRONG_MARK)):
+        for j, word in enumerate(piece.split(PERSON_MARK)):
+            parts.append(Person(word) if j % 2 else Strong(word) if i % 2 and word else word)
+    return line(*parts, item=item)
+
+
 def table_rows(*rows: Sequence[str], gap: int = 2) -> list[Line]:
     """Rows of a stat block as `table` lines whose columns line up: each cell but a row's last padded to its
     column's widest, `gap` spaces between (`ECONOMY 5 (-2)   STABILITY 10 (+0)`)."""
@@ -94,39 +127,90 @@ def lines_of(texts: Iterable[str]) -> tuple[Line, ...]:
 
 @dataclass(frozen=True)
 class Section:
-    """A part of a view: on Discord an embed field when it has a heading, else the embed's text."""
+    """A part of a view: on Discord an embed field when it has a heading (side by side with its neighbours when
+    `inline`: a short one), else the embed's text; in the console, its heading is a line of its own."""
 
-    heading: str | None
+    heading: str | Line | None
     lines: tuple[Line, ...]
+    inline: bool = False
+
+    @property
+    def head(self) -> Line | None:
+        """The heading as a line (None: none)."""
+        if self.heading is None or isinstance(self.heading, Line):
+            return self.heading
+        return Line((self.heading,))
+
+
+COLOURS = ("neutral", "success", "failure", "gm", "clock", "results")
+"""The colours a view may ask for (`View.colour`): what it shows, not a shade."""
 
 
 @dataclass(frozen=True)
 class View:
-    """What one query shows. `title` heads it; `sections` follow in order."""
+    """What one query shows. `title` heads it; `sections` follow in order. Layout hints: `loud` (it shows
+    something alarming: eliminated, game over), `colour` (one of `COLOURS`: what it is, e.g. "results" for a
+    game's final standings), `footer` (a short signature, e.g. the turn)."""
 
     title: Line
     sections: tuple[Section, ...] = ()
-    loud: bool = False  # the view shows something alarming (eliminated, game over): Discord colours it
+    loud: bool = False
+    colour: str | None = None
+    footer: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.colour is not None and self.colour not in COLOURS:
+            raise ValueError(f"a view's colour is one of {', '.join(COLOURS)}, not {self.colour!r}")
+
+    @property
+    def untitled(self) -> bool:
+        """Whether it has no title (its sections' headings are what a front-end shows first)."""
+        return not self.title.parts
+
+    @property
+    def head(self) -> list[str]:
+        """The title's words as a line of text, or nothing when it is untitled."""
+        return [] if self.untitled else [self.title.text]
 
     @property
     def lines(self) -> list[Line]:
         """Every line after the title, headings included as lines of their own."""
         found: list[Line] = []
         for section in self.sections:
-            if section.heading is not None:
-                found.append(Line((section.heading,)))
+            if section.head is not None:
+                found.append(section.head)
             found.extend(section.lines)
         return found
 
 
-def view(title: str | Line, *texts: str | Line, loud: bool = False) -> View:
-    """A view of one untitled section from lines or plain texts (two leading spaces: a list item)."""
-    lines = tuple(t if isinstance(t, Line) else lines_of([t])[0] for t in texts)
-    head = title if isinstance(title, Line) else Line((title,))
-    return View(head, (Section(None, lines),) if lines else (), loud)
+def view(title: str | Line | None, *texts: str | Line | Section, loud: bool = False, colour: str | None = None,
+         footer: str | None = None) -> View:
+    """A view from lines or plain texts (two leading spaces: a list item) and sections, in order: the lines
+    between sections make untitled sections of their own. A view without a title (None) starts with its first
+    section (a list whose every entry is a section: each battle, each player)."""
+    sections: list[Section] = []
+    run: list[Line] = []
+    for text in texts:
+        if isinstance(text, Section):
+            if run:
+                sections.append(Section(None, tuple(run)))
+                run = []
+            sections.append(text)
+        else:
+            run.append(text if isinstance(text, Line) else lines_of([text])[0])
+    if run:
+        sections.append(Section(None, tuple(run)))
+    head = title if isinstance(title, Line) else Line(()) if title is None else Line((title,))
+    return View(head, tuple(sections), loud, colour, footer)
+
+
+def section(heading: str | Line, *texts: str | Line, inline: bool = False) -> Section:
+    """A titled section from lines or plain texts (two leading spaces: a list item)."""
+    return Section(heading, tuple(t if isinstance(t, Line) else lines_of([t])[0] for t in texts), inline)
 
 
 def text_lines(shown: View) -> list[str]:
-    """The view as the console's plain text: the title, then each line (a list item indented two spaces)."""
-    return [shown.title.text, *(("  " if ln.item else "") + ln.text for ln in shown.lines)]
+    """The view as the console's plain text: the title (an untitled view has none), then each line (a list item
+    indented two spaces)."""
+    return [*shown.head, *(("  " if ln.item else "") + ln.text for ln in shown.lines)]
 

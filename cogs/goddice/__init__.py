@@ -3,12 +3,11 @@ clock's reminders with them, the table's status. `ADAPTER` is what the shared co
 registry names this package (`RuleSet.discord`)."""
 
 from cogs.frontends import DiscordAdapter
-from cogs.goddice import clock, complete, reminders, render, views
+from cogs.goddice import clock, complete, reminders, views
 from cogs.util import answer_events
 
 ADAPTER = DiscordAdapter(
     dynamic_items=views.DYNAMIC_ITEMS,
-    status_embed=render.status_embed,
     clock_kinds=frozenset({"player_reminded"}),
     answer=views.answer_move,
     announce=clock.announce,
@@ -17,5 +16,4 @@ ADAPTER = DiscordAdapter(
     whose_autocomplete=complete.player_autocomplete,
     completers=complete.COMPLETERS,
     answers={"gm cards": answer_events},  # a card file loaded: before the draft, no move waits
-    shows=render.SHOWS,
 )

@@ -9,7 +9,6 @@ from cogs.godsfire import buttons, complete, reminders, render
 
 ADAPTER = DiscordAdapter(
     dynamic_items=buttons.DYNAMIC_ITEMS,
-    status_embed=render.status_embed,
     footer=render.footer,
     answer=buttons.answer,
     announce=buttons.announce,
@@ -18,5 +17,4 @@ ADAPTER = DiscordAdapter(
     whose_autocomplete=complete.player_autocomplete,
     completers=complete.COMPLETERS,
     answers={"godsfire system add": buttons.answer_with_sheet, "godsfire system conquer": buttons.answer_with_sheet},
-    shows=render.SHOWS,
 )

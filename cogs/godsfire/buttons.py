@@ -21,9 +21,9 @@ from typing import Any
 
 import discord
 
-from cogs.godsfire.render import godsfire_embeds, system_embed
+from cogs.godsfire.render import godsfire_embeds
 from cogs.host import RefereeHost
-from cogs.render import NO_PINGS, finish, message_batches, pings, report_embeds
+from cogs.render import NO_PINGS, finish, message_batches, pings, report_embeds, view_embeds
 from cogs.util import (
     actor,
     bot_of,
@@ -42,6 +42,7 @@ from engine.describe import plural
 from engine.errors import RuleViolation
 from engine.godsfire.events import SystemAdded, SystemChanged
 from engine.godsfire.state import GodsfireState, LossChoice
+from engine.godsfire.views import system_view
 from engine.names import name_key
 from service.referee import Report
 
@@ -529,7 +530,7 @@ async def answer_with_sheet(interaction: discord.Interaction, report: Report) ->
                   for e in report.events if isinstance(e, SystemAdded | SystemChanged)), None)
     system = report.state.find_system(named) if named else None
     if system is not None:
-        embeds.append(system_embed(system, report.state))
+        embeds += view_embeds(system_view(system))
     await answer_with(interaction, report, embeds)
 
 

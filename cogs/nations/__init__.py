@@ -7,8 +7,6 @@ from cogs.nations import autocomplete, clock, reminders, render, views
 
 ADAPTER = DiscordAdapter(
     dynamic_items=views.DYNAMIC_ITEMS,
-    status_embed=render.status_embed,
-    results_embed=render.results_embed,
     side_of=render.side_of,
     report_fields=render.report_fields,
     headings=render.HEADINGS,
@@ -24,5 +22,4 @@ ADAPTER = DiscordAdapter(
     nudges=reminders.nudges,
     whose_autocomplete=autocomplete.nation_autocomplete,
     completers=autocomplete.COMPLETERS,
-    shows=render.SHOWS,
 )

@@ -7,10 +7,8 @@ from typing import Any
 import discord
 
 from cogs.render import (
-    COLOUR,
     FIELD_LIMIT,
     OUTCOME_COLOURS,
-    bold,
     dress,
     event_lines,
     footer_of,
@@ -23,12 +21,10 @@ from cogs.render import (
 from cogs.util import actor, reply, run_command
 from engine.describe import plural
 from engine.events import DieRolled, Event
-from engine.nations.common import actions_left, army_mp, viewed_nation
-from engine.nations.describe import standing_line, unit_name, unit_ref, winner_line
+from engine.nations.common import actions_left
+from engine.nations.describe import unit_name, unit_ref
 from engine.nations.events import BattleAwaits, BattleEnded, ChoiceReminded, DuelStarted, UnitLeftFight
-from engine.nations.rules import Rules
 from engine.nations.state import Battle, GameState, Nation
-from engine.nations.war import chooser
 
 # A heading per event kind: a report is headed by the first of these kinds it holds (most telling first; the
 # shared kinds placed among Nations').
@@ -88,117 +84,6 @@ def report_fields(state: GameState, events: list[Event], actor: str) -> list[tup
 def actions_footer(state: GameState, nation: Nation) -> str:
     ends = "the clock is paused" if state.paused else f"turn ends {when(state.turn_ends_at)}"
     return f"{actions_left(state, nation)} of {state.house.actions_per_turn} actions left, {ends}"
-
-
-def nation_embed(nation: Nation, state: GameState, rules: Rules) -> discord.Embed:
-    mod = rules.modifier
-    title = (safe(nation.name) + (" — eliminated" if nation.eliminated else ""))[:256]
-    embed = discord.Embed(title=title, colour=COLOUR,
-                          description=f"Played by {who(nation.player) if nation.player else 'nobody'}")
-    stability = f"{nation.effective_stability} ({mod(nation.effective_stability):+d})"
-    if nation.foreign_patches:
-        stability += f"\nbase {nation.stability}, −{nation.foreign_patches} foreign"
-    for name, value in (("Economy", f"{nation.economy} ({mod(nation.economy):+d})"), ("Stability", stability),
-                        ("Military", f"{nation.military} ({mod(nation.military):+d})"),
-                        ("Propaganda", f"{nation.propaganda} ({mod(nation.propaganda):+d})"),
-                        ("Land", f"{nation.land} (E+M {nation.economy + nation.military})")):
-        embed.add_field(name=name, value=value)
-    embed.add_field(name="Strength / weakness", value=f"{nation.strength} / {nation.weakness}")
-    bonuses = "\n".join(f"{b.kind.capitalize()} {b.value:+d}, ends {when(b.expires_at)}"
-                        for b in nation.bonuses.values())
-    embed.add_field(name="Bonuses", value=bonuses or "none", inline=False)
-    embed.add_field(name="Actions", value="the game is over" if state.ended else actions_footer(state, nation),
-                    inline=False)
-    embed.add_field(name="Army", value=army_lines(nation, rules), inline=False)
-    return embed
-
-
-def army_lines(nation: Nation, rules: Rules) -> str:
-    mp = army_mp(rules, nation)
-    lines = [f"{mp} of {nation.military} MP" + (" — **over its MP cap**" if mp > nation.military else "")]
-    for unit in sorted(nation.units.values(), key=lambda u: u.id):
-        top = rules.max_hp(unit.type, unit.rank, nation.strength, nation.weakness)
-        where = f", battle #{unit.battle}" if unit.battle is not None else ""
-        lines.append(f"`#{unit.id}` {safe(unit_name(unit.type, unit.rank))} {unit.hp}/{top} HP{where}")
-    return "\n".join(lines)[:1024]
-
-
-def army_embed(nation: Nation, rules: Rules) -> discord.Embed:
-    return discord.Embed(title=f"Army of {safe(nation.name)}"[:256], description=army_lines(nation, rules),
-                         colour=COLOUR)
-
-
-def results_embed(standings: dict[str, Any], title: str = "🏁 Game over — final results") -> discord.Embed:
-    """A Nations game's final results (`GameEnded.standings`): the winner, then every nation, best first, with
-    its LAND, stats and battles won."""
-    shown_standings = {**standings, "winner": safe(standings["winner"]) if standings.get("winner") else None,
-                       "tied": [safe(name) for name in standings.get("tied", [])]}
-    turn = standings.get("turn")
-    embed = discord.Embed(title=title[:256], colour=OUTCOME_COLOURS["results"],
-                          description=winner_line(shown_standings, bold)
-                          + (f"\nThe game ended in turn {turn}." if turn else ""))
-    for place, entry in enumerate(standings["nations"][:25], start=1):
-        player = f"\n{who(entry['player'])}" if entry.get("player") else ""
-        embed.add_field(name=f"{place}. {safe(entry['name'])}"[:256],
-                        value=(standing_line(entry, who, bold) + player)[:1024], inline=False)
-    return embed
-
-
-def status_embed(state: GameState, rules: Rules) -> discord.Embed:
-    """The game at a glance: the turn and its clock, every nation's stats and actions left, the live battles."""
-    if state.ended:  # the pinned status of an ended game: the final standings, no clock and no actions
-        return results_embed(state.final_standings(), f"Nations — turn {state.turn} — game over")
-    clock = "⏸ paused" if state.paused else f"ends {when(state.turn_ends_at)}"
-    embed = discord.Embed(title=f"Nations — turn {state.turn}",
-                          description=f"Turn of {state.turn_hours:g} h, {clock}. GM: {who(state.gm)}",
-                          colour=COLOUR)
-    for nation in list(state.nations.values())[:24]:
-        if nation.eliminated:
-            value = "eliminated"
-        else:
-            value = (f"E {nation.economy} S {nation.effective_stability} M {nation.military} P {nation.propaganda} "
-                     f"L {nation.land}\n{who(nation.player) if nation.player else 'no player'} · "
-                     f"{plural(actions_left(state, nation), 'action')} left")
-        embed.add_field(name=safe(nation.name)[:256], value=value)
-    live = [b for b in state.battles.values() if not b.over]
-    if live:
-        embed.add_field(name="Battles", value="\n".join(battle_line(b) for b in live)[:1024], inline=False)
-    if not state.nations:
-        embed.add_field(name="No nations yet", value="/nation claim or /nation create")
-    return embed
-
-
-def battle_line(battle: Battle) -> str:
-    if battle.over:
-        status = safe(battle.result or "over")
-    elif battle.stage == "commit":
-        status = f"waits for {safe(battle.defender)} to commit"
-    elif battle.stage == "pairing":
-        status = f"waits for {safe(chooser(battle))} to pair"
-    else:
-        status = "being fought"
-    due = f", default {when(battle.deadline)}" if battle.deadline and not battle.over else ""
-    return f"#{battle.id} {safe(battle.attacker)} → {safe(battle.defender)}: {status}{due}"
-
-
-def battles_embed(state: GameState, battle_id: int | None = None) -> discord.Embed:
-    battles = [b for b in state.battles.values() if battle_id in (None, b.id)]
-    embed = discord.Embed(title="Battles", colour=COLOUR,
-                          description="\n".join(battle_line(b) for b in battles) or "No battles.")
-    for battle in battles[-5:]:
-        duels = [
-            f"{unit_ref(d['attacker_unit'], safe(d['attacker_type']))} vs "
-            f"{unit_ref(d['defender_unit'], safe(d['defender_type']))}: "
-            f"{sum(1 for r in d['rounds'] if r['kind'] == 'round')} rounds — {safe(d['outcome'] or 'under way')}"
-            for d in battle.duels
-        ]
-        fighting = (f"attacking {_ids(battle.in_fight_attacking)}; defending {_ids(battle.in_fight_defending)}")
-        embed.add_field(name=f"Battle #{battle.id}", value="\n".join([fighting, *duels])[:1024], inline=False)
-    return embed
-
-
-def _ids(ids: list[int]) -> str:
-    return ", ".join(f"#{i}" for i in ids) or "none"
 
 
 # --- a report: its battles as fields -----------------------------------------------------------------
@@ -408,23 +293,6 @@ def _fit(lines: list[str], limit: int = FIELD_LIMIT) -> str:
     return text[:limit]
 
 
-def show_nation(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> list[discord.Embed]:
-    """/nation show: a nation's sheet (the asker's by default)."""
-    return [nation_embed(viewed_nation(state, actor, options.get("nation")), state, rules)]
-
-
-def show_army(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> list[discord.Embed]:
-    """/army show: a nation's units (the asker's by default)."""
-    return [army_embed(viewed_nation(state, actor, options.get("nation")), rules)]
-
-
-def show_battles(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> list[discord.Embed]:
-    """/attack status: the battles, or one."""
-    return [battles_embed(state, options.get("battle"))]
-
-
-SHOWS = {"nation show": show_nation, "army show": show_army, "attack status": show_battles,
-         "nation list": lambda state, rules, actor, options: [status_embed(state, rules)]}
 
 
 async def answer(interaction: discord.Interaction, report: Any) -> None:

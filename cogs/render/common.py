@@ -15,14 +15,13 @@ import secrets
 import string
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
 
 import discord
 
 from cogs.frontends import DiscordAdapter, adapter_of
 from engine.describe import event_line, roll_line, same
 from engine.events import DieRolled, Event, GameEnded
-from engine.rulesets import ruleset_of
+from engine.rulesets import GameState, ruleset_of
 
 COLOUR = discord.Colour.dark_gold()  # neutral: views (status, army, battles, help) and what has no outcome
 ERROR_COLOUR = discord.Colour.red()
@@ -216,7 +215,7 @@ def is_gm_act(event: Event, adapter: DiscordAdapter) -> bool:
     return bool(by) and by != "default"  # "default": the clock decided
 
 
-def side_of(state: Any, actor: str | None) -> str | None:
+def side_of(state: GameState | None, actor: str | None) -> str | None:
     """The acting user's side (a nation), if the game's rule set has sides apart from its players."""
     adapter = adapter_of(state)
     if state is None or actor is None or adapter.side_of is None:
@@ -224,7 +223,8 @@ def side_of(state: Any, actor: str | None) -> str | None:
     return adapter.side_of(state, actor)
 
 
-def outcome_of(events: list[Event], state: Any = None, actor: str | None = None, by_clock: bool = False) -> str:
+def outcome_of(events: list[Event], state: GameState | None = None, actor: str | None = None,
+               by_clock: bool = False) -> str:
     """The outcome a report's colour shows: a GM's act; else what its events settled (for the acting side when
     there is one: its battle won or lost, its roll passed or failed); else the clock (its doings, or what it
     announces `by_clock`); else neutral."""
@@ -249,7 +249,7 @@ def headings(adapter: DiscordAdapter) -> dict[str, str]:
     return {**adapter.headings, **{k: v for k, v in HEADINGS.items() if k not in adapter.headings}}
 
 
-def heading_of(events: list[Event], state: Any = None) -> str | None:
+def heading_of(events: list[Event], state: GameState | None = None) -> str | None:
     """The report's heading: the most telling event kind's, else a check's purpose, else the first event's kind."""
     adapter = adapter_of(state)
     table = headings(adapter)
@@ -267,7 +267,7 @@ def heading_of(events: list[Event], state: Any = None) -> str | None:
     return events[0].kind.replace("_", " ").capitalize() if events else None
 
 
-def footer_of(state: Any, actor: str | None = None) -> str | None:
+def footer_of(state: GameState | None, actor: str | None = None) -> str | None:
     """`Gracchan Republic · Turn 3` (the acting side, if any, else the rule set's title); before the first turn,
     the title alone. A rule set's adapter may sign its own way (Godsfire: the turn and its phase)."""
     if state is None:
@@ -280,7 +280,7 @@ def footer_of(state: Any, actor: str | None = None) -> str | None:
     return f"{name} · Turn {turn}" if turn else name
 
 
-def dress(embeds: list[discord.Embed], events: list[Event], state: Any, actor: str | None = None,
+def dress(embeds: list[discord.Embed], events: list[Event], state: GameState, actor: str | None = None,
           outcome: str | None = None, by_clock: bool = False, at: datetime | None = None) -> list[discord.Embed]:
     """Colour the embeds by outcome, title the first by its event kind, and sign each with side and turn and
     the moment of the report (`at`, else now: `timestamped`; a long report may be split over several
@@ -297,7 +297,7 @@ def dress(embeds: list[discord.Embed], events: list[Event], state: Any, actor: s
     return timestamped(embeds, at)
 
 
-def report_embeds(events: list[Event], state: Any, actor: str | None = None, title: str | None = None,
+def report_embeds(events: list[Event], state: GameState, actor: str | None = None, title: str | None = None,
                   by_clock: bool = False) -> list[discord.Embed]:
     """A command's or the clock's events (`by_clock`: what the clock caught up on, coloured as the clock's when
     nothing in it was won, lost or done by a GM); what the acting user has left (Nations: actions) after them.

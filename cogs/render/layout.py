@@ -7,7 +7,6 @@ from typing import Any
 
 import discord
 
-from cogs.frontends import adapter_of
 from cogs.render.common import (
     COLOUR,
     FIELD_LIMIT,
@@ -24,7 +23,7 @@ from cogs.render.common import (
 )
 from engine.describe import same
 from engine.rulesets import ruleset_of
-from engine.view import At, Line, Part, Person, Strong, View
+from engine.view import At, Line, Part, Person, Section, Strong, View
 
 
 def raw_part(part: Part) -> str:
@@ -44,31 +43,99 @@ def line_text(shown: Line) -> str:
     return ("• " if shown.item else "") + finish("".join(raw_part(p) for p in shown.parts))
 
 
+SEPARATORS = ("; ", ", ", " — ")  # where a title naming a person or a moment is cut for an embed's title
+
+
+def split_title(title: Line) -> tuple[str | None, Line | None]:
+    """A view's title as an embed's title and what follows it: Discord shows no mention or timestamp in a title,
+    so a title naming a person or a moment is cut at its last clause before the first of them ("Nations — turn 1
+    (12 h)" | "ends <moment>; GM: <person>"); the rest leads the embed's text. (None, the title) when there is no
+    such clause."""
+    first = next((i for i, p in enumerate(title.parts) if isinstance(p, At | Person)), None)
+    if first is None:
+        return safe(title.text)[:256] or None, None  # (an untitled view: no title)
+    plain = "".join(p.text if isinstance(p, Strong) else p for p in title.parts[:first] if isinstance(p, str | Strong))
+    cut = max((plain.rfind(s), s) for s in SEPARATORS)
+    if cut[0] <= 0 or any(isinstance(p, Strong) for p in title.parts[:first]):
+        return None, title
+    head, rest = plain[:cut[0]], plain[cut[0] + len(cut[1]):]
+    return safe(head)[:256], Line(((rest,) if rest else ()) + title.parts[first:])
+
+
 def title_text(title: Line) -> str | None:
-    """A view's title as an embed's title, when it can be one: Discord shows no mention or timestamp there."""
-    if any(isinstance(p, At | Person) for p in title.parts):
-        return None
-    return safe(title.text)[:256] or None
+    """A view's title as an embed's title, when it can be one (`split_title`)."""
+    return split_title(title)[0]
+
+
+def block_lines(lines: tuple[Line, ...] | list[Line]) -> list[str]:
+    """A section's lines as Discord shows them: each line escaped and marked (`line_text`); a run of stat-block rows
+    (`Line.table`) as one code block, so that its columns line up (their words as written: no emphasis there)."""
+    shown: list[str] = []
+    rows: list[str] = []
+    for ln in [*lines, None]:
+        if ln is not None and ln.table:
+            rows.append(("• " if ln.item else "") + ln.text.replace("`", "ˋ"))
+            continue
+        if rows:
+            shown.append("```\n" + "\n".join(rows) + "\n```")
+            rows = []
+        if ln is not None:
+            shown.append(line_text(ln))
+    return shown
+
+
+def field_of(section: Section) -> tuple[str, list[str]]:
+    """A titled section as an embed field's name and lines: a heading that names a person or a moment (which a
+    field's name does not render) heads the field's text in bold instead."""
+    head = section.head
+    assert head is not None
+    lines = block_lines(section.lines)
+    if any(isinstance(p, At | Person) for p in head.parts):
+        return "\u200b", [f"**{finish(''.join(raw_part(p) for p in head.parts))}**", *lines]
+    return (safe(head.text) or "—")[:256], lines
+
+
+def view_colour(shown: View, colour: discord.Colour) -> discord.Colour:
+    """The embed's colour: alarming when the view is `loud`, else the one it asks for, else `colour`."""
+    if shown.loud:
+        return LOUD_COLOUR
+    return OUTCOME_COLOURS[shown.colour] if shown.colour is not None else colour
 
 
 def view_embeds(shown: View, colour: discord.Colour = COLOUR) -> list[discord.Embed]:
-    """A view as embeds: its title, its untitled sections as the description, each titled section a field
-    (within Discord's limits: what does not fit one embed follows in the next); `loud` coloured as alarming.
-    A title naming a person or a moment heads the description in bold instead (an embed's title renders
-    neither)."""
-    colour = LOUD_COLOUR if shown.loud else colour
-    title = title_text(shown.title)
-    head = [] if title is not None else [f"**{finish(''.join(raw_part(p) for p in shown.title.parts))}**"]
-    untitled = head + [line_text(ln) for s in shown.sections if s.heading is None for ln in s.lines]
+    """A view as embeds: its title, its untitled sections as the description, each titled section a field (side by
+    side when `inline`), its stat blocks as code blocks, its colour and footer as it asks (within Discord's limits:
+    what does not fit one embed follows in the next). A title naming a person or a moment heads the description in
+    bold instead (an embed's title renders neither)."""
+    colour = view_colour(shown, colour)
+    title, rest = split_title(shown.title)
+    if rest is None:
+        head = []
+    elif title is None:
+        head = [f"**{finish(''.join(raw_part(p) for p in rest.parts))}**"]
+    else:
+        head = [line_text(rest)]
+    untitled = head + [text for s in shown.sections if s.heading is None for text in block_lines(s.lines)]
     embeds = text_embeds(untitled, title, colour) if untitled else [discord.Embed(title=title, colour=colour)]
     for section in shown.sections:
         if section.heading is None:
             continue
         if len(embeds[-1].fields) == FIELDS_PER_EMBED or len(embeds[-1]) > MESSAGE_EMBED_CHARS - 1500:
             embeds.append(discord.Embed(colour=colour))
-        value = "\n".join(line_text(ln) for ln in section.lines) or "—"
-        embeds[-1].add_field(name=(safe(section.heading) or "—")[:256], value=value[:FIELD_LIMIT], inline=False)
+        name, lines = field_of(section)
+        value = "\n".join(lines) or "—"
+        embeds[-1].add_field(name=name, value=cut(value, FIELD_LIMIT), inline=section.inline)
+    if shown.footer:
+        for embed in embeds:
+            embed.set_footer(text=shown.footer[:2048])
     return embeds
+
+
+def cut(value: str, limit: int) -> str:
+    """`value` within `limit` characters: whole lines, then `…`."""
+    if len(value) <= limit:
+        return value
+    return value[:limit - 2].rsplit("\n", 1)[0] + "\n…"
 
 
 def view_embed(shown: View, colour: discord.Colour = COLOUR) -> discord.Embed:
@@ -80,26 +147,18 @@ def view_embed(shown: View, colour: discord.Colour = COLOUR) -> discord.Embed:
 
 
 def status_embed(state: Any, rules: Any) -> discord.Embed:
-    """The game at a glance, by its rule set; the pinned status message."""
-    adapter = adapter_of(state)
-    if adapter.status_embed is not None:
-        return adapter.status_embed(state, rules)
+    """The game at a glance, its rule set's status view laid out; the pinned status message."""
     return view_embed(ruleset_of(state).status(state, rules))
 
 
 def results_embed(state: Any, standings: dict[str, Any]) -> discord.Embed | None:
-    """A game's final results (`GameEnded.standings`) by its rule set, or None when it shows none; stamped with
-    the moment it is posted (the game's end, by the clock)."""
-    adapter = adapter_of(state)
-    if adapter.results_embed is not None:
-        embed = adapter.results_embed(standings)
-    else:
-        found = ruleset_of(state)
-        shown = found.results(standings, same) if found.results is not None else None
-        embed = view_embed(shown, OUTCOME_COLOURS["results"]) if shown is not None else None
-    return timestamped([embed])[0] if embed is not None else None  # the game's end: a report of the moment
-
-
+    """A game's final results (`GameEnded.standings`), its rule set's view laid out, or None when it shows none;
+    stamped with the moment it is posted (the game's end, by the clock)."""
+    found = ruleset_of(state)
+    shown = found.results(standings, same) if found.results is not None else None
+    if shown is None:
+        return None
+    return timestamped([view_embed(shown, OUTCOME_COLOURS["results"])])[0]  # the game's end: a report of the moment
 
 
 PAGE_LINE = "Game page"

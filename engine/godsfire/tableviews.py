@@ -79,7 +79,7 @@ def results_view(standings: dict[str, Any], who: Any) -> View | None:
         return None
     winner = standings.get("winner")
     title = line("Godsfire — final results: ", *((Person(winner), " wins") if winner else ("no winner",)))
-    lines = [item(f"{r['player']}: {r['systems']} systems, {r['planets']} planets, {r['money']} GB, "
+    lines = [item(Person(r["player"]), f": {r['systems']} systems, {r['planets']} planets, {r['money']} GB, "
                   f"loans outstanding {r['loans']}{' — out of the game' if r['out'] else ''}")
              for r in standings.get("players", [])]
-    return view(title, *lines)
+    return view(title, *lines, colour="results")

@@ -8,11 +8,26 @@ from typing import Any
 
 from engine.describe import plural
 from engine.nations.common import actions_left, army_mp, viewed_nation
-from engine.nations.describe import results_lines, unit_ref
+from engine.nations.describe import results_lines, unit_ref, winner_line
 from engine.nations.rules import Rules
 from engine.nations.state import GameState, Nation
 from engine.nations.war import chooser
-from engine.view import At, Line, Person, Strong, View, item, line, table_rows, view
+from engine.view import (
+    At,
+    Line,
+    Person,
+    Section,
+    Strong,
+    View,
+    item,
+    line,
+    marking_strong,
+    marking_who,
+    section,
+    table_rows,
+    view,
+    with_people,
+)
 
 
 def nation_line(nation: Nation, state: GameState) -> Line:
@@ -35,6 +50,8 @@ def status_view(state: GameState, rules: Rules) -> View:
     if state.forced_dice:
         count = len(state.forced_dice)
         lines.append(line(f"{count} GM-entered {'die' if count == 1 else 'dice'} waiting."))
+    if state.ended and state.nations:  # how it ended: the winner as the final results name them
+        lines.append(with_people(winner_line(state.final_standings(), marking_strong)))
     lines += [nation_line(n, state) for n in state.nations.values()] or [line("No nations yet.")]
     waiting = [b for b in state.battles.values() if b.stage in ("commit", "pairing")]
     lines += [line(f"Battle #{b.id} waits for {chooser(b)} to "
@@ -48,7 +65,7 @@ def list_view(state: GameState, rules: Rules, actor: str, options: dict[str, Any
     nations = [nation_line(n, state) for n in state.nations.values()]
     if not nations:
         return view("No nations yet: /nation claim or /nation create.")
-    return view(nations[0], *nations[1:])
+    return view(None, *nations)
 
 
 def nation_view(nation: Nation, state: GameState, rules: Rules) -> View:
@@ -72,7 +89,7 @@ def nation_view(nation: Nation, state: GameState, rules: Rules) -> View:
     for bonus in nation.bonuses.values():
         lines.append(line(f"{bonus.kind.capitalize()} {bonus.value:+d} until ", At(bonus.expires_at)))
     army = army_view(nation, rules)
-    return view(title, *lines, army.title, *army.lines, loud=nation.eliminated)
+    return view(title, *lines, section(army.title, *army.lines), loud=nation.eliminated)
 
 
 def army_view(nation: Nation, rules: Rules) -> View:
@@ -104,15 +121,14 @@ def battles_view(state: GameState, rules: Rules, actor: str, options: dict[str, 
     battles = [b for b in state.battles.values() if battle_id in (None, b.id)]
     if not battles:
         return view("No battles." if battle_id is None else f"There is no battle #{battle_id}.")
-    lines: list[Line] = []
+    shown: list[Section] = []
     for b in battles:
         status = b.result if b.over else {
             "commit": f"waits for {b.defender} to commit units",
             "pairing": f"waits for {chooser(b)} to pair units",
         }.get(b.stage, "being fought")
         due: tuple[Any, ...] = (" (until ", At(b.deadline), ")") if b.deadline and not b.over else ()
-        lines.append(line(f"Battle #{b.id}, turn {b.turn}: {b.attacker} against {b.defender} — {status}", *due))
-        lines.append(item(f"attacking: {_unit_list(b.attacking, b.in_fight_attacking, b.retreat_orders)}"))
+        lines = [item(f"attacking: {_unit_list(b.attacking, b.in_fight_attacking, b.retreat_orders)}")]
         if b.defending:
             lines.append(item(f"defending: {_unit_list(b.defending, b.in_fight_defending, b.retreat_orders)}"))
         for duel in b.duels:
@@ -120,7 +136,9 @@ def battles_view(state: GameState, rules: Rules, actor: str, options: dict[str, 
             lines.append(item(f"duel: {unit_ref(duel['attacker_unit'], duel['attacker_type'])} vs "
                               f"{unit_ref(duel['defender_unit'], duel['defender_type'])}, {rounds} rounds — "
                               f"{duel['outcome'] or 'under way'}"))
-    return view(lines[0], *lines[1:])
+        shown.append(section(line(f"Battle #{b.id}, turn {b.turn}: {b.attacker} against {b.defender} — {status}",
+                                  *due), *lines))
+    return view(None, *shown)
 
 
 def _unit_list(ids: list[int], in_fight: list[int], orders: dict[int, int | None]) -> str:
@@ -137,8 +155,10 @@ def results_view(standings: dict[str, Any], who: Any) -> View | None:
     """A Nations game's final standings (`GameEnded.standings`) as a view; None when there are none."""
     if not standings.get("nations"):
         return None
-    lines = results_lines(standings, who)
-    return view(lines[0], *lines[1:])
+    lines = [with_people(text) for text in results_lines(standings, marking_who, marking_strong)]
+    turn = standings.get("turn")
+    ended = [f"The game ended in turn {turn}."] if turn else []
+    return view("🏁 Game over — final results", lines[0], *ended, *lines[1:], colour="results")
 
 
 def actor_note(state: GameState, events: list[Any], actor: str, when: Any) -> str | None:

@@ -190,15 +190,17 @@ async def test_a_battle_fought_with_selects(tmp_path):
         assert state.battles[1].result == "attacker won"
 
         status = t.status_message().embeds[0]
-        assert [f["name"] for f in status["fields"]] == ["Gracchan Republic", "Charon"]  # no battle left
-        assert status["fields"][0]["value"].startswith("E 12 S 9 M 8 P 11 L 25")
-        assert status["fields"][1]["value"].startswith("E 8 S 10 M 7 P 9 L 15")
+        assert status["description"].splitlines()[1:] == [  # no battle left
+            f"Gracchan Republic — {mention(t.alice)}: E 12 S 9 M 8 P 11 L 25; 5 units; 1 action left",
+            f"Charon — {mention(t.bob)}: E 8 S 10 M 7 P 9 L 15; 3 units; 2 actions left"]
         report = await t.run(t.bob, "attack status")
-        assert report.embed["description"] == "#1 Gracchan Republic → Charon: attacker won"
-        assert report.embed["fields"][0]["value"].splitlines() == [
-            "attacking #1, #2; defending none",
-            "#1 infantry vs #6 armour: 2 rounds — the defender's #6 armour was killed",
-            "#2 infantry vs #7 armour: 0 rounds — the defender's #7 armour retreated",
+        [battle] = report.embed["fields"]
+        assert battle["name"] == "Battle #1, turn 1: Gracchan Republic against Charon — attacker won"
+        assert battle["value"].splitlines() == [
+            "• attacking: #1; #2",
+            "• defending: #6 (out); #7 (out), retreat now",
+            "• duel: #1 infantry vs #6 armour, 2 rounds — the defender's #6 armour was killed",
+            "• duel: #2 infantry vs #7 armour, 0 rounds — the defender's #7 armour retreated",
         ]
 
         # The old messages' selects are gone; a stale copy of one (a client that missed the edit) is refused.
@@ -221,10 +223,10 @@ async def test_a_battle_fought_with_slash_commands(tmp_path):
         committed = await t.run(t.bob, "attack commit", units="6 7", battle=1)
         assert "The defender wins the initiative in battle #1 and picks the pairings." in texts(committed)
         waiting = await t.run(t.alice, "attack status", battle=1)
-        assert waiting.embed["description"] == (
-            f"#1 Gracchan Republic → Charon: waits for Charon to pair, default {at(4)}")
-        assert waiting.embed["fields"] == [{"name": "Battle #1", "value": "attacking #1; defending #6, #7",
-                                            "inline": False}]
+        [battle] = waiting.embed["fields"]  # a heading with a moment: at the head of the field's text, in bold
+        assert battle["value"].splitlines() == [
+            f"**Battle #1, turn 1: Gracchan Republic against Charon — waits for Charon to pair units (until {at(4)})**",
+            "• attacking: #1", "• defending: #6; #7"]
         not_yours = await t.run(t.alice, "attack pair", attacker=1, defender=6)
         assert not_yours.ephemeral
         assert texts(not_yours) == "⛔ no battle is waiting for a pairing from Gracchan Republic"
@@ -329,9 +331,8 @@ async def test_a_choice_waits_a_third_of_the_turn_and_its_chooser_is_reminded_ha
         assert choice_message(t, 1).content == f"⚔ Battle #1: {mention(t.bob)}, commit 1 to 3 units (default {at(4)})."
         # The pinned status shows the open choice and its deadline, absolute and relative.
         status = t.status_message().embeds[0]
-        assert status["fields"][-1] == {
-            "name": "Battles", "value": f"#1 Gracchan Republic → Charon: waits for Charon to commit, default {at(4)}",
-            "inline": False}
+        assert status["description"].splitlines()[-1] == (
+            f"Battle #1 waits for Charon to commit units (default at {at(4)})")
 
         posted = len(t.messages())
         t.clock.advance(hours=1, minutes=59)
@@ -346,7 +347,7 @@ async def test_a_choice_waits_a_third_of_the_turn_and_its_chooser_is_reminded_ha
         assert (await t.state(rb)).battles[1].reminder_at is None
         await wake(rb, t)
         assert len(t.messages()) == posted + 1  # once
-        assert t.status_message().embeds[0]["fields"][-1]["value"].endswith(f"default {at(4)}")
+        assert t.status_message().embeds[0]["description"].endswith(f"(default at {at(4)})")
 
         # At 4 hours the default applies; the commitment's choice message loses its select.
         t.clock.advance(hours=2)

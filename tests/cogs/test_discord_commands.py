@@ -122,18 +122,20 @@ async def test_players_commands(tmp_path):
 
         shown = await t.run(t.alice, "nation show")
         assert not shown.ephemeral
-        embed = shown.embed
+        embed = shown.embed  # the nation's sheet: its stat block's columns kept in a code block, its army a field
         assert embed["title"] == "Gracchan Republic"
-        assert embed["description"] == f"Played by {mention(t.alice)}"
-        assert field(embed, "Economy") == "12 (+1)" and field(embed, "Military") == "8 (-1)"
-        assert field(embed, "Land") == "20 (E+M 20)" and field(embed, "Bonuses") == "none"
-        assert field(embed, "Actions") == f"2 of 2 actions left, turn ends {at(12)}"
-        assert field(embed, "Army").splitlines()[:2] == ["8 of 8 MP", "`#1` infantry GREEN 3/3 HP"]
+        assert embed["description"].splitlines() == [
+            f"played by {mention(t.alice)}", "```", "ECONOMY 12 (+1)  STABILITY 10 (+0)",
+            "MILITARY 8 (-1)  PROPAGANDA 10 (+0)  LAND 20 (E+M 20)", "STRENGTH infantry, WEAKNESS bomber", "```",
+            "Actions: 2 of 2 left this turn"]
+        [army] = embed["fields"]
+        assert army["name"] == "Army of Gracchan Republic: 8 of 8 MP"
+        assert army["value"].splitlines()[0] == "• \\#1 infantry GREEN 3/3 HP"
         other = await t.run(t.alice, "nation show", nation="bobland")
-        assert other.embed["title"] == "Bobland" and field(other.embed, "Strength / weakness") == "infantry / armour"
+        assert other.embed["title"] == "Bobland" and "STRENGTH infantry, WEAKNESS armour" in texts(other)
         listed = await t.run(t.bob, "nation list")
-        assert listed.embed["title"] == "Nations — turn 1"
-        assert [f["name"] for f in listed.embed["fields"]] == ["Gracchan Republic", "Bobland"]
+        assert [line.split(" — ")[0] for line in listed.embed["description"].splitlines()] == [
+            "Gracchan Republic", "Bobland"]
 
         # A refusal: an ephemeral embed with the engine's reason, and nothing changes.
         before = state_to_dict(await t.state(rb))
@@ -182,19 +184,19 @@ async def test_players_commands(tmp_path):
         ]
 
         army = await t.run(t.alice, "army show")
-        assert army.embed["title"] == "Army of Gracchan Republic"
+        assert army.embed["title"] == "Army of Gracchan Republic: 8 of 9 MP"
         assert army.embed["description"].splitlines() == [
-            "8 of 9 MP", "`#1` infantry GREEN 3/3 HP", "`#2` infantry GREEN 3/3 HP", "`#3` infantry GREEN 3/3 HP",
-            "`#4` bomber GREEN 2/2 HP", "`#5` armour GREEN 2/2 HP"]
+            "• \\#1 infantry GREEN 3/3 HP", "• \\#2 infantry GREEN 3/3 HP", "• \\#3 infantry GREEN 3/3 HP",
+            "• \\#4 bomber GREEN 2/2 HP", "• \\#5 armour GREEN 2/2 HP"]
         bobs = await t.run(t.alice, "army show", nation="Bobland")
-        assert "`#10` infantry GREEN 3/3 HP" in bobs.embed["description"]
+        assert "• \\#10 infantry GREEN 3/3 HP" in bobs.embed["description"]
         not_yours = await t.run(t.alice, "army disband", unit=6)
         assert not_yours.ephemeral and texts(not_yours) == "⛔ unit #6 belongs to Bobland, not Gracchan Republic"
         disbanded = await t.run(t.alice, "army disband", unit=5)
         assert texts(disbanded) == "Gracchan Republic: #5 armour disbanded."
 
         battles = await t.run(t.alice, "attack status")
-        assert battles.embed["title"] == "Battles" and battles.embed["description"] == "No battles."
+        assert battles.embed["title"] == "No battles."
 
         rolls = await t.run(t.bob, "log rolls")
         assert rolls.embed["title"] == "Latest rolls"
@@ -316,14 +318,14 @@ async def test_gm_commands(tmp_path):
         assert texts(length) == f"Turns now last 6 hours; this turn ends {at(6)}."
         paused = await t.run(t.gm, "gm clock pause")
         assert texts(paused) == "⏸ The turn clock is paused."
-        assert "⏸ paused" in t.status_message().embeds[0]["description"]
+        assert t.status_message().embeds[0]["title"] == "Nations — turn 1 (6 h), paused"
         t.clock.advance(hours=2)
         resumed = await t.run(t.gm, "gm clock resume")
         assert texts(resumed) == f"▶ The turn clock runs again; this turn ends {at(8)}."  # 6 hours were left
         ended = await t.run(t.gm, "gm turn end")
         assert texts(ended) == (f"⏰ Turn 1 is over (ended by the GM). Turn 2 begins and ends {at(8)}. "
                                 "Last turn — Gracchan Republic: ECONOMY; Charon: ECONOMY.")
-        assert t.status_message().embeds[0]["title"] == "Nations — turn 2"
+        assert t.status_message().embeds[0]["title"].startswith("Nations — turn 2 (")
 
         # Undo shows what it takes back first, ephemerally; only the confirmation undoes, once.
         asked = await t.run(t.gm, "gm undo")
@@ -342,7 +344,7 @@ async def test_gm_commands(tmp_path):
         assert not undone.ephemeral
         assert named(undone, t.gm) == "↩ GM @gm undid @gm's “/gm turn end” and all its rolls."
         assert (await t.state(rb)).turn == 1
-        assert t.status_message().embeds[0]["title"] == "Nations — turn 1"
+        assert t.status_message().embeds[0]["title"].startswith("Nations — turn 1 (")
 
         # End the game: an ephemeral question, then the button.
         asked = await t.run(t.gm, "game end")
@@ -351,7 +353,8 @@ async def test_gm_commands(tmp_path):
         confirmed = await t.click(t.gm, asked.message, asked.custom_ids[0])
         assert asked.custom_ids == []
         assert texts(confirmed.followups[0]) == "The game is over."
-        assert t.status_message().embeds[0]["title"] == "Nations — turn 1 — game over"
+        assert t.status_message().embeds[0]["title"] == "Nations — turn 1 (6 h), over"
+        assert "**GAME OVER**" in t.status_message().embeds[0]["description"]
         over = await t.run(t.alice, "game status")  # issue 11: the last game, shown as over (not "no game")
         assert not over.ephemeral and texts(over).startswith("Game over: this is the channel's last game")
 
@@ -496,7 +499,7 @@ async def test_export_and_import_into_another_channel(tmp_path):
                                     f"{mention(t.alice)}.")
             assert (await t.state(rb, annex)).gm == str(t.alice.id)
             status = t.status_message(annex)  # the imported game has its own pinned status message
-            assert status.embeds[0]["title"] == "Nations — turn 1"
+            assert status.embeds[0]["title"].startswith("Nations — turn 1 (")
             assert t.status_message() is not status
 
             again = await t.run(t.gm, "gm export", channel=annex)

@@ -51,7 +51,7 @@ async def test_every_kind_of_answer_has_its_colour_heading_and_footer(tmp_path):
         # The heading is the embed's real title (not its author line); a view keeps its own title.
         assert ended.embed["title"] == "Turn over" and "author" not in ended.embed
         status = await t.run(t.alice, "game status")
-        assert status.embed["title"] == "Nations — turn 2" and "Nations — turn 2" in texts(status)
+        assert status.embed["title"].startswith("Nations — turn 2 (") and "Nations — turn 2" in texts(status)
 
 
 async def test_a_turn_ended_by_the_clock_is_the_clocks_colour(tmp_path):

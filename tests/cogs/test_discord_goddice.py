@@ -212,19 +212,18 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         status = await t.run(t.bob, "game status")
         assert status.embed == (await t.run(t.bob, "goddice status")).embed
         embed = status.embed
-        assert embed["title"] == "God Dice — turn 1"
-        assert named(t, status).splitlines()[1:3] == [
-            "GM: @gm.", "⏳ @alice's move: roll a type or attack (/goddice roll type:…, /goddice attack)"]
-        assert [(f["name"], f["value"].splitlines()) for f in embed["fields"]] == [
-            ("Seat 1", [f"<@{alice}>", "Hero ██████████ 75/75", "Cleric ██████████ 65/65",
-                        "Bowman ██████████ 45/45", "Sage ██████████ 35/35"]),
-            ("Seat 2", [f"<@{bob}>", "Monk ██████████ 55/55", "Sage ██████████ 35/35",
-                        "Assassin ██████████ 25/25", "Hero ██████████ 75/75"]),
-            ("Turn 1", [f"<@{alice}>'s Hero attacks <@{bob}>'s Monk", "God dice: **S** Sage · **A** Assassin",
-                        "Dice: 🟦 🟥 ⭕ ⭕ ⭕ ⭕ ⭕ 5️⃣ 5️⃣", "Rolled: opening, o, blue, red, yellow, 5",
-                        "Legal attacks:", "• basic (normal): 10 damage", "• cleave (Wild: +10): 20 damage",
-                        "• lacerate (Wild: +15): 25 damage", "• lunge (Wild: +5, Heal Any 5): 15 damage"]),
-        ]
+        assert embed["title"] == "God Dice"
+        assert named(t, status).splitlines()[1:] == [
+            "GM @gm — turn 1, attacks go clockwise",
+            "⏳ @alice's move: roll a type or attack (/goddice roll type:…, /goddice attack)",
+            ("Seat 1: @alice — Hero ██████████ 75/75; Cleric ██████████ 65/65; Bowman ██████████ 45/45; "
+             "Sage ██████████ 35/35"),
+            ("Seat 2: @bob — Monk ██████████ 55/55; Sage ██████████ 35/35; Assassin ██████████ 25/25; "
+             "Hero ██████████ 75/75"),
+            "@alice's Hero attacks @bob's Monk", "God dice: S A",
+            "Dice: B R O O O O O 5 5 (rolled: opening, o, blue, red, yellow, 5)",
+            ("Legal attacks: basic (normal): 10 damage; cleave (Wild: +10): 20 damage; lacerate (Wild: +15): "
+             "25 damage; lunge (Wild: +5, Heal Any 5): 15 damage")]
         assert t.status_message().embeds[0] == embed  # the pinned status message is the same embed
 
         # Lacerate for 25, through the select: the Monk is at 30 and bob's turn begins (he is pinged).
@@ -241,8 +240,8 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         monk = state.player(bob).characters[0]
         assert (monk.type, monk.life, state.turn, state.active, state.phase) == ("monk", 30, 2, bob, "declare")
         pinned = t.status_message().embeds[0]
-        assert pinned["title"] == "God Dice — turn 2" and "Monk █████░░░░░ 30/55" in pinned["fields"][1]["value"]
-        assert [f["name"] for f in pinned["fields"]] == ["Seat 1", "Seat 2"]  # no turn under way yet
+        assert pinned["title"] == "God Dice" and "Monk █████░░░░░ 30/55" in pinned["description"]
+        assert "Dice:" not in pinned["description"]  # no turn under way yet
 
         # The log shows the faces rolled; one player's rolls on their own.
         logged = await t.run(t.bob, "log rolls", limit=2)
@@ -335,7 +334,8 @@ async def test_keep_and_re_roll_buttons_for_whoever_is_in_favor(tmp_path):
         asked = await t.run(t.gm, "game end")
         await t.click(t.gm, asked.message, asked.custom_ids[0])
         assert undone.custom_ids == []
-        assert t.status_message().embeds[0]["title"] == "God Dice — turn 2 — game over"
+        pinned = t.status_message().embeds[0]
+        assert pinned["title"] == "God Dice" and "**GAME OVER**" in pinned["description"]
         assert t.dice.all_used()
 
 
@@ -355,9 +355,8 @@ async def test_the_gm_sets_life_and_loads_a_card_file(tmp_path):
         assert named(t, announced) == ("GM @gm loaded another card file for this game: Champion, Cleric, Monk, Bowman, "
                                        "Sage, Assassin (/goddice cards shows them).")
         cards = await t.run(t.bob, "goddice cards")
-        assert cards.embed["title"] == "God Dice cards"
         assert cards.embed["description"].splitlines()[0].startswith(
-            r"• Champion (75 life, God die H): Basic [1B] normal; Critical\* [2B 2Y] ×2;")
+            r"Champion (75 life, God die H): Basic [1B] normal; Critical\* [2B 2Y] ×2;")
 
         for name, data, reason in [
             ("notes.toml", b"[dice\nbroken", "⛔ cannot read notes.toml as a card file: "),
@@ -392,7 +391,7 @@ async def test_the_gm_sets_life_and_loads_a_card_file(tmp_path):
         players = await t.fake.autocomplete(t.guild, t.channel, t.gm, "gm life", focused="player",
                                             options={"player": "assass"})
         assert [c["value"] for c in players] == [bob]
-        assert "Monk ☠ 0/55" in t.status_message().embeds[0]["fields"][1]["value"]
+        assert "Monk ☠ 0/55" in t.status_message().embeds[0]["description"]
         raised = await t.fake.autocomplete(t.guild, t.channel, t.bob, "goddice resurrect", focused="character")
         assert raised == [{"name": "Monk (dead)", "value": "Monk"},
                           {"name": "decline (no resurrection)", "value": "decline"}]
@@ -439,9 +438,9 @@ async def test_each_rule_set_refuses_the_others_commands_with_the_reason(tmp_pat
                                  ("goddice resurrect", "character"), ("goddice declare", "target")]:
             assert await fake.autocomplete(guild, nations, t.alice, command, focused=focused) == [], command
         status = await t.run(t.alice, "game status", channel=nations)
-        assert status.embed["title"] == "Nations — turn 1"
-        assert t.status_message(nations).embeds[0]["title"] == "Nations — turn 1"
-        assert t.status_message().embeds[0]["title"] == "God Dice — turn 1"
+        assert status.embed["title"].startswith("Nations — turn 1 (")
+        assert t.status_message(nations).embeds[0]["title"].startswith("Nations — turn 1 (")
+        assert t.status_message().embeds[0]["title"] == "God Dice"
 
 
 async def wake(rb, t) -> None:
@@ -475,7 +474,7 @@ async def test_the_clock_reminds_the_player_whose_move_it_is_with_its_controls(t
             assert defended.custom_ids == []  # the reminder carries the move's controls now
             await wake(rb, t)
             assert len(t.messages()) == posted + 1  # reminded once for those 12 hours
-            assert t.status_message().embeds[0]["title"] == "God Dice — turn 1"
+            assert t.status_message().embeds[0]["title"] == "God Dice"
             state = await t.state(rb)
             assert (state.reminders, state.phase) == (1, "opening")
 
@@ -556,7 +555,7 @@ async def test_mended_a_campaigns_game_2_counts_its_turns_from_1_and_game_1s_con
         await t.run(t.gm, "gm dice", values="S A")
         again = await t.run(t.bob, "goddice defend", character="monk")
         assert again.custom_ids == [f"referee:goddice:roll:{game}:2.1-0:opening"]
-        assert t.status_message().embeds[0]["title"] == "God Dice — turn 1"
+        assert t.status_message().embeds[0]["title"] == "God Dice"
         stale = stale_copy(t, defended.message, f"referee:goddice:roll:{game}:1-0:opening")
         over = await t.click(t.alice, stale, f"referee:goddice:roll:{game}:1-0:opening")
         assert over.ephemeral and texts(over) == "⛔ that move is over"

@@ -14,10 +14,11 @@ from datetime import UTC, datetime
 
 from discordkit import field, table, texts
 
-from cogs.godsfire.render import godsfire_interphase_embed
+from cogs.render import message_batches, view_embeds
 from engine.commands import COMMANDS
 from engine.godsfire.rules import GodsfireHouse
 from engine.godsfire.state import GodsfireState, Loan, Player, Region, System
+from engine.godsfire.views import interphase_view
 from engine.rulesets import ruleset_of
 
 
@@ -49,12 +50,12 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
         await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6")
         added = await t.run(t.gm, "godsfire system add", name="Sol", owner=t.alice, planets=2, regions=2)
         assert not added.ephemeral
-        sheet = added.embeds[-1]
+        sheet = added.embeds[-1]  # the system's sheet: its regions' rows in a code block (their columns kept)
         assert sheet["title"] == "Sol"
-        assert named(t, type("M", (), {"embeds": [sheet]})()).splitlines()[1:5] == [
-            "@alice's system; 2 planets.", "Bank: 0 GB.", "Space: none.", "Loans: none."]
-        assert field(sheet, "Region 1") == "Moderate (M) · allegiance 5\nAgriculture-1 (A-1)\nground: none"
-        assert field(sheet, "Region 2") == "Reactionary (R) · allegiance 4\nAgriculture-2 (A-2)\nground: none"
+        assert named(t, type("M", (), {"embeds": [sheet]})()).splitlines()[1:] == [
+            "@alice's system, 2 planets; bank 0 GB; space none; loans none", "```",
+            "• Region 1: Moderate (M), allegiance 5, Agriculture-1 (A-1); ground none",
+            "• Region 2: Reactionary (R), allegiance 4, Agriculture-2 (A-2); ground none", "```"]
         assert "✨ Sol (@alice's, 2 planets): regions 1: M 5 A-1; 2: R 4 A-2." in named(t, added)
         await t.run(t.gm, "gm dice", values="6 6 1 1")
         await t.run(t.gm, "godsfire system add", name="Vega", owner=t.bob)
@@ -85,17 +86,18 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
 
         shown = await t.run(t.bob, "godsfire system show", name="vega")
         assert shown.embed["title"] == "Vega"
-        assert field(shown.embed, "Region 1") == "Extremist (E) · allegiance 2\nSubsistence (S)\nground: none"
+        assert "• Region 1: Extremist (E), allegiance 2, Subsistence (S); ground none" in texts(shown)
 
         phase = await t.run(t.alice, "godsfire phase show")
-        assert phase.embed["title"] == "Godsfire — Turn 1: Movement Phase (next: Combat Phase)"
+        assert phase.embed["title"] == "Turn 1: Movement Phase (next: Combat Phase)."
         await t.run(t.gm, "gm dice", values="3 5")  # the turn's player order, rolled at the interphase
         for _ in range(3):
             await t.run(t.gm, "godsfire phase next")
         left = await t.run(t.alice, "godsfire interphase show")
-        assert left.embed["title"] == "Social Interphase — turn 1"
-        assert [f["name"] for f in left.embed["fields"]] == ["Player 1", "Player 2"]  # bob rolled 5, alice 3
-        assert named(t, left).count("▫️ **D.1 tax and loan repayment** (`tax`)") == 2
+        assert left.embed["title"].startswith("Social Interphase, turn 1: each player's steps in the sheet's order")
+        whose = [line for line in named(t, left).splitlines() if line.startswith("@")]
+        assert whose == ["@bob: next D.1 tax and loan repayment (tax)",  # bob rolled 5, alice 3
+                         "@alice: next D.1 tax and loan repayment (tax)"]
 
         # Tax: 2 planets +2, region 2 (A-2) +1, extortion in region 2 +1 (its allegiance 4 → 3).
         taxed = await t.run(t.alice, "godsfire money tax", system="Sol", extort="2")
@@ -106,41 +108,39 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
         # alice skips to D.3 (marked done: D.1's repayment and D.2 close with it); the checklist shows it.
         await t.run(t.alice, "godsfire interphase done", step="transfer")
         checklist = await t.run(t.bob, "godsfire interphase show")
-        assert checklist.embed["description"] == (
-            "Each player's steps in the sheet's order: ✅ done, ❗ compulsory (applied when the interphase ends if "
-            "not taken), ▫️ left; the next in bold. A step skipped: /godsfire interphase done step:<step>.")
-        fields = {f["name"]: f["value"] for f in checklist.embed["fields"]}
-        assert fields["Player 2"] == "\n".join([
-            f"<@{t.alice.id}>: next D.4 purchases (`purchase`)",
-            "✅ D.1 tax and loan repayment (`tax`)",
-            "✅ D.1 loan repayment (`loans`) — nothing due",
-            "✅ D.2 borrowing (`borrow`)",
-            "✅ D.3 transfers (`transfer`)",
-            "▫️ **D.4 purchases** (`purchase`)",
-            "▫️ D.5 loyalty and economy raises (`raise`)",
-            "▫️ D.6 party changes (`party`)",
-            "▫️ D.7 revolts (`revolts`)",
-            "❗ D.8 subversion (`subversion`)",
-            "❗ D.9 allegiance drops (`allegiance`)",
-            "❗ D.10 economy drops (`economy`)",
-            "▫️ D.11 subversion placing (`subvert`)",
-            "▫️ D.12 de-subversion (`desubvert`)",
-            "▫️ D.13 counter-subversion (`counter`)",
-            "▫️ D.14 new units (`units`)"])
-        assert fields["Player 1"].splitlines()[:2] == [f"<@{t.bob.id}>: next D.1 tax and loan repayment (`tax`)",
-                                                       "▫️ **D.1 tax and loan repayment** (`tax`)"]
+        shown = named(t, checklist).splitlines()
+        at = shown.index("@alice: next D.4 purchases (purchase)")
+        assert shown[at + 1:at + 16] == [
+            "• D.1 tax and loan repayment (tax): done",
+            "• D.1 loan repayment (loans): done — nothing due",
+            "• D.2 borrowing (borrow): done",
+            "• D.3 transfers (transfer): done",
+            "• D.4 purchases (purchase): next",
+            "• D.5 loyalty and economy raises (raise): left",
+            "• D.6 party changes (party): left",
+            "• D.7 revolts (revolts): left",
+            "• D.8 subversion (subversion): left — compulsory",
+            "• D.9 allegiance drops (allegiance): left — compulsory",
+            "• D.10 economy drops (economy): left — compulsory",
+            "• D.11 subversion placing (subvert): left",
+            "• D.12 de-subversion (desubvert): left",
+            "• D.13 counter-subversion (counter): left",
+            "• D.14 new units (units): left"]
+        assert shown[shown.index("@bob: next D.1 tax and loan repayment (tax)") + 1] == (
+            "• D.1 tax and loan repayment (tax): next")
 
         status = await t.run(t.bob, "godsfire status")
         assert status.embed["title"] == "Godsfire — turn 1, Social Interphase"
-        assert "**Sol** (@alice): 2 regions, bank 4 GB, space none" in named(t, status)
+        assert "Sol (@alice): 2 regions, bank 4 GB, space none" in named(t, status)
         game_status = await t.run(t.bob, "game status")
         assert game_status.embed["title"] == status.embed["title"]
         assert t.dice.all_used()
 
 
 def test_the_interphase_checklist_keeps_within_discord_s_limits():
-    """8 players, each with 12 systems owing a loan repayment (a long note): every field within 1024 characters,
-    the embed within 6000, every player's 15 steps there."""
+    """8 players, each with 12 systems owing a loan repayment (a long note): the view laid out within Discord's
+    limits (each embed within 6000 characters, its text within 4096, a message's embeds within 6000), every
+    player's 15 steps there."""
     state = GodsfireState(gm="100000000000000000", house=GodsfireHouse(), started_at=datetime(2026, 3, 1, tzinfo=UTC),
                           phase="interphase")
     for i in range(8):
@@ -149,10 +149,13 @@ def test_the_interphase_checklist_keeps_within_discord_s_limits():
         state.done[player] = ["tax", "loans", "borrow"][:i % 4]
         state.systems += [System(f"A system with a long name {i}-{j}", player, regions=[Region(1, "M", 3, "S")],
                                  loans=[Loan(3)]) for j in range(12)]
-    embed = godsfire_interphase_embed(state)
-    assert len(embed.fields) == 8 and len(embed) <= 6000
-    assert all(len(f.value) <= 1024 for f in embed.fields)
-    assert all(len(f.value.splitlines()) == 16 for f in embed.fields)  # whose, then D.1 … D.14 (15 steps)
+    embeds = view_embeds(interphase_view(state))
+    assert all(len(e) <= 6000 and len(e.description or "") <= 4096 for e in embeds)
+    assert all(sum(len(e) for e in batch) <= 6000 for batch in message_batches(embeds))
+    lines = [line for e in embeds for line in (e.description or "").splitlines()]
+    for i in range(8):  # whose, then D.1 … D.14 (15 steps)
+        at = next(n for n, line in enumerate(lines) if line.startswith(f"<@{100000000000000001 + i}>: "))
+        assert all(line.startswith("• ") for line in lines[at + 1:at + 16])
 
 
 async def test_godsfire_commands_are_refused_in_a_god_dice_game(tmp_path):

@@ -94,7 +94,7 @@ async def test_times_are_shown_absolute_and_relative(tmp_path):
         await t.run(t.alice, "propaganda encourage", kind="morale")
         shown = texts(await t.run(t.alice, "nation show"))
         bonus_end = int((START + timedelta(hours=36)).timestamp())
-        assert f"Morale +2, ends <t:{bonus_end}:f> (<t:{bonus_end}:R>)" in shown
+        assert f"Morale +2 until <t:{bonus_end}:f> (<t:{bonus_end}:R>)" in shown
         log = texts(await t.run(t.alice, "log rolls", limit=1))
         now = int(START.timestamp())
         assert f"T1 <t:{now}:f> (<t:{now}:R>) 🎲" in log

@@ -20,6 +20,7 @@ async def test_console_shows_the_last_ended_game_until_a_new_one_starts(tmp_path
         await console.handle("bob /game status")
         assert said(out) == [
             "Nations — turn 1 (12 h), over; GM: gm — GAME OVER",
+            "👑 Gracchan Republic wins with 20 LAND.",
             "Gracchan Republic — alice: E 12 S 10 M 8 P 10 L 20; 5 units",
             OVER,
         ]
@@ -52,7 +53,7 @@ async def test_discord_status_and_log_show_the_ended_game(tmp_path):
         await t.click(t.gm, asked.message, asked.custom_ids[0])
         status = await t.run(t.bob, "game status")
         assert texts(status).startswith(OVER)
-        assert status.embeds[0]["title"].endswith("game over")
+        assert status.embeds[0]["title"].endswith("over") and "**GAME OVER**" in texts(status)
         assert "actions left" not in texts(status) and "ends <t:" not in texts(status)  # no live clock, no actions
         log = await t.run(t.bob, "log rolls")
         assert "Gracchan Republic, encourage morale: d10 9 (GM die) vs >= 5: success" in texts(log)

@@ -5,7 +5,7 @@ engine records the standings in GameEnded, and battles won are kept in the state
 from __future__ import annotations
 
 import pytest
-from discordkit import field, start_war, table, texts
+from discordkit import mention, start_war, table, texts
 from helpers import Game
 from pydantic import ValidationError
 
@@ -48,22 +48,19 @@ async def test_game_end_posts_the_results_and_turns_the_pin_to_game_over(tmp_pat
         [results] = [m for m in t.messages()[before - 1:] if m.embeds
                      and m.embeds[0].get("title") == "🏁 Game over — final results"]
         embed = results.embeds[0]
-        assert embed["description"].splitlines() == ["👑 **Charon** wins with **20 LAND** and 1 battle won.",
-                                                      "The game ended in turn 1."]
-        assert [f["name"] for f in embed["fields"]] == ["1. Charon", "2. Gracchan Republic"]
         charon, gracchan = state.nations["Charon"], state.nations["Gracchan Republic"]
-        assert field(embed, "1. Charon").splitlines()[0] == (
-            f"LAND **20** · E {charon.economy} S {charon.effective_stability} M {charon.military} "
-            f"P {charon.propaganda} · **1** battle won")
-        assert field(embed, "2. Gracchan Republic").splitlines()[0] == (
-            f"LAND **20** · E {gracchan.economy} S {gracchan.effective_stability} M {gracchan.military} "
-            f"P {gracchan.propaganda} · **0** battles won")
+        assert embed["description"].splitlines() == [
+            "👑 **Charon** wins with **20 LAND** and 1 battle won.", "The game ended in turn 1.",
+            (f"1. Charon ({mention(t.bob)}): LAND **20** · E {charon.economy} S {charon.effective_stability} "
+             f"M {charon.military} P {charon.propaganda} · **1** battle won"),
+            (f"2. Gracchan Republic ({mention(t.alice)}): LAND **20** · E {gracchan.economy} "
+             f"S {gracchan.effective_stability} M {gracchan.military} P {gracchan.propaganda} · **0** battles won")]
         assert (charon.propaganda, gracchan.propaganda) == (11, 9)
 
         # The pinned status is edited (the same message) to game over: the standings, no clock, no actions.
         assert t.status_message() is pin and len(pin.history) > edits_before
         shown = texts(pin)
-        assert pin.embeds[0]["title"] == "Nations — turn 1 — game over"
+        assert pin.embeds[0]["title"] == "Nations — turn 1 (12 h), over" and "**GAME OVER**" in shown
         assert "Charon" in shown and "wins" in shown
         assert "actions left" not in shown and "<t:" not in shown and "ends" not in shown
 

@@ -150,7 +150,7 @@ async def test_a_process_configured_for_shard_0_of_2_gets_the_servers_of_shard_0
             assert guild_0.id in {g.id for g in bot.guilds} and guild_1.id not in {g.id for g in bot.guilds}
             started = await t.fake.invoke(guild_0, shard_0, t.gm, "game start", options={"turn_hours": 12})
             await settle(t.fake)
-            assert "Turn of 12 h" in texts(t.status_message(shard_0))
+            assert t.status_message(shard_0).embeds[0]["title"] == "Nations — turn 1 (12 h)"
             assert started.acknowledged
         finally:
             await settle(t.fake, check_errors=False)
@@ -180,7 +180,7 @@ async def test_two_processes_running_at_once_announce_each_rollover_once(tmp_pat
         for channel in (shard_0, shard_1):
             [woken] = t.messages(channel)[posted[channel.id]:]
             assert texts(woken).startswith(rollover)
-            assert t.status_message(channel).embeds[0]["title"] == "Nations — turn 2"
+            assert t.status_message(channel).embeds[0]["title"].startswith("Nations — turn 2 (")
 
 
 # --- the status message that cannot be pinned ------------------------------------------------------------

@@ -46,8 +46,8 @@ def test_a_unit_and_its_rank_are_written_one_way_everywhere(game):
     """`#1 infantry GREEN` in every place a unit is shown: the new-unit line, promotion and demotion lines (the
     rank in capitals), the army on the console and on Discord, the autocomplete label and the battle selects."""
     from cogs.nations.autocomplete import unit_label
-    from cogs.nations.render import army_lines
     from cogs.nations.views import CommitSelect, PairSelect, RetreatSelect
+    from cogs.render import view_embeds
     from engine.describe import event_line
     from engine.nations.describe import unit_name, unit_ref
     from engine.nations.events import UnitAdded, UnitChanged
@@ -81,7 +81,8 @@ def test_a_unit_and_its_rank_are_written_one_way_everywhere(game):
         "promotion": event_line(promoted),
         "demotion": event_line(demoted),
         "army (console)": text_lines(army_view(avalon, game.rules))[1],
-        "army (Discord)": army_lines(avalon, game.rules).splitlines()[1].replace("`", ""),
+        "army (Discord)": view_embeds(army_view(avalon, game.rules))[0].description.splitlines()[0][2:].replace(
+            "\\", ""),
         "autocomplete": unit_label(avalon.units[1]),
         **{line: line for line in discord_lines},
     }

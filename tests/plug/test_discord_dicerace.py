@@ -87,11 +87,11 @@ async def test_a_fourth_rule_set_plays_on_discord_from_its_command_table(tmp_pat
             ("Refused — nothing changed", f"⛔ it is {bob}'s move, not yours", REFUSAL)]
         assert snapshot(await t.state(rb)) == before
 
-        # A query: the engine's view laid out (its title names the GM, so it heads the text in bold).
-        race_now = [f"**Dice Race — move 2, goal square 20; GM: {gm}**", "2 racers", f"• {alice}: square 4",
-                    f"• {bob}: square 0 ← to move until {at(1)}"]
+        # A query: the engine's view laid out (its title names the GM: cut before the name, the rest heads the text).
+        race_now = [f"GM: {gm}", "2 racers", f"• {alice}: square 4", f"• {bob}: square 0 ← to move until {at(1)}"]
         shown = await t.run(t.bob, "race show")
         assert not shown.ephemeral
+        assert shown.embeds[0]["title"] == "Dice Race — move 2, goal square 20"
         assert shown.embeds[0]["description"].splitlines() == race_now
         assert t.status_message().embeds[0]["description"].splitlines() == race_now  # the pinned status: the same
 
@@ -138,8 +138,9 @@ async def test_a_fourth_rule_set_plays_on_discord_from_its_command_table(tmp_pat
         original = snapshot(await t.state(rb))
         original["game"]["gm"] = str(t.bob.id)
         assert snapshot(copy) == original
+        assert t.status_message(annex).embeds[0]["title"] == "Dice Race — move 3, goal square 20"
         assert t.status_message(annex).embeds[0]["description"].splitlines() == [
-            f"**Dice Race — move 3, goal square 20; GM: {bob}**", "2 racers",
+            f"GM: {bob}", "2 racers",
             f"• {alice}: square 4 ← to move until {at(2)}", f"• {bob}: square 0"]
         assert t.status_message(annex) is not t.status_message()
 

@@ -384,8 +384,10 @@ async def test_an_ended_games_page_shows_its_results_and_stays_readable(table):
     assert "game over" in html and "The game is over" in section(html, "clock")
     assert 'id="countdown"' not in html
     results = section(html, "results")
-    assert "A tie: &lt;script&gt;alert(1)&lt;/script&gt; and Charon and Gracchan Republic" in results
-    assert "3. Gracchan Republic (alice): LAND 20 · E 12 S 10 M 8 P 10 · 0 battles won" in results
+    assert ("A tie: <strong>&lt;script&gt;alert(1)&lt;/script&gt;</strong> and <strong>Charon</strong> and "
+            "<strong>Gracchan Republic</strong>") in results
+    assert ("3. Gracchan Republic (alice): LAND <strong>20</strong> · E 12 S 10 M 8 P 10 · <strong>0</strong> "
+            "battles won") in results
     assert "GAME OVER" in section(html, "standings")
 
 

@@ -23,7 +23,7 @@ from engine.describe import same
 from engine.dice import FacesRecord, RollRecord
 from engine.errors import BadInput
 from engine.events import to_jsonable
-from engine.rulesets import ruleset_of
+from engine.rulesets import GameState, ruleset_of
 
 __all__ = ["CSV_COLUMNS", "EXPORT_CHUNK", "FORMATS", "FREE", "MAX_PAGE_SIZE", "MAX_PURPOSE", "LedgerFilter",
            "LedgerPage", "csv_rows", "filter_for", "ledger_page", "write_ledger"]
@@ -67,7 +67,7 @@ async def filter_for(referee: Any, channel: str, *, who: str | None = None, purp
     return game_id, checked_filter(state, who, purpose, turn_from, turn_to, gm_entered, free)
 
 
-def checked_filter(state: Any, who: str | None = None, purpose: str | None = None, turn_from: int | None = None,
+def checked_filter(state: GameState, who: str | None = None, purpose: str | None = None, turn_from: int | None = None,
                    turn_to: int | None = None, gm_entered: bool = False, free: str | None = None) -> LedgerFilter:
     """/log rolls' filters checked against the game (the side `who` found already, as stored): a bounded purpose,
     turns the game has had, from before to, a known free-roll choice. BadInput in one line otherwise (the game's

@@ -28,7 +28,7 @@ from engine.dice import FreeRoll, RandomRoller, Roller, RollRecord, free_roll
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import ActionUndone, Event, replay
 from engine.history import check_history
-from engine.rulesets import RULESETS, default_ruleset, ruleset
+from engine.rulesets import RULESETS, GameState, default_ruleset, ruleset
 from engine.view import At, Line, Part, Person, View, line, view
 
 CLOCK_ACTOR = "clock"
@@ -95,7 +95,7 @@ class Digest:
     """What /game digest lists: the game's log since `since`, in order (actions with their events, and free
     rolls), how many later actions were left out, where a next page starts, and whether the mark moved."""
 
-    state: Any
+    state: GameState
     since: datetime
     items: list[LoggedAction | RollRecord]
     left_out: int = 0
@@ -162,7 +162,7 @@ def _json_kind(value: Any) -> str:
         type(value), "null")
 
 
-def imported_summary(state: Any, source: str) -> str:
+def imported_summary(state: GameState, source: str) -> str:
     """One line saying what an import brought in, e.g. "Nations game imported from x.json: turn 3, 4 nations"."""
     rules = ruleset(state.ruleset)
     return f"{rules.title} game imported from {source}: {rules.summary(state)}"
@@ -295,14 +295,14 @@ class Referee:
             self.rules_by_set[name] = rules_for(name)
         return self.rules_by_set[name]
 
-    def context(self, state: Any, actor: str, gm_role: bool = False, ruleset_name: str | None = None,
+    def context(self, state: GameState | None, actor: str, gm_role: bool = False, ruleset_name: str | None = None,
                 now: datetime | None = None) -> Context:
         is_gm = gm_role or (state is not None and actor.lower() == state.gm.lower())
         rules = self.rules_for(state.ruleset if state is not None else ruleset_name or default_ruleset().name)
         return Context(now=now or self.clock(), actor=actor, rules=rules, is_gm=is_gm, roller=self.roller)
 
     @staticmethod
-    def is_gm(state: Any, actor: str, gm_role: bool = False) -> bool:
+    def is_gm(state: GameState, actor: str, gm_role: bool = False) -> bool:
         return gm_role or actor.lower() == state.gm.lower()
 
     async def game_id(self, channel: str) -> int:
@@ -318,7 +318,7 @@ class Referee:
             raise NoGame(NO_GAME)
         return found
 
-    async def state(self, channel: str) -> Any:
+    async def state(self, channel: str) -> GameState:
         return await self.store.load(await self.game_id(channel))
 
     async def shown_game_id(self, channel: str) -> int:
@@ -329,7 +329,7 @@ class Referee:
             raise NoGame(NO_GAME)
         return game_id
 
-    async def shown_state(self, channel: str) -> Any:
+    async def shown_state(self, channel: str) -> GameState:
         """The state of `shown_game_id`'s game (`state.ended`: the last game, over)."""
         return await self.store.load(await self.shown_game_id(channel))
 
@@ -403,7 +403,7 @@ class Referee:
             raise NoGame(NO_GAME) from None
         return self._report(game_id, result)
 
-    def _plan(self, state: Any, now: datetime, actor: str | None = None, action: Any = None, command: str = "",
+    def _plan(self, state: GameState, now: datetime, actor: str | None = None, action: Any = None, command: str = "",
               gm_role: bool = False, vocabulary: Command | None = None) -> Plan:
         """What one call does to a freshly loaded state (run in the store's thread): catch up, then the action."""
         if vocabulary is not None:

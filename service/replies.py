@@ -13,6 +13,7 @@ from data.store import LedgerFilter
 from engine.chartspec import Chart
 from engine.dice import FreeRoll
 from engine.fairness import DieFairness
+from engine.rulesets import GameState
 from engine.view import View
 from service.gmlog import GmPage
 from service.ledger import LedgerPage
@@ -43,7 +44,7 @@ class Shown(Reply):
 
     view: View
     over: bool = False
-    subject: Any = None  # the state it shows (for a front-end that lays a query out its own way)
+    subject: GameState | None = None  # the state it shows (for a front-end that lays a query out its own way)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,7 +56,7 @@ class Asked(Reply):
     game_id: int
     preview: UndoPreview | None = None
     standings: dict[str, Any] | None = None  # `GameEnded.standings` as the game stands now
-    subject: Any = None  # the state of the game it asks about
+    subject: GameState | None = None  # the state of the game it asks about
 
 
 @dataclass(frozen=True, kw_only=True)

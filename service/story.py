@@ -22,7 +22,7 @@ from engine.describe import same, utc_text
 from engine.dice import RollRecord
 from engine.errors import BadInput
 from engine.events import ActionUndone, Event
-from engine.rulesets import ruleset
+from engine.rulesets import GameState, ruleset
 from service.referee import Digest, Referee, digest_lines
 
 PAGE = 500  # actions read at once
@@ -48,13 +48,13 @@ def turn_starts(store: Any) -> dict[int, tuple[int, int, int]]:
 class Story:
     """One turn's story: the game's state now, the turn told, the current turn, and the turn's entries in order."""
 
-    state: Any
+    state: GameState
     turn: int
     current: int
     items: list[LoggedAction | RollRecord]
 
 
-def current_turn(state: Any) -> int:
+def current_turn(state: GameState) -> int:
     return max(int(getattr(state, "turn", 1) or 1), 1)
 
 
@@ -87,7 +87,7 @@ async def turn_story(referee: Referee, channel: str, turn: int | None = None) ->
     return await game_story(referee, await referee.shown_game_id(channel), turn)
 
 
-async def game_story(referee: Referee, game_id: int, turn: int | None = None, state: Any = None) -> Story:
+async def game_story(referee: Referee, game_id: int, turn: int | None = None, state: GameState | None = None) -> Story:
     """The story of `turn` (default: the current turn) of game `game_id` (Discord's Previous / Next turn buttons
     name the game they belong to). `state`: the game's state, when the caller has just read it."""
     if state is None:

@@ -43,7 +43,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from engine.commands import BY_PATH
 from engine.errors import BadInput, RefereeError
-from engine.rulesets import ruleset
+from engine.rulesets import GameState, ruleset
 from service import charts
 from service.ledger import FREE, MAX_PURPOSE, empty_text, ledger_page, write_ledger
 from service.referee import Referee
@@ -481,7 +481,7 @@ class GamePages:
 
     # --- what is drawn -------------------------------------------------------------------------------------------
 
-    def game_chart(self, state: Any, history: Any, namer: Namer) -> Any:
+    def game_chart(self, state: GameState, history: Any, namer: Namer) -> Any:
         """/game chart's chart of the game, its sides by their shown names; BadInput when there is nothing to draw."""
         drawn = BY_PATH[CHART_COMMAND].chart(state, history, {})
         return drawn.relabel(namer.text)

@@ -26,7 +26,7 @@ from engine.events import (
     to_jsonable,
 )
 from engine.history import HistoryEntry, Point, entry_to_dict, last_point
-from engine.rulesets import ruleset, ruleset_of
+from engine.rulesets import GameState, ruleset, ruleset_of
 
 T = TypeVar("T")
 log = logging.getLogger("referee.store")
@@ -68,7 +68,7 @@ class ListedGame:
     channel: str
     guild_id: int | None
     gm: str
-    state: Any
+    state: GameState
 
 
 @dataclass
@@ -104,7 +104,7 @@ class Games:
     """The store's part that creates, runs, saves, lists, exports and imports games."""
 
     async def create_game(
-        self, channel: str, guild_id: int | None, state: Any, events: list[Event],
+        self, channel: str, guild_id: int | None, state: GameState, events: list[Event],
         actor: str, command: str, now: datetime,
     ) -> tuple[int, int]:
         """A new game with its first action; returns (game id, action id)."""
@@ -271,7 +271,7 @@ class Games:
                 state = replay(entry.events, state)
             before = record_history(con, game_id, action_id, state, entry.events, before, entry.now)
 
-    async def undo(self, game_id: int, action_id: int | Sequence[int], state: Any,
+    async def undo(self, game_id: int, action_id: int | Sequence[int], state: GameState,
                    undo_event: Event | Sequence[Event], actor: str, command: str, now: datetime,
                    last_action: int | None = None) -> int:
         """Mark one action (or several, `/gm undo steps:N`), its events and its rolls undone, log the undo (one
@@ -311,7 +311,7 @@ class Games:
                 raise ChannelTaken(channel) from None
             raise
 
-    def _write_snapshot(self, con: sqlite3.Connection, game_id: int, state: Any) -> None:
+    def _write_snapshot(self, con: sqlite3.Connection, game_id: int, state: GameState) -> None:
         """The game's row: its snapshot document and its next due time (the clock's index)."""
         due = next_deadline(state)
         con.execute(
@@ -444,7 +444,7 @@ class Games:
         data["history"] = [entry_to_dict(e) for e in await self.history(game_id)]
         return data
 
-    async def import_game(self, channel: str, guild_id: int | None, state: Any, rolls: list[dict[str, Any]],
+    async def import_game(self, channel: str, guild_id: int | None, state: GameState, rolls: list[dict[str, Any]],
                           actor: str, command: str, now: datetime, history: Sequence[HistoryEntry] = ()) -> int:
         """A new game from an export's state, rolls and stat history: one GameImported event, the rolls and the
         history as they were, then whatever of the state the history does not show yet (at the import)."""

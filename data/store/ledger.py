@@ -27,7 +27,7 @@ from engine.events import (
     to_jsonable,
 )
 from engine.history import HistoryEntry, Point, entries_of
-from engine.rulesets import ruleset_of
+from engine.rulesets import GameState, ruleset_of
 
 # The live events of one action of a game (its game first: SQLite indexes events by game, not by action)
 ACTION_EVENTS = "SELECT data FROM events WHERE game_id = ? AND action_id = ? AND undone = 0 ORDER BY id"
@@ -323,7 +323,7 @@ def action_events(con: sqlite3.Connection, game_id: int, action_id: int) -> list
     return [event_from_dict(orjson.loads(row[0]), ruleset) for row in con.execute(ACTION_EVENTS, (game_id, action_id))]
 
 
-def record_history(con: sqlite3.Connection, game_id: int, action_id: int | None, state: Any,
+def record_history(con: sqlite3.Connection, game_id: int, action_id: int | None, state: GameState,
                    events: Sequence[Event], before: Point | None, at: datetime) -> Point | None:
     """One action's stat history: each value of `state` that differs from `before` (all of them without one)
     and the marks of its `events`, at the state's turn. Returns the state's point (None: its rule set keeps no

@@ -26,11 +26,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs import frontends
+from cogs.controls import DYNAMIC_ITEMS
 from cogs.ledger import DYNAMIC_ITEMS as LEDGER_ITEMS
 from cogs.ratelimits import bound_buckets
 from cogs.render import error_embed, use_clock
 from cogs.util import refuse
-from cogs.views import DYNAMIC_ITEMS
 from data.store import SHUTTING_DOWN, Store, StoreUnavailable
 from engine.dice import Roller
 from engine.errors import RefereeError

@@ -15,6 +15,7 @@ import tempfile
 import discord
 
 from cogs.charts import send_chart
+from cogs.controls import confirm_view
 from cogs.frontends import adapter_for
 from cogs.help import help_embed
 from cogs.ledger import gm_log_answer, ledger_answer, story_answer
@@ -40,7 +41,6 @@ from cogs.util import (
     publish,
     reply,
 )
-from cogs.views import confirm_view
 from engine.errors import BadInput
 from engine.fairness import DieFairness, fairness_lines
 from engine.vocabulary import Command

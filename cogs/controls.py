@@ -21,7 +21,7 @@ from cogs.util import actor, answer_report, bot_of, channel_key, has_gm_role, pu
 from engine.clock import EndGame
 from engine.errors import RefereeError, RuleViolation
 
-log = logging.getLogger("referee.views")
+log = logging.getLogger("referee.controls")
 
 
 async def guarded(interaction: discord.Interaction, work: Callable[[], Awaitable[Any]]) -> None:

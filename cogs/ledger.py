@@ -22,11 +22,11 @@ from typing import Any
 
 import discord
 
+from cogs.controls import guarded
 from cogs.render import safe, who
 from cogs.render.common import marked_when, message_batches
 from cogs.render.ledger import gm_log_embed, jump_url, ledger_page_embed, story_embeds
 from cogs.util import bot_of, channel_key, reply
-from cogs.views import guarded
 from engine.errors import RuleViolation
 from service.gmlog import gm_page
 from service.ledger import FREE, LedgerFilter, LedgerPage, empty_text, ledger_page

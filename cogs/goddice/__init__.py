@@ -3,13 +3,13 @@ clock's reminders with them, the table's status. `ADAPTER` is what the shared co
 registry names this package (`RuleSet.discord`)."""
 
 from cogs.frontends import DiscordAdapter
-from cogs.goddice import clock, complete, reminders, views
+from cogs.goddice import clock, complete, controls, reminders
 from cogs.util import answer_events
 
 ADAPTER = DiscordAdapter(
-    dynamic_items=views.DYNAMIC_ITEMS,
+    dynamic_items=controls.DYNAMIC_ITEMS,
     clock_kinds=frozenset({"player_reminded"}),
-    answer=views.answer_move,
+    answer=controls.answer_move,
     announce=clock.announce,
     after_change=clock.after_change,
     nudges=reminders.nudges,

@@ -10,11 +10,11 @@ from typing import Any
 
 import discord
 
+from cogs.controls import click_lock, guarded
 from cogs.goddice.render import FACES, move_prompt
 from cogs.host import RefereeHost
 from cogs.render import pings, report_embeds
 from cogs.util import actor, bot_of, channel_key, reply, run_command
-from cogs.views import click_lock, guarded
 from engine.errors import RuleViolation
 from engine.goddice.cards import FACE_NAMES
 from engine.goddice.common import campaign_game, legal_attacks, rollable, waiting_for
@@ -23,7 +23,7 @@ from engine.goddice.events import MoveAwaited
 from engine.goddice.state import FAVOR, OPENING, ROLLING, GoddiceState
 from service.referee import Report
 
-log = logging.getLogger("referee.views")
+log = logging.getLogger("referee.controls")
 
 MOVE_CONTROLS = 0  # the `choice_messages` row (battle 0: God Dice has no battles) of a game's move controls
 # the game, and the move: (a Campaign's later game, `game.`) its turn and the attack rolls made so far

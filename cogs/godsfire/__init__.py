@@ -5,16 +5,16 @@ report's signature (the turn and its phase). `ADAPTER` is what the shared cogs u
 registry names this package (`RuleSet.discord`)."""
 
 from cogs.frontends import DiscordAdapter
-from cogs.godsfire import buttons, complete, reminders, render
+from cogs.godsfire import complete, controls, reminders, render
 
 ADAPTER = DiscordAdapter(
-    dynamic_items=buttons.DYNAMIC_ITEMS,
+    dynamic_items=controls.DYNAMIC_ITEMS,
     footer=render.footer,
-    answer=buttons.answer,
-    announce=buttons.announce,
-    after_change=buttons.after_change,
+    answer=controls.answer,
+    announce=controls.announce,
+    after_change=controls.after_change,
     nudges=reminders.nudges,
     whose_autocomplete=complete.player_autocomplete,
     completers=complete.COMPLETERS,
-    answers={"godsfire system add": buttons.answer_with_sheet, "godsfire system conquer": buttons.answer_with_sheet},
+    answers={"godsfire system add": controls.answer_with_sheet, "godsfire system conquer": controls.answer_with_sheet},
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from cogs.godsfire.buttons import counter_label
+from cogs.godsfire.controls import counter_label
 from cogs.util import actor, has_gm_role, state_or_none
 from engine.godsfire.setup import FIELDS as SET_FIELDS
 from engine.godsfire.setup import RULESET

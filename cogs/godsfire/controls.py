@@ -21,6 +21,7 @@ from typing import Any
 
 import discord
 
+from cogs.controls import click_lock, guarded
 from cogs.godsfire.render import godsfire_embeds
 from cogs.host import RefereeHost
 from cogs.render import NO_PINGS, finish, message_batches, pings, report_embeds, view_embeds
@@ -35,7 +36,6 @@ from cogs.util import (
     run_action,
     run_command,
 )
-from cogs.views import click_lock, guarded
 from engine.commands import BY_PATH, build_action, coerce_options
 from engine.core import execute
 from engine.describe import plural
@@ -46,7 +46,7 @@ from engine.godsfire.views import system_view
 from engine.names import name_key
 from service.referee import Report
 
-log = logging.getLogger("referee.views")
+log = logging.getLogger("referee.controls")
 
 CONTROLS = 0  # the `choice_messages` row of a Godsfire game's controls (it has no battles of Nations' kind)
 ATTACK_OF = r"attack (\d+):"  # a loss choice's reason starts with its attack (`combat.choice_attack`)

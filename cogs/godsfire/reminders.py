@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from cogs.frontends import Nudge
-from cogs.godsfire.buttons import go_of
+from cogs.godsfire.controls import go_of
 from cogs.render import when
 from engine.events import Event
 from engine.godsfire.state import GodsfireState

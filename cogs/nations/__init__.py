@@ -3,10 +3,10 @@ does for it (its commands are built from the command table: `cogs.slash`). `ADAP
 of it (`cogs.frontends`); the registry names this package (`RuleSet.discord`)."""
 
 from cogs.frontends import DiscordAdapter
-from cogs.nations import autocomplete, clock, reminders, render, views
+from cogs.nations import autocomplete, clock, controls, reminders, render
 
 ADAPTER = DiscordAdapter(
-    dynamic_items=views.DYNAMIC_ITEMS,
+    dynamic_items=controls.DYNAMIC_ITEMS,
     side_of=render.side_of,
     report_fields=render.report_fields,
     headings=render.HEADINGS,

@@ -10,8 +10,8 @@ from datetime import datetime, timedelta
 import discord
 
 from cogs.clock import CONTENT_LIMIT, Clock, _chunks
+from cogs.nations.controls import choice_view
 from cogs.nations.render import nations_report_embeds
-from cogs.nations.views import choice_view
 from cogs.render import NO_PINGS, event_lines, message_batches, pings, safe, when, who
 from data.store import GameRow
 from engine.nations.common import RULESET, actions_left

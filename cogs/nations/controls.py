@@ -7,10 +7,10 @@ from typing import Any
 
 import discord
 
+from cogs.controls import click_lock, guarded
 from cogs.nations.autocomplete import unit_label
 from cogs.nations.render import answer
 from cogs.util import actor, bot_of, channel_key, has_gm_role, reply, run_action
-from cogs.views import click_lock, guarded
 from engine.errors import RuleViolation
 from engine.nations import war
 from engine.nations.describe import unit_ref

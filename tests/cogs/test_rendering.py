@@ -46,7 +46,7 @@ def test_a_unit_and_its_rank_are_written_one_way_everywhere(game):
     """`#1 infantry GREEN` in every place a unit is shown: the new-unit line, promotion and demotion lines (the
     rank in capitals), the army on the console and on Discord, the autocomplete label and the battle selects."""
     from cogs.nations.autocomplete import unit_label
-    from cogs.nations.views import CommitSelect, PairSelect, RetreatSelect
+    from cogs.nations.controls import CommitSelect, PairSelect, RetreatSelect
     from cogs.render import view_embeds
     from engine.describe import event_line
     from engine.nations.describe import unit_name, unit_ref

@@ -5,7 +5,8 @@ The shared core — what every game uses:
 - `events`: the event base, the shared events (dice, house settings, import, end, undo), replay;
 - `dice`: the one injectable roller and the roll ledger's records;
 - `clock`: deadlines and the catch-up (`Tick`); `gm`: entered dice and house settings;
-- `rulesets`: the registry the referee, store and clock dispatch on; `house`: house settings;
+- `rulesets`: the registry the referee, store and clock dispatch on, and `GameState`, what every rule set's state
+  offers them; `house`: house settings;
 - `vocabulary` and `commands`: commands → actions; `describe`: words; `errors`: refusals;
 - `names`: one normal form for player-given names; `schema`: what every import is checked against.
 

@@ -2,6 +2,9 @@
 store, undo, export/import, the clock, the console and the Discord cogs dispatch on a game's `ruleset`
 through it, and nothing shared knows any rule set by name. The one place that lists the installed rule sets
 is `engine/__init__.py` (a test may register one of its own with `register`).
+
+`GameState` is what the shared machinery uses of any game's state; a `RuleSet[S]` and its functions are typed with
+its own state's class `S`, and the registry holds rule sets of every state's class (`RuleSet[Any]`).
 """
 
 from __future__ import annotations
@@ -38,14 +41,15 @@ class GameState(Protocol):
     gm: str  # its GM
     ended: bool  # over (GameEnded): only the commands allowed after the end run
     turn: int  # where it stands: the turn, or the move (0 before the first)
-    forced_dice: list[Any]  # the dice a GM entered, waiting in order, as its rule set checked them (/gm dice)
+    forced_dice: list[Any]  # the dice a GM entered, in order, each rule set's own kind (numbers, faces): /gm dice
 
     @property
     def house(self) -> House | None:
-        """Its house settings (/gm house), its rule set's own `House`; None: the rule set has none."""
+        """Its house settings (/gm house), its rule set's own `House`; None: the rule set has none. (Read-only
+        here, so that a state whose field is its own subclass of `House` matches.)"""
 
 
-S = TypeVar("S", bound=GameState)
+S = TypeVar("S", bound=GameState)  # a rule set's own state's class
 
 
 @dataclass(frozen=True)

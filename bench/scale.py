@@ -413,6 +413,7 @@ async def worker_lateness(games: int, turns: int, turn_seconds: float) -> dict[s
     """With real time: `games` games whose turns last `turn_seconds`, started on the running bot (as /game
     start does: the referee, then the clock's `after_change`); how late after each deadline the rollover is
     committed (seen by a reader of the store) and announced (the fake Discord's message time)."""
+    from cogs.util import holding
     from engine.nations.peace import ClaimPreset
     from engine.nations.rules import HouseSettings
 
@@ -432,12 +433,13 @@ async def worker_lateness(games: int, turns: int, turn_seconds: float) -> dict[s
                 referee, clock = bot.referee, bot.get_cog("Clock")
                 deadlines: dict[int, datetime] = {}
                 for key in _keys(guild, rooms):
-                    report = await referee.start_game(key, str(gm.id), turn_hours=turn_seconds / 3600,
-                                                      guild_id=guild.id)
-                    for player, preset in zip(players, PRESETS, strict=True):
-                        name = "Merewyn" if preset == "11" else None
-                        report = await referee.act(key, str(gm.id), ClaimPreset(preset, str(player.id), name),
-                                                   "/nation claim")
+                    with holding():  # (the game made through the referee: its follow-up once, below)
+                        report = await referee.start_game(key, str(gm.id), turn_hours=turn_seconds / 3600,
+                                                          guild_id=guild.id)
+                        for player, preset in zip(players, PRESETS, strict=True):
+                            name = "Merewyn" if preset == "11" else None
+                            report = await referee.act(key, str(gm.id), ClaimPreset(preset, str(player.id), name),
+                                                       "/nation claim")
                     await clock.after_change(report)
                     deadlines[report.game_id] = report.state.turn_ends_at
                 watcher.start()

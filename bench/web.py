@@ -326,8 +326,11 @@ class Table:
         self.done += 1
         noop = await self.timed(self.rooms[game], self.players[who], "noop")
         grow = await self.timed(self.rooms[game], self.players[who], "economy grow")
-        await self.referee.act(self.keys[game], str(self.gm.id), self.grant(self.nations[who], "economy"),
-                               "/gm action grant")
+        from cogs.util import holding
+
+        with holding():  # (untimed, and not followed up on Discord: the action given back for the next round)
+            await self.referee.act(self.keys[game], str(self.gm.id), self.grant(self.nations[who], "economy"),
+                                   "/gm action grant")
         return noop, grow
 
     async def round_of(self, count: int, length: float) -> dict[str, Any]:

@@ -38,7 +38,6 @@ from cogs.util import (
     answer_events,
     bot_of,
     channel_id_of,
-    publish,
     reply,
 )
 from engine.errors import BadInput
@@ -94,9 +93,6 @@ async def show(interaction: discord.Interaction, asked_for: Request, answered: R
         await reply(interaction, embeds=embeds, view=view, ephemeral=private)
     elif isinstance(answered, Digested):
         await reply(interaction, embeds=digest_embeds(answered.digest), ephemeral=private)
-        caught = answered.digest.caught_up
-        if caught is not None and caught.events:
-            await publish(interaction, caught)
     elif isinstance(answered, Rolled):
         await reply(interaction, embed=free_roll_embed(actor(interaction), answered.roll, answered.logged),
                     ephemeral=private)
@@ -121,7 +117,6 @@ async def changed(interaction: discord.Interaction, command: Command, answered: 
     if answered.lead is not None:
         await reply(interaction, finish(answered.lead), ephemeral=True)
     if not answered.events:
-        await publish(interaction, report)
         return
     adapter = adapter_for(command.ruleset) if command.ruleset is not None else None
     answer = adapter.answers.get(command.path) or adapter.answer if adapter is not None else None

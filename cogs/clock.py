@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from array import array
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -40,7 +40,7 @@ from cogs.frontends import adapter_of
 from cogs.host import RefereeHost
 from cogs.remind import remind_players
 from cogs.render import NO_PINGS, message_batches, report_embeds, results_embed, status_embed, with_page_link
-from cogs.util import channel_id_of, note_report_message, rolled
+from cogs.util import HELD, channel_id_of, holding, note_report_message, rolled
 from data.store import GameRow, StoreUnavailable
 from engine.clock import next_deadline
 from engine.events import Event, GameEnded
@@ -58,6 +58,7 @@ OUTBOX = "outbox"
 OUTBOX_SWEEP = 60.0  # seconds between two looks at the outbox of announcements (an announcement's grace: 2 min)
 HEALTH_INTERVAL = 30.0  # seconds between two writes of the health file while connected (tests make it shorter)
 HELD_EVENTS = 1000  # queued catch-ups whose events the announcer keeps in memory (the others': read back)
+FOLLOWED = 10_000  # games whose newest followed-up change the clock remembers (an older one arriving after: re-read)
 PIN_HELP = ("I could not pin this game's status message: give me the *Pin Messages* permission in this channel "
             "(Server Settings → Roles, or the channel's permissions).")
 
@@ -187,6 +188,8 @@ class Clock(commands.Cog):
         self._armed: datetime | None = None  # when the timer fires (the bot's time)
         self._pin_told: set[int] = set()  # the games whose channel was told the status could not be pinned
         self._health_failed = False
+        self._followed: OrderedDict[int, int] = OrderedDict()  # each game's newest change followed up (`newest`)
+        self._unsubscribe: Callable[[], None] = lambda: None
         self.announcer = Announcer(follow=self.follow_caught)
         # coalesce: missed firings run once; no grace limit: a late firing still runs (it only catches up).
         self.scheduler = AsyncIOScheduler(timezone=UTC, job_defaults={
@@ -194,6 +197,7 @@ class Clock(commands.Cog):
         })
 
     async def cog_load(self) -> None:
+        self._unsubscribe = self.bot.referee.on_commit(self.committed)
         self.scheduler.start()
         self.scheduler.add_job(self.sweep_job, "interval", seconds=OUTBOX_SWEEP, id=OUTBOX, replace_existing=True)
         if self.bot.settings.health_file:
@@ -201,8 +205,25 @@ class Clock(commands.Cog):
         await self.rebuild()
 
     async def cog_unload(self) -> None:
+        self._unsubscribe()
         self.scheduler.shutdown(wait=False)
         self.announcer.close()
+
+    async def committed(self, report: Report, by_clock: bool) -> None:
+        """The referee committed a change: follow up on it (`after_change`) — once the interaction that made it is
+        answered, when one is being answered (`cogs.util.following`); the timer's own catch-ups it announces
+        itself (`by_clock`, and the wakes it runs: `holding`)."""
+        if by_clock:
+            return
+        held = HELD.get()
+        if held is not None:
+            held.append(report)
+            return
+        try:
+            await self.after_change(report)
+        except discord.HTTPException as err:  # its channel gone, or no longer ours to write in
+            log.warning("could not follow up game %s's change: %s", report.game_id, err,
+                        extra={"game_id": report.game_id})
 
     def now(self) -> datetime:
         """Now, by the referee's clock (the bot's `Runtime`: a fake one in the tests)."""
@@ -288,7 +309,9 @@ class Clock(commands.Cog):
     async def wake(self, game_id: int) -> None:
         """Catch up one game now, announce it, then the rest of `after_change` (also what a test calls)."""
         try:
-            await self.announce_and_follow(await self.bot.referee.catch_up(game_id, announce=True))
+            with holding():  # (announced and followed up here, not as a commit heard)
+                report = await self.bot.referee.catch_up(game_id, announce=True)
+            await self.announce_and_follow(report)
         except StoreUnavailable as err:
             log.warning("the clock could not wake game %s (%s); the timer tries again", game_id, err,
                         extra={"game_id": game_id})
@@ -339,7 +362,7 @@ class Clock(commands.Cog):
             row = await self.bot.store.game(report.game_id)
             if not row.channel.startswith("discord:"):
                 return
-            state = await self.bot.store.load(report.game_id)
+            state = self.newest(report) or await self.bot.store.load(report.game_id)
             channel = self.channel(row)
             adapter = adapter_of(state)
             if adapter.after_change is not None:
@@ -348,6 +371,22 @@ class Clock(commands.Cog):
             await self.announce_results(channel, report, state)
             await self.update_status(row, state, channel)
             await self.note_wake(row, state, dm_at)
+
+    def newest(self, report: Report) -> Any:
+        """The state a follow-up shows: the report's own, unless a newer change of the game was followed up before it
+        (two commands answered out of order): then None (the store's, as it is now). Changes are ordered by their
+        logged action (the store's ids grow); the last one seen of each game is remembered, a bounded number."""
+        version = max(report.action_ids, default=None)
+        if report.state is None or version is None:
+            return None
+        seen = self._followed.get(report.game_id)
+        if seen is not None and seen > version:
+            return None
+        self._followed[report.game_id] = version
+        self._followed.move_to_end(report.game_id)
+        while len(self._followed) > FOLLOWED:
+            self._followed.popitem(last=False)
+        return report.state
 
     async def remind_players(self, row: GameRow, state: GameState, report: Report,
                              channel: discord.PartialMessageable) -> datetime | None:

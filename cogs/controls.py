@@ -17,7 +17,7 @@ from typing import Any
 import discord
 
 from cogs.render import error_embed
-from cogs.util import actor, answer_report, bot_of, channel_key, has_gm_role, publish, reply, run_action
+from cogs.util import actor, answer_report, bot_of, channel_key, following, has_gm_role, reply, run_action
 from engine.clock import EndGame
 from engine.errors import RefereeError, RuleViolation
 
@@ -25,9 +25,11 @@ log = logging.getLogger("referee.controls")
 
 
 async def guarded(interaction: discord.Interaction, work: Callable[[], Awaitable[Any]]) -> None:
-    """Run a component's work; refusals and failures answer the clicker alone."""
+    """Run a component's work (what it changed followed up once it is answered: `following`); refusals and failures
+    answer the clicker alone."""
     try:
-        await work()
+        async with following(interaction):
+            await work()
     except RefereeError as err:
         await reply(interaction, embed=error_embed(str(err)), ephemeral=True)
     except Exception:
@@ -123,7 +125,6 @@ async def confirmed_undo(interaction: discord.Interaction, action_id: int | None
     report = await bot.referee.undo(channel_key(interaction), actor(interaction), gm_role=has_gm_role(interaction),
                                     expected=action_id, steps=steps)
     await answer_report(interaction, report)
-    await publish(interaction, report)
 
 
 def confirm_view(what: str, game_id: int, user_id: int, action_id: int | None = None, steps: int = 1,

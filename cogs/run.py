@@ -16,7 +16,7 @@ import discord
 
 from cogs.answers import show
 from cogs.remind import remind_me
-from cogs.util import THINKING, dispatcher, request
+from cogs.util import THINKING, dispatcher, following, request
 from engine.errors import BadInput
 from engine.vocabulary import Command, File
 from service.dispatch import Upload
@@ -59,4 +59,5 @@ async def run_slash(interaction: discord.Interaction, command: Command, given: d
         await interaction.response.defer(ephemeral=private, thinking=True)
         if not private:
             interaction.extras[THINKING] = True
-    await show(interaction, asked, await dispatcher(interaction).run(asked))
+    async with following(interaction):
+        await show(interaction, asked, await dispatcher(interaction).run(asked))

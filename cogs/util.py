@@ -3,8 +3,10 @@ command table through the service (`service.dispatch`) with its answer and follo
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextvars import ContextVar
 from typing import Any, cast
 
 import discord
@@ -166,13 +168,13 @@ async def run_action(interaction: discord.Interaction, action: Any, text: str,
 
 
 async def answer_change(interaction: discord.Interaction, report: Report, answer: Answer | None = None) -> None:
-    """Answer a change (its events, or `answer`), note the message that announced its rolls, then follow up."""
+    """Answer a change (its events, or `answer`) and note the message that announced its rolls (the follow-up —
+    the status, choices, reminders — comes once the interaction is answered: `following`)."""
     bot = bot_of(interaction)
     interaction.extras.pop(REPLIED, None)
     await (answer or answer_events)(interaction, report)
     if (replied := interaction.extras.get(REPLIED)) is not None:
         await note_report_message(bot, report, *replied)
-    await publish(interaction, report)
 
 
 def rolled(report: Report) -> bool:
@@ -196,11 +198,41 @@ async def answer_events(interaction: discord.Interaction, report: Report) -> Non
     await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state, actor(interaction)))
 
 
-async def publish(interaction: discord.Interaction, report: Report) -> None:
-    """After a change: the clock reschedules, the status message updates, battle choices are offered."""
-    clock = bot_of(interaction).get_cog("Clock")
-    if clock is not None:
-        await clock.after_change(report)  # type: ignore[attr-defined]
+HELD: ContextVar[list[Report] | None] = ContextVar("referee_held_follow_ups", default=None)
+"""The changes committed while an interaction is being answered (`following`): their follow-up waits for the answer."""
+
+
+@contextlib.contextmanager
+def holding() -> Iterator[None]:
+    """Commits made meanwhile are followed up by whoever holds them (the clock's own wakes): the clock, hearing of
+    them, leaves them be."""
+    token = HELD.set([])
+    try:
+        yield
+    finally:
+        HELD.reset(token)
+
+
+@contextlib.asynccontextmanager
+async def following(interaction: discord.Interaction) -> AsyncIterator[None]:
+    """Answer an interaction first, then follow up on what it changed: the referee tells the clock of each commit
+    (`Referee.on_commit`); while the interaction is being answered the clock holds them here, and they are followed
+    up (the status message, battle choices, reminders, the timer) once the answer is out — failed or not."""
+    token = HELD.set([])
+    try:
+        yield
+    finally:
+        held = HELD.get() or []
+        HELD.reset(token)
+        clock = bot_of(interaction).get_cog("Clock")
+        for report in held if clock is not None else []:
+            try:
+                await clock.after_change(report)  # type: ignore[attr-defined]
+            except discord.HTTPException as err:  # its channel gone, or no longer ours to write in
+                log.warning("could not follow up game %s's change: %s", report.game_id, err,
+                            extra={"game_id": report.game_id})
+            except Exception:
+                log.exception("the follow-up of game %s failed", report.game_id, extra={"game_id": report.game_id})
 
 
 async def game_state(interaction: discord.Interaction) -> GameState:

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import logging
 import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from engine.history import check_history
 from engine.rulesets import RULESETS, GameState, default_ruleset, ruleset
 from engine.view import At, Line, Part, Person, View, line, view
 
+log = logging.getLogger("referee.service")
 CLOCK_ACTOR = "clock"
 NO_GAME = "there is no game in this channel: start one with /game start"
 BUSY = "this channel already has a game running: /game status shows it"
@@ -232,6 +234,10 @@ class Report:
     action_ids: list[int] = field(default_factory=list)
 
 
+Listener = Callable[[Report, bool], Awaitable[None]]
+"""What hears of each commit (`Referee.on_commit`): (the report, whether it is the clock's rollover)."""
+
+
 @dataclass(frozen=True)
 class UndoneAction:
     """One action an undo would take back: its log row and its live events (its rolls among them)."""
@@ -284,6 +290,26 @@ class Referee:
         self.roller = roller or RandomRoller()
         self.clock = clock
         self._locks: dict[int, asyncio.Lock] = {}
+        self._listeners: list[Listener] = []
+
+    # --- after each commit -----------------------------------------------------------------------
+
+    def on_commit(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener(report, by_clock)` after each change this referee commits: a command's (its report: the
+        game's state after it, its events, its logged actions) or the clock's rollover (`by_clock`: a report of the
+        game's id and events, no state: the clock announces those itself). The front-ends follow up on it (Discord's
+        status, choices and reminders), the page tells its readers. Returns what unsubscribes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    async def committed(self, report: Report, by_clock: bool = False) -> None:
+        """Tell every listener of a commit, in order; a listener that fails is logged and the others still hear."""
+        for listener in list(self._listeners):
+            try:
+                await listener(report, by_clock)
+            except Exception:
+                log.exception("a listener of game %s's commit failed", report.game_id,
+                              extra={"game_id": report.game_id})
 
     def lock(self, game_id: int) -> asyncio.Lock:
         """Commands of one game run one at a time."""
@@ -382,11 +408,13 @@ class Referee:
         outcome = rules.start(self.context(None, actor, ruleset_name=rules.name),
                               {"turn_hours": turn_hours, "options": options})
         try:
-            game_id, _ = await self.store.create_game(channel, guild_id, outcome.state, outcome.events, actor,
-                                                      command, self.clock())
+            game_id, action_id = await self.store.create_game(channel, guild_id, outcome.state, outcome.events, actor,
+                                                              command, self.clock())
         except ChannelTaken:
             raise busy from None
-        return Report(game_id, outcome.state, outcome.events)
+        report = Report(game_id, outcome.state, outcome.events, action_ids=[action_id])
+        await self.committed(report)
+        return report
 
     async def act(self, channel: str, actor: str, action: Any, command: str, gm_role: bool = False,
                   vocabulary: Command | None = None) -> Report:
@@ -401,7 +429,9 @@ class Referee:
                 state, now, actor, action, command, gm_role, vocabulary))
         except NoLiveGame:
             raise NoGame(NO_GAME) from None
-        return self._report(game_id, result)
+        report = self._report(game_id, result)
+        await self.committed(report)
+        return report
 
     def _plan(self, state: GameState, now: datetime, actor: str | None = None, action: Any = None, command: str = "",
               gm_role: bool = False, vocabulary: Command | None = None) -> Plan:
@@ -450,8 +480,11 @@ class Referee:
         will announce it, and says so when it has (`Store.announced`): until then it stays in the outbox."""
         async with self.lock(game_id):
             plan = await self.store.run_game(game_id, lambda state: self._plan(state, self.clock()), announce)
-            return Report(game_id, plan.state, plan.entries[0].events if plan.entries else [],
-                          action_ids=plan.action_ids[:1])
+            report = Report(game_id, plan.state, plan.entries[0].events if plan.entries else [],
+                            action_ids=plan.action_ids[:1])
+        if report.events:
+            await self.committed(report)
+        return report
 
     async def _catch_up(self, game_id: int) -> list[Event]:
         plan = await self.store.run_game(game_id, lambda state: self._plan(state, self.clock()))
@@ -520,6 +553,9 @@ class Referee:
                 lock.release()
             self._drop_locks(created)
         await each(events, logged)
+        for game_id, game_events in events.items():
+            await self.committed(Report(game_id, None, game_events, action_ids=[logged[game_id]]
+                                        if game_id in logged else []), by_clock=True)
         return len(events)
 
     def _drop_locks(self, game_ids: list[int]) -> None:
@@ -607,7 +643,9 @@ class Referee:
             command = "/gm undo" + (f" steps:{steps}" if steps > 1 else "")
             await self.store.undo(game_id, [a.id for a in targets], new_state, undone, actor, command, self.clock(),
                                   last_action=newest.id)
-            return Report(game_id, new_state, list(undone), caught_up)
+        report = Report(game_id, new_state, list(undone), caught_up)
+        await self.committed(report)
+        return report
 
     async def rolls(self, channel: str, nation: str | None = None, limit: int = 10) -> list[RollRecord]:
         """The channel's latest `limit` rolls (1..MAX_ROLLS_SHOWN), of one nation or all: of its live game, or
@@ -627,6 +665,7 @@ class Referee:
             return roll, False
         state = await self.store.load(game_id)
         await self.store.add_free_roll(game_id, actor, roll, int(getattr(state, "turn", 0) or 0), self.clock())
+        await self.committed(Report(game_id, state, []))
         return roll, True
 
     async def digest(self, channel: str, actor: str, since: str | None = None, gm_role: bool = False) -> Digest:
@@ -713,4 +752,6 @@ class Referee:
             raise RuleViolation("this channel already has a game running: end it first with /game end") from None
         except (KeyError, TypeError, ValueError) as err:
             raise BadInput(f"the export's rolls are malformed: {type(err).__name__} {err}") from None
-        return Report(game_id, await self.store.load(game_id), [])
+        report = Report(game_id, await self.store.load(game_id), [])
+        await self.committed(report)
+        return report

@@ -26,6 +26,7 @@ Pages are cached by (game, version, query), charts by (game, version, name): 200
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import hashlib
 import io
@@ -130,13 +131,15 @@ class TokenBuckets:
 
 
 class Watch:
-    """One game's live-update poller and its listeners (each an asyncio.Event set when the version changes)."""
+    """One game's live-update poller and its listeners (each an asyncio.Event set when the version changes). `nudge`:
+    set when this process commits a change of the game (`Referee.on_commit`): the poller looks at once."""
 
     def __init__(self, game_id: int) -> None:
         self.game_id = game_id
         self.version: str | None = None
         self.listeners: set[asyncio.Event] = set()
         self.task: asyncio.Task[None] | None = None
+        self.nudge = asyncio.Event()
 
 
 class GamePages:
@@ -181,6 +184,7 @@ class GamePages:
         self._watches: dict[int, Watch] = {}
         self._listening: dict[str, int] = {}
         self._closing = False
+        self._unsubscribe = referee.on_commit(self.committed) if hasattr(referee, "on_commit") else (lambda: None)
         self._runner: web.AppRunner | None = None
         self.templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True,
                                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -219,8 +223,16 @@ class GamePages:
                           "(another program on that port?)") from None
         log.info("game pages served on %s:%s as %s", host, port, self.public_url)
 
+    async def committed(self, report: Any, by_clock: bool) -> None:
+        """A change of a game committed by this process: its readers' live updates look at once (a change made by
+        another process is seen at the next poll)."""
+        watch = self._watches.get(report.game_id)
+        if watch is not None:
+            watch.nudge.set()
+
     async def close(self) -> None:
         """Stop serving: the live-update streams end, the pollers stop."""
+        self._unsubscribe()
         await self._shut(self.app)
         runner, self._runner = self._runner, None
         if runner is not None:
@@ -460,9 +472,12 @@ class GamePages:
         return watch
 
     async def _poll(self, watch: Watch) -> None:
-        """One game's poller: its version every `poll_seconds` while anyone listens, each change told to all."""
+        """One game's poller: its version every `poll_seconds` while anyone listens (at once when this process
+        commits a change of it: `committed`), each change told to all."""
         while True:
-            await asyncio.sleep(self.poll_seconds)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(watch.nudge.wait(), self.poll_seconds)
+            watch.nudge.clear()
             if not watch.listeners or self._closing:
                 if self._watches.get(watch.game_id) is watch:
                     del self._watches[watch.game_id]

@@ -544,3 +544,24 @@ async def test_the_announcer_keeps_few_events_and_says_everything_once_in_order(
                     (5, 105, None), (0, None, "a send of its own"), (6, 106, None), (7, 107, None), (8, 108, None),
                     (9, None, ["no action id: kept"])]
     assert announcer.held == 0 and len(announcer) == 0
+
+
+async def test_a_commands_follow_up_is_told_by_the_referee_and_reads_no_state(tmp_path):
+    """The referee tells the clock of each commit (`Referee.on_commit`) with the state after it: the answer first,
+    then the follow-up (the status message edited), and no load of the game from the store for it."""
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        store, loads = rb.bot.store, []
+        original = store.load
+
+        async def load(game_id: int) -> object:
+            loads.append(game_id)
+            return await original(game_id)
+
+        store.load = load  # type: ignore[method-assign]
+        status = t.status_message()
+        edits = len(status.history)
+        t.dice.push(9)
+        answered = await t.run(t.alice, "economy military")
+        assert "MILITARY" in texts(answered) and len(status.history) == edits + 1  # followed up: the status edited
+        assert loads == []

@@ -283,6 +283,20 @@ async def test_live_updates_tell_every_listener_of_a_new_version_once_a_command_
         assert pages.listeners == 0 and not pages._watches  # the poller stops with its last listener
 
 
+async def test_a_change_committed_here_is_told_at_once_without_waiting_for_the_poll(table):
+    """The pages hear of this process's commits (`Referee.on_commit`): a listener learns of a command at once, though
+    the poller looks only every minute (for another process's changes)."""
+    await table.play(NATIONS[:3])
+    token = await table.token()
+    async with serving(table, poll_seconds=60, heartbeat_seconds=60) as (client, _):
+        stream = await client.get(f"/g/{token}/events")
+        _, version = await read_event(stream)
+        await table.play(["bob /nation claim preset:Charon"])
+        event, newer = await asyncio.wait_for(read_event(stream), 30)  # (a bound for a failure; it comes at once)
+        assert event == "version" and newer != version
+        stream.close()
+
+
 async def test_a_rotated_links_stream_ends(table):
     await table.play(NATIONS[:2])
     token = await table.token()

@@ -217,7 +217,7 @@ class Clock(commands.Cog):
             return
         held = HELD.get()
         if held is not None:
-            held.append(report)
+            held.append(lambda: self.after_change(report))
             return
         try:
             await self.after_change(report)

@@ -198,41 +198,40 @@ async def answer_events(interaction: discord.Interaction, report: Report) -> Non
     await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state, actor(interaction)))
 
 
-HELD: ContextVar[list[Report] | None] = ContextVar("referee_held_follow_ups", default=None)
-"""The changes committed while an interaction is being answered (`following`): their follow-up waits for the answer."""
+FollowUp = Callable[[], Awaitable[None]]
+HELD: ContextVar[list[FollowUp] | None] = ContextVar("referee_held_follow_ups", default=None)
+"""The follow-ups of the changes committed while an interaction is being answered (`following`): they wait for the
+answer."""
 
 
 @contextlib.contextmanager
-def holding() -> Iterator[None]:
+def holding() -> Iterator[list[FollowUp]]:
     """Commits made meanwhile are followed up by whoever holds them (the clock's own wakes): the clock, hearing of
-    them, leaves them be."""
+    them, leaves their follow-ups here."""
     token = HELD.set([])
     try:
-        yield
+        yield HELD.get() or []
     finally:
         HELD.reset(token)
 
 
 @contextlib.asynccontextmanager
 async def following(interaction: discord.Interaction) -> AsyncIterator[None]:
-    """Answer an interaction first, then follow up on what it changed: the referee tells the clock of each commit
-    (`Referee.on_commit`); while the interaction is being answered the clock holds them here, and they are followed
-    up (the status message, battle choices, reminders, the timer) once the answer is out — failed or not."""
-    token = HELD.set([])
-    try:
-        yield
-    finally:
-        held = HELD.get() or []
-        HELD.reset(token)
-        clock = bot_of(interaction).get_cog("Clock")
-        for report in held if clock is not None else []:
-            try:
-                await clock.after_change(report)  # type: ignore[attr-defined]
-            except discord.HTTPException as err:  # its channel gone, or no longer ours to write in
-                log.warning("could not follow up game %s's change: %s", report.game_id, err,
-                            extra={"game_id": report.game_id})
-            except Exception:
-                log.exception("the follow-up of game %s failed", report.game_id, extra={"game_id": report.game_id})
+    """Answer an interaction first, then follow up on what it changed: the referee tells its listeners of each commit
+    (`Referee.on_commit`; Discord's clock among them), which leave their follow-ups here while the interaction is
+    being answered; they run (the status message, battle choices, reminders, the timer) once the answer is out —
+    failed or not."""
+    with holding() as held:
+        try:
+            yield
+        finally:
+            for follow_up in held:
+                try:
+                    await follow_up()
+                except discord.HTTPException as err:  # its channel gone, or no longer ours to write in
+                    log.warning("could not follow up a change in channel %s: %s", interaction.channel_id, err)
+                except Exception:
+                    log.exception("the follow-up of a change in channel %s failed", interaction.channel_id)
 
 
 async def game_state(interaction: discord.Interaction) -> GameState:

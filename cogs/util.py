@@ -208,9 +208,10 @@ answer."""
 def holding() -> Iterator[list[FollowUp]]:
     """Commits made meanwhile are followed up by whoever holds them (the clock's own wakes): the clock, hearing of
     them, leaves their follow-ups here."""
-    token = HELD.set([])
+    held: list[FollowUp] = []
+    token = HELD.set(held)
     try:
-        yield HELD.get() or []
+        yield held
     finally:
         HELD.reset(token)
 

@@ -44,7 +44,7 @@ from engine.errors import BadInput
 from engine.fairness import DieFairness, fairness_lines
 from engine.vocabulary import Command
 from service.dispatch import Request
-from service.referee import GAME_OVER, MAX_LISTED, PAGE_ABOUT, PAGE_ROTATED, GameList
+from service.referee import GAME_OVER, MAX_LISTED, PAGE_ABOUT, PAGE_ROTATED
 from service.replies import (
     Asked,
     Attached,
@@ -62,6 +62,7 @@ from service.replies import (
     Shown,
     Told,
 )
+from service.reports import GameList
 
 log = logging.getLogger("referee.discord")
 NO_GAMES = "No game is running in this server: /game start starts one in a channel."

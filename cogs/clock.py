@@ -45,7 +45,7 @@ from data.store import GameRow, StoreUnavailable
 from engine.clock import next_deadline
 from engine.events import Event, GameEnded
 from engine.rulesets import GameState
-from service.referee import Report
+from service.reports import Report
 
 log = logging.getLogger("referee.clock")
 Follow = Callable[[int, int | None, list[Event] | None], Awaitable[None]]  # a caught-up game, announced

@@ -25,7 +25,7 @@ from engine.rulesets import RULESETS
 
 if TYPE_CHECKING:
     from data.store import GameRow
-    from service.referee import Report
+    from service.reports import Report
 
     Answer = Callable[[discord.Interaction, Report], Awaitable[None]]
 

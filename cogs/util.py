@@ -20,7 +20,7 @@ from engine.events import DiceRolled, DieRolled
 from engine.rulesets import GameState
 from engine.vocabulary import Command
 from service.dispatch import Dispatcher, Front, Request, Upload
-from service.referee import Report
+from service.reports import Report
 
 log = logging.getLogger("referee.discord")
 REPLIED = "referee:replied"

@@ -45,8 +45,9 @@ from engine.rulesets import ruleset
 from engine.view import Line, View, text_lines
 from engine.vocabulary import File
 from service import charts, gmlog, ledger
+from service.digest import digest_lines
 from service.dispatch import BUSY, Dispatcher, Front, Request, Upload
-from service.referee import GAME_OVER, PAGE_ABOUT, Referee, digest_lines, utc_now
+from service.referee import GAME_OVER, PAGE_ABOUT, Referee, utc_now
 from service.replies import (
     Asked,
     Attached,

@@ -21,7 +21,8 @@ from engine.fairness import game_fairness
 from engine.rulesets import default_ruleset, ruleset_of
 from engine.toml_text import parse_toml
 from service import gmlog, ledger
-from service.referee import BUSY, Referee, imported_summary, read_export
+from service.imports import imported_summary, read_export
+from service.referee import BUSY, Referee
 from service.replies import (
     Asked,
     Attached,

@@ -10,100 +10,46 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import json
 import logging
-import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 import engine  # noqa: F401  (registers every rule set)
 from data import rules_for
-from data.store import ActionRow, ChannelTaken, Entry, LoggedAction, LoggedEvent, NoLiveGame, Plan, Quick, Store
+from data.store import ChannelTaken, Entry, LoggedAction, NoLiveGame, Plan, Quick, Store
 from engine.clock import Tick
 from engine.commands import Command, check_ruleset
 from engine.core import Context, execute
-from engine.describe import event_line, plural, roll_line, same, utc_text
 from engine.dice import FreeRoll, RandomRoller, Roller, RollRecord, free_roll
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
-from engine.events import ActionUndone, Event, replay
+from engine.events import Event
 from engine.history import check_history
 from engine.rulesets import RULESETS, GameState, default_ruleset, ruleset
-from engine.view import At, Line, Part, Person, View, line, view
+from engine.view import At, Part, Person, line
+from service.digest import MAX_DIGEST, parse_since
+from service.reports import (
+    CLOCK_ACTOR,
+    MAX_LISTED,
+    Digest,
+    GameList,
+    Listener,
+    Report,
+)
+from service.undo import Undo
 
 log = logging.getLogger("referee.service")
-CLOCK_ACTOR = "clock"
 NO_GAME = "there is no game in this channel: start one with /game start"
 BUSY = "this channel already has a game running: /game status shows it"
 DUE_BATCH = 200  # games caught up in one transaction
 MAX_ROLLS_SHOWN = 1000
-MAX_EXPORT_BYTES = 5_000_000  # the largest export file /game import reads
 GAME_OVER = "Game over: this is the channel's last game, ended. /game start starts a new one here."
-MAX_DIGEST = 200  # the most actions one /game digest lists
-MAX_LISTED = 25  # the most games one /game list shows
-MAX_UNDO_STEPS = 20  # the most actions one /gm undo takes back
-MOVED_ON = ("the game moved on since this preview (those actions were already undone, or something happened since): "
-            "/gm undo again to see what is last now")
 NO_PAGES = ("this bot serves no game pages: its host turns them on with WEB_PORT (and PUBLIC_URL, the address players "
             "see); nothing changed")
 PAGE_ABOUT = ("The page shows the standings, the turn clock, the charts, the roll ledger and the story of each turn, "
               "and updates by itself. Anyone with the link can read it (no one can change anything there): share it "
               "with the players only.")
 PAGE_ROTATED = "The GM changed this game's page link: the old one no longer works. /game page gives the new one."
-MAX_SINCE = timedelta(days=366)  # the furthest back a relative `since:` reaches
-_RELATIVE = re.compile(r"(\d{1,5}(?:\.\d{1,3})?)\s*(m|min|mins|minutes?|h|hours?|d|days?|w|weeks?)", re.IGNORECASE)
-_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-
-
-def parse_since(text: str, now: datetime, began: datetime | None = None) -> datetime:
-    """A digest's `since:`: a relative span back from `now` ("12h", "2d", "90m", "1w"; at most a year) or an
-    ISO time ("2026-03-01T12:00", UTC unless it names its offset) within the game's life: not before `began`
-    (when given), not in the future. BadInput, in one line, otherwise — a time beyond the calendar's ends too
-    (0001-01-01T00:00+14:00 is in year 0 in UTC)."""
-    given = " ".join(str(text).split())
-    if len(given) > 40:
-        raise BadInput("since is a time like 2026-03-01T12:00 or a span like 12h or 2d: that is too long")
-    relative = _RELATIVE.fullmatch(given)
-    if relative:
-        span = timedelta(**{_UNITS[relative.group(2)[0].lower()]: float(relative.group(1))})
-        if span > MAX_SINCE:
-            raise BadInput(f"since reaches back at most {MAX_SINCE.days} days, not {given}")
-        return now - span
-    try:
-        moment = datetime.fromisoformat(given.replace(" ", "T", 1) if " " in given else given)
-    except ValueError:
-        raise BadInput(f"since is a time like 2026-03-01T12:00 (UTC) or a span like 12h, 2d or 90m, "
-                       f"not {given!r}") from None
-    offset = moment.utcoffset() or timedelta(0)
-    try:
-        moment = (moment.replace(tzinfo=None) - offset).replace(tzinfo=UTC)
-        shown = f"{moment:%Y-%m-%d %H:%M} UTC"
-    except OverflowError:  # beyond year 1 or 9999 in UTC: before any game, or in the future
-        moment = datetime.min.replace(tzinfo=UTC) if offset > timedelta(0) else datetime.max.replace(tzinfo=UTC)
-        shown = given
-    if moment > now:
-        raise BadInput(f"since is in the future ({shown}): a digest lists what has happened")
-    if began is not None:  # to the minute, as it is shown: its own minute is in the game's life
-        began = (began.replace(tzinfo=UTC) if began.tzinfo is None else began).replace(second=0, microsecond=0)
-    if began is not None and moment < began:
-        raise BadInput(f"since is before this game began ({began.astimezone(UTC):%Y-%m-%d %H:%M} UTC): a digest "
-                       "lists the game's own log")
-    return moment
-
-
-@dataclass
-class Digest:
-    """What /game digest lists: the game's log since `since`, in order (actions with their events, and free
-    rolls), how many later actions were left out, where a next page starts, and whether the mark moved."""
-
-    state: GameState
-    since: datetime
-    items: list[LoggedAction | RollRecord]
-    left_out: int = 0
-    next_since: datetime | None = None
-    marked: bool = False
-    caught_up: Report | None = None  # what fell due and was applied first (its events are in `items` too)
 
 
 @contextlib.contextmanager
@@ -124,160 +70,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def read_export(raw: bytes | str) -> dict[str, Any]:
-    """An export file's bytes (or text) as its JSON object; BadInput, in one line, for anything else.
-
-    Refuses more than MAX_EXPORT_BYTES, bytes that are not UTF-8, text that is not JSON (a nesting too deep
-    for the parser included) and JSON whose top level is not an object. What the object holds is checked
-    by `Referee.import_game`."""
-    if isinstance(raw, str):
-        if len(raw) > MAX_EXPORT_BYTES:
-            raise BadInput(f"that export is too large: at most {MAX_EXPORT_BYTES:,} bytes")
-        try:
-            raw = raw.encode("utf-8")
-        except UnicodeEncodeError:
-            raise BadInput("that export is not valid UTF-8 text") from None
-    elif not isinstance(raw, bytes | bytearray | memoryview):
-        raise BadInput("that export is not a file's contents")
-    if len(raw) > MAX_EXPORT_BYTES:
-        raise BadInput(f"that export is too large: {len(raw):,} bytes, at most {MAX_EXPORT_BYTES:,}")
-    try:
-        text = bytes(raw).decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise BadInput(f"that export is not valid UTF-8 text (byte {err.start})") from None
-    try:
-        data = json.loads(text)
-    except RecursionError:
-        raise BadInput("that export is not valid JSON: it is nested too deeply") from None
-    except ValueError as err:  # json.JSONDecodeError, and integers too long to read
-        reason = err.msg if isinstance(err, json.JSONDecodeError) else str(err).split(";")[0]
-        where = f" (line {err.lineno}, column {err.colno})" if isinstance(err, json.JSONDecodeError) else ""
-        raise BadInput(f"that export is not valid JSON: {reason}{where}") from None
-    if not isinstance(data, dict):
-        raise BadInput(f"that export is not a game export: its top level is a JSON {_json_kind(data)}, "
-                       "not an object")
-    return data
-
-
-def _json_kind(value: Any) -> str:
-    return {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(
-        type(value), "null")
-
-
-def imported_summary(state: GameState, source: str) -> str:
-    """One line saying what an import brought in, e.g. "Nations game imported from x.json: turn 3, 4 nations"."""
-    rules = ruleset(state.ruleset)
-    return f"{rules.title} game imported from {source}: {rules.summary(state)}"
-
-
-def digest_lines(digest: Digest, when: Callable[[datetime], str] = utc_text,
-                 who: Callable[[str], str] = same, events: Callable[[list[Event]], list[str]] | None = None,
-                 free: Callable[[RollRecord], str] | None = None, command: Callable[[str], str] = same) -> list[str]:
-    """/game digest as lines: a head, then each action (when, who, the command) with its events' lines indented
-    under it, and how it ends. The console's words by default; Discord passes its own `when`, `who`, event
-    lines, free-roll line and `command` (escaping)."""
-    def plain_events(found: list[Event]) -> list[str]:
-        return [line for e in found if (line := event_line(e, when, who))]
-
-    words = events or plain_events
-    count = len(digest.items)
-    lines = [f"Digest since {when(digest.since)}: "
-             + (f"{count} {'entry' if count == 1 else 'entries'}" if count else "nothing has happened since then")]
-    for item in digest.items:
-        if isinstance(item, LoggedAction):
-            act = item.action
-            lines.append(f"{when(act.at)} — the clock" if act.actor == CLOCK_ACTOR
-                         else f"{when(act.at)} — {who(act.actor)}: {command(act.command)}")
-            lines += [f"  {line}" for line in words(item.events)]
-        else:
-            lines.append(f"{when(item.at)} — {who(item.nation or '?')}: /roll")
-            lines.append("  " + (free or roll_line)(item))
-    if digest.left_out:
-        lines.append(f"{plural(digest.left_out, 'later action')} left out (at most {len(digest.items)} at once): "
-                     f"/game digest since:{digest.next_since:%Y-%m-%dT%H:%M:%S} goes on from there.")
-    if digest.marked:
-        lines.append("The next /game digest starts from here.")
-    return lines
-
-
-@dataclass(frozen=True)
-class GameList:
-    """/game list: each live game shown, as its channel (the store's key) and its line, and how many more there
-    are than were shown."""
-
-    games: list[tuple[str, Line]]
-    more: int = 0
-
-    @property
-    def count(self) -> int:
-        """How many live games there are in all."""
-        return len(self.games) + self.more
-
-    def view(self, where: str) -> View:
-        """The list as text front-ends show it: a title, then each game under its channel's key."""
-        if not self.count:
-            return view(f"No game is running in {where}: /game start starts one.")
-        more = [line(f"…and {self.more} more (at most {MAX_LISTED} are shown).")] if self.more else []
-        return view(f"Games running in {where}: {self.count}",
-                    *[line(f"{key}: ", *shown.parts, item=True) for key, shown in self.games], *more)
-
-
-@dataclass
-class Report:
-    """What one call did: the game, its events in order (catch-up first) and the state after, and the logged
-    actions it reports (catch-up first), whose announcing message a front-end may record for /log rolls."""
-
-    game_id: int
-    state: Any
-    events: list[Event] = field(default_factory=list)
-    caught_up: list[Event] = field(default_factory=list)
-    action_ids: list[int] = field(default_factory=list)
-
-
-Listener = Callable[[Report, bool], Awaitable[None]]
-"""What hears of each commit (`Referee.on_commit`): (the report, whether it is the clock's rollover)."""
-
-
-@dataclass(frozen=True)
-class UndoneAction:
-    """One action an undo would take back: its log row and its live events (its rolls among them)."""
-
-    action: ActionRow
-    events: list[Event]
-
-
-@dataclass(frozen=True)
-class UndoPreview:
-    """What `/gm undo steps:N` would take back now, newest first (`Referee.preview_undo`)."""
-
-    game_id: int
-    actions: list[UndoneAction]
-
-    @property
-    def action_ids(self) -> tuple[int, ...]:
-        return tuple(a.action.id for a in self.actions)
-
-    @property
-    def steps(self) -> int:
-        return len(self.actions)
-
-    def lines(self, words: Callable[[Event], str | None] = event_line, when: Callable[[datetime], str] = utc_text,
-              who: Callable[[str], str] = same) -> list[str]:
-        """The preview in words, the same on every front-end: a heading, then each action (its actor, command
-        and time) and under it its events' lines — its rolls and every change it made. `words` words one event
-        (the console: `event_line`; Discord marks rolls its own way)."""
-        count = "the last action" if self.steps == 1 else f"the last {self.steps} actions"
-        lines = [f"Undo {count}? It takes back, newest first, with their rolls and every change they made:"
-                 if self.steps > 1 else f"Undo {count}? It takes back, with its rolls and every change it made:"]
-        for number, undone in enumerate(self.actions, 1):
-            row = undone.action
-            lines.append(f"{number}. {who(row.actor)}: “{row.command}” ({when(row.at)})")
-            shown = [line for event in undone.events if (line := words(event))]
-            lines += [f"    {line}" for line in shown] or ["    (no roll and no change to show)"]
-        return lines
-
-
-class Referee:
+class Referee(Undo):
     """One store, one roller and one clock shared by every game; each game runs under its rule set's rules."""
 
     def __init__(self, store: Store, rules: Any = None, roller: Roller | None = None,
@@ -565,87 +358,6 @@ class Referee:
             lock = self._locks.get(game_id)
             if lock is not None and not lock.locked() and not getattr(lock, "_waiters", None):
                 del self._locks[game_id]
-
-    async def undo_target(self, channel: str) -> ActionRow | None:
-        """The action `/gm undo` would take back now (the last one that is not the clock's or the game's
-        start), or None."""
-        targets = await self._undo_targets(await self.game_id(channel), 1)
-        return targets[0] if targets else None
-
-    async def _undo_targets(self, game_id: int, steps: int) -> list[ActionRow]:
-        """The last `steps` actions undo may take back (fewer when there are fewer), newest first: not the
-        clock's, not the game's start, not an undo."""
-        logged = await self.store.events(game_id)
-        foundational = {e.action_id for e in logged if e.event.starts_game or isinstance(e.event, ActionUndone)}
-        return [a for a in await self.store.actions(game_id, limit=1000, include_undone=False)
-                if a.actor != CLOCK_ACTOR and a.id not in foundational][:steps]
-
-    @staticmethod
-    def _check_steps(steps: int) -> None:
-        if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_UNDO_STEPS:
-            raise BadInput(f"steps is how many of the last actions to undo: 1 to {MAX_UNDO_STEPS}, not {steps}")
-
-    async def _planned_undo(self, game_id: int, steps: int) -> tuple[list[ActionRow], list[LoggedEvent], Any]:
-        """The actions `steps` undoes, the live log, and the state without them; refused in one line when there
-        are fewer undoable actions than `steps`, or when the log without them no longer replays."""
-        targets = await self._undo_targets(game_id, steps)
-        if not targets:
-            raise RuleViolation("there is nothing to undo")
-        if len(targets) < steps:
-            raise RuleViolation(f"only {plural(len(targets), 'action')} can be undone, not {steps}")
-        logged = await self.store.events(game_id)
-        ids = {a.id for a in targets}
-        try:
-            new_state = replay(e.event for e in logged if e.action_id not in ids)
-        except (KeyError, ValueError, IndexError) as err:
-            which = targets[0].command if len(targets) == 1 else f"the last {len(targets)} actions"
-            raise RuleViolation(f"{which} cannot be undone any more ({err})") from None
-        return targets, logged, new_state
-
-    async def preview_undo(self, channel: str, actor: str, steps: int = 1, gm_role: bool = False) -> UndoPreview:
-        """What `/gm undo steps:N` would take back now — each action with its command, its rolls and every
-        change it made — without changing anything (each front-end shows its `lines`, then asks to confirm).
-        Refused, in one line, as the undo itself would be."""
-        self._check_steps(steps)
-        game_id = await self.game_id(channel)
-        state = await self.store.load(game_id)
-        if not self.is_gm(state, actor, gm_role):
-            raise NotGM("only the GM may undo")
-        targets, logged, _ = await self._planned_undo(game_id, steps)
-        return UndoPreview(game_id, [UndoneAction(a, [e.event for e in logged if e.action_id == a.id])
-                                     for a in targets])
-
-    async def undo(self, channel: str, actor: str, gm_role: bool = False,
-                   expected: int | Sequence[int] | None = None, steps: int = 1) -> Report:
-        """GM: take back the game's last `steps` actions (1 to MAX_UNDO_STEPS), their rolls included, by
-        replaying the log without them: one transaction, one logged undo.
-
-        `expected`: the action ids the GM confirmed undoing (`UndoPreview.action_ids`; an int: the newest of
-        them); when they are no longer the last ones (undone already, or something happened since) nothing is
-        undone. A confirmation applies once."""
-        self._check_steps(steps)
-        game_id = await self.game_id(channel)
-        async with self.lock(game_id):
-            caught_up = await self._catch_up(game_id)
-            state = await self.store.load(game_id)
-            if not self.is_gm(state, actor, gm_role):
-                raise NotGM("only the GM may undo")
-            # The game's newest action before anything is checked: whatever another process logs after it makes
-            # the store refuse the undo (GameMovedOn), so the actions checked here are the ones taken back.
-            [newest] = await self.store.actions(game_id, limit=1)
-            if expected is not None:
-                now_ids = tuple(a.id for a in await self._undo_targets(game_id, steps))
-                wanted = (expected,) if isinstance(expected, int) else tuple(expected)
-                if len(now_ids) < steps or now_ids[:len(wanted)] != wanted:
-                    raise RuleViolation(MOVED_ON)
-            targets, _, new_state = await self._planned_undo(game_id, steps)
-            undone = [ActionUndone(a.id, a.command, actor, a.actor) for a in targets]
-            command = "/gm undo" + (f" steps:{steps}" if steps > 1 else "")
-            await self.store.undo(game_id, [a.id for a in targets], new_state, undone, actor, command, self.clock(),
-                                  last_action=newest.id)
-        report = Report(game_id, new_state, list(undone), caught_up)
-        await self.committed(report)
-        return report
 
     async def rolls(self, channel: str, nation: str | None = None, limit: int = 10) -> list[RollRecord]:
         """The channel's latest `limit` rolls (1..MAX_ROLLS_SHOWN), of one nation or all: of its live game, or

@@ -17,7 +17,7 @@ from engine.rulesets import GameState
 from engine.view import View
 from service.gmlog import GmPage
 from service.ledger import LedgerPage
-from service.referee import Digest, GameList, Report, UndoPreview
+from service.reports import Digest, GameList, Report, UndoPreview
 from service.story import Story
 
 

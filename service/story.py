@@ -23,7 +23,9 @@ from engine.dice import RollRecord
 from engine.errors import BadInput
 from engine.events import ActionUndone, Event
 from engine.rulesets import GameState, ruleset
-from service.referee import Digest, Referee, digest_lines
+from service.digest import digest_lines
+from service.referee import Referee
+from service.reports import Digest
 
 PAGE = 500  # actions read at once
 KEPT_STARTS = 1000  # games a store's last scanned turn start is remembered of (`turn_starts`)

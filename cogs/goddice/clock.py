@@ -12,7 +12,7 @@ from cogs.render import NO_PINGS, event_lines, message_batches, pings, report_em
 from data.store import GameRow
 from engine.goddice.events import PlayerReminded
 from engine.goddice.state import GoddiceState
-from service.referee import Report
+from service.reports import Report
 
 
 async def announce(clock: Clock, channel: discord.PartialMessageable, report: Report) -> None:

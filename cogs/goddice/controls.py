@@ -21,7 +21,7 @@ from engine.goddice.common import campaign_game, legal_attacks, rollable, waitin
 from engine.goddice.describe import attack_text
 from engine.goddice.events import MoveAwaited
 from engine.goddice.state import FAVOR, OPENING, ROLLING, GoddiceState
-from service.referee import Report
+from service.reports import Report
 
 log = logging.getLogger("referee.controls")
 

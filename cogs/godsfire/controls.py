@@ -44,7 +44,7 @@ from engine.godsfire.events import SystemAdded, SystemChanged
 from engine.godsfire.state import GodsfireState, LossChoice
 from engine.godsfire.views import system_view
 from engine.names import name_key
-from service.referee import Report
+from service.reports import Report
 
 log = logging.getLogger("referee.controls")
 

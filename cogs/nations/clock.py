@@ -17,7 +17,7 @@ from data.store import GameRow
 from engine.nations.common import RULESET, actions_left
 from engine.nations.events import BattleAwaits, BattleEnded, ChoiceReminded, DuelStarted, UnitsCommitted
 from engine.nations.state import GameState
-from service.referee import Report
+from service.reports import Report
 
 log = logging.getLogger("referee.clock")
 

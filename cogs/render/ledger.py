@@ -20,9 +20,10 @@ from cogs.render.common import (
 )
 from engine.describe import faces_line, roll_line
 from engine.dice import FacesRecord, FreeRoll, RollRecord, free_roll_line
+from service.digest import digest_lines
 from service.gmlog import GmPage, act_lines, page_footer
 from service.ledger import LedgerPage
-from service.referee import Digest, digest_lines
+from service.reports import Digest
 from service.story import Story, story_lines
 
 

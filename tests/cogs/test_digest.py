@@ -10,7 +10,8 @@ from discordkit import START, mention, start_war, table, texts
 from storehelpers import T0, console_on, said
 
 from engine.errors import BadInput
-from service.referee import MAX_DIGEST, parse_since
+from service.digest import parse_since
+from service.referee import MAX_DIGEST
 
 NOW = datetime(2030, 1, 3, 12, 0, tzinfo=UTC)
 

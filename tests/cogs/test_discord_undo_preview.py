@@ -8,7 +8,7 @@ from discordkit import Table, at, mention, start_war, table, texts
 from storehelpers import assert_snapshot_is_replay, log_counts
 
 from engine.nations.snapshot import state_to_dict
-from service.referee import MOVED_ON
+from service.undo import MOVED_ON
 
 
 def named(result: object, *members: object) -> str:

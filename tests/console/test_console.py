@@ -30,7 +30,8 @@ from data.store import Store, StoreUnavailable
 from engine.commands import BY_PATH, COMMANDS, coerce_options
 from engine.dice import ForcedRoller
 from engine.errors import BadInput
-from service.referee import MAX_EXPORT_BYTES, Referee
+from service.imports import MAX_EXPORT_BYTES
+from service.referee import Referee
 
 GAME_END = "Turn 1 lasts 12 hours and ends <T>."
 ALICE_LEFT_1 = "Gracchan Republic: 1 of 2 actions left; turn 1 ends <T>."

@@ -18,7 +18,7 @@ from storehelpers import REPO, T0, console_env, console_on, run_console, said
 from console.app import EXPORT_TEMP, clean_leftovers, write_new_file
 from data.store import Store, StoreUnavailable
 from engine.errors import BadInput
-from service.referee import parse_since
+from service.digest import parse_since
 
 NOW = datetime(2030, 1, 3, 12, 0, tzinfo=UTC)
 BEGAN = datetime(2030, 1, 1, 9, 30, 15, tzinfo=UTC)

@@ -25,7 +25,8 @@ from engine.goddice import actions
 from engine.nations import clock as clk
 from engine.nations import gm, war
 from engine.nations import peace as nat
-from service.referee import MAX_EXPORT_BYTES, Referee, read_export
+from service.imports import MAX_EXPORT_BYTES, read_export
+from service.referee import Referee
 
 _del, _do = delete_at, all_of
 

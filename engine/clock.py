@@ -12,7 +12,10 @@ from datetime import datetime
 
 from engine.core import Tx, handles, require_gm
 from engine.events import GameEnded
-from engine.rulesets import GameState, ruleset_of
+from engine.game import Deadline, GameState
+from engine.rulesets import ruleset_of
+
+__all__ = ["Deadline", "EndGame", "Tick", "deadlines", "end_game", "next_deadline", "tick"]
 
 
 @dataclass
@@ -23,17 +26,6 @@ class Tick:
 @dataclass
 class EndGame:
     pass
-
-
-@dataclass(frozen=True)
-class Deadline:
-    """A moment something falls due, as its rule set names it: what (a "turn end", a "reminder"…), whom it
-    concerns (a nation, a player) and what about (a bonus's kind, a battle's number), as the rule set says."""
-
-    at: datetime
-    what: str
-    who: str | None = None
-    about: str | int | None = None
 
 
 def deadlines(state: GameState) -> list[Deadline]:

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 from engine.dice import FacesRecord, RandomRoller, Roller, RollRecord
 from engine.errors import NoGame, NotGM, RuleViolation
 from engine.events import DiceRolled, DieRolled, Event
-from engine.rulesets import GameState, Rules, S, ruleset
+from engine.game import GameState, Rules, S
 
 
 @dataclass
@@ -133,6 +133,10 @@ def handles(action_type: type[A], ruleset_name: str | None = None,
     return register
 
 
+TITLES: dict[str, str] = {}
+"""Each registered rule set's title by name, for a refusal: the registry fills it (`engine.rulesets.register`)."""
+
+
 def execute(state: S, action: Action, ctx: Context, fresh: bool = False) -> Outcome[S]:
     """Apply one action: the new state and its events. A refusal raises and changes nothing — unless the
     caller passed a `fresh` state it will throw away on a refusal (it is then changed in place)."""
@@ -141,8 +145,8 @@ def execute(state: S, action: Action, ctx: Context, fresh: bool = False) -> Outc
         raise TypeError(f"no handler for {type(action).__name__}")
     owner = ACTION_RULESET.get(type(action))
     if owner is not None and owner != state.ruleset:
-        raise RuleViolation(f"that is a {ruleset(owner).title} command, and this channel's game is "
-                            f"{ruleset(state.ruleset).title}")
+        raise RuleViolation(f"that is a {TITLES.get(owner, owner)} command, and this channel's game is "
+                            f"{TITLES.get(state.ruleset, state.ruleset)}")
     if state.ended and not getattr(action, "allowed_after_end", False):
         raise NoGame("this game has ended")
     tx = Tx(state, ctx, fresh)

@@ -206,3 +206,20 @@ def free_roll_line(player: str | None, breakdown: str, total: str | None = None)
         head, sep, _ = breakdown.rpartition(" = ")
         breakdown = f"{head} = {total}" if sep else breakdown
     return f"🎲 {player + ', ' if player else ''}{FREE_MARK}: {breakdown}"
+
+
+@dataclass(frozen=True)
+class Die:
+    """A kind of die: its name as shown ("d10", "attack die") and its faces, one entry a side (a face may
+    repeat)."""
+
+    name: str
+    faces: tuple[str, ...]
+
+    @property
+    def distinct(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.faces))
+
+    def share(self, face: str) -> float:
+        """A face's fair share of the rolls: its sides / all sides."""
+        return self.faces.count(face) / len(self.faces)

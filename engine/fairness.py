@@ -15,8 +15,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.dice import FacesRecord, RollRecord
+from engine.dice import Die, FacesRecord, RollRecord
 from engine.rulesets import GameState, ruleset_of
+
+__all__ = ["MIN_EXPECTED", "NOTHING_UNUSUAL", "TOO_FEW", "UNLIKELY", "Die", "DieFairness", "FaceCount", "chi_square",
+           "fairness", "fairness_lines", "game_fairness", "judge", "numbered_die", "p_text", "tally", "verdict"]
 
 UNLIKELY = 0.01
 """A p-value below this is called unlikely from a fair die (strict enough that a game checked now and then, die
@@ -25,23 +28,6 @@ MIN_EXPECTED = 5.0
 """The chi-square test is trusted only when every face is expected at least this often (the usual rule)."""
 NOTHING_UNUSUAL = "nothing unusual"
 TOO_FEW = "too few rolls to say"
-
-
-@dataclass(frozen=True)
-class Die:
-    """A kind of die: its name as shown ("d10", "attack die") and its faces, one entry a side (a face may
-    repeat)."""
-
-    name: str
-    faces: tuple[str, ...]
-
-    @property
-    def distinct(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(self.faces))
-
-    def share(self, face: str) -> float:
-        """A face's fair share of the rolls: its sides / all sides."""
-        return self.faces.count(face) / len(self.faces)
 
 
 def numbered_die(sides: int) -> Die:

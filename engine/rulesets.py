@@ -12,45 +12,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic
 
+from engine import core, events
+from engine.dice import Die
 from engine.errors import BadInput
+from engine.game import Deadline, GameState, Rules, S, When, Who
 from engine.view import Line, View, view
 from engine.vocabulary import Command, Group, Param
 
 if TYPE_CHECKING:
-    from engine.clock import Deadline
     from engine.core import Context, Outcome, Tx
     from engine.events import Event
-    from engine.fairness import Die
     from engine.history import Point
-    from engine.house import House
 
-When = Callable[[datetime], str]  # a time in words, as the front-end shows it
-Who = Callable[[str], str]  # a player or GM as the front-end names them
-Rules: TypeAlias = Any
-"""A rule set's rules: its data file's tables and house defaults, a class of each rule set's own (Nations' `Rules`,
-God Dice's card file…) that the shared machinery only hands on (`Context.rules`)."""
-
-
-class GameState(Protocol):
-    """What every rule set's game state offers the shared machinery (the referee, the store, the clock, undo, the
-    GM's powers, the front-ends). Each rule set's state is its own class with these among its fields."""
-
-    ruleset: str  # its rule set's name, as registered
-    gm: str  # its GM
-    ended: bool  # over (GameEnded): only the commands allowed after the end run
-    turn: int  # where it stands: the turn, or the move (0 before the first)
-    forced_dice: list[Any]  # the dice a GM entered, in order, each rule set's own kind (numbers, faces): /gm dice
-
-    @property
-    def house(self) -> House | None:
-        """Its house settings (/gm house), its rule set's own `House`; None: the rule set has none. (Read-only
-        here, so that a state whose field is its own subclass of `House` matches.)"""
-
-
-S = TypeVar("S", bound=GameState)  # a rule set's own state's class
-
+__all__ = ["RULESETS", "Deadline", "GameState", "Glance", "RuleSet", "Rules", "S", "When", "Who", "default_ruleset",
+           "on_register", "register", "register_schema", "ruleset", "ruleset_of", "unregister"]
 
 @dataclass(frozen=True)
 class Glance:
@@ -162,13 +139,25 @@ def register_schema(name: str, check: Callable[[dict[str, Any], datetime], dict[
 
 
 def register(ruleset: RuleSet[S]) -> RuleSet[S]:
+    """Add a rule set to the registry (and tell the core what it needs of it: its title for a refusal, its state
+    from an export for an imported game's log)."""
     RULESETS[ruleset.name] = ruleset
     ordered = sorted(RULESETS.values(), key=lambda r: r.rank)
     RULESETS.clear()
     RULESETS.update((r.name, r) for r in ordered)
+    _tell_the_core()
     for listener in LISTENERS:
         listener()
     return ruleset
+
+
+def _tell_the_core() -> None:
+    """The core below the registry knows the rule sets only as the registry tells it: their titles
+    (`engine.core.TITLES`) and their states from an export (`engine.events.IMPORTERS`, the first the default)."""
+    core.TITLES.clear()
+    core.TITLES.update((r.name, r.title) for r in RULESETS.values())
+    events.IMPORTERS.clear()
+    events.IMPORTERS.update((r.name, r.state_from_dict) for r in RULESETS.values())
 
 
 def ruleset(name: str) -> RuleSet[Any]:
@@ -207,5 +196,6 @@ def unregister(name: str) -> None:
     """Take a rule set out of the registry (a test's own rule set, when the test is done)."""
     RULESETS.pop(name, None)
     SCHEMAS.pop(name, None)
+    _tell_the_core()
     for listener in LISTENERS:
         listener()

@@ -37,8 +37,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.build import PRESETS, T0, TURN_HOURS, _discord, _keys, bot_with_noop, percentile
 from bench.export import lag_probe, lag_text
-from bench.scale import PRESETS, T0, TURN_HOURS, _discord, _keys, bot_with_noop, percentile
 
 SECOND = 1.0  # the goal: a chart of a 500-turn game rendered in under a second
 STATS = ("land", "economy", "stability", "military", "propaganda")

@@ -35,7 +35,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bench.scale import GUILD_ID, T0, peak_rss, percentile, play_template, reset_peak
+from bench.build import GUILD_ID, T0, peak_rss, percentile, play_template, reset_peak
 
 CHANNEL = "export"
 GM = "gm"

@@ -21,7 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from bench.scale import PRESETS, T0, build_store, grow_or_grant
+from bench.build import PRESETS, T0, build_store, grow_or_grant
 
 
 async def measure(in_flight: int, seconds: float, rounds: int) -> dict[str, Any]:

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "tests" / "support") not in sys.path:
     sys.path.append(str(ROOT / "tests" / "support"))  # tests/support/pgserver.py: the throwaway server
 
-from bench.scale import PRESETS, T0, grow_or_grant, play_template  # noqa: E402
+from bench.build import PRESETS, T0, grow_or_grant, play_template  # noqa: E402
 
 PROCESSES = (1, 2, 4)
 PAYLOAD = json.dumps({"kind": "EconomyGrown", "nation": "Gracchan Republic", "roll": list(range(20))})

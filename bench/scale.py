@@ -26,136 +26,35 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS = ROOT / "tests" / "support"
-T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)  # turn 1 of every built game starts here (12-hour turns)
-TURN_HOURS = 12.0
-PRESETS = ["1", "7", "9", "10", "11"]  # five nations; preset 11 has no name of its own
-GUILD_ID = 4242  # the server of the games that need no fake Discord (rollover, throughput)
-MB = 1_000_000
-MIB = 1024 * 1024
-RESULT = "RESULT "
-ANNOUNCED_PER_SECOND = 40  # the clock's pace (cogs.clock.ANNOUNCEMENTS_PER_SECOND), for the rollover's announcer
-
-
-# --- measuring ------------------------------------------------------------------------------------------
-
-
-def _status_kib(field: str) -> int:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise KeyError(field)
-
-
-def reset_peak() -> bool:
-    """Start a new peak RSS window (Linux: writing 5 to clear_refs resets VmHWM); False when not possible."""
-    try:
-        with open("/proc/self/clear_refs", "w") as refs:
-            refs.write("5")
-        return True
-    except OSError:
-        return False
-
-
-def peak_rss() -> int:
-    """Bytes: the resident set's high-water mark since the last `reset_peak` (or since the process began)."""
-    try:
-        return _status_kib("VmHWM") * 1024
-    except (OSError, KeyError):
-        import resource
-
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))]
-
-
-# --- building many games fast -----------------------------------------------------------------------------
-
-
-async def play_template(path: Path, channel: str, guild_id: int | None, gm: str, players: list[str],
-                        start: datetime = T0, turn_hours: float = TURN_HOURS) -> None:
-    """One five-nation Nations game played through the referee into a new store: started, five nations
-    claimed, each with land 40 (room to grow)."""
-    from data.store import Store
-    from engine.dice import RandomRoller
-    from engine.nations.gm import SetStat
-    from engine.nations.peace import ClaimPreset
-    from service.referee import Referee
-
-    store = await Store.open(path)
-    try:
-        referee = Referee(store, roller=RandomRoller(random.Random(1)), clock=lambda: start)
-        await referee.start_game(channel, gm, turn_hours=turn_hours, guild_id=guild_id)
-        for player, preset in zip(players, PRESETS, strict=True):
-            name = "Merewyn" if preset == "11" else None
-            report = await referee.act(channel, gm, ClaimPreset(preset, player, name), "/nation claim")
-            nation = report.state.nation_of(player).name
-            await referee.act(channel, gm, SetStat(nation, "land", 40), "/gm set")
-    finally:
-        await store.close()
-
-
-def clone_games(path: Path, channels: list[str]) -> None:
-    """Copy the store's one game (its `games` row, actions, events and rolls) once per channel, with SQL."""
-    con = sqlite3.connect(path, isolation_level=None)
-    try:
-        con.execute("BEGIN IMMEDIATE")
-        [(template,)] = con.execute("SELECT id FROM games").fetchall()
-        columns = [row[1] for row in con.execute("PRAGMA table_info(games)") if row[1] not in ("id", "channel")]
-        listed = ", ".join(columns)
-        con.executemany(f"INSERT INTO games (id, channel, {listed}) SELECT ?, ?, {listed} FROM games WHERE id = ?",
-                        [(template + i, channel, template) for i, channel in enumerate(channels, 1)])
-        spans = {table: con.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0]
-                 for table in ("actions", "events", "rolls")}
-        for table in ("actions", "events", "rolls"):
-            names = [row[1] for row in con.execute(f"PRAGMA table_info({table})")]
-            values = []
-            for name in names:
-                if name == "id":
-                    values.append(f"t.id + (g.id - {template}) * {spans[table]}")
-                elif name == "game_id":
-                    values.append("g.id")
-                elif name == "action_id":
-                    values.append(f"t.action_id + (g.id - {template}) * {spans['actions']}")
-                else:
-                    values.append(f"t.{name}")
-            con.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(values)}"
-                        f" FROM games g JOIN {table} t ON t.game_id = {template} WHERE g.id != {template}")
-        con.execute("COMMIT")
-    finally:
-        con.close()
-
-
-async def build_store(path: Path, channels: list[str], guild_id: int | None, gm: str, players: list[str],
-                      start: datetime = T0, turn_hours: float = TURN_HOURS) -> None:
-    """A store holding one game per channel, all alike: the first played, the others cloned."""
-    await play_template(path, channels[0], guild_id, gm, players, start, turn_hours)
-    clone_games(path, channels[1:])
-
+from bench.build import (
+    ANNOUNCED_PER_SECOND,
+    GUILD_ID,
+    MB,
+    PRESETS,
+    RESULT,
+    ROOT,
+    T0,
+    TURN_HOURS,
+    _discord,
+    _keys,
+    _table,
+    bot_with_noop,
+    build_store,
+    grow_or_grant,
+    mib,
+    ms,
+    peak_rss,
+    percentile,
+    play_template,
+    reset_peak,
+    verdict,
+)
 
 # --- the workers (each runs in a fresh process unless --inline) -------------------------------------------
-
-
-async def grow_or_grant(referee: Any, channel: str, i: int, players: list[str], nations: list[str]) -> None:
-    """Action `i` of the throughput rows: a player grows its economy (even `i`), then the GM gives that action back
-    (odd `i`), the players in turn: every action is accepted and commits one transaction."""
-    from engine.nations.gm import GrantAction
-    from engine.nations.peace import GrowEconomy
-
-    who = (i // 2) % len(players)
-    if i % 2 == 0:
-        await referee.act(channel, players[who], GrowEconomy(), "/economy grow")
-    else:
-        await referee.act(channel, "gm", GrantAction(nations[who], "economy"), "/gm action grant")
 
 
 async def worker_throughput(actions: int, rounds: int = 3) -> dict[str, Any]:
@@ -272,44 +171,6 @@ async def worker_rollover(games: int, held: bool = False) -> dict[str, Any]:
                 "pending": pending}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _discord() -> Any:
-    """The fake Discord and the test kit (tests/ on the path)."""
-    if str(TESTS) not in sys.path:
-        sys.path.insert(0, str(TESTS))
-    import discordkit
-    import fakediscord
-
-    return fakediscord, discordkit
-
-
-def bot_with_noop(db: Path, now: datetime, **settings: Any) -> Any:
-    """The bot on `db` with its clock standing still at `now` (no turn ends) and a /noop command that answers at
-    once: the reference a command's latency is set against. `settings`: more of `discordkit.config`'s."""
-    import discord
-    from discord import app_commands
-
-    _, kit = _discord()
-    bot = kit.create_bot(*kit.config(db, kit.FakeClock(now), kit.Dice(), **settings), guild_ready_timeout=0.05)
-
-    async def noop(interaction: discord.Interaction) -> None:
-        await interaction.response.send_message("ok")
-
-    bot.tree.add_command(app_commands.Command(name="noop", description="answers at once (benchmark)", callback=noop))
-    return bot
-
-
-async def _table(fake: Any, channels: int) -> tuple[Any, list[Any], Any, list[Any]]:
-    """One fake server with `channels` channels, a GM and five players."""
-    guild = fake.add_guild("Bench")
-    rooms = [fake.add_channel(guild, f"game-{i}") for i in range(channels)]
-    gm, *players = [fake.add_member(guild, fake.add_user(name)) for name in ["gm", *(f"p{i}" for i in range(5))]]
-    return guild, rooms, gm, players
-
-
-def _keys(guild: Any, rooms: list[Any]) -> list[str]:
-    return [f"discord:{guild.id}:{room.id}" for room in rooms]
 
 
 async def worker_commands(commands: int, warmup: int = 10) -> dict[str, Any]:
@@ -589,18 +450,6 @@ def run_worker(name: str, inline: bool, timeout: float, **kwargs: Any) -> dict[s
 
 
 # --- the report --------------------------------------------------------------------------------------------
-
-
-def verdict(met: bool) -> str:
-    return "met" if met else "missed"
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.2f} ms" if seconds < 0.1 else f"{seconds * 1000:.0f} ms"
-
-
-def mib(size: float) -> str:
-    return f"{size / MIB:.0f} MiB"
 
 
 JUDGED_AT = 10_000  # the size-bound goals (rollover < 0.5 s, restart < 2 s) are stated at 10,000 games

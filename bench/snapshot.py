@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from bench.scale import PRESETS, build_store
+from bench.build import PRESETS, build_store
 
 
 def micro(function: Callable[[], Any], repeat: int) -> float:

@@ -37,7 +37,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bench.scale import (
+from bench.build import (
     ROOT,
     T0,
     TURN_HOURS,

@@ -32,8 +32,8 @@ def engine_files() -> list[Path]:
     return sorted(ENGINE_DIR.rglob("*.py"))
 
 
-SHARED_CORE = {"__init__.py", "game.py", "core.py", "events.py", "dice.py", "clock.py", "errors.py", "rulesets.py", "gm.py",
-               "house.py", "vocabulary.py", "commands.py", "describe.py", "names.py", "view.py",
+SHARED_CORE = {"__init__.py", "game.py", "core.py", "events.py", "dice.py", "clock.py", "errors.py", "rulesets.py",
+               "gm.py", "house.py", "vocabulary.py", "commands.py", "describe.py", "names.py", "view.py",
                "schema.py", "toml_text.py", "fairness.py", "history.py", "chartspec.py"}
 RULE_SETS = {"nations", "goddice", "godsfire"}
 

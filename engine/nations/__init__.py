@@ -14,19 +14,20 @@ from engine.errors import BadInput
 from engine.nations import clock, commands, describe, events, gm, peace, snapshot, views, war  # noqa: F401  (handlers)
 from engine.nations import history as nations_history
 from engine.nations.common import RULESET, actions_left, find_nation
-from engine.nations.rules import rules_from_dict
+from engine.nations.rules import Rules, rules_from_dict
+from engine.nations.state import GameState
 from engine.rulesets import Glance, RuleSet, register
 from engine.view import Part, Person, View, line
 from engine.vocabulary import Param
 
 
-def _start(ctx: Context, options: dict[str, Any]) -> Outcome:
+def _start(ctx: Context, options: dict[str, Any]) -> Outcome[GameState]:
     if options.get("options"):
         raise BadInput("Nations has no optional rules to agree at the start: options: is for God Dice")
     return clock.start_game(ctx, options.get("turn_hours"))
 
 
-def page(state: Any, rules: Any) -> list[View]:
+def page(state: GameState, rules: Rules) -> list[View]:
     """The game's web page: the status, then every nation's sheet (stats, LAND, bonuses, army and units), then
     each open battle with what it waits for."""
     shown = [views.status_view(state, rules)]
@@ -35,7 +36,7 @@ def page(state: Any, rules: Any) -> list[View]:
     return shown
 
 
-def glance(state: Any) -> Glance:
+def glance(state: GameState) -> Glance:
     """/game list's line: the turn (paused or not), the nations with actions left this turn and their players,
     and the next deadline for them: the turn's end, or a battle choice due sooner."""
     owing: list[Part] = []

@@ -8,11 +8,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from engine.clock import Deadline, EndGame, Tick, next_deadline  # noqa: F401  (shared; one import for Nations)
-from engine.core import Context, Outcome, Tx, require_gm
+from engine.core import Context, Outcome, Tx
 from engine.errors import BadInput, RuleViolation
 from engine.events import Event
 from engine.house import RulesError
-from engine.nations.common import handles, turn_summary
+from engine.nations.common import handles, require_gm, turn_summary
 from engine.nations.events import (
     BonusExpired,
     ChoiceReminded,
@@ -22,7 +22,7 @@ from engine.nations.events import (
     TurnEnded,
     TurnLengthChanged,
 )
-from engine.nations.rules import MAX_TURN_HOURS, MIN_TURN_HOURS, check_turn_hours  # noqa: F401
+from engine.nations.rules import MAX_TURN_HOURS, MIN_TURN_HOURS, HouseSettings, check_turn_hours  # noqa: F401
 from engine.nations.state import GameState
 from engine.nations.war import apply_default, chooser
 
@@ -51,9 +51,9 @@ class SetTurnLength:
     hours: float
 
 
-def start_game(ctx: Context, turn_hours: float | None = None) -> Outcome:
+def start_game(ctx: Context, turn_hours: float | None = None) -> Outcome[GameState]:
     """A new Nations game, run by `ctx.actor`, turn 1 starting now."""
-    house = ctx.rules.house
+    house: HouseSettings = ctx.rules.house
     if turn_hours is not None:
         house = house.with_value("turn_hours", _check_hours(turn_hours, "turn_hours"))
     event = GameStarted(gm=ctx.actor, started_at=ctx.now, house=house.as_dict())
@@ -88,7 +88,7 @@ def deadlines(state: GameState) -> list[Deadline]:
     return sorted(due, key=lambda d: (d.at, ORDER[d.what]))
 
 
-def apply_deadline(tx: Tx, due: Deadline) -> None:
+def apply_deadline(tx: Tx[GameState], due: Deadline) -> None:
     """Apply one due deadline (a rollover starts the next turn at the old deadline)."""
     if due.what == "turn end":
         state = tx.state
@@ -114,7 +114,7 @@ def apply_deadline(tx: Tx, due: Deadline) -> None:
         tx.emit(BonusExpired(due.who, due.about, held.value))
 
 
-def quick_catch_up(doc: dict[str, Any], now: datetime) -> tuple[list[Event], datetime] | None:
+def quick_catch_up(doc: dict[str, Any], now: datetime) -> tuple[list[Event[Any]], datetime] | None:
     """The common catch-up — exactly one turn ended and nothing else is due — applied in place to a game's
     snapshot document (the export format of `snapshot.state_to_dict`) without building its state: the events
     (the same `TurnEnded` that `Tick` emits) and the game's next due time. None, and the document untouched,
@@ -170,7 +170,7 @@ def _missed_turns(state: GameState, now: datetime) -> int:
 
 
 @handles(EndTurn)
-def end_turn(tx: Tx, action: EndTurn) -> None:
+def end_turn(tx: Tx[GameState], action: EndTurn) -> None:
     require_gm(tx, "end the turn")
     state, now = tx.state, tx.ctx.now
     tx.emit(TurnEnded(state.turn, now, now + timedelta(hours=state.turn_hours), "gm", turn_summary(state)))
@@ -179,7 +179,7 @@ def end_turn(tx: Tx, action: EndTurn) -> None:
 
 
 @handles(PauseClock)
-def pause_clock(tx: Tx, action: PauseClock) -> None:
+def pause_clock(tx: Tx[GameState], action: PauseClock) -> None:
     require_gm(tx, "pause the clock")
     if tx.state.paused:
         raise RuleViolation("the clock is already paused")
@@ -188,7 +188,7 @@ def pause_clock(tx: Tx, action: PauseClock) -> None:
 
 
 @handles(ResumeClock)
-def resume_clock(tx: Tx, action: ResumeClock) -> None:
+def resume_clock(tx: Tx[GameState], action: ResumeClock) -> None:
     require_gm(tx, "resume the clock")
     if not tx.state.paused:
         raise RuleViolation("the clock is not paused")
@@ -196,7 +196,7 @@ def resume_clock(tx: Tx, action: ResumeClock) -> None:
 
 
 @handles(SetTurnLength)
-def set_turn_length(tx: Tx, action: SetTurnLength) -> None:
+def set_turn_length(tx: Tx[GameState], action: SetTurnLength) -> None:
     """Change the turn length; the current turn's end moves by the difference (paused time stays counted)."""
     require_gm(tx, "change the turn length")
     hours = _check_hours(action.hours)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import core
 from engine.core import Tx
@@ -15,23 +15,32 @@ from engine.nations.rules import ACTION_KINDS, Rules
 from engine.nations.state import Battle, GameState, Nation
 
 RULESET = "nations"
+A = TypeVar("A")  # a Nations action's class
+Handler = Callable[[Tx[GameState], A], None]  # the function that applies it
 
 
-def handles(action_type: type) -> Callable[[Callable[[Tx, Any], None]], Callable[[Tx, Any], None]]:
+def handles(action_type: type[A]) -> Callable[[Handler[A]], Handler[A]]:
     """Register the function that applies one kind of Nations action."""
     return core.handles(action_type, RULESET)
 
 
-def change_stat(tx: Tx, nation: Nation, stat: str, delta: int, reason: str, by: str | None = None) -> int:
+def require_gm(tx: Tx[GameState], what: str) -> None:
+    """`engine.core.require_gm` for a Nations transaction. (Core's takes a `Tx` of the `GameState` protocol, and a
+    `Tx` is invariant in its state's class: a Nations `Tx` is handed to it as a `Tx[Any]`.)"""
+    shared: Tx[Any] = tx
+    core.require_gm(shared, what)
+
+
+def change_stat(tx: Tx[GameState], nation: Nation, stat: str, delta: int, reason: str, by: str | None = None) -> int:
     """Change a stat by `delta`, never below 0; returns the change actually made."""
-    current = getattr(nation, stat)
+    current: int = getattr(nation, stat)
     applied = max(-current, delta)
     if applied:
         tx.emit(StatChanged(nation.name, stat, applied, reason, by))
     return applied
 
 
-def change_land(tx: Tx, nation: Nation, delta: int, reason: str, by: str | None = None) -> None:
+def change_land(tx: Tx[GameState], nation: Nation, delta: int, reason: str, by: str | None = None) -> None:
     """Gain or lose land; a loss cuts E and M to fit, and 0 land eliminates the nation."""
     change_stat(tx, nation, "land", delta, reason, by)
     if cut_to_land(tx, nation, reason):
@@ -40,7 +49,7 @@ def change_land(tx: Tx, nation: Nation, delta: int, reason: str, by: str | None 
         eliminate_nation(tx, nation, f"no land left ({reason})")
 
 
-def eliminate_nation(tx: Tx, nation: Nation, reason: str, by: str | None = None) -> None:
+def eliminate_nation(tx: Tx[GameState], nation: Nation, reason: str, by: str | None = None) -> None:
     """Eliminate a nation; every battle it is still in is cancelled at once (ruling: its units go home and
     heal, and no land or PROPAGANDA changes hands)."""
     tx.emit(NationEliminated(nation.name, reason, by))
@@ -49,7 +58,7 @@ def eliminate_nation(tx: Tx, nation: Nation, reason: str, by: str | None = None)
             close_battle(tx, battle, "cancelled", None, None, f"{nation.name} was eliminated")
 
 
-def close_battle(tx: Tx, battle: Battle, result: str, winner: str | None, loser: str | None,
+def close_battle(tx: Tx[GameState], battle: Battle, result: str, winner: str | None, loser: str | None,
                  reason: str = "") -> None:
     """End the battle, freeing its units; survivors return to full HP (house setting)."""
     survivors = [(n, u) for n in tx.state.nations.values() for u in n.units.values() if u.battle == battle.id]
@@ -62,7 +71,7 @@ def close_battle(tx: Tx, battle: Battle, result: str, winner: str | None, loser:
                                     unit.rank, unit.hp, type=unit.type))
 
 
-def cut_to_land(tx: Tx, nation: Nation, reason: str) -> bool:
+def cut_to_land(tx: Tx[GameState], nation: Nation, reason: str) -> bool:
     """Cut E and M to fit the land, one point at a time from the larger (ruling: M on a tie).
 
     True if MILITARY was cut.
@@ -83,7 +92,7 @@ def cut_to_land(tx: Tx, nation: Nation, reason: str) -> bool:
     return cut["military"] > 0
 
 
-def notice_if_over_cap(tx: Tx, nation: Nation) -> None:
+def notice_if_over_cap(tx: Tx[GameState], nation: Nation) -> None:
     """Tell the players when an army costs more MP than its nation's MILITARY (it keeps its units)."""
     mp = army_mp(tx.rules, nation)
     if mp > nation.military and not nation.eliminated:
@@ -109,7 +118,7 @@ def broken_rules(rules: Rules, nation: Nation) -> list[str]:
     return broken
 
 
-def notice_gm_override(tx: Tx, nation: Nation, before: list[str]) -> None:
+def notice_gm_override(tx: Tx[GameState], nation: Nation, before: list[str]) -> None:
     """After a GM's change (which always applies), warn of each rule the nation now breaks that it did not."""
     new = [b for b in broken_rules(tx.rules, nation) if b not in before]
     if new and not nation.eliminated:
@@ -138,7 +147,7 @@ def viewed_nation(state: GameState, actor: str, name: str | None) -> Nation:
     return nation
 
 
-def acting_nation(tx: Tx, name: str | None) -> Nation:
+def acting_nation(tx: Tx[GameState], name: str | None) -> Nation:
     """The nation an action is for: the named one (its player or the GM only) or the actor's own."""
     if name:
         nation = find_nation(tx.state, name)
@@ -154,7 +163,7 @@ def acting_nation(tx: Tx, name: str | None) -> Nation:
     return nation
 
 
-def rival(tx: Tx, nation: Nation, name: str, verb: str) -> Nation:
+def rival(tx: Tx[GameState], nation: Nation, name: str, verb: str) -> Nation:
     """The nation an attack of `nation` aims at: another nation still in the game."""
     target = find_nation(tx.state, name)
     if target.name == nation.name:

@@ -10,6 +10,7 @@ from typing import Any
 from engine.describe import When, Who, plural, signed
 from engine.events import Event, GameEnded, GameImported
 from engine.nations import events as ev
+from engine.nations.state import GameState
 
 STAT_LABEL = {
     "economy": "ECONOMY", "stability": "STABILITY", "military": "MILITARY", "propaganda": "PROPAGANDA",
@@ -17,7 +18,7 @@ STAT_LABEL = {
 }
 
 
-def event_line(event: Event, when: When, who: Who) -> str | None:
+def event_line(event: Event[Any], when: When, who: Who) -> str | None:
     """One line for one event, or None for events that need no words of their own.
 
     `when` shows a time and `who` a player or GM (the console prints names, Discord mentions).
@@ -124,7 +125,7 @@ def event_line(event: Event, when: When, who: Who) -> str | None:
     return None
 
 
-def winner_line(standings: dict, bold: Callable[[str], str] = str) -> str:
+def winner_line(standings: dict[str, Any], bold: Callable[[str], str] = str) -> str:
     """Who won a Nations game (`GameState.final_standings`): the most LAND; a tie on LAND goes to more battles
     won; a tie on both is shared."""
     if standings.get("winner"):
@@ -139,7 +140,7 @@ def winner_line(standings: dict, bold: Callable[[str], str] = str) -> str:
     return "No winner: no nation is left in the game."
 
 
-def standing_line(entry: dict, who: Who, bold: Callable[[str], str] = str) -> str:
+def standing_line(entry: dict[str, Any], who: Who, bold: Callable[[str], str] = str) -> str:
     """One nation's final standing: LAND, stats, battles won (its name and player not included)."""
     if entry["eliminated"]:
         return f"eliminated; {plural(entry['battles_won'], 'battle')} won"
@@ -148,7 +149,7 @@ def standing_line(entry: dict, who: Who, bold: Callable[[str], str] = str) -> st
             f"{'battle' if entry['battles_won'] == 1 else 'battles'} won")
 
 
-def results_lines(standings: dict, who: Who, bold: Callable[[str], str] = str) -> list[str]:
+def results_lines(standings: dict[str, Any], who: Who, bold: Callable[[str], str] = str) -> list[str]:
     """The final results as text: the winner, then every nation, best first."""
     lines = [winner_line(standings, bold)]
     for place, entry in enumerate(standings["nations"], start=1):
@@ -169,7 +170,7 @@ def unit_ref(unit_id: int, kind: str, rank: str | None = None) -> str:
     return f"#{unit_id} {unit_name(kind, rank)}" if rank else f"#{unit_id} {kind}"
 
 
-def change_line(state: Any, event: Event, when: When, who: Who) -> str | None:
+def change_line(state: GameState, event: Event[Any], when: When, who: Who) -> str | None:
     """/log gm: an event's change as "field before → after", read off `state` as it was just before the event
     (None: the event's own line says it)."""
     match event:

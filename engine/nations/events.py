@@ -28,7 +28,7 @@ class GameStarted(NationsEvent):
     started_at: datetime
     house: dict[str, Any]
 
-    def apply(self, state: GameState | None) -> GameState:  # type: ignore[override]
+    def apply(self, state: GameState | None) -> GameState:
         house = HouseSettings(**self.house)
         return GameState(
             gm=self.gm, turn=1, turn_hours=house.turn_hours, turn_started_at=self.started_at,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.core import Tx, require_gm
+from engine.core import Tx
 from engine.errors import BadInput, RuleViolation, UnknownUnit
 from engine.gm import ClearDice, QueueDice, SetHouse  # noqa: F401  (the shared GM powers, for one import)
 from engine.house import RulesError
@@ -18,6 +18,7 @@ from engine.nations.common import (
     handles,
     notice_gm_override,
     notice_if_over_cap,
+    require_gm,
 )
 from engine.nations.events import (
     ActionGranted,
@@ -29,8 +30,8 @@ from engine.nations.events import (
     UnitRemoved,
 )
 from engine.nations.peace import add_unit, player_name, refuse_look_alike_player
-from engine.nations.rules import ACTION_KINDS, STAT_CODES, STATS
-from engine.nations.state import Nation, Unit
+from engine.nations.rules import ACTION_KINDS, STAT_CODES, STATS, Rules
+from engine.nations.state import GameState, Nation, Unit
 
 
 @dataclass
@@ -99,7 +100,7 @@ def stat_name(text: str) -> str:
 
 
 @handles(SetStat)
-def set_stat(tx: Tx, action: SetStat) -> None:
+def set_stat(tx: Tx[GameState], action: SetStat) -> None:
     """Set or adjust a stat. A GM fixes anything: the change applies, and what the nation now breaks of the
     rules (E + M over its land, a type under its quarter, an army over its MP cap) is shown as a warning.
     Land below E + M still cuts them to fit (the land rule), and no stat goes below 0."""
@@ -122,14 +123,15 @@ def set_stat(tx: Tx, action: SetStat) -> None:
     notice_gm_override(tx, nation, before)
 
 
-def _rank(tx: Tx, text: str) -> str:
+def _rank(tx: Tx[GameState], text: str) -> str:
+    rules: Rules = tx.rules
     try:
-        return tx.rules.rank_name(text)
+        return rules.rank_name(text)
     except RulesError as err:
         raise BadInput(str(err)) from None
 
 
-def _unit(tx: Tx, unit_id: int) -> tuple[Nation, Unit]:
+def _unit(tx: Tx[GameState], unit_id: int) -> tuple[Nation, Unit]:
     owner = tx.state.unit_owner(unit_id)
     if owner is None:
         raise UnknownUnit(f"there is no unit #{unit_id}")
@@ -137,7 +139,7 @@ def _unit(tx: Tx, unit_id: int) -> tuple[Nation, Unit]:
 
 
 @handles(AddUnit)
-def gm_add_unit(tx: Tx, action: AddUnit) -> None:
+def gm_add_unit(tx: Tx[GameState], action: AddUnit) -> None:
     require_gm(tx, "add units")
     nation = find_nation(tx.state, action.nation)
     try:
@@ -149,7 +151,7 @@ def gm_add_unit(tx: Tx, action: AddUnit) -> None:
 
 
 @handles(RemoveUnit)
-def gm_remove_unit(tx: Tx, action: RemoveUnit) -> None:
+def gm_remove_unit(tx: Tx[GameState], action: RemoveUnit) -> None:
     require_gm(tx, "remove units")
     nation, unit = _unit(tx, action.unit)
     if unit.battle is not None:
@@ -158,7 +160,7 @@ def gm_remove_unit(tx: Tx, action: RemoveUnit) -> None:
 
 
 @handles(SetUnitRank)
-def gm_set_rank(tx: Tx, action: SetUnitRank) -> None:
+def gm_set_rank(tx: Tx[GameState], action: SetUnitRank) -> None:
     """Change a unit's rank; its HP becomes the new rank's full HP unless given (1..max)."""
     require_gm(tx, "change units")
     nation, unit = _unit(tx, action.unit)
@@ -183,7 +185,7 @@ def _kind(text: str | None) -> str | None:
 
 
 @handles(GrantAction)
-def grant_action(tx: Tx, action: GrantAction) -> None:
+def grant_action(tx: Tx[GameState], action: GrantAction) -> None:
     """Give an action back: the named (or last) used kind may be taken again; none used: one extra action."""
     require_gm(tx, "grant actions")
     nation = find_nation(tx.state, action.nation)
@@ -196,7 +198,7 @@ def grant_action(tx: Tx, action: GrantAction) -> None:
 
 
 @handles(RevokeAction)
-def revoke_action(tx: Tx, action: RevokeAction) -> None:
+def revoke_action(tx: Tx[GameState], action: RevokeAction) -> None:
     """Take an action away for this turn: the named kind (or the first unused one) counts as used."""
     require_gm(tx, "revoke actions")
     nation = find_nation(tx.state, action.nation)
@@ -212,7 +214,7 @@ def revoke_action(tx: Tx, action: RevokeAction) -> None:
 
 
 @handles(AssignNation)
-def assign_nation(tx: Tx, action: AssignNation) -> None:
+def assign_nation(tx: Tx[GameState], action: AssignNation) -> None:
     require_gm(tx, "assign nations")
     nation = find_nation(tx.state, action.nation)
     player = player_name(action.player) if action.player and action.player.strip() else None
@@ -227,14 +229,14 @@ def assign_nation(tx: Tx, action: AssignNation) -> None:
 
 
 @handles(Eliminate)
-def eliminate(tx: Tx, action: Eliminate) -> None:
+def eliminate(tx: Tx[GameState], action: Eliminate) -> None:
     require_gm(tx, "eliminate nations")
     nation = acting_nation(tx, action.nation)  # refuses an already eliminated one
     eliminate_nation(tx, nation, "eliminated by GM", tx.ctx.actor)
 
 
 @handles(Restore)
-def restore(tx: Tx, action: Restore) -> None:
+def restore(tx: Tx[GameState], action: Restore) -> None:
     require_gm(tx, "restore nations")
     nation = find_nation(tx.state, action.nation)
     if not nation.eliminated:
@@ -244,7 +246,7 @@ def restore(tx: Tx, action: Restore) -> None:
     tx.emit(NationRestored(nation.name, tx.ctx.actor))
 
 
-def forced_dice(values: list, tx: Tx) -> list[int]:
+def forced_dice(values: list[int | str], tx: Tx[GameState]) -> list[int]:
     """GM-entered Nations dice: whole numbers that a die of the rules shows."""
     sides = tx.rules.die_sides
     try:

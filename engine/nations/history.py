@@ -25,7 +25,7 @@ def history_point(state: GameState) -> Point:
     return {(nation.name, stat): getattr(nation, stat) for nation in state.nations.values() for stat in STATS}
 
 
-def history_marks(event: Event) -> list[tuple[str, str]]:
+def history_marks(event: Event[Any]) -> list[tuple[str, str]]:
     """A battle's end marks its winner and loser; a province conquered, its conqueror; an elimination, its
     nation."""
     if isinstance(event, ev.BattleEnded) and event.winner and event.loser:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from engine.core import Tx, require_gm
+from engine.core import Tx
 from engine.errors import BadInput, RuleViolation, UnknownUnit
 from engine.names import MAX_NAME, clean_name, name_key, refuse_look_alike
 from engine.nations.common import (
@@ -19,6 +19,7 @@ from engine.nations.common import (
     change_stat,
     handles,
     notice_if_over_cap,
+    require_gm,
     rival,
     turn_summary,
     type_mp,
@@ -90,7 +91,7 @@ class Disband:
 # --- shared checks -------------------------------------------------------------------------------
 
 
-def spend_action(tx: Tx, nation: Nation, kind: str) -> None:
+def spend_action(tx: Tx[GameState], nation: Nation, kind: str) -> None:
     """Count a rolled action for this turn, or refuse it (ruling: 2 a turn, never two of a kind)."""
     if kind in nation.actions_used:
         raise RuleViolation(
@@ -106,7 +107,7 @@ def spend_action(tx: Tx, nation: Nation, kind: str) -> None:
     tx.emit(ActionUsed(nation.name, kind))
 
 
-def after_action(tx: Tx) -> None:
+def after_action(tx: Tx[GameState]) -> None:
     """Optional house rule: end the turn early once every nation in play has used its actions."""
     state = tx.state
     if not state.house.end_turn_when_all_done or state.paused:
@@ -117,7 +118,7 @@ def after_action(tx: Tx) -> None:
         tx.emit(TurnEnded(state.turn, now, now + timedelta(hours=state.turn_hours), "all done", turn_summary(state)))
 
 
-def economy_modifiers(tx: Tx, nation: Nation) -> dict[str, int]:
+def economy_modifiers(tx: Tx[GameState], nation: Nation) -> dict[str, int]:
     return {"mod(E)": tx.rules.modifier(nation.economy), "Workers": nation.bonus("workers")}
 
 
@@ -160,7 +161,7 @@ def refuse_look_alike_player(state: GameState, player: str) -> None:
                       "a player's name in this game")
 
 
-def resolve_player(tx: Tx, player: str | None) -> str:
+def resolve_player(tx: Tx[GameState], player: str | None) -> str:
     """Whom a new nation is for: the actor, or (GM only) another player who has no nation yet."""
     who = player_name(player or tx.ctx.actor)
     if name_key(who) != name_key(tx.ctx.actor):
@@ -172,7 +173,7 @@ def resolve_player(tx: Tx, player: str | None) -> str:
     return who
 
 
-def add_nation(tx: Tx, added: NationAdded, units: dict[str, int]) -> Nation:
+def add_nation(tx: Tx[GameState], added: NationAdded, units: dict[str, int]) -> Nation:
     tx.emit(added)
     nation = tx.state.nations[added.name]
     rank = tx.state.house.preset_unit_rank
@@ -183,7 +184,7 @@ def add_nation(tx: Tx, added: NationAdded, units: dict[str, int]) -> Nation:
     return nation
 
 
-def add_unit(tx: Tx, nation: Nation, unit_type: str, rank: str, reason: str, by: str | None = None) -> int:
+def add_unit(tx: Tx[GameState], nation: Nation, unit_type: str, rank: str, reason: str, by: str | None = None) -> int:
     unit_id = tx.state.next_unit_id
     hp = tx.rules.max_hp(unit_type, rank, nation.strength, nation.weakness)
     tx.emit(UnitAdded(nation.name, unit_id, unit_type, rank, hp, reason, by))
@@ -194,7 +195,7 @@ def add_unit(tx: Tx, nation: Nation, unit_type: str, rank: str, reason: str, by:
 
 
 @handles(ClaimPreset)
-def claim_preset(tx: Tx, action: ClaimPreset) -> None:
+def claim_preset(tx: Tx[GameState], action: ClaimPreset) -> None:
     """Claim one of the seed's nations (ruling: presets as listed; the unnamed slot is named by whoever claims
     it, in the same command)."""
     try:
@@ -224,9 +225,10 @@ def claim_preset(tx: Tx, action: ClaimPreset) -> None:
 
 
 @handles(CreateNation)
-def create_nation(tx: Tx, action: CreateNation) -> None:
+def create_nation(tx: Tx[GameState], action: CreateNation) -> None:
     """A custom nation (ruling: E + M = 20, S = 10, P = 10, L = 20; army within cap, quarter rule met)."""
-    rules, house = tx.rules, tx.state.house
+    rules: Rules = tx.rules
+    house = tx.state.house
     name = validate_name(tx.state, action.name)
     strength, weakness = _unit_type(rules, action.strength), _unit_type(rules, action.weakness)
     if strength == weakness:
@@ -274,7 +276,7 @@ def _unit_type(rules: Rules, text: str) -> str:
 
 
 @handles(GrowEconomy)
-def grow_economy(tx: Tx, action: GrowEconomy) -> None:
+def grow_economy(tx: Tx[GameState], action: GrowEconomy) -> None:
     """ECONOMY check: d10 + mod(E) + Workers > E gains 1 E (refused when E + M already fills the land)."""
     nation = acting_nation(tx, action.nation)
     if nation.economy + nation.military >= nation.land:
@@ -289,10 +291,10 @@ def grow_economy(tx: Tx, action: GrowEconomy) -> None:
 
 
 @handles(GrowMilitary)
-def grow_military(tx: Tx, action: GrowMilitary) -> None:
+def grow_military(tx: Tx[GameState], action: GrowMilitary) -> None:
     """ECONOMY check: d10 + mod(E) + Workers > M gains 1 M for 1 E (seed: M never above E + mod(E))."""
     nation = acting_nation(tx, action.nation)
-    rules = tx.rules
+    rules: Rules = tx.rules
     if nation.economy < 1:
         raise RuleViolation("growing MILITARY costs 1 ECONOMY and you have none")
     new_economy = nation.economy - 1
@@ -312,10 +314,10 @@ def grow_military(tx: Tx, action: GrowMilitary) -> None:
 
 
 @handles(Recruit)
-def recruit(tx: Tx, action: Recruit) -> None:
+def recruit(tx: Tx[GameState], action: Recruit) -> None:
     """ECONOMY check against the type's RD: one GREEN unit (refused over the MP cap or by the quarter rule)."""
     nation = acting_nation(tx, action.nation)
-    rules = tx.rules
+    rules: Rules = tx.rules
     unit_type = _unit_type(rules, action.unit_type)
     profile = rules.profile(unit_type, nation.strength, nation.weakness)
     mp = army_mp(rules, nation)
@@ -336,7 +338,7 @@ def recruit(tx: Tx, action: Recruit) -> None:
 
 
 @handles(Disband)
-def disband(tx: Tx, action: Disband) -> None:
+def disband(tx: Tx[GameState], action: Disband) -> None:
     """Disband one of your units (no roll, no action); the quarter rule holds unless the army is over its cap."""
     nation = acting_nation(tx, action.nation)
     unit = nation.units.get(action.unit)
@@ -375,7 +377,7 @@ def quarter_rule_disband_block(rules: Rules, nation: Nation, unit_type: str) -> 
 
 
 @handles(RaiseStability)
-def raise_stability(tx: Tx, action: RaiseStability) -> None:
+def raise_stability(tx: Tx[GameState], action: RaiseStability) -> None:
     """Trade: permanently lose 2 MILITARY to gain 1 STABILITY (no roll, no action)."""
     nation = acting_nation(tx, action.nation)
     cost, gain = tx.rules.trade_military, tx.rules.trade_stability
@@ -395,7 +397,7 @@ def raise_stability(tx: Tx, action: RaiseStability) -> None:
 
 
 @handles(PropagandaAttack)
-def propaganda_attack(tx: Tx, action: PropagandaAttack) -> None:
+def propaganda_attack(tx: Tx[GameState], action: PropagandaAttack) -> None:
     """d10 + mod(P) > target's effective S + Patriotism: P + 1 and d10 x 3 land (house); failure P - 1."""
     nation = acting_nation(tx, action.nation)
     target = rival(tx, nation, action.target, "make a propaganda attack on")
@@ -435,7 +437,7 @@ def _defence_parts(target: Nation) -> str:
 
 
 @handles(Encourage)
-def encourage(tx: Tx, action: Encourage) -> None:
+def encourage(tx: Tx[GameState], action: Encourage) -> None:
     """d10 + mod(P), bonus from the PROPAGANDA table for 36 h (same kind: the higher value, the later end)."""
     kind = action.kind.strip().lower()
     if kind not in BONUS_KINDS:

@@ -93,7 +93,7 @@ class HouseSettings(House):
         if self.new_nation_total > self.new_nation_land:
             raise RulesError("new_nation_total cannot exceed new_nation_land (E + M <= L)")
 
-    def check_rules(self, rules: Any) -> None:
+    def check_rules(self, rules: Rules) -> None:
         """The starting units' rank must be one of the rules' ranks."""
         if self.preset_unit_rank not in rules.ranks:
             raise RulesError(f"preset_unit_rank must be one of {', '.join(rules.ranks)}, "

@@ -46,7 +46,7 @@ UnitIds = Annotated[list[Id], Field(max_length=MAX_UNITS)]
 
 
 class Bonus(Strict):
-    kind: Literal[BONUS_KINDS]  # type: ignore[valid-type]
+    kind: Literal[BONUS_KINDS]  # type: ignore[valid-type]  # the tuple's words: pydantic reads them, mypy cannot
     value: Annotated[int, count(-100, 100)]
     expires_at: Time
 
@@ -72,7 +72,8 @@ class Nation(Strict):
     foreign_patches: Stat = 0
     eliminated: bool = False
     preset_slot: Annotated[int, count(0, 1000)] | None = None
-    actions_used: Annotated[list[Literal[ACTION_KINDS]], Field(max_length=len(ACTION_KINDS))] = []  # type: ignore
+    actions_used: Annotated[list[Literal[ACTION_KINDS]],  # type: ignore[valid-type]  # (as Bonus.kind)
+                            Field(max_length=len(ACTION_KINDS))] = []
     extra_actions: Annotated[int, count(0, 100)] = 0
     battles_won: Annotated[int, count(0, 1_000_000)] = 0
     bonuses: Annotated[list[Bonus], Field(max_length=len(BONUS_KINDS))] = []
@@ -160,7 +161,7 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
     for i, nation in enumerate(data.get("nations") or []):
         if isinstance(nation, dict):
             at_most(nation.get("units"), MAX_UNITS, f"nations[{i}].units")
-    export = validate(Export, data, now)
+    export: Export = validate(Export, data, now)
     game = export.game
     house = house_from(HouseSettings, game.house, "game.house")
     checked_value(house, "turn_hours", game.turn_hours, "game.turn_hours")
@@ -169,9 +170,12 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
         raise refuse("game.turn_started_at", "is after game.turn_ends_at")
     nations = export.nations
     unique([name_key(n.name) for n in nations], lambda i: f"nations[{i}].name", "that name")
-    owner = {}  # unit id -> nation name
+    owner: dict[int, str] = {}  # unit id -> nation name
     for i, nation in enumerate(nations):
-        unique([b.kind for b in nation.bonuses], lambda j, i=i: f"nations[{i}].bonuses[{j}].kind", "that kind")
+        def bonus_path(j: int, i: int = i) -> str:
+            return f"nations[{i}].bonuses[{j}].kind"
+
+        unique([b.kind for b in nation.bonuses], bonus_path, "that kind")
         for j, unit in enumerate(nation.units):
             if unit.id in owner:
                 raise refuse(f"nations[{i}].units[{j}].id", f"unit #{unit.id} is already {owner[unit.id]}'s")
@@ -192,8 +196,12 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
         sides = {"attacking": battle.attacker, "in_fight_attacking": battle.attacker,
                  "defending": battle.defender, "in_fight_defending": battle.defender}
         for field, nation_name in sides.items():
-            ids = getattr(battle, field)
-            unique(ids, lambda j, i=i, field=field: f"battles[{i}].{field}[{j}]", "that unit")
+            ids: list[int] = getattr(battle, field)
+
+            def unit_path(j: int, i: int = i, field: str = field) -> str:
+                return f"battles[{i}].{field}[{j}]"
+
+            unique(ids, unit_path, "that unit")
             # a side's list keeps the units that fell in the battle (gone from their nation); the units still in
             # the fight must all be the side's own
             fell_allowed = not field.startswith("in_fight")

@@ -78,7 +78,7 @@ class Battle:
     deadline: datetime | None = None  # when the pending choice falls to its default
     reminder_at: datetime | None = None  # when its person is reminded of it (None: reminded, or no reminder)
     result: str | None = None  # "attacker won", "defender won", "cancelled"
-    duels: list[dict] = field(default_factory=list)  # the battle report: one record per duel, every round
+    duels: list[dict[str, Any]] = field(default_factory=list)  # the battle report: one record per duel, every round
 
     @property
     def over(self) -> bool:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.describe import plural
+from engine.describe import When, Who, plural
+from engine.events import Event
 from engine.nations.common import actions_left, army_mp, viewed_nation
 from engine.nations.describe import results_lines, unit_ref, winner_line
 from engine.nations.rules import Rules
@@ -15,6 +16,7 @@ from engine.nations.war import chooser
 from engine.view import (
     At,
     Line,
+    Part,
     Person,
     Section,
     Strong,
@@ -33,7 +35,7 @@ from engine.view import (
 def nation_line(nation: Nation, state: GameState) -> Line:
     """`Charon — bob: E 5 S 5 M 5 P 5 L 10; 2 units; 2 actions left`."""
     tag = " (eliminated)" if nation.eliminated else ""
-    player: Any = Person(nation.player) if nation.player else "no player"
+    player: Part = Person(nation.player) if nation.player else "no player"
     return line(f"{nation.name}{tag} — ", player,
                 f": E {nation.economy} S {nation.effective_stability} M {nation.military} P {nation.propaganda} "
                 f"L {nation.land}; {len(nation.units)} units"
@@ -42,7 +44,7 @@ def nation_line(nation: Nation, state: GameState) -> Line:
 
 def status_view(state: GameState, rules: Rules) -> View:
     """/game status of a Nations game: the turn and its clock, every nation, the battle choices waiting."""
-    clock: tuple[Any, ...] = ("over",) if state.ended else ("paused",) if state.paused \
+    clock: tuple[Part, ...] = ("over",) if state.ended else ("paused",) if state.paused \
         else ("ends ", At(state.turn_ends_at))
     title = line(f"Nations — turn {state.turn} ({state.turn_hours:g} h), ", *clock, "; GM: ", Person(state.gm),
                  *((" — ", Strong("GAME OVER")) if state.ended else ()))
@@ -127,7 +129,7 @@ def battles_view(state: GameState, rules: Rules, actor: str, options: dict[str, 
             "commit": f"waits for {b.defender} to commit units",
             "pairing": f"waits for {chooser(b)} to pair units",
         }.get(b.stage, "being fought")
-        due: tuple[Any, ...] = (" (until ", At(b.deadline), ")") if b.deadline and not b.over else ()
+        due: tuple[Part, ...] = (" (until ", At(b.deadline), ")") if b.deadline and not b.over else ()
         lines = [item(f"attacking: {_unit_list(b.attacking, b.in_fight_attacking, b.retreat_orders)}")]
         if b.defending:
             lines.append(item(f"defending: {_unit_list(b.defending, b.in_fight_defending, b.retreat_orders)}"))
@@ -151,7 +153,7 @@ def _unit_list(ids: list[int], in_fight: list[int], orders: dict[int, int | None
     return "; ".join(one(u) for u in ids)
 
 
-def results_view(standings: dict[str, Any], who: Any) -> View | None:
+def results_view(standings: dict[str, Any], who: Who) -> View | None:
     """A Nations game's final standings (`GameEnded.standings`) as a view; None when there are none."""
     if not standings.get("nations"):
         return None
@@ -161,7 +163,7 @@ def results_view(standings: dict[str, Any], who: Any) -> View | None:
     return view("🏁 Game over — final results", lines[0], *ended, *lines[1:], colour="results")
 
 
-def actor_note(state: GameState, events: list[Any], actor: str, when: Any) -> str | None:
+def actor_note(state: GameState, events: list[Event[Any]], actor: str, when: When) -> str | None:
     """After a player's action: how many actions their nation has left, and when the turn ends."""
     nation = state.nation_of(actor)
     used = [e for e in events if e.kind == "action_used"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from engine.core import Tx, require_gm
+from engine.core import Tx
 from engine.errors import BadInput, RuleViolation, UnknownUnit
 from engine.nations.common import (
     acting_nation,
@@ -18,6 +18,7 @@ from engine.nations.common import (
     change_stat,
     close_battle,
     handles,
+    require_gm,
     rival,
 )
 from engine.nations.events import (
@@ -35,7 +36,8 @@ from engine.nations.events import (
     UnitsCommitted,
 )
 from engine.nations.peace import after_action, spend_action
-from engine.nations.state import Battle, Nation, Unit
+from engine.nations.rules import Rules
+from engine.nations.state import Battle, GameState, Nation, Unit
 
 
 @dataclass
@@ -85,7 +87,7 @@ class CancelBattle:
 # --- helpers -------------------------------------------------------------------------------------
 
 
-def _battle(tx: Tx, battle_id: int) -> Battle:
+def _battle(tx: Tx[GameState], battle_id: int) -> Battle:
     battle = tx.state.battles.get(battle_id)
     if battle is None:
         raise BadInput(f"there is no battle #{battle_id}")
@@ -94,7 +96,7 @@ def _battle(tx: Tx, battle_id: int) -> Battle:
     return battle
 
 
-def _waiting_battle(tx: Tx, nation: Nation, stage: str, battle_id: int | None) -> Battle:
+def _waiting_battle(tx: Tx[GameState], nation: Nation, stage: str, battle_id: int | None) -> Battle:
     """The battle this nation's choice is for: the named one, or the only/oldest one waiting on it."""
     if battle_id is not None:
         battle = _battle(tx, battle_id)
@@ -117,7 +119,7 @@ def chooser(battle: Battle) -> str | None:
     return None
 
 
-def _pick_units(tx: Tx, nation: Nation, ids: list[int]) -> list[Unit]:
+def _pick_units(tx: Tx[GameState], nation: Nation, ids: list[int]) -> list[Unit]:
     most = tx.rules.max_battle_units
     if not 1 <= len(ids) <= most:
         raise RuleViolation(f"a side fights with 1 to {most} units, not {len(ids)}")
@@ -143,12 +145,12 @@ def _retreat_threshold(value: int | None) -> int | None:
     return value or None
 
 
-def _deadline(tx: Tx) -> datetime:
+def _deadline(tx: Tx[GameState]) -> datetime:
     """When a choice opened now falls to its default (`Rules.choice_hours`: a share of the turn by default)."""
     return tx.ctx.now + timedelta(hours=tx.rules.choice_hours(tx.state.house, tx.state.turn_hours))
 
 
-def _awaits(tx: Tx, battle_id: int, stage: str, nation: str) -> None:
+def _awaits(tx: Tx[GameState], battle_id: int, stage: str, nation: str) -> None:
     """The battle waits for `nation`'s choice until its deadline, with a reminder part-way (none if the rules'
     `choice_reminder_share` is 0)."""
     deadline = _deadline(tx)
@@ -157,14 +159,14 @@ def _awaits(tx: Tx, battle_id: int, stage: str, nation: str) -> None:
     tx.emit(BattleAwaits(battle_id, stage, nation, deadline, reminder))
 
 
-def _strength(tx: Tx, nation: Nation, unit: Unit, side: str) -> tuple[int, int, int]:
+def _strength(tx: Tx[GameState], nation: Nation, unit: Unit, side: str) -> tuple[int, int, int]:
     """How strong a unit is for the defaults: HP + COMBAT + its side's change; then rank; then the older."""
     profile = tx.rules.profile(unit.type, nation.strength, nation.weakness)
     change = profile.attack if side == "attacker" else profile.defence
     return (unit.hp + profile.combat + change, tx.rules.ranks.index(unit.rank), -unit.id)
 
 
-def _strongest(tx: Tx, nation: Nation, units: list[Unit], side: str) -> list[Unit]:
+def _strongest(tx: Tx[GameState], nation: Nation, units: list[Unit], side: str) -> list[Unit]:
     return sorted(units, key=lambda u: _strength(tx, nation, u, side), reverse=True)
 
 
@@ -172,7 +174,7 @@ def _strongest(tx: Tx, nation: Nation, units: list[Unit], side: str) -> list[Uni
 
 
 @handles(DeclareAttack)
-def declare_attack(tx: Tx, action: DeclareAttack) -> None:
+def declare_attack(tx: Tx[GameState], action: DeclareAttack) -> None:
     """ATTACK action: send 1–3 free units against a nation; no defenders means an instant win."""
     nation = acting_nation(tx, action.nation)
     target = rival(tx, nation, action.target, "attack")
@@ -190,7 +192,7 @@ def declare_attack(tx: Tx, action: DeclareAttack) -> None:
 
 
 @handles(CommitUnits)
-def commit_units(tx: Tx, action: CommitUnits) -> None:
+def commit_units(tx: Tx[GameState], action: CommitUnits) -> None:
     """The defender commits 1–3 free units; initiative follows at once."""
     nation = acting_nation(tx, action.nation)
     battle = _waiting_battle(tx, nation, "commit", action.battle)
@@ -199,14 +201,14 @@ def commit_units(tx: Tx, action: CommitUnits) -> None:
     _commit(tx, battle, action.units, _retreat_threshold(action.retreat_at), tx.ctx.actor)
 
 
-def _commit(tx: Tx, battle: Battle, unit_ids: list[int], retreat_at: int | None, by: str) -> None:
+def _commit(tx: Tx[GameState], battle: Battle, unit_ids: list[int], retreat_at: int | None, by: str) -> None:
     defender = tx.state.nations[battle.defender]
     units = _pick_units(tx, defender, unit_ids)
     tx.emit(UnitsCommitted(battle.id, [u.id for u in units], retreat_at, by))
     _initiative(tx, tx.state.battles[battle.id])
 
 
-def _initiative(tx: Tx, battle: Battle) -> None:
+def _initiative(tx: Tx[GameState], battle: Battle) -> None:
     """Each side d10 + mod(M) + Morale, the attacker first; the defender wins ties (seed)."""
     totals = {}
     for side in ("attacker", "defender"):
@@ -220,7 +222,7 @@ def _initiative(tx: Tx, battle: Battle) -> None:
     _next_pairing(tx, battle.id)
 
 
-def _next_pairing(tx: Tx, battle_id: int) -> None:
+def _next_pairing(tx: Tx[GameState], battle_id: int) -> None:
     """End the battle if a side has no unit left in the fight; pair at once if only one pairing is possible."""
     battle = tx.state.battles[battle_id]
     if not battle.in_fight_defending:
@@ -238,7 +240,7 @@ def _next_pairing(tx: Tx, battle_id: int) -> None:
 
 
 @handles(PairUnits)
-def pair_units(tx: Tx, action: PairUnits) -> None:
+def pair_units(tx: Tx[GameState], action: PairUnits) -> None:
     """The initiative winner pairs one attacking unit with one defending unit; the duel is rolled at once."""
     actor_nation = tx.state.nation_of(tx.ctx.actor)
     if actor_nation is None and not tx.ctx.is_gm:
@@ -258,7 +260,7 @@ def pair_units(tx: Tx, action: PairUnits) -> None:
     _pair(tx, battle, action.attacker_unit, action.defender_unit, by or "")
 
 
-def _pair(tx: Tx, battle: Battle, attacker_unit: int, defender_unit: int, by: str) -> None:
+def _pair(tx: Tx[GameState], battle: Battle, attacker_unit: int, defender_unit: int, by: str) -> None:
     if attacker_unit not in battle.in_fight_attacking:
         raise RuleViolation(f"unit #{attacker_unit} is not an attacking unit still in battle #{battle.id}; "
                             f"those are {_ids(battle.in_fight_attacking)}")
@@ -275,9 +277,10 @@ def _ids(ids: list[int]) -> str:
 Fighter = tuple[str, Nation, Unit]  # side, nation, unit (the same objects the state holds)
 
 
-def _duel(tx: Tx, battle: Battle, attacker_id: int, defender_id: int, by: str) -> None:
+def _duel(tx: Tx[GameState], battle: Battle, attacker_id: int, defender_id: int, by: str) -> None:
     """Round after round until a unit dies or retreats; then promotions; then the next pairing."""
-    state, rules = tx.state, tx.rules
+    state = tx.state
+    rules: Rules = tx.rules
     attacker, defender = state.nations[battle.attacker], state.nations[battle.defender]
     fighters: list[Fighter] = [
         ("attacker", attacker, attacker.units[attacker_id]),
@@ -338,7 +341,7 @@ def _wants_retreat(battle: Battle, unit: Unit) -> bool:
     return at_hp is None or unit.hp <= at_hp
 
 
-def _combat_modifiers(tx: Tx, nation: Nation, unit: Unit, opponent: Unit, side: str) -> dict[str, int]:
+def _combat_modifiers(tx: Tx[GameState], nation: Nation, unit: Unit, opponent: Unit, side: str) -> dict[str, int]:
     """COMBAT, WINS/FAILS against the opposing type, the side's STRENGTH/WEAKNESS change, Morale."""
     profile = tx.rules.profile(unit.type, nation.strength, nation.weakness)
     change = profile.attack if side == "attacker" else profile.defence
@@ -351,9 +354,9 @@ def _combat_modifiers(tx: Tx, nation: Nation, unit: Unit, opponent: Unit, side: 
     }
 
 
-def _wound(tx: Tx, battle: Battle, nation: Nation, unit: Unit, opponent: Unit) -> bool:
+def _wound(tx: Tx[GameState], battle: Battle, nation: Nation, unit: Unit, opponent: Unit) -> bool:
     """Lose 1 HP; death at 0, else the demotion roll (CONSCRIPTs cannot drop). True if the unit died."""
-    rules = tx.rules
+    rules: Rules = tx.rules
     reason = f"wounded in battle #{battle.id}"
     tx.emit(UnitChanged(nation.name, unit.id, unit.rank, unit.hp - 1, reason, unit.rank, unit.hp, type=unit.type))
     if unit.hp <= 0:
@@ -372,9 +375,9 @@ def _wound(tx: Tx, battle: Battle, nation: Nation, unit: Unit, opponent: Unit) -
     return False
 
 
-def _promotions(tx: Tx, battle: Battle, fighters: list[Fighter], retreated: set[int]) -> None:
+def _promotions(tx: Tx[GameState], battle: Battle, fighters: list[Fighter], retreated: set[int]) -> None:
     """Each surviving unit rolls for promotion, the attacking unit first; −2 after a retreat. GUARD is the top."""
-    rules = tx.rules
+    rules: Rules = tx.rules
     opponent_rank = {side: _opponent(fighters, side).rank for side, _, _ in fighters}  # before anyone rises
     for side, nation, unit in fighters:
         if unit.hp <= 0 or unit.rank == rules.ranks[-1]:
@@ -392,10 +395,11 @@ def _promotions(tx: Tx, battle: Battle, fighters: list[Fighter], retreated: set[
 # --- the end -------------------------------------------------------------------------------------
 
 
-def _end_battle(tx: Tx, battle: Battle, result: str) -> None:
+def _end_battle(tx: Tx[GameState], battle: Battle, result: str) -> None:
     """Conquest for a winning attacker (the loser's land, at most 5, moves to the winner; E/M cut; a foreign
     patch), P ± 1, full HP."""
-    rules, state = tx.rules, tx.state
+    rules: Rules = tx.rules
+    state = tx.state
     attacker, defender = state.nations[battle.attacker], state.nations[battle.defender]
     winner, loser = (attacker, defender) if result == "attacker won" else (defender, attacker)
     _close(tx, battle, result, winner.name, loser.name)
@@ -411,7 +415,7 @@ def _end_battle(tx: Tx, battle: Battle, result: str) -> None:
             change_stat(tx, attacker, "foreign_patches", 1, f"province of {defender.name}")
 
 
-def _close(tx: Tx, battle: Battle, result: str, winner: str | None, loser: str | None) -> None:
+def _close(tx: Tx[GameState], battle: Battle, result: str, winner: str | None, loser: str | None) -> None:
     """End the battle, freeing its units; survivors return to full HP (house setting)."""
     close_battle(tx, battle, result, winner, loser)
 
@@ -420,7 +424,7 @@ def _close(tx: Tx, battle: Battle, result: str, winner: str | None, loser: str |
 
 
 @handles(OrderRetreat)
-def order_retreat(tx: Tx, action: OrderRetreat) -> None:
+def order_retreat(tx: Tx[GameState], action: OrderRetreat) -> None:
     """A standing order: retreat now (no at_hp), when HP falls to at_hp, or never again (at_hp 0)."""
     owner = tx.state.unit_owner(action.unit)
     if owner is None:
@@ -438,7 +442,7 @@ def order_retreat(tx: Tx, action: OrderRetreat) -> None:
 
 
 @handles(DecideChoice)
-def decide_choice(tx: Tx, action: DecideChoice) -> None:
+def decide_choice(tx: Tx[GameState], action: DecideChoice) -> None:
     require_gm(tx, "decide battle choices")
     battle = _battle(tx, action.battle)
     if battle.stage == "commit":
@@ -457,7 +461,7 @@ def decide_choice(tx: Tx, action: DecideChoice) -> None:
         raise RuleViolation(f"battle #{battle.id} is not waiting for a choice")
 
 
-def apply_default(tx: Tx, battle: Battle, by: str = "default") -> None:
+def apply_default(tx: Tx[GameState], battle: Battle, by: str = "default") -> None:
     """The default for the pending choice: the defender's strongest free units, or strongest against strongest."""
     state = tx.state
     if battle.stage == "commit":
@@ -481,7 +485,7 @@ def apply_default(tx: Tx, battle: Battle, by: str = "default") -> None:
 
 
 @handles(CancelBattle)
-def cancel_battle(tx: Tx, action: CancelBattle) -> None:
+def cancel_battle(tx: Tx[GameState], action: CancelBattle) -> None:
     """GM: stop a battle with no result; its units are freed (and healed, as after any battle)."""
     require_gm(tx, "cancel battles")
     _close(tx, _battle(tx, action.battle), "cancelled", None, None)

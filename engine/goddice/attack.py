@@ -40,7 +40,7 @@ from engine.goddice.state import FAVOR, OPENING, ROLLING, Character, GoddiceStat
 
 
 @handles(Roll)
-def roll(tx: Tx, action: Roll) -> None:
+def roll(tx: Tx[GoddiceState], action: Roll) -> None:
     """The opening roll (all the attack dice), then each type at most once, all its dice together."""
     state = tx.state
     if action.type is None or not str(action.type).strip():
@@ -69,7 +69,7 @@ def roll(tx: Tx, action: Roll) -> None:
     await_move(tx)
 
 
-def _missed(tx: Tx) -> bool:
+def _missed(tx: Tx[GoddiceState]) -> bool:
     """No type left to roll and no legal attack: a missed attack, and the turn is over."""
     state = tx.state
     if rollable(state) or legal_attacks(state):
@@ -82,7 +82,7 @@ def _missed(tx: Tx) -> bool:
 
 
 @handles(Favor)
-def favor(tx: Tx, action: Favor) -> None:
+def favor(tx: Tx[GoddiceState], action: Favor) -> None:
     """In favor: keep the opening roll, or re-roll it once (a defender in favor decides for the attacker)."""
     player = mover(tx, FAVOR)
     choice = action.choice.strip().lower().replace("-", "")
@@ -97,7 +97,7 @@ def favor(tx: Tx, action: Favor) -> None:
         await_move(tx)
 
 
-def _targets(tx: Tx, attack: Attack, text: str | None) -> list[Character]:
+def _targets(tx: Tx[GoddiceState], attack: Attack, text: str | None) -> list[Character]:
     """The characters an attack hits: the defender, one or more chosen ones of the defending player, or all."""
     state, turn = tx.state, turn_of(tx.state)
     assert turn.defender_player is not None and turn.defender is not None
@@ -137,7 +137,7 @@ def _refs(text: str | None) -> list[str]:
     return parts
 
 
-def _target(tx: Tx, defending: Player, text: str) -> Character:
+def _target(tx: Tx[GoddiceState], defending: Player, text: str) -> Character:
     """A character of the defending player (never one's own, never a third player's)."""
     state, turn = tx.state, turn_of(tx.state)
     attacker = find_player(state, turn.player)
@@ -171,7 +171,7 @@ def _owns(state: GoddiceState, player: Player, text: str) -> bool:
     return True
 
 
-def _heal_target(tx: Tx, attack: Attack, text: str | None) -> Character | None:
+def _heal_target(tx: Tx[GoddiceState], attack: Attack, text: str | None) -> Character | None:
     """Heal Any: one of the attacker's own wounded characters (default: the one missing most life)."""
     state, turn = tx.state, turn_of(tx.state)
     own = find_player(state, turn.player)
@@ -197,7 +197,7 @@ def _heal_target(tx: Tx, attack: Attack, text: str | None) -> Character | None:
 
 
 @handles(MakeAttack)
-def make_attack(tx: Tx, action: MakeAttack) -> None:
+def make_attack(tx: Tx[GoddiceState], action: MakeAttack) -> None:
     """Stop rolling and make a legal attack: damage to its targets, then its healing."""
     state = tx.state
     if state.phase == OPENING:
@@ -234,7 +234,7 @@ def make_attack(tx: Tx, action: MakeAttack) -> None:
         await_move(tx)
 
 
-def damage(tx: Tx, owner: Player, character_id: int, amount: int | None, reason: str) -> None:
+def damage(tx: Tx[GoddiceState], owner: Player, character_id: int, amount: int | None, reason: str) -> None:
     """Damage a character (None: kill it); excess damage is wasted. Death, then elimination."""
     character = tx.state.character(character_id)[1]
     if not character.alive:
@@ -249,7 +249,7 @@ def damage(tx: Tx, owner: Player, character_id: int, amount: int | None, reason:
             tx.emit(PlayerEliminated(owner.name))
 
 
-def heal(tx: Tx, owner: Player, character_id: int, amount: int, reason: str) -> None:
+def heal(tx: Tx[GoddiceState], owner: Player, character_id: int, amount: int, reason: str) -> None:
     """Heal a living character, never above its full life (the excess is wasted)."""
     character = tx.state.character(character_id)[1]
     if not character.alive:

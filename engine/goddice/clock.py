@@ -20,7 +20,7 @@ def deadlines(state: GoddiceState) -> list[Deadline]:
     return [Deadline(state.move_since + timedelta(hours=hours * (state.reminders + 1)), "reminder", state.active)]
 
 
-def apply_deadline(tx: Tx, due: Deadline) -> None:
+def apply_deadline(tx: Tx[GoddiceState], due: Deadline) -> None:
     """Remind the player once for however long they have kept the game waiting."""
     state = tx.state
     assert state.move_since is not None

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import core
 from engine.core import Tx
 from engine.errors import BadInput, RuleViolation
-from engine.goddice.cards import Attack, Cards, CharacterCard, RulesError, needs_met
+from engine.goddice.cards import Attack, Cards, CharacterCard, needs_met
 from engine.goddice.events import AttackDiceSet, MoveAwaited, TurnStarted
 from engine.goddice.state import (
     CHOOSE,
@@ -31,15 +31,25 @@ from engine.goddice.state import (
     Player,
     Turn,
 )
+from engine.house import RulesError
 from engine.names import name_key
 
 RULESET = "goddice"
 ROLL_TYPES = ("B", "R", "Y", "O", "5")  # the five types a player may roll once each after the opening roll
+A = TypeVar("A")  # a God Dice action's class
+Handler = Callable[[Tx[GoddiceState], A], None]  # the function that applies it
 
 
-def handles(action_type: type) -> Callable[[Callable[[Tx, Any], None]], Callable[[Tx, Any], None]]:
+def handles(action_type: type[A]) -> Callable[[Handler[A]], Handler[A]]:
     """Register the function that applies one kind of God Dice action."""
     return core.handles(action_type, RULESET)
+
+
+def require_gm(tx: Tx[GoddiceState], what: str) -> None:
+    """`engine.core.require_gm` for a God Dice transaction. (Core's takes a `Tx` of the `GameState` protocol, and
+    a `Tx` is invariant in its state's class: a God Dice `Tx` is handed to it as a `Tx[Any]`.)"""
+    shared: Tx[Any] = tx
+    core.require_gm(shared, what)
 
 
 # --- lookups -------------------------------------------------------------------------------------
@@ -125,7 +135,7 @@ def waiting_for(state: GoddiceState) -> str | None:
     return turn.player
 
 
-def await_move(tx: Tx) -> None:
+def await_move(tx: Tx[GoddiceState]) -> None:
     """Record whose move it is now (its reminder counts from now)."""
     state = tx.state
     player = waiting_for(state)
@@ -135,7 +145,7 @@ def await_move(tx: Tx) -> None:
     tx.emit(MoveAwaited(player, state.phase, tx.ctx.now, quiet))
 
 
-def mover(tx: Tx, *phases: str) -> Player:
+def mover(tx: Tx[GoddiceState], *phases: str) -> Player:
     """The player making this move: the one the game waits for, in one of `phases`. A GM who is not
     seated may move for the player whose move it is."""
     state = tx.state
@@ -203,7 +213,7 @@ def qualifying(cards: Cards, card: CharacterCard, dice: list[str]) -> list[Legal
             if needs_met(a, counts, cards.wild_os)]
 
 
-def set_dice(tx: Tx, rolled: str, dice: list[str]) -> None:
+def set_dice(tx: Tx[GoddiceState], rolled: str, dice: list[str]) -> None:
     state, turn = tx.state, turn_of(tx.state)
     assert turn.attacker is not None
     dice = sort_dice(dice)
@@ -211,5 +221,5 @@ def set_dice(tx: Tx, rolled: str, dice: list[str]) -> None:
     tx.emit(AttackDiceSet(rolled, dice, [f"{option.attack.id} {option.damage}" for option in legal]))
 
 
-def roll_attack_dice(tx: Tx, player: str, purpose: str, count: int) -> list[str]:
+def roll_attack_dice(tx: Tx[GoddiceState], player: str, purpose: str, count: int) -> list[str]:
     return tx.roll_faces(player, purpose, tx.state.cards.attack_faces, count, "attack dice")

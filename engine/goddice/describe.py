@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.describe import When, Who, plural
@@ -49,7 +50,7 @@ GOD = {
 }
 
 
-def event_line(event: Event, when: When, who: Who) -> str | None:
+def event_line(event: Event[Any], when: When, who: Who) -> str | None:
     """One line for one God Dice event, or None (for other rule sets' events, or events without words)."""
     match event:
         case ev.GoddiceStarted(gm=gm, options=options):
@@ -147,7 +148,8 @@ def turn_lines(state: GoddiceState, who: Who) -> list[str]:
         return []
     attacker = character_label(state, turn.attacker)
     lines = [f"{who(turn.player)}'s {attacker} attacks "
-             + (f"{who(turn.defender_player)}'s {character_label(state, turn.defender)}" if turn.defender
+             + (f"{who(turn.defender_player)}'s {character_label(state, turn.defender)}"
+                if turn.defender and turn.defender_player  # (a defender is declared by its player)
                 else who(turn.defender_player) if turn.defender_player else "…")]
     if turn.god:
         lines.append(f"God dice: {' '.join(turn.god)}" + (f"; the {turn.favor} is in favor" if turn.favor else ""))
@@ -213,7 +215,7 @@ def cards_lines(cards: Cards) -> list[str]:
     return lines
 
 
-def change_line(state: Any, event: Event, when: When, who: Who) -> str | None:
+def change_line(state: GoddiceState, event: Event[Any], when: When, who: Who) -> str | None:
     """/log gm: a God Dice event's change as "whose field: before → after.", read off `state` as it was just
     before the event (None: the event's own line says it)."""
     match event:
@@ -250,7 +252,7 @@ def _name(state: GoddiceState, character_id: int, name: str) -> str:
         return name or f"character {character_id}"
 
 
-def _faces(faces: list[Any]) -> str:
+def _faces(faces: Sequence[int | str]) -> str:
     return " ".join(map(str, faces)) or "none"
 
 

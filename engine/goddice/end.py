@@ -7,10 +7,10 @@ from __future__ import annotations
 from engine.core import Tx
 from engine.goddice.common import turn_of
 from engine.goddice.events import AttackMissed, CampaignGameStarted, GameWon, TurnStarted
-from engine.goddice.state import DEFEND
+from engine.goddice.state import DEFEND, GoddiceState
 
 
-def end_turn(tx: Tx, resurrected: bool = False) -> None:
+def end_turn(tx: Tx[GoddiceState], resurrected: bool = False) -> None:
     """The turn is over: a winner, or the next player's turn."""
     state, turn = tx.state, turn_of(tx.state)
     if game_won(tx):
@@ -26,7 +26,7 @@ def end_turn(tx: Tx, resurrected: bool = False) -> None:
     start_turn(tx, following.name)
 
 
-def skip_the_out(tx: Tx) -> bool:
+def skip_the_out(tx: Tx[GoddiceState]) -> bool:
     """A player with no character breathing takes no more part, whatever killed them (the GM's /gm life): when
     the turn is theirs it passes on (to the left with Free for All, else in the attack direction); when they
     defend before the God dice, the attacker declares again; later, the attack has no one to hit and misses.
@@ -50,7 +50,7 @@ def skip_the_out(tx: Tx) -> bool:
     return True
 
 
-def game_won(tx: Tx) -> bool:
+def game_won(tx: Tx[GoddiceState]) -> bool:
     state = tx.state
     standing = state.in_game()
     if len(standing) != 1:
@@ -66,5 +66,5 @@ def game_won(tx: Tx) -> bool:
     return True
 
 
-def start_turn(tx: Tx, player: str) -> None:
+def start_turn(tx: Tx[GoddiceState], player: str) -> None:
     tx.emit(TurnStarted(player, tx.state.turn + 1))

@@ -34,7 +34,7 @@ class GoddiceStarted(GoddiceEvent):
     cards: dict[str, Any]  # the card file in force
     options: list[str] = field(default_factory=list)
 
-    def apply(self, state: Any) -> GoddiceState:
+    def apply(self, state: GoddiceState | None) -> GoddiceState:
         return GoddiceState(gm=self.gm, house=GoddiceHouse(**self.house), cards=cards_from_dict(self.cards),
                             started_at=self.started_at, options=list(self.options), phase=SEATING,
                             move_since=self.started_at)

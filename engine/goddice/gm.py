@@ -4,20 +4,27 @@ Every one is logged with who did it.
 
 from __future__ import annotations
 
-from typing import Any
-
-from engine.core import Tx, require_gm
+from engine.core import Tx
 from engine.errors import BadInput, RuleViolation
 from engine.goddice.actions import LoadCards, SetLife
-from engine.goddice.cards import Cards, RulesError, cards_from_file
-from engine.goddice.common import await_move, character_label, find_character, find_player, handles, label
+from engine.goddice.cards import Cards, cards_from_file
+from engine.goddice.common import (
+    await_move,
+    character_label,
+    find_character,
+    find_player,
+    handles,
+    label,
+    require_gm,
+)
 from engine.goddice.end import end_turn, game_won, skip_the_out
 from engine.goddice.events import AttackMissed, CardsLoaded, CharacterDied, LifeChanged, PlayerEliminated, TurnStarted
-from engine.goddice.state import CHOOSE, DEFEND, OVER, SEATING
+from engine.goddice.state import CHOOSE, DEFEND, OVER, SEATING, GoddiceState
+from engine.house import RulesError
 
 
 @handles(LoadCards)
-def load_cards(tx: Tx, action: LoadCards) -> None:
+def load_cards(tx: Tx[GoddiceState], action: LoadCards) -> None:
     """Another card file for this game only, before the draft."""
     require_gm(tx, "load a card file")
     if tx.state.phase not in (SEATING, CHOOSE):
@@ -32,7 +39,7 @@ def load_cards(tx: Tx, action: LoadCards) -> None:
 
 
 @handles(SetLife)
-def set_life(tx: Tx, action: SetLife) -> None:
+def set_life(tx: Tx[GoddiceState], action: SetLife) -> None:
     """A GM sets a character's life (0 kills it; more than 0 brings a dead one back)."""
     require_gm(tx, "set life")
     state = tx.state
@@ -57,7 +64,7 @@ def set_life(tx: Tx, action: SetLife) -> None:
             await_move(tx)  # the next game's first attacker (Campaign), the turn passed on, or declared again
 
 
-def _combatant_died(tx: Tx, character_id: int) -> bool:
+def _combatant_died(tx: Tx[GoddiceState], character_id: int) -> bool:
     """The GM killed the declared attacker or defender of a player still in the game: before the God dice, an
     attacker is declared again (the same turn); after them, the attack misses and the turn is over. Whether
     anything was done."""
@@ -72,7 +79,7 @@ def _combatant_died(tx: Tx, character_id: int) -> bool:
     return True
 
 
-def forced_dice(values: list[Any], tx: Tx) -> list[str]:
+def forced_dice(values: list[int | str], tx: Tx[GoddiceState]) -> list[str]:
     """GM-entered God Dice faces: attack dice B R Y O 5, God dice H C M B S A (checked when rolled)."""
     cards: Cards = tx.state.cards
     known = set(cards.attack_faces) | set(cards.god_faces)

@@ -177,7 +177,7 @@ def _draft(state: GoddiceState, problems: list[str]) -> None:
     for i, seat in enumerate(seats):
         if seat is None:
             problems.append(f"game.picks[{i}]: {state.picks[i]!r} is not a player of this game")
-        elif i and seats[i - 1] is not None and seat != (seats[i - 1] + 1) % len(state.players):
+        elif i and (before := seats[i - 1]) is not None and seat != (before + 1) % len(state.players):
             problems.append(f"game.picks[{i}]: the draft goes round the table clockwise")
     owed = Counter(seats)
     for i, player in enumerate(state.players):

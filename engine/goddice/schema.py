@@ -110,7 +110,7 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
     """`data` checked field by field and as a whole, in the export format with every name cleaned, or
     BadInput naming the first field that is wrong. The result's `rolls` are checked too."""
     at_most(data.get("players"), MAX_PLAYERS, "players")
-    export = validate(Export, data, now)
+    export: Export = validate(Export, data, now)
     game = export.game
     if datetime.fromisoformat(game.started_at) - now > TIME_WINDOW:
         raise refuse("game.started_at", f"is more than {TIME_WINDOW.days} days from now")

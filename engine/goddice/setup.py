@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import Context, Outcome, Tx, require_gm
+from engine.core import Context, Outcome, Tx
 from engine.errors import BadInput, RuleViolation
 from engine.goddice.actions import Begin, ChooseFirst, Join, Pick
-from engine.goddice.cards import OPTIONS, RulesError
-from engine.goddice.common import await_move, handles, mover, roll_attack_dice
+from engine.goddice.cards import OPTIONS, GoddiceRules
+from engine.goddice.common import await_move, handles, mover, require_gm, roll_attack_dice
 from engine.goddice.end import start_turn
 from engine.goddice.events import CharacterPicked, FirstChosen, GoddiceStarted, PlayerJoined, RolloffWon
-from engine.goddice.state import CHOOSE, DRAFT, SEATING
+from engine.goddice.state import CHOOSE, DRAFT, SEATING, GoddiceState
+from engine.house import RulesError
 from engine.names import MAX_NAME, clean_name, name_key, refuse_look_alike
 
 MAX_ROLLOFF_ROUNDS = 100
@@ -37,11 +38,11 @@ def parse_options(text: str | None) -> list[str]:
     return found
 
 
-def start_game(ctx: Context, options: dict[str, Any]) -> Outcome:
+def start_game(ctx: Context, options: dict[str, Any]) -> Outcome[GoddiceState]:
     """A new God Dice game, run by `ctx.actor`: seating opens."""
     if options.get("turn_hours") is not None:
         raise BadInput("God Dice has no turn clock: turn_hours is for Nations")
-    rules = ctx.rules
+    rules: GoddiceRules = ctx.rules
     event = GoddiceStarted(gm=ctx.actor, started_at=ctx.now, house=rules.house.as_dict(), cards=rules.cards.raw,
                            options=parse_options(options.get("options")))
     return Outcome(event.apply(None), [event])
@@ -51,7 +52,7 @@ def start_game(ctx: Context, options: dict[str, Any]) -> Outcome:
 
 
 @handles(Join)
-def join(tx: Tx, action: Join) -> None:
+def join(tx: Tx[GoddiceState], action: Join) -> None:
     """Take the next seat (clockwise in join order)."""
     state = tx.state
     raw = action.player or tx.ctx.actor
@@ -76,7 +77,7 @@ def join(tx: Tx, action: Join) -> None:
 
 
 @handles(Begin)
-def begin(tx: Tx, action: Begin) -> None:
+def begin(tx: Tx[GoddiceState], action: Begin) -> None:
     """Close seating and run the opening roll-off: most YELLOW wins; the tied re-roll in seat order."""
     require_gm(tx, "begin the game")
     state, cards = tx.state, tx.state.cards
@@ -100,7 +101,7 @@ def begin(tx: Tx, action: Begin) -> None:
 
 
 @handles(ChooseFirst)
-def choose_first(tx: Tx, action: ChooseFirst) -> None:
+def choose_first(tx: Tx[GoddiceState], action: ChooseFirst) -> None:
     """Attack first (and select last) or select first (and defend first): the draft runs clockwise."""
     player = mover(tx, CHOOSE)
     state, cards = tx.state, tx.state.cards
@@ -116,7 +117,7 @@ def choose_first(tx: Tx, action: ChooseFirst) -> None:
 
 
 @handles(Pick)
-def pick(tx: Tx, action: Pick) -> None:
+def pick(tx: Tx[GoddiceState], action: Pick) -> None:
     """Take one character card from the pool; duplicates are legal while the pool has them."""
     player = mover(tx, DRAFT)
     state = tx.state

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.goddice import invariants, schema
-from engine.goddice.cards import GoddiceHouse, cards_from_dict
+from engine.goddice.cards import GoddiceHouse, GoddiceRules, cards_from_dict
 from engine.goddice.state import Character, GoddiceState, Player, Turn
 from engine.rulesets import register_schema
 
@@ -97,7 +97,7 @@ def state_from_dict(data: dict[str, Any]) -> GoddiceState:
     return state
 
 
-def check_state(state: GoddiceState, rules: Any) -> list[str]:
+def check_state(state: GoddiceState, rules: GoddiceRules) -> list[str]:
     """What in an imported state breaks the rules, the first broken field first; empty when all is well. The
     same invariants the property test asserts after every command (`engine.goddice.invariants`)."""
     return invariants.broken(state)

@@ -20,11 +20,11 @@ from engine.goddice.events import (
     PhaseChanged,
     ResurrectionDeclined,
 )
-from engine.goddice.state import DECLARE, DEFEND, OPENING, RESURRECT, RETARGET, Player
+from engine.goddice.state import DECLARE, DEFEND, OPENING, RESURRECT, RETARGET, GoddiceState, Player
 
 
 @handles(Declare)
-def declare(tx: Tx, action: Declare) -> None:
+def declare(tx: Tx[GoddiceState], action: Declare) -> None:
     """The active player declares an attacker; the player in the attack direction will defend.
 
     With Free for All the attacker names the player attacked; after unrelated doubles (a reversal) he
@@ -47,7 +47,7 @@ def declare(tx: Tx, action: Declare) -> None:
     await_move(tx)
 
 
-def _defending_player(tx: Tx, player: Player, target: str | None) -> Player:
+def _defending_player(tx: Tx[GoddiceState], player: Player, target: str | None) -> Player:
     state = tx.state
     free_for_all = "free_for_all" in state.options
     if not free_for_all:
@@ -72,7 +72,7 @@ def _defending_player(tx: Tx, player: Player, target: str | None) -> Player:
 
 
 @handles(Defend)
-def defend(tx: Tx, action: Defend) -> None:
+def defend(tx: Tx[GoddiceState], action: Defend) -> None:
     """The defending player declares a defender; the attacker's God dice are then rolled (once a turn)."""
     player = mover(tx, DEFEND)
     state, turn = tx.state, turn_of(tx.state)
@@ -113,7 +113,7 @@ def read_god_dice(faces: list[str], attacker_god: str, defender_god: str) -> tup
     return "no effect", None
 
 
-def _god_dice(tx: Tx) -> None:
+def _god_dice(tx: Tx[GoddiceState]) -> None:
     state, turn = tx.state, turn_of(tx.state)
     assert turn.attacker is not None and turn.defender is not None
     faces = tx.roll_faces(turn.player, "god", state.cards.god_faces, 2, "God dice")
@@ -142,7 +142,7 @@ def _god_dice(tx: Tx) -> None:
         tx.emit(PhaseChanged(OPENING))
 
 
-def _reversal(tx: Tx, faces: list[str]) -> None:
+def _reversal(tx: Tx[GoddiceState], faces: list[str]) -> None:
     """Unrelated doubles: attack direction is reversed (no effect with two players); the new defender
     declares. With Free for All the attacker names another player to attack, if there is one."""
     state, turn = tx.state, turn_of(tx.state)
@@ -169,7 +169,7 @@ def _reversal(tx: Tx, faces: list[str]) -> None:
 
 
 @handles(Resurrect)
-def resurrect(tx: Tx, action: Resurrect) -> None:
+def resurrect(tx: Tx[GoddiceState], action: Resurrect) -> None:
     """Resurrection: bring back a dead character of the doubles' type at full life (the turn ends, play
     goes on in the same direction), or decline (the doubles reverse the attack as usual)."""
     player = mover(tx, RESURRECT)

@@ -69,7 +69,7 @@ def _check_positions(state: GodsfireState, units: list[Counter], target: table.P
 
 
 @handles(AnnounceAttack)
-def announce(tx: Tx, action: AnnounceAttack) -> None:
+def announce(tx: Tx[GodsfireState], action: AnnounceAttack) -> None:
     """Record an attack (B). Adjacency is the players' word (no map)."""
     require_phase(tx, "combat", "announcing an attack (B)")
     state: GodsfireState = tx.state
@@ -147,7 +147,7 @@ def announce(tx: Tx, action: AnnounceAttack) -> None:
 
 
 @handles(CancelAttack)
-def cancel(tx: Tx, action: CancelAttack) -> None:
+def cancel(tx: Tx[GodsfireState], action: CancelAttack) -> None:
     """Break off an announced attack before it is resolved (its announcer or the GM)."""
     require_phase(tx, "combat", "breaking off an attack (B)")
     state: GodsfireState = tx.state

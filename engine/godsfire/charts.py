@@ -24,6 +24,7 @@ from engine.errors import BadInput
 from engine.godsfire.events import ChartRead
 from engine.godsfire.rules import MOVERS, GodsfireRules
 from engine.godsfire.setup import handles
+from engine.godsfire.state import GodsfireState
 
 MAX_STRENGTH = 999
 MAX_CELLS = 99
@@ -132,7 +133,7 @@ def combat_odds(rules: GodsfireRules, attack: Strength, defence: Strength, nebul
     return column, f"{detail}: odds {column}"
 
 
-def read_combat(tx: Tx, attack: Strength, defence: Strength, nebula: bool, purpose: str, who: str | None,
+def read_combat(tx: Tx[GodsfireState], attack: Strength, defence: Strength, nebula: bool, purpose: str, who: str | None,
                 about: str = "") -> ChartRead:
     """The Combat Results Table read once: the odds' column, a d6 rolled for `purpose` (in the ledger), the
     result; emits and returns the `ChartRead` (`about` goes before the odds in its detail)."""
@@ -146,7 +147,7 @@ def read_combat(tx: Tx, attack: Strength, defence: Strength, nebula: bool, purpo
 
 
 @handles(Combat)
-def combat(tx: Tx, action: Combat) -> None:
+def combat(tx: Tx[GodsfireState], action: Combat) -> None:
     for name, value in (("attack", action.attack), ("defence", action.defence)):
         if not 1 <= value <= MAX_STRENGTH:
             raise BadInput(f"{name} is a strength of 1 to {MAX_STRENGTH}, not {value}")
@@ -154,7 +155,7 @@ def combat(tx: Tx, action: Combat) -> None:
 
 
 @handles(Transit)
-def transit(tx: Tx, action: Transit) -> None:
+def transit(tx: Tx[GodsfireState], action: Transit) -> None:
     rules: GodsfireRules = tx.rules
     column = str(action.column).strip().replace("−", "-")
     column = {"+0": "0", "-0": "0"}.get(column, column)
@@ -166,7 +167,7 @@ def transit(tx: Tx, action: Transit) -> None:
 
 
 @handles(MoneyDie)
-def money_die(tx: Tx, action: MoneyDie) -> None:
+def money_die(tx: Tx[GodsfireState], action: MoneyDie) -> None:
     rules: GodsfireRules = tx.rules
     colour = str(action.die).strip().lower()
     if colour not in rules.money:
@@ -202,7 +203,7 @@ def move_verdict(rules: GodsfireRules, unit: str, cells: int, nebula: int, groun
 
 
 @handles(MoveCheck)
-def move_check(tx: Tx, action: MoveCheck) -> None:
+def move_check(tx: Tx[GodsfireState], action: MoveCheck) -> None:
     rules: GodsfireRules = tx.rules
     unit = str(action.unit).strip().upper()
     if unit not in MOVERS:
@@ -223,7 +224,7 @@ OVERSTACK = ("you may overstack as a result of builds and at the start of the ga
 
 
 @handles(StackCheck)
-def stack_check(tx: Tx, action: StackCheck) -> None:
+def stack_check(tx: Tx[GodsfireState], action: StackCheck) -> None:
     rules: GodsfireRules = tx.rules
     given = [(k, v) for k, v in (("space", action.space), ("ground", action.ground), ("combat", action.combat))
              if v is not None]

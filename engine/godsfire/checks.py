@@ -19,7 +19,7 @@ from engine.godsfire.events import StepDone, change_region
 from engine.godsfire.loans import default_unpaid
 from engine.godsfire.revolts import whole_system_revolts
 from engine.godsfire.rules import ECONOMY
-from engine.godsfire.state import Region, System
+from engine.godsfire.state import GodsfireState, Region, System
 from engine.godsfire.steps import interphase_players
 
 
@@ -40,7 +40,7 @@ def _economy_down(level: str) -> str:
 # --- D.8 subversion ------------------------------------------------------------------------------
 
 
-def resolve_player_subversion(tx: Tx, player: str) -> None:
+def resolve_player_subversion(tx: Tx[GodsfireState], player: str) -> None:
     """D.8 for one player's systems; the step marked done."""
     track = int(tx.rules.table("subversion")["track"])
     for system in list(tx.state.systems_of(player)):
@@ -69,7 +69,7 @@ def resolve_player_subversion(tx: Tx, player: str) -> None:
 # --- D.9 allegiance ------------------------------------------------------------------------------
 
 
-def check_player_allegiance(tx: Tx, player: str) -> None:
+def check_player_allegiance(tx: Tx[GodsfireState], player: str) -> None:
     """D.9 for one player's systems; the step marked done."""
     for system in list(tx.state.systems_of(player)):
         # ruling: adjacency and money as they stand when the check starts; regions of one system whose
@@ -108,7 +108,7 @@ def feeders(system: System) -> dict[int, int | None]:
     return fed
 
 
-def check_player_economy(tx: Tx, player: str, wanted: set[tuple[str, int]]) -> None:
+def check_player_economy(tx: Tx[GodsfireState], player: str, wanted: set[tuple[str, int]]) -> None:
     """D.10 for one player's systems, with the drops the player wants (`wanted`); the step marked done."""
     for system in list(tx.state.systems_of(player)):
         fed = feeders(system)
@@ -133,7 +133,7 @@ def check_player_economy(tx: Tx, player: str, wanted: set[tuple[str, int]]) -> N
 # --- the interphase's end ------------------------------------------------------------------------
 
 
-def compulsory_left_over(tx: Tx) -> None:
+def compulsory_left_over(tx: Tx[GodsfireState]) -> None:
     """Before the interphase ends (`/godsfire interphase end`, or the GM stepping the phase on): for each player
     in the interphase's order, every compulsory step not yet taken, in the sheet's order, as if the player
     had run it — a due loan repayment not made is a default of the whole amount due (D.1.4-5), the money in

@@ -46,12 +46,12 @@ Rulings (the sheet is silent, or the bot has no map):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import core
-from engine.core import Tx
+from engine.core import Handler, Tx
 from engine.errors import BadInput
 from engine.godsfire import charts, table
 from engine.godsfire.events import change_game
@@ -67,8 +67,10 @@ MAX_REASON = 300  # a choice's reason (the export's limit)
 KEY = "the key: 1, 2 = units lost (enemy's choice)"
 NOT_PRESSING = ("Ar", "AE", VOID)  # results after which an attack no longer presses its target
 
+A = TypeVar("A")  # an action (the second argument of its handler)
 
-def handles(action_type: type) -> Any:
+
+def handles(action_type: type[A]) -> Callable[[Handler[GodsfireState, A]], Handler[GodsfireState, A]]:
     return core.handles(action_type, RULESET)
 
 
@@ -248,7 +250,7 @@ def _pressed(state: GodsfireState, system: System, leaving: int) -> bool:
                and a.result not in NOT_PRESSING for a in state.attacks)
 
 
-def restore_neutral(tx: Tx, system: System, why: str) -> None:
+def restore_neutral(tx: Tx[GodsfireState], system: System, why: str) -> None:
     """The sheet (Neutrals): "If the attack is broken off, neutrals go back to starting strength" — the
     neutral's units at the system brought back up to `rules.neutral_units`, the new ones in its cell."""
     state: GodsfireState = tx.state
@@ -271,7 +273,7 @@ def restore_neutral(tx: Tx, system: System, why: str) -> None:
     table.sync(tx)
 
 
-def broken_off(tx: Tx, attack: Attack, why: str) -> None:
+def broken_off(tx: Tx[GodsfireState], attack: Attack, why: str) -> None:
     state: GodsfireState = tx.state
     system = system_at(state, attack.target)
     if attack.defender is None and system is not None and system.owner is None and not _pressed(
@@ -281,7 +283,7 @@ def broken_off(tx: Tx, attack: Attack, why: str) -> None:
 
 
 
-def tidy_choices(tx: Tx) -> None:
+def tidy_choices(tx: Tx[GodsfireState]) -> None:
     """Drop from the pending choices the counters no longer on the table; a choice left with nothing is void,
     and losses with no more units than they take are taken at once."""
     state: GodsfireState = tx.state
@@ -352,7 +354,7 @@ def combat_left(state: GodsfireState) -> list[str]:
     return left
 
 
-def clear_combat(tx: Tx) -> None:
+def clear_combat(tx: Tx[GodsfireState]) -> None:
     """The Combat Phase ends: its attacks are cleared (numbers start at 1 again next phase)."""
     state: GodsfireState = tx.state
     if state.attacks or state.next_attack != 1:

@@ -3,9 +3,12 @@ the politics of D.6-D.13), a region's name, and the system and region options of
 
 from __future__ import annotations
 
+from typing import Any
+
+from engine import core
 from engine.core import Tx
 from engine.errors import BadInput, NotYourNation, RuleViolation
-from engine.godsfire.state import Player, Region, System
+from engine.godsfire.state import GodsfireState, Player, Region, System
 from engine.names import name_key
 from engine.vocabulary import Param
 
@@ -13,7 +16,14 @@ SYSTEM_PARAM = Param("system", required=True, help="the system", complete="syste
 REGION_PARAM = Param("region", int, True, help="the region's number", low=1, high=99, complete="region")
 
 
-def acting_player(tx: Tx, named: str | None, what: str) -> Player:
+def require_gm(tx: Tx[GodsfireState], what: str) -> None:
+    """`engine.core.require_gm` for a Godsfire transaction. (The core's takes a `Tx` of the `GameState` protocol, and
+    a `Tx` is invariant in its state's class: a Godsfire `Tx` is handed to it as a `Tx[Any]`.)"""
+    shared: Tx[Any] = tx
+    core.require_gm(shared, what)
+
+
+def acting_player(tx: Tx[GodsfireState], named: str | None, what: str) -> Player:
     """The player an action is for: the one `named` (only the GM may name another), else the actor."""
     if named is not None:
         player = tx.state.player(named)
@@ -26,7 +36,7 @@ def acting_player(tx: Tx, named: str | None, what: str) -> Player:
     return found
 
 
-def owned_system(tx: Tx, system_name: str, what: str) -> System:
+def owned_system(tx: Tx[GodsfireState], system_name: str, what: str) -> System:
     """A system the actor may act for: its owner's, or anyone's for the GM; neutral systems are refused."""
     system = tx.state.system(system_name)
     if system.owner is None:

@@ -67,13 +67,13 @@ def region_text(region: Region | dict[str, Any]) -> str:
     return text
 
 
-def _sister_lines() -> list[Callable[[Event, When, Who], str | None]]:
+def _sister_lines() -> list[Callable[[Event[Any], When, Who], str | None]]:
     """The economy's and the politics' own `event_line`, where they define one."""
     lines = (getattr(module, "event_line", None) for module in (economy, politics))
     return [line for line in lines if line is not None]
 
 
-def event_line(event: Event, when: When, who: Who) -> str | None:
+def event_line(event: Event[Any], when: When, who: Who) -> str | None:
     """One line for one Godsfire event, or None (other rule sets' events, events without words)."""
     match event:
         case ev.GodsfireStarted(gm=gm):
@@ -148,7 +148,7 @@ COUNTED = set(LISTS)
 PLAYER_KEYED = {"subversion", "subversion_step"}
 
 
-def change_line(state: Any, event: Event, when: When, who: Who) -> str | None:
+def change_line(state: Any, event: Event[Any], when: When, who: Who) -> str | None:
     """/log gm: a Godsfire event's change as "what field: before → after (reason).", the before as it stood just
     before the event (None: the event's own line says it). The changes carry their before (what the game held
     when the event was made), so each event of one act is worded against its own before."""

@@ -32,7 +32,7 @@ def on_the_way(state: GodsfireState, player: str) -> int:
     return sum(s.amount for s in state.shipments if s.arrives > state.turn and name_key(s.owner) == name_key(player))
 
 
-def land_shipments(tx: Tx, player: str | None = None) -> None:
+def land_shipments(tx: Tx[GodsfireState], player: str | None = None) -> None:
     """The player's transfer step (D.3.1; at the interphase's end for a player who never took it): the money due
     this turn leaves the Money in Transit box and lands in its system's bank. Money bound for a system its
     player no longer holds goes to the National Government; money whose carrier was destroyed is lost with it."""

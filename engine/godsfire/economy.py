@@ -104,7 +104,7 @@ class ChangeMinisters:
 # --- shared checks (the loans' too) --------------------------------------------------------------
 
 
-def require_interphase(tx: Tx, step: str) -> None:
+def require_interphase(tx: Tx[GodsfireState], step: str) -> None:
     """Refuse `step` outside the Social Interphase."""
     state: GodsfireState = tx.state
     if state.phase != "interphase":
@@ -117,7 +117,7 @@ def _active(player: Player) -> None:
         raise RuleViolation(f"{player.name} has lost the National Government and is out of the game")
 
 
-def own_system(tx: Tx, name: str, what: str) -> tuple[System, Player]:
+def own_system(tx: Tx[GodsfireState], name: str, what: str) -> tuple[System, Player]:
     """The system (by name) and its owner, if the actor is its owner or the GM; refusals otherwise."""
     system = tx.state.system(name)
     if system.owner is None:
@@ -129,7 +129,7 @@ def own_system(tx: Tx, name: str, what: str) -> tuple[System, Player]:
     return system, owner
 
 
-def _acting_player(tx: Tx, named: str | None, what: str) -> Player:
+def _acting_player(tx: Tx[GodsfireState], named: str | None, what: str) -> Player:
     """The player acting (the actor; the GM must name one), still in the game."""
     player = acting_player(tx, named, what)
     _active(player)
@@ -142,12 +142,12 @@ def require_positive(value: int, what: str) -> None:
         raise BadInput(f"{what} must be at least 1, not {value}")
 
 
-def _pay(tx: Tx, system: System, cost: int, what: str) -> None:
+def _pay(tx: Tx[GodsfireState], system: System, cost: int, what: str) -> None:
     if cost > system.bank:
         raise RuleViolation(f"{what} costs {cost} GB and {system.name}'s bank holds {system.bank} GB")
 
 
-def lower_allegiance(tx: Tx, system: System, region: Region, by: int, reason: str) -> None:
+def lower_allegiance(tx: Tx[GodsfireState], system: System, region: Region, by: int, reason: str) -> None:
     """The region's allegiance `by` levels lower; below the lowest level it revolts (allegiance 0)."""
     if region.revolt:
         return
@@ -166,7 +166,7 @@ def jealousy(system: System, spent: dict[int, int] | None = None) -> dict[int, i
     return {number: most - money for number, money in spending.items()}
 
 
-def _jealousy_warning(tx: Tx, system: System, region: Region, cost: int, confirm: bool) -> None:
+def _jealousy_warning(tx: Tx[GodsfireState], system: System, region: Region, cost: int, confirm: bool) -> None:
     """Refuse a spend that would make regional jealousy (D.9) lower other regions of the system, saying
     what it will cost, unless confirmed. The drops are the D.9 check's at this moment: each other region's
     shortfall against the system's new highest spending (regions in revolt cannot fall)."""
@@ -205,7 +205,7 @@ def _region_numbers(raw: str, system: System) -> list[int]:
     return numbers
 
 
-def _spend(tx: Tx, system: System, region: Region, cost: int, reason: str) -> None:
+def _spend(tx: Tx[GodsfireState], system: System, region: Region, cost: int, reason: str) -> None:
     """Take `cost` from the bank and count it as spent on the region (regional jealousy, D.9b)."""
     change_system(tx, system.name, reason, bank=tx.state.system(system.name).bank - cost)
     change_region(tx, system.name, region.number, reason, spent=region.spent + cost)
@@ -240,7 +240,7 @@ def revenue(rules: Any, system: System) -> tuple[int, list[str]]:
 
 
 @handles(Tax, RULESET)
-def tax(tx: Tx, action: Tax) -> None:
+def tax(tx: Tx[GodsfireState], action: Tax) -> None:
     require_interphase(tx, "the tax (D.1)")
     system, owner = own_system(tx, action.system, "tax")
     open_step(tx, owner.name, "tax")
@@ -270,7 +270,7 @@ def tax(tx: Tx, action: Tax) -> None:
 # --- D.3 transfers -------------------------------------------------------------------------------
 
 
-def _end(tx: Tx, raw: str, what: str) -> tuple[str, System | None]:
+def _end(tx: Tx[GodsfireState], raw: str, what: str) -> tuple[str, System | None]:
     key = raw.strip().casefold()
     if key in PLACES:
         return key, None
@@ -289,7 +289,7 @@ def _ng_reaches(player: Player, system: System) -> None:
 
 
 @handles(Transfer, RULESET)
-def transfer(tx: Tx, action: Transfer) -> None:
+def transfer(tx: Tx[GodsfireState], action: Transfer) -> None:
     """Ruling: money goes system ↔ transit, transit ↔ NG, and system ↔ NG only on the NG's own system
     (anywhere if its system is not recorded); never straight from one system to another: the sheet has it
     moved through space, so it goes system → transit, is moved on the map, then transit → system."""
@@ -354,7 +354,7 @@ def _unit_type(raw: str) -> str:
 
 
 @handles(Buy, RULESET)
-def buy(tx: Tx, action: Buy) -> None:
+def buy(tx: Tx[GodsfireState], action: Buy) -> None:
     require_interphase(tx, "purchasing (D.4)")
     system, owner = own_system(tx, action.system, "buy units")
     open_step(tx, owner.name, "purchase")
@@ -395,7 +395,7 @@ def buy(tx: Tx, action: Buy) -> None:
 
 
 @handles(Loyalty, RULESET)
-def loyalty(tx: Tx, action: Loyalty) -> None:
+def loyalty(tx: Tx[GodsfireState], action: Loyalty) -> None:
     """Ruling: without `amount` the point is the raise, so a region that cannot rise (raised this turn,
     or at the highest level, 5, for every party) is refused; with `amount` the money is spent even then,
     for regional jealousy (D.5.2), and the region rises by 1 if it can."""
@@ -430,7 +430,7 @@ def loyalty(tx: Tx, action: Loyalty) -> None:
 
 
 @handles(Develop, RULESET)
-def develop(tx: Tx, action: Develop) -> None:
+def develop(tx: Tx[GodsfireState], action: Develop) -> None:
     """Ruling: the sheet sets no limit of levels a turn: each raise pays its own cost."""
     require_interphase(tx, "the Econ box (D.5)")
     system, owner = own_system(tx, action.system, "raise economic levels")
@@ -463,7 +463,7 @@ def develop(tx: Tx, action: Develop) -> None:
 
 
 @handles(Place, RULESET)
-def place(tx: Tx, action: Place) -> None:
+def place(tx: Tx[GodsfireState], action: Place) -> None:
     """Ruling: a unit's type is fixed when bought (party changes do not affect builds); bought units not
     placed stay in the region's box for a later D.14; an industrial region that fell from I-2 to I-1
     still places them all (it has not lost its industrial capacity)."""
@@ -505,7 +505,7 @@ def place(tx: Tx, action: Place) -> None:
 
 
 @handles(ChangeMinisters, RULESET)
-def change_ministers(tx: Tx, action: ChangeMinisters) -> None:
+def change_ministers(tx: Tx[GodsfireState], action: ChangeMinisters) -> None:
     """Ruling: it may be announced at any time (the sheet puts it under the National Government, not in
     the interphase: no interphase step); every region not in revolt rises up to 5, the highest level for
     every party, and one already at 5 stays there."""

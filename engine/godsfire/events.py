@@ -225,7 +225,7 @@ def _diff(target: Any, new: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
     return changes, before
 
 
-def change_region(tx: Tx, system: str, region: int, reason: str, **new: Any) -> RegionChanged | None:
+def change_region(tx: Tx[GodsfireState], system: str, region: int, reason: str, **new: Any) -> RegionChanged | None:
     """Emit a RegionChanged setting these fields (those that change); returns it, or None if none did."""
     target = tx.state.system(system).region(region)
     _check_fields(Region, new)
@@ -237,7 +237,7 @@ def change_region(tx: Tx, system: str, region: int, reason: str, **new: Any) -> 
     return event
 
 
-def change_system(tx: Tx, system: str, reason: str, **new: Any) -> SystemChanged | None:
+def change_system(tx: Tx[GodsfireState], system: str, reason: str, **new: Any) -> SystemChanged | None:
     """Emit a SystemChanged (loans as a list of {"amount", "box"} dicts)."""
     target = tx.state.system(system)
     _check_fields(System, new)
@@ -249,7 +249,7 @@ def change_system(tx: Tx, system: str, reason: str, **new: Any) -> SystemChanged
     return event
 
 
-def change_player(tx: Tx, player: str, reason: str, **new: Any) -> PlayerChanged | None:
+def change_player(tx: Tx[GodsfireState], player: str, reason: str, **new: Any) -> PlayerChanged | None:
     target = tx.state.player(player)
     _check_fields(Player, new)
     changes, before = _diff(target, new)
@@ -260,7 +260,7 @@ def change_player(tx: Tx, player: str, reason: str, **new: Any) -> PlayerChanged
     return event
 
 
-def change_game(tx: Tx, reason: str, **new: Any) -> GameChanged | None:
+def change_game(tx: Tx[GodsfireState], reason: str, **new: Any) -> GameChanged | None:
     _check_fields(GodsfireState, new)
     changes, before = _diff(tx.state, new)
     if not changes:

@@ -4,6 +4,8 @@ region's allegiance and economy ("Sol 2"). A system changing hands is marked on 
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.events import Event
 from engine.godsfire import events as ev
 from engine.godsfire.state import GodsfireState
@@ -26,7 +28,7 @@ def history_point(state: GodsfireState) -> Point:
     return point
 
 
-def history_marks(event: Event) -> list[tuple[str, str]]:
+def history_marks(event: Event[Any]) -> list[tuple[str, str]]:
     if isinstance(event, ev.SystemChanged) and event.changes.get("owner"):
         return [(str(event.changes["owner"]), "system taken")]
     return []

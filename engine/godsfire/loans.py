@@ -65,7 +65,7 @@ def _parse_lower(raw: str, state: GodsfireState) -> list[tuple[System, int]]:
     return entries
 
 
-def _levels_to_deduct(tx: Tx, player: Player, count: int, chosen: str | None) -> list[tuple[str, int]]:
+def _levels_to_deduct(tx: Tx[GodsfireState], player: Player, count: int, chosen: str | None) -> list[tuple[str, int]]:
     """Which regions lose the default's economic levels, one entry per level (D.1.5). Ruling: the
     player (or GM) may list them with `lower:`; otherwise the highest levels go first (ties: systems in
     the game's order, regions by number). A region at S has no level to lose; if the player's regions
@@ -100,7 +100,7 @@ def _levels_to_deduct(tx: Tx, player: Player, count: int, chosen: str | None) ->
     return picked
 
 
-def _default(tx: Tx, player: Player, shortfall: int, lower: str | None) -> None:
+def _default(tx: Tx[GodsfireState], player: Player, shortfall: int, lower: str | None) -> None:
     """D.1.5: a repayment short by `shortfall`."""
     state: GodsfireState = tx.state
     table = tx.rules.table("loans")
@@ -122,7 +122,8 @@ def _default(tx: Tx, player: Player, shortfall: int, lower: str | None) -> None:
                   failed_repayment=True, loans_barred=True)
 
 
-def _repayment(tx: Tx, system: System, player: str, paid: int, lower: str | None, note: str = "") -> None:
+def _repayment(tx: Tx[GodsfireState], system: System, player: str, paid: int, lower: str | None,
+               note: str = "") -> None:
     """Pay `paid` of the system's due boxes; every marker moves up one box (ruling: the box is gone, paid or
     defaulted); a shortfall is a default (D.1.5)."""
     payments = int(tx.rules.table("loans")["payments"])
@@ -141,7 +142,7 @@ def _repayment(tx: Tx, system: System, player: str, paid: int, lower: str | None
 
 
 @handles(Repay, RULESET)
-def repay(tx: Tx, action: Repay) -> None:
+def repay(tx: Tx[GodsfireState], action: Repay) -> None:
     require_interphase(tx, "loan repayment (D.1)")
     system, player = own_system(tx, action.system, "repay loans")
     open_step(tx, player.name, "loans")
@@ -160,7 +161,7 @@ def repay(tx: Tx, action: Repay) -> None:
     _repayment(tx, system, player.name, paid, action.lower)
 
 
-def default_unpaid(tx: Tx, player: str) -> None:
+def default_unpaid(tx: Tx[GodsfireState], player: str) -> None:
     """The ruling: a loan repayment not made by the end of the tax step (D.1) is a default of the whole
     amount due. For each of the player's systems whose repayment is still due: nothing is paid, every marker
     moves up one box as in any repayment, and the whole amount due is that system's default (D.1.5; the
@@ -179,7 +180,7 @@ def allegiances_at_least(state: GodsfireState, player: Player, level: int) -> bo
 
 
 @handles(Borrow, RULESET)
-def borrow(tx: Tx, action: Borrow) -> None:
+def borrow(tx: Tx[GodsfireState], action: Borrow) -> None:
     require_interphase(tx, "borrowing (D.2)")
     system, player = own_system(tx, action.system, "borrow")
     open_step(tx, player.name, "borrow")

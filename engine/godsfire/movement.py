@@ -32,14 +32,14 @@ MAX_ORDER_ROLLS = 20  # roll-offs for the order before ties are left in joining 
 # --- the turn's player order (A.1.1) -------------------------------------------------------------
 
 
-def roll_order(tx: Tx) -> list[str]:
+def roll_order(tx: Tx[GodsfireState]) -> list[str]:
     """Each player still in the game rolls a d6; highest first; tied players roll again among themselves
     (A.1.1: the order of players is determined randomly at the start of each turn)."""
     players = [p.name for p in tx.state.active_players()]
     return _order(tx, players, 0)
 
 
-def _order(tx: Tx, players: list[str], depth: int) -> list[str]:
+def _order(tx: Tx[GodsfireState], players: list[str], depth: int) -> list[str]:
     if len(players) < 2 or depth >= MAX_ORDER_ROLLS:
         return players
     dice = {name: tx.roll(f"turn {tx.state.turn} player order", name).die for name in players}
@@ -50,7 +50,7 @@ def _order(tx: Tx, players: list[str], depth: int) -> list[str]:
     return ordered
 
 
-def begin_turn(tx: Tx) -> None:
+def begin_turn(tx: Tx[GodsfireState]) -> None:
     """The start of a turn's Movement Phase: the order rolled and initiative to its first player."""
     state: GodsfireState = tx.state
     order = roll_order(tx)
@@ -76,7 +76,7 @@ def _responders(state: GodsfireState, holder: str) -> list[str]:
     return [p for p in order[at + 1:] + order[:at] if p != holder]
 
 
-def _next_go(tx: Tx, moved: bool, why: str) -> None:
+def _next_go(tx: Tx[GodsfireState], moved: bool, why: str) -> None:
     """The awaited player's go ends (having moved or not): the next responder, the holder's next round, the
     next holder, or the end of initiative."""
     state: GodsfireState = tx.state
@@ -107,7 +107,7 @@ def _next_go(tx: Tx, moved: bool, why: str) -> None:
                                    reminded=False))
 
 
-def _pass_initiative(tx: Tx, why: str) -> None:
+def _pass_initiative(tx: Tx[GodsfireState], why: str) -> None:
     state: GodsfireState = tx.state
     ini = state.initiative
     assert ini is not None
@@ -174,7 +174,7 @@ def _require_movement(state: GodsfireState, what: str) -> None:
                             f"{state.phase} phase")
 
 
-def _awaited(tx: Tx, player: str, what: str) -> Initiative:
+def _awaited(tx: Tx[GodsfireState], player: str, what: str) -> Initiative:
     state: GodsfireState = tx.state
     _require_movement(state, what)
     if state.transit is not None:
@@ -192,7 +192,7 @@ def _awaited(tx: Tx, player: str, what: str) -> Initiative:
 
 
 @handles(StartInitiative)
-def start_initiative(tx: Tx, action: StartInitiative) -> None:
+def start_initiative(tx: Tx[GodsfireState], action: StartInitiative) -> None:
     if not tx.ctx.is_gm:
         raise NotYourNation("only the GM starts the turn's initiative")
     state: GodsfireState = tx.state
@@ -216,7 +216,7 @@ def _cells_moved(state: GodsfireState, counter: Counter, origin: table.Place, de
 
 
 @handles(Move)
-def move(tx: Tx, action: Move) -> None:
+def move(tx: Tx[GodsfireState], action: Move) -> None:
     """A.2: move counters (together) to a position, passing through the cells named."""
     player = acting_player(tx, action.player, "move").name
     _awaited(tx, player, "move")
@@ -276,7 +276,8 @@ def _check_landing(state: GodsfireState, player: str, movers: list[Counter], des
             raise RuleViolation(f"B.2.2: only AGs land on hostile planets ({table.short(others[0])} cannot)")
 
 
-def _travel(tx: Tx, player: str, numbers: list[int], came_from: str, dest: table.Place, through: list[str]) -> None:
+def _travel(tx: Tx[GodsfireState], player: str, numbers: list[int], came_from: str, dest: table.Place,
+            through: list[str]) -> None:
     """Move the counters along `through` to `dest`, stopping where stationary enemy units may attack."""
     state: GodsfireState = tx.state
     for i, cell in enumerate(through):
@@ -299,7 +300,7 @@ def _names(state: GodsfireState, numbers: list[int]) -> str:
     return ", ".join(table.short(state.counter(n)) for n in numbers)
 
 
-def _put(tx: Tx, numbers: list[int], at: str, ground: bool, reason: str, mark: bool) -> None:
+def _put(tx: Tx[GodsfireState], numbers: list[int], at: str, ground: bool, reason: str, mark: bool) -> None:
     counters = table.copy_counters(tx.state)
     for c in counters:
         if c.number in numbers:
@@ -309,7 +310,7 @@ def _put(tx: Tx, numbers: list[int], at: str, ground: bool, reason: str, mark: b
     table.set_counters(tx, counters, reason)
 
 
-def _arrive(tx: Tx, player: str, numbers: list[int], at: str, ground: bool) -> None:
+def _arrive(tx: Tx[GodsfireState], player: str, numbers: list[int], at: str, ground: bool) -> None:
     state: GodsfireState = tx.state
     _put(tx, numbers, at, ground, f"{player} moves {_names(state, numbers)} to {at}", mark=True)
     if state.initiative is not None and state.initiative.awaiting == player:
@@ -317,7 +318,7 @@ def _arrive(tx: Tx, player: str, numbers: list[int], at: str, ground: bool) -> N
 
 
 @handles(EndGo)
-def end_go(tx: Tx, action: EndGo) -> None:
+def end_go(tx: Tx[GodsfireState], action: EndGo) -> None:
     """A.1: the awaited player ends the go: `done` after moving, or `pass`."""
     player = acting_player(tx, action.player, "play a go").name
     ini = _awaited(tx, player, "pass" if action.passing else "end the go")
@@ -328,7 +329,7 @@ def end_go(tx: Tx, action: EndGo) -> None:
 
 
 @handles(TransitAnswer)
-def transit_answer(tx: Tx, action: TransitAnswer) -> None:
+def transit_answer(tx: Tx[GodsfireState], action: TransitAnswer) -> None:
     """A.2.3: the stationary player's answer to a move through its units: a transit attack (each mover
     defends as an individual counter: one die each), a block (the movers stop; the stationary units retreat
     one cell, not to where the movers came from), or letting it pass."""
@@ -346,7 +347,7 @@ def transit_answer(tx: Tx, action: TransitAnswer) -> None:
     apply_transit(tx, answer, action.retreat, action.column)
 
 
-def apply_transit(tx: Tx, answer: str, retreat: str = "", column: str | None = None) -> None:
+def apply_transit(tx: Tx[GodsfireState], answer: str, retreat: str = "", column: str | None = None) -> None:
     """Apply a transit answer (also the deadline's default, `allow`)."""
     state: GodsfireState = tx.state
     pending = state.transit
@@ -405,7 +406,7 @@ def apply_transit(tx: Tx, answer: str, retreat: str = "", column: str | None = N
         change_game(tx, f"{mover} has moved this go", initiative=replace(tx.state.initiative, moved=True))
 
 
-def _remove(tx: Tx, numbers: list[int], reason: str) -> None:
+def _remove(tx: Tx[GodsfireState], numbers: list[int], reason: str) -> None:
     state: GodsfireState = tx.state
     gone = [c for c in state.counters if c.number in numbers]
     table.set_counters(tx, [c for c in table.copy_counters(state) if c.number not in numbers], reason)
@@ -431,7 +432,7 @@ def deadlines(state: GodsfireState) -> list[Deadline]:
     return found
 
 
-def apply_deadline(tx: Tx, due: Deadline) -> None:
+def apply_deadline(tx: Tx[GodsfireState], due: Deadline) -> None:
     state: GodsfireState = tx.state
     if due.what == "reminder" and state.initiative is not None:
         left = math.ceil(state.house.response_hours / 2 * 60)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.core import Tx, require_gm
+from engine.core import Tx
 from engine.errors import RuleViolation
 from engine.godsfire import combat, movement, war
 from engine.godsfire.checks import compulsory_left_over
+from engine.godsfire.common import require_gm
 from engine.godsfire.events import GodsfirePhaseChanged, InterphaseReset, change_game
 from engine.godsfire.setup import handles
 from engine.godsfire.state import PHASE_NAMES, PHASES, GodsfireState
@@ -24,7 +25,7 @@ class NextPhase:
     pass
 
 
-def require_phase(tx: Tx, phase: str, what: str) -> None:
+def require_phase(tx: Tx[GodsfireState], phase: str, what: str) -> None:
     """Refuse `what` outside `phase` (e.g. an interphase step during the Movement Phase)."""
     state: GodsfireState = tx.state
     if state.phase != phase:
@@ -32,7 +33,7 @@ def require_phase(tx: Tx, phase: str, what: str) -> None:
                             f"{PHASE_NAMES[state.phase]}")
 
 
-def enter_interphase(tx: Tx) -> None:
+def enter_interphase(tx: Tx[GodsfireState]) -> None:
     """The Social Interphase begins: its per-turn marks cleared and the players' order set."""
     state: GodsfireState = tx.state
     tx.emit(GodsfirePhaseChanged(state.turn, "interphase"))
@@ -42,7 +43,7 @@ def enter_interphase(tx: Tx) -> None:
         change_game(tx, f"turn {state.turn}'s player order (A.1.1): {', '.join(order)}", order=order)
 
 
-def leave_interphase(tx: Tx) -> None:
+def leave_interphase(tx: Tx[GodsfireState]) -> None:
     """The Social Interphase ends: the steps done are cleared and the next turn's Movement Phase begins."""
     state: GodsfireState = tx.state
     change_game(tx, "the interphase is over", done={p.name: [] for p in state.players})
@@ -55,7 +56,7 @@ def leave_interphase(tx: Tx) -> None:
         movement.begin_turn(tx)
 
 
-def advance(tx: Tx) -> None:
+def advance(tx: Tx[GodsfireState]) -> None:
     """Step to the next phase (from the interphase: the next turn's Movement Phase)."""
     state: GodsfireState = tx.state
     following = PHASES[(PHASES.index(state.phase) + 1) % len(PHASES)]
@@ -69,7 +70,7 @@ def advance(tx: Tx) -> None:
         tx.emit(GodsfirePhaseChanged(state.turn, following))
 
 
-def _leave(tx: Tx, phase: str) -> None:
+def _leave(tx: Tx[GodsfireState], phase: str) -> None:
     """Refuse to leave the Movement or Combat Phase before its procedure is done."""
     state = tx.state
     if phase == "movement":
@@ -84,7 +85,7 @@ def _leave(tx: Tx, phase: str) -> None:
 
 
 @handles(NextPhase)
-def next_phase(tx: Tx, action: NextPhase) -> None:
+def next_phase(tx: Tx[GodsfireState], action: NextPhase) -> None:
     require_gm(tx, "step the phases")
     advance(tx)
 

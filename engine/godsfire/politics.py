@@ -12,14 +12,15 @@ silent are marked "ruling" here and listed in docs/godsfire.md.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from engine import core
-from engine.core import Tx, require_gm
+from engine.core import Handler, Tx
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire import checks, loans, phases
-from engine.godsfire.common import REGION_PARAM, SYSTEM_PARAM, acting_player, owned_system, region_name
+from engine.godsfire.common import REGION_PARAM, SYSTEM_PARAM, acting_player, owned_system, region_name, require_gm
 from engine.godsfire.events import (
     StepDone,
     change_player,
@@ -46,8 +47,10 @@ WAYS = ("negotiate", "bribe", "police")
 PAYMENTS = ("ng", "loyalty")
 ADJACENT_PARTY = {"R": "M", "E": "M"}  # ruling: R and E each have one neighbour, M
 
+A = TypeVar("A")  # an action (the second argument of its handler)
 
-def handles(action_type: type) -> Any:
+
+def handles(action_type: type[A]) -> Callable[[Handler[GodsfireState, A]], Handler[GodsfireState, A]]:
     """Register the function that applies one kind of Godsfire politics action."""
     return core.handles(action_type, RULESET)
 
@@ -111,7 +114,7 @@ class EndInterphase:
 # --- shared checks -------------------------------------------------------------------------------
 
 
-def _players_for(tx: Tx, named: str | None, step: str) -> list[str]:
+def _players_for(tx: Tx[GodsfireState], named: str | None, step: str) -> list[str]:
     """Whose systems a whole-step check covers: the actor's; the GM's named player, or every player with
     systems who has not done the step yet."""
     state: GodsfireState = tx.state
@@ -146,7 +149,7 @@ def _band(pair: list[int], die: int) -> bool:
 
 
 @handles(ChangeParty)
-def change_party(tx: Tx, action: ChangeParty) -> None:
+def change_party(tx: Tx[GodsfireState], action: ChangeParty) -> None:
     in_interphase(tx, "D.6 changing a party")
     system = owned_system(tx, action.system, "attempt a party change")
     open_step(tx, system.owner, "party")
@@ -202,7 +205,7 @@ def change_party(tx: Tx, action: ChangeParty) -> None:
 
 
 @handles(DealWithRevolt)
-def deal_with_revolt(tx: Tx, action: DealWithRevolt) -> None:
+def deal_with_revolt(tx: Tx[GodsfireState], action: DealWithRevolt) -> None:
     in_interphase(tx, "D.7 dealing with revolts")
     system = owned_system(tx, action.system, "deal with a revolt")
     open_step(tx, system.owner, "revolts")
@@ -253,7 +256,7 @@ def deal_with_revolt(tx: Tx, action: DealWithRevolt) -> None:
 
 
 @handles(ResolveSubversion)
-def resolve_subversion(tx: Tx, action: ResolveSubversion) -> None:
+def resolve_subversion(tx: Tx[GodsfireState], action: ResolveSubversion) -> None:
     in_interphase(tx, "D.8 resolving subversion")
     players = _players_for(tx, action.player, "subversion")
     for player in players:
@@ -267,7 +270,7 @@ def resolve_subversion(tx: Tx, action: ResolveSubversion) -> None:
 
 
 @handles(CheckAllegiance)
-def check_allegiance(tx: Tx, action: CheckAllegiance) -> None:
+def check_allegiance(tx: Tx[GodsfireState], action: CheckAllegiance) -> None:
     in_interphase(tx, "D.9 lowering allegiance")
     players = _players_for(tx, action.player, "allegiance")
     for player in players:
@@ -296,7 +299,7 @@ def parse_regions(state: GodsfireState, text: str) -> list[tuple[str, int]]:
 
 
 @handles(CheckEconomy)
-def check_economy(tx: Tx, action: CheckEconomy) -> None:
+def check_economy(tx: Tx[GodsfireState], action: CheckEconomy) -> None:
     in_interphase(tx, "D.10 lowering economic levels")
     players = _players_for(tx, action.player, "economy")
     for player in players:
@@ -317,7 +320,7 @@ def check_economy(tx: Tx, action: CheckEconomy) -> None:
 
 
 @handles(MarkDone)
-def mark_done(tx: Tx, action: MarkDone) -> None:
+def mark_done(tx: Tx[GodsfireState], action: MarkDone) -> None:
     """A step marked done is taken with nothing more done in it: it closes the earlier steps (see
     `take_step`). The loan repayment marked done with a repayment due is a default of the whole amount due
     (the rulings); the revolts step applies the whole-system check (D.7.4)."""
@@ -340,7 +343,7 @@ def mark_done(tx: Tx, action: MarkDone) -> None:
 
 
 @handles(EndInterphase)
-def end_interphase(tx: Tx, action: EndInterphase) -> None:
+def end_interphase(tx: Tx[GodsfireState], action: EndInterphase) -> None:
     require_gm(tx, "end the Social Interphase")
     in_interphase(tx, "ending the interphase")
     checks.compulsory_left_over(tx)

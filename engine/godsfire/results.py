@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from engine.core import Tx, require_gm
+from engine.core import Tx
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire import charts, table
 from engine.godsfire.combat import (
@@ -36,6 +36,7 @@ from engine.godsfire.combat import (
     system_at,
     tidy_choices,
 )
+from engine.godsfire.common import require_gm
 from engine.godsfire.events import change_game
 from engine.godsfire.phases import require_phase
 from engine.godsfire.state import FIGHTING, Attack, Counter, GodsfireState, LossChoice, System
@@ -64,7 +65,7 @@ def _pdf_rule(losers: list[Counter], enemy: list[Counter]) -> tuple[list[Counter
 PDF_RULE = "PDFs take no losses unless at least half the enemy is also on the ground (B.2.4)"
 
 
-def _apply(tx: Tx, plan: _Plan, code: str, counters: list[Counter], choices: list[LossChoice]) -> str:
+def _apply(tx: Tx[GodsfireState], plan: _Plan, code: str, counters: list[Counter], choices: list[LossChoice]) -> str:
     """Apply a result to the working counters and choices; its words."""
     state: GodsfireState = tx.state
     attack = plan.attack
@@ -107,7 +108,7 @@ def _apply(tx: Tx, plan: _Plan, code: str, counters: list[Counter], choices: lis
     return code
 
 
-def _resolve_one(tx: Tx, plan: _Plan) -> None:
+def _resolve_one(tx: Tx[GodsfireState], plan: _Plan) -> None:
     state: GodsfireState = tx.state
     attack = plan.attack
     nebula = is_nebula(attack)
@@ -136,7 +137,7 @@ def _resolve_one(tx: Tx, plan: _Plan) -> None:
 
 
 @handles(ResolveAttacks)
-def resolve(tx: Tx, action: ResolveAttacks) -> None:
+def resolve(tx: Tx[GodsfireState], action: ResolveAttacks) -> None:
     """Roll every announced attack in order (the GM): strengths counted first for all (simultaneous)."""
     require_gm(tx, "resolve the attacks")
     require_phase(tx, "combat", "resolving the attacks (B)")
@@ -157,7 +158,7 @@ def resolve(tx: Tx, action: ResolveAttacks) -> None:
 # --- losses and retreats ---------------------------------------------------------------------------
 
 
-def _find_choice(tx: Tx, kind: str, number: int | None) -> LossChoice:
+def _find_choice(tx: Tx[GodsfireState], kind: str, number: int | None) -> LossChoice:
     state: GodsfireState = tx.state
     mine = [c for c in state.choices if c.kind == kind]
     if number is not None:
@@ -193,7 +194,7 @@ def _pending_words(choices: list[LossChoice]) -> str:
 
 
 @handles(ChooseLosses)
-def choose_losses(tx: Tx, action: ChooseLosses) -> None:
+def choose_losses(tx: Tx[GodsfireState], action: ChooseLosses) -> None:
     """The enemy picks exactly the units lost among those listed (the key: enemy's choice)."""
     choice = _find_choice(tx, "losses", action.number)
     numbers = table.parse_numbers(action.units, "units")
@@ -256,7 +257,7 @@ def _move(counters: list[Counter], numbers: Iterable[int], at: str, ground: bool
             c.at, c.ground = at, ground
 
 
-def _after_retreat(tx: Tx, choice: LossChoice) -> None:
+def _after_retreat(tx: Tx[GodsfireState], choice: LossChoice) -> None:
     """A retreat made: the attackers' (Ar) breaks the attack off (a neutral back to starting strength)."""
     number = choice_attack(choice)
     attack = next((a for a in tx.state.attacks if a.number == number), None)
@@ -266,7 +267,7 @@ def _after_retreat(tx: Tx, choice: LossChoice) -> None:
 
 
 @handles(Retreat)
-def retreat(tx: Tx, action: Retreat) -> None:
+def retreat(tx: Tx[GodsfireState], action: Retreat) -> None:
     """The loser moves all its units of that attack to a position one step away (the bot cannot check the
     step: no map)."""
     choice = _find_choice(tx, "retreat", action.number)
@@ -327,7 +328,7 @@ def default_retreat(state: GodsfireState, counter: Counter, target: str) -> tupl
     return (region, True) if region else None
 
 
-def _default(tx: Tx, choice: LossChoice) -> None:
+def _default(tx: Tx[GodsfireState], choice: LossChoice) -> None:
     state: GodsfireState = tx.state
     label = choice.reason.split(":")[0]
     late = f"{label}: {choice.chooser} did not choose within {state.house.response_hours:g} hours"
@@ -366,7 +367,7 @@ def _default(tx: Tx, choice: LossChoice) -> None:
     _after_retreat(tx, choice)
 
 
-def choice_defaults(tx: Tx, now: datetime) -> None:
+def choice_defaults(tx: Tx[GodsfireState], now: datetime) -> None:
     """Every choice whose time is up by `now` takes its default (see the module's rulings)."""
     table.reconcile(tx)
     for due, choice in choice_deadlines(tx.state):

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from engine.core import Tx
 from engine.godsfire.events import change_player, change_region, change_system
-from engine.godsfire.state import System
+from engine.godsfire.state import GodsfireState, System
 from engine.names import name_key
 
 
-def whole_system_revolts(tx: Tx, player: str) -> None:
+def whole_system_revolts(tx: Tx[GodsfireState], player: str) -> None:
     """D.7.4 for one player's systems: a system with every region in revolt goes neutral, unless exactly one
     player has subversion money in it: then on a d6 of 4-6 (the sheet's 50%) it becomes his."""
     rules = tx.rules
@@ -32,7 +32,7 @@ def whole_system_revolts(tx: Tx, player: str) -> None:
         _goes_neutral(tx, system, reason)
 
 
-def _to_subverter(tx: Tx, system: System, subverter: str, die: int) -> None:
+def _to_subverter(tx: Tx[GodsfireState], system: System, subverter: str, die: int) -> None:
     # ruling: the subverter takes it over with its revolts ended at allegiance 2 (the level bribery and
     # police action restore) and the subversion money in it spent.
     level = int(tx.rules.table("revolts")["police_to"])
@@ -45,7 +45,7 @@ def _to_subverter(tx: Tx, system: System, subverter: str, die: int) -> None:
     _government_lost(tx, system, previous)
 
 
-def _goes_neutral(tx: Tx, system: System, reason: str) -> None:
+def _goes_neutral(tx: Tx[GodsfireState], system: System, reason: str) -> None:
     owner = system.owner
     # ruling: a system gone neutral takes its loans with it (a neutral system has none)
     change_system(tx, system.name, reason, owner=None, units=dict(tx.rules.gone_neutral_units), loans=[])
@@ -56,7 +56,7 @@ def _goes_neutral(tx: Tx, system: System, reason: str) -> None:
     _government_lost(tx, system, owner)
 
 
-def _government_lost(tx: Tx, system: System, owner: str | None) -> None:
+def _government_lost(tx: Tx[GodsfireState], system: System, owner: str | None) -> None:
     """The sheet: a player whose National Government was on a system he lost is out of the game."""
     player = tx.state.find_player(owner) if owner else None
     if player is not None and player.government is not None and \

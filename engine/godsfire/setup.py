@@ -11,12 +11,14 @@ Rulings (the sheet is silent; docs/godsfire.md words them):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import core
-from engine.core import Context, Outcome, Tx, require_gm
+from engine.core import Context, Handler, Outcome, Tx
 from engine.errors import BadInput, RuleViolation
+from engine.godsfire.common import require_gm
 from engine.godsfire.events import (
     GodsfireStarted,
     PlayerAdded,
@@ -36,8 +38,10 @@ MAX_REGIONS = 12
 MAX_COUNT = 999  # any count a GM sets by hand: units, money, loans
 MAX_LOANS = 20
 
+A = TypeVar("A")  # an action (the second argument of its handler)
 
-def handles(action_type: type) -> Any:
+
+def handles(action_type: type[A]) -> Callable[[Handler[GodsfireState, A]], Handler[GodsfireState, A]]:
     """Register the function that applies one kind of Godsfire action."""
     return core.handles(action_type, RULESET)
 
@@ -45,7 +49,7 @@ def handles(action_type: type) -> Any:
 # --- starting a game -----------------------------------------------------------------------------
 
 
-def start_game(ctx: Context, options: dict[str, Any]) -> Outcome:
+def start_game(ctx: Context, options: dict[str, Any]) -> Outcome[GodsfireState]:
     """A new Godsfire game, run by `ctx.actor`: turn 1's Movement Phase, no players or systems yet."""
     if options.get("turn_hours") is not None:
         raise BadInput("Godsfire has no turn clock: turn_hours is for Nations (the GM steps the phases)")
@@ -55,7 +59,7 @@ def start_game(ctx: Context, options: dict[str, Any]) -> Outcome:
     return Outcome(event.apply(None), [event])
 
 
-def forced_dice(values: list[Any], tx: Tx) -> list[int]:
+def forced_dice(values: list[Any], tx: Tx[GodsfireState]) -> list[int]:
     """GM-entered Godsfire dice: d6 faces 1 to 6."""
     try:
         numbers = [int(v) for v in values]
@@ -111,31 +115,31 @@ def read_band(bands: tuple[Band, ...], total: int, what: str, party: str | None 
     raise RuleViolation(f"the {what} table has no row for {total}")
 
 
-def roll_party(tx: Tx, who: str | None, system: str, number: int) -> str:
+def roll_party(tx: Tx[GodsfireState], who: str | None, system: str, number: int) -> str:
     rules: GodsfireRules = tx.rules
     first = tx.roll(f"{system} region {number} party", who).die
     second = tx.roll(f"{system} region {number} party", who).die
     return str(read_band(rules.party, first + second, "party"))
 
 
-def roll_allegiance(tx: Tx, who: str | None, system: str, number: int, party: str) -> int:
+def roll_allegiance(tx: Tx[GodsfireState], who: str | None, system: str, number: int, party: str) -> int:
     die = tx.roll(f"{system} region {number} allegiance", who).die
     return int(read_band(tx.rules.allegiance, die, "allegiance", party))
 
 
-def roll_economy(tx: Tx, who: str | None, system: str, number: int) -> str:
+def roll_economy(tx: Tx[GodsfireState], who: str | None, system: str, number: int) -> str:
     die = tx.roll(f"{system} region {number} economy", who).die
     return str(read_band(tx.rules.economy, die, "economy"))
 
 
-def join(tx: Tx, name: str, government: str | None = None) -> Player:
+def join(tx: Tx[GodsfireState], name: str, government: str | None = None) -> Player:
     """Add a new player (every national allegiance at the house start level); returns it."""
     level = int(tx.state.house.national_allegiance_start)
     tx.emit(PlayerAdded(name, {party: level for party in PARTIES}, government))
     return tx.state.player(name)
 
 
-def _owner(tx: Tx, raw: str) -> str:
+def _owner(tx: Tx[GodsfireState], raw: str) -> str:
     """An existing player's name as written in the game, or a new player's cleaned name."""
     found = tx.state.find_player(raw)
     return found.name if found is not None else _new_player(tx.state, raw)
@@ -149,7 +153,7 @@ def _new_player(state: GodsfireState, raw: str) -> str:
 
 
 @handles(AddPlayer)
-def add_player(tx: Tx, action: AddPlayer) -> None:
+def add_player(tx: Tx[GodsfireState], action: AddPlayer) -> None:
     """A new player, or (with `government`) an existing player's National Government moved."""
     require_gm(tx, "add players")
     state: GodsfireState = tx.state
@@ -171,7 +175,7 @@ def add_player(tx: Tx, action: AddPlayer) -> None:
 
 
 @handles(AddSystem)
-def add_system(tx: Tx, action: AddSystem) -> None:
+def add_system(tx: Tx[GodsfireState], action: AddSystem) -> None:
     """A system with its regions rolled in order (party 2d6, allegiance 1d6, economy 1d6), or a neutral one."""
     require_gm(tx, "add systems")
     state: GodsfireState = tx.state
@@ -213,7 +217,7 @@ def add_system(tx: Tx, action: AddSystem) -> None:
 
 
 @handles(ConquerSystem)
-def conquer_system(tx: Tx, action: ConquerSystem) -> None:
+def conquer_system(tx: Tx[GodsfireState], action: ConquerSystem) -> None:
     """A conquered neutral: a new owner; each region's allegiance and economy rolled again, every party R."""
     require_gm(tx, "record a conquest")
     state: GodsfireState = tx.state
@@ -238,14 +242,14 @@ def conquer_system(tx: Tx, action: ConquerSystem) -> None:
     offer_government(tx, owner, system.name)
 
 
-def lose_government(tx: Tx, system: str, player: str) -> None:
+def lose_government(tx: Tx[GodsfireState], system: str, player: str) -> None:
     """The sheet (National Government): if lost, the player is out of the game — whether its system went
     neutral, changed hands or its NG counter was destroyed."""
     change_player(tx, player, f"the sheet: {player}'s National Government on {system} is lost: {player} is out "
                   "of the game", out=True, government=None)
 
 
-def offer_government(tx: Tx, player: str, system: str) -> None:
+def offer_government(tx: Tx[GodsfireState], player: str, system: str) -> None:
     """A player without a National Government who gains a system sets it up there (the sheet: the NG starts
     on the system of the player's choice; the GM moves it with /godsfire player add government:)."""
     found = tx.state.find_player(player)
@@ -308,7 +312,7 @@ def _pairs(text: str, field: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def parse_value(tx: Tx, kind: str, field: str, text: str) -> Any:
+def parse_value(tx: Tx[GodsfireState], kind: str, field: str, text: str) -> Any:
     """A typed, checked value for one field of a region, system or player (BadInput naming the rule)."""
     state: GodsfireState = tx.state
     kinds = FIELDS[kind]
@@ -377,7 +381,7 @@ def parse_value(tx: Tx, kind: str, field: str, text: str) -> Any:
 
 
 @handles(SetField)
-def set_field(tx: Tx, action: SetField) -> None:
+def set_field(tx: Tx[GodsfireState], action: SetField) -> None:
     """The GM sets one field of a system, a region or a player by hand (checked, logged with the old value)."""
     require_gm(tx, "set fields by hand")
     state: GodsfireState = tx.state
@@ -422,7 +426,7 @@ def set_field(tx: Tx, action: SetField) -> None:
             offer_government(tx, value, system.name)
 
 
-def _drop_own_subversion(tx: Tx, system_name: str, owner: str) -> None:
+def _drop_own_subversion(tx: Tx[GodsfireState], system_name: str, owner: str) -> None:
     """A system's new owner has no subversion in it (subversion is placed in other players' systems): theirs
     goes (a conquest, a hand edit)."""
     system = tx.state.system(system_name)

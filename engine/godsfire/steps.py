@@ -43,7 +43,7 @@ STEP_NAMES = {
 }
 
 
-def in_interphase(tx: Tx, what: str) -> GodsfireState:
+def in_interphase(tx: Tx[GodsfireState], what: str) -> GodsfireState:
     """Refuse `what` outside the Social Interphase; the state, in it."""
     state: GodsfireState = tx.state
     if state.phase != "interphase":
@@ -86,7 +86,7 @@ def _pending(state: GodsfireState, player: str, step: str) -> str | None:
     return None
 
 
-def open_step(tx: Tx, player: str, step: str) -> None:
+def open_step(tx: Tx[GodsfireState], player: str, step: str) -> None:
     """Refuse an action of `step` for `player` (whoever acts: the GM for a player counts for him) when the
     step is closed — a later step was taken — or a compulsory earlier step has not been taken (the sheet's
     order: each player's interphase runs D.1 to D.14)."""
@@ -109,7 +109,7 @@ def open_step(tx: Tx, player: str, step: str) -> None:
         land_shipments(tx, player)
 
 
-def take_step(tx: Tx, player: str, step: str) -> None:
+def take_step(tx: Tx[GodsfireState], player: str, step: str) -> None:
     """`player` takes `step`: refused as `open_step` says; otherwise every earlier step not yet done is closed
     (marked done), the revolts step with its whole-system check (D.7.4). Call it once the action is known to
     be allowed, before its first change."""

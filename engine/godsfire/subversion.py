@@ -62,7 +62,7 @@ def _amount(amount: int) -> int:
 
 
 @handles(Subvert)
-def subvert(tx: Tx, action: Subvert) -> None:
+def subvert(tx: Tx[GodsfireState], action: Subvert) -> None:
     state = in_interphase(tx, "D.11 placing subversion money")
     amount = _amount(action.amount)
     payer = acting_player(tx, action.player, "place subversion money")
@@ -134,7 +134,8 @@ def _carried_money(state: GodsfireState, payer: str, system: System, number: int
     return counter
 
 
-def _bank_cost(tx: Tx, system: System, region: Region, amount: int, table_key: str, rule: str, what: str) -> int:
+def _bank_cost(tx: Tx[GodsfireState], system: System, region: Region, amount: int, table_key: str, rule: str,
+               what: str) -> int:
     """What `amount` of de- or counter-subversion money costs in `region` (the `[subversion]` table's
     `table_key`, by its economy), refused when the system's bank cannot pay it."""
     per = int(tx.rules.table("subversion")[table_key][region.economy])
@@ -146,7 +147,7 @@ def _bank_cost(tx: Tx, system: System, region: Region, amount: int, table_key: s
 
 
 @handles(Desubvert)
-def desubvert(tx: Tx, action: Desubvert) -> None:
+def desubvert(tx: Tx[GodsfireState], action: Desubvert) -> None:
     in_interphase(tx, "D.12 placing de-subversion money")
     amount = _amount(action.amount)
     system = owned_system(tx, action.system, "place de-subversion money")
@@ -176,7 +177,7 @@ def desubvert(tx: Tx, action: Desubvert) -> None:
 
 
 @handles(Counter)
-def counter(tx: Tx, action: Counter) -> None:
+def counter(tx: Tx[GodsfireState], action: Counter) -> None:
     in_interphase(tx, "D.13 placing counter-subversion money")
     amount = _amount(action.amount)
     system = owned_system(tx, action.system, "place counter-subversion money")

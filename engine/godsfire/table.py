@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Tx, require_gm
+from engine.core import Tx
 from engine.errors import BadInput, RuleViolation
+from engine.godsfire.common import require_gm
 from engine.godsfire.events import change_game, change_region, change_system
 from engine.godsfire.setup import handles
 from engine.godsfire.state import FIGHTING, KINDS, Counter, GodsfireState, System
@@ -98,7 +99,7 @@ def _add(counters: list[Counter], kind: str, owner: str | None, at: str, ground:
     counters.append(Counter(number, kind, owner, at, ground))
 
 
-def reconcile(tx: Tx) -> None:
+def reconcile(tx: Tx[GodsfireState]) -> None:
     """Make the counters match the sheet's boxes (the boxes change by hand edits and D.14's placing): a box
     with more units than counters gets new counters there; one with fewer loses its last counters."""
     state: GodsfireState = tx.state
@@ -125,7 +126,7 @@ def reconcile(tx: Tx) -> None:
     change_game(tx, "the counters match the sheet's boxes", counters=counters, next_counter=number)
 
 
-def sync(tx: Tx) -> None:
+def sync(tx: Tx[GodsfireState]) -> None:
     """Write each system's and region's boxes from the counters there: its owner's units by type, the
     enemy units present (a system cell's make it "under siege")."""
     state: GodsfireState = tx.state
@@ -147,7 +148,7 @@ def _by_kind(counters: list[Counter]) -> dict[str, int]:
     return {kind: n for kind, n in found.items() if n}
 
 
-def set_counters(tx: Tx, counters: list[Counter], reason: str) -> None:
+def set_counters(tx: Tx[GodsfireState], counters: list[Counter], reason: str) -> None:
     """Replace the table's counters (one logged change) and write the boxes back."""
     change_game(tx, reason, counters=counters)
     sync(tx)
@@ -200,7 +201,7 @@ class SetNeutralControl:
 
 
 @handles(AddCounters)
-def add_counters(tx: Tx, action: AddCounters) -> None:
+def add_counters(tx: Tx[GodsfireState], action: AddCounters) -> None:
     """Put counters on the table (GM): any position, owned by a player or a neutral's."""
     require_gm(tx, "put counters on the table")
     kind = action.kind.strip().upper()
@@ -228,7 +229,7 @@ def add_counters(tx: Tx, action: AddCounters) -> None:
 
 
 @handles(RemoveCounters)
-def remove_counters(tx: Tx, action: RemoveCounters) -> None:
+def remove_counters(tx: Tx[GodsfireState], action: RemoveCounters) -> None:
     """Take counters off the table (GM)."""
     require_gm(tx, "take counters off the table")
     numbers = parse_numbers(action.counters)
@@ -241,7 +242,7 @@ def remove_counters(tx: Tx, action: RemoveCounters) -> None:
 
 
 @handles(SetNeutralControl)
-def set_neutral_control(tx: Tx, action: SetNeutralControl) -> None:
+def set_neutral_control(tx: Tx[GodsfireState], action: SetNeutralControl) -> None:
     """Name the player who controls a neutral system's units (the sheet: neutrals are controlled by another
     player)."""
     require_gm(tx, "name who controls a neutral")

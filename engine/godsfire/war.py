@@ -7,11 +7,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Tx, require_gm
+from engine.core import Tx
 from engine.errors import BadInput, RuleViolation
 from engine.events import GameEnded
 from engine.godsfire import table
-from engine.godsfire.common import acting_player
+from engine.godsfire.common import acting_player, require_gm
 from engine.godsfire.events import change_game, change_player, change_system
 from engine.godsfire.setup import handles
 from engine.godsfire.state import Counter, GodsfireState, Shipment
@@ -36,7 +36,7 @@ class DeclareWar:
 
 
 @handles(DeclareWar)
-def declare_war(tx: Tx, action: DeclareWar) -> None:
+def declare_war(tx: Tx[GodsfireState], action: DeclareWar) -> None:
     """C: war is declared only in the Last Chance to Declare War phase, until the next Movement Phase."""
     state: GodsfireState = tx.state
     player = acting_player(tx, action.player, "declare war").name
@@ -84,7 +84,7 @@ def travel_turns(rules: Any, cells: int, ship: bool) -> int:
 
 
 @handles(SendMoney)
-def send_money(tx: Tx, action: SendMoney) -> None:
+def send_money(tx: Tx[GodsfireState], action: SendMoney) -> None:
     """D.3.2: money for another planet moves through space, carried by a ship or at speed 3 by itself; it
     waits in the Money in Transit box and lands in the transfer step of the turn it arrives."""
     state: GodsfireState = tx.state
@@ -143,7 +143,7 @@ def send_money(tx: Tx, action: SendMoney) -> None:
 
 
 @handles(CarryMoney)
-def carry_money(tx: Tx, action: CarryMoney) -> None:
+def carry_money(tx: Tx[GodsfireState], action: CarryMoney) -> None:
     """D.3: money taken out as a GB counter on the table, at its system's cell (the NG's system for the NG's
     money), moved like any counter (speed 3 by itself, A.2) — how players at war carry subversion money to a
     cell next to the target system (C, D.11.1), where `/godsfire subversion subvert carried:` spends it."""
@@ -203,7 +203,7 @@ def loans_outstanding(state: GodsfireState, player: str) -> int:
 
 
 @handles(SetVictory)
-def set_victory(tx: Tx, action: SetVictory) -> None:
+def set_victory(tx: Tx[GodsfireState], action: SetVictory) -> None:
     """The scenario's victory condition, set by the GM at the start (turn 1)."""
     require_gm(tx, "set the victory condition")
     state: GodsfireState = tx.state
@@ -232,13 +232,13 @@ def standings(state: GodsfireState) -> dict[str, Any]:
             "winner": state.winner}
 
 
-def _end(tx: Tx, winner: str | None, why: str) -> None:
+def _end(tx: Tx[GodsfireState], winner: str | None, why: str) -> None:
     change_game(tx, why, winner=winner)
     tx.emit(GameEnded(standings=standings(tx.state)))
 
 
 @handles(DeclareWinner)
-def declare_winner(tx: Tx, action: DeclareWinner) -> None:
+def declare_winner(tx: Tx[GodsfireState], action: DeclareWinner) -> None:
     """The GM's call ends the game with a winner, never one with loans outstanding."""
     require_gm(tx, "declare the winner")
     state: GodsfireState = tx.state
@@ -251,7 +251,7 @@ def declare_winner(tx: Tx, action: DeclareWinner) -> None:
     _end(tx, player.name, f"the GM declares {player.name} the winner")
 
 
-def check_victory(tx: Tx) -> None:
+def check_victory(tx: Tx[GodsfireState]) -> None:
     """At the end of each turn: the scenario's condition, if it is met, ends the game."""
     state: GodsfireState = tx.state
     if state.ended or state.victory == "gm":

@@ -14,9 +14,8 @@ interphase's end applies), `politics` (D.6-D.10's actions, the interphase's end)
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.clock import Deadline
+from engine.core import Tx
 from engine.godsfire import (  # noqa: F401  (handlers)
     attacks,
     charts,
@@ -37,14 +36,14 @@ from engine.godsfire import (  # noqa: F401  (handlers)
     war,
 )
 from engine.godsfire import history as godsfire_history
-from engine.godsfire.rules import rules_from_dict
-from engine.godsfire.state import PHASE_NAMES
+from engine.godsfire.rules import GodsfireRules, rules_from_dict
+from engine.godsfire.state import PHASE_NAMES, GodsfireState
 from engine.godsfire.steps import interphase_left
 from engine.rulesets import Glance, RuleSet, register
 from engine.view import Line, Part, Person, View, line
 
 
-def deadlines(state: Any) -> list[Any]:
+def deadlines(state: GodsfireState) -> list[Deadline]:
     """No turn clock (the GM steps the phases), but every answer awaited has its deadline: a go at
     initiative (reminded at half time), a transit attack, losses or a retreat to choose."""
     if state.ended:
@@ -54,7 +53,7 @@ def deadlines(state: Any) -> list[Any]:
     return sorted([*movement.deadlines(state), *choices], key=lambda d: d.at)
 
 
-def apply_deadline(tx: Any, deadline: Any) -> None:
+def apply_deadline(tx: Tx[GodsfireState], deadline: Deadline) -> None:
     """The default when an answer is late: a pass, a transit allowed, the first units, the nearest cell."""
     if deadline.what == "choice":
         results.choice_defaults(tx, tx.ctx.now)
@@ -63,7 +62,7 @@ def apply_deadline(tx: Any, deadline: Any) -> None:
 
 
 
-def awaiting(state: Any) -> Line | None:
+def awaiting(state: GodsfireState) -> Line | None:
     """Who the phase waits for: a transit's stationary player, the player whose go it is at initiative, the
     players choosing losses or a retreat, the players with interphase steps left; else the GM steps on."""
     if state.transit is not None:
@@ -90,7 +89,7 @@ def awaiting(state: Any) -> Line | None:
     return line("the GM to step the phase on")
 
 
-def page(state: Any, rules: Any) -> list[View]:
+def page(state: GodsfireState, rules: GodsfireRules) -> list[View]:
     """The game's web page: the status (players, money, systems, wars, the procedure), every system's sheet
     with its regions and loans, then the phase (in the Social Interphase: each player's steps left)."""
     shown = [views.status_view(state, rules), *(views.system_view(system) for system in state.systems)]
@@ -98,7 +97,7 @@ def page(state: Any, rules: Any) -> list[View]:
     return shown
 
 
-def glance(state: Any) -> Glance:
+def glance(state: GodsfireState) -> Glance:
     """/game list's line: the turn and phase, who the phase waits for, the next answer's deadline."""
     due = [d.at for d in deadlines(state) if d.what != "reminder"]
     return Glance(f"turn {state.turn}, {PHASE_NAMES.get(state.phase, state.phase)}", awaiting(state),

@@ -106,9 +106,9 @@ def announce(tx: Tx[GodsfireState], action: AnnounceAttack) -> None:
         if taken is not None:
             raise RuleViolation(f"B: each unit attacks once a phase; {table.short(c)} is in attack {taken.number}")
     sides = {name_key(table.side_of(state, c) or "") for c in units}
-    for ally in attackers[1:]:
-        if name_key(ally) not in sides:
-            raise BadInput(f"with: {ally} has no units in this attack (B.2.5: allies combine their forces)")
+    for ally_name in attackers[1:]:
+        if name_key(ally_name) not in sides:
+            raise BadInput(f"with: {ally_name} has no units in this attack (B.2.5: allies combine their forces)")
     _check_positions(state, units, target)
     friends = {c.owner for c in units}
     here = [c for c in state.counters_at(target.at) if c.kind in FIGHTING]

@@ -112,8 +112,8 @@ def odds_column(attack: Strength, defence: Strength) -> str:
     return f"1-{min(3, floor(defence / attack))}"
 
 
-def strength_text(value: Strength) -> str:
-    """`7`, `3½`, `½`, `7/3` (a divisor other than 2)."""
+def strength_text(value: Strength | float) -> str:
+    """`7`, `3½`, `½`, `7/3` (a divisor other than 2); an attack's record holds its strengths as floats."""
     value = Fraction(value)
     if value.denominator == 1:
         return str(value.numerator)

@@ -36,8 +36,9 @@ def acting_player(tx: Tx[GodsfireState], named: str | None, what: str) -> Player
     return found
 
 
-def owned_system(tx: Tx[GodsfireState], system_name: str, what: str) -> System:
-    """A system the actor may act for: its owner's, or anyone's for the GM; neutral systems are refused."""
+def owned_system(tx: Tx[GodsfireState], system_name: str, what: str) -> tuple[System, str]:
+    """A system the actor may act for, and its owner: its owner's, or anyone's for the GM; neutral systems are
+    refused."""
     system = tx.state.system(system_name)
     if system.owner is None:
         raise RuleViolation(f"{system.name} is neutral: no player's government can {what} there")
@@ -45,7 +46,7 @@ def owned_system(tx: Tx[GodsfireState], system_name: str, what: str) -> System:
         raise NotYourNation(f"{system.name} is {system.owner}'s: only its owner or the GM may {what} there")
     if tx.state.player(system.owner).out:
         raise RuleViolation(f"{system.owner} has lost the National Government and is out of the game")
-    return system
+    return system, system.owner
 
 
 def region_name(system: System, region: Region) -> str:

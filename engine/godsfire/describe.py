@@ -11,7 +11,7 @@ from engine.events import Event, GameImported
 from engine.godsfire import economy, politics
 from engine.godsfire import events as ev
 from engine.godsfire.events import LISTS, to_plain
-from engine.godsfire.state import PHASE_NAMES, Region
+from engine.godsfire.state import PHASE_NAMES, GodsfireState, Region
 
 FIELD_WORDS = {
     "enemy_units": "enemy units", "subversion_step": "subversion circle", "counter_subversion":
@@ -148,7 +148,7 @@ COUNTED = set(LISTS)
 PLAYER_KEYED = {"subversion", "subversion_step"}
 
 
-def change_line(state: Any, event: Event[Any], when: When, who: Who) -> str | None:
+def change_line(state: GodsfireState, event: Event[Any], when: When, who: Who) -> str | None:
     """/log gm: a Godsfire event's change as "what field: before → after (reason).", the before as it stood just
     before the event (None: the event's own line says it). The changes carry their before (what the game held
     when the event was made), so each event of one act is worded against its own before."""

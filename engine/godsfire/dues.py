@@ -43,18 +43,18 @@ def land_shipments(tx: Tx[GodsfireState], player: str | None = None) -> None:
     change_game(tx, "the Money in Transit box: what lands now is taken out",
                 shipments=[s for s in state.shipments if s not in due])
     for shipment in due:
-        player = tx.state.find_player(shipment.owner)
-        if player is None:
+        owner = tx.state.find_player(shipment.owner)
+        if owner is None:
             continue
-        change_player(tx, player.name, f"{shipment.amount} GB out of the Money in Transit box",
-                      in_transit=max(0, player.in_transit - shipment.amount))
+        change_player(tx, owner.name, f"{shipment.amount} GB out of the Money in Transit box",
+                      in_transit=max(0, owner.in_transit - shipment.amount))
         if shipment.carrier is not None and not any(c.number == shipment.carrier for c in tx.state.counters):
-            change_player(tx, player.name, f"{shipment.amount} GB lost with their carrier #{shipment.carrier}")
+            change_player(tx, owner.name, f"{shipment.amount} GB lost with their carrier #{shipment.carrier}")
             continue
         system = tx.state.find_system(shipment.to)
-        if system is not None and system.owner is not None and name_key(system.owner) == name_key(player.name):
+        if system is not None and system.owner is not None and name_key(system.owner) == name_key(owner.name):
             change_system(tx, system.name, f"{shipment.amount} GB from {shipment.source} land (D.3)",
                           bank=system.bank + shipment.amount)
-        elif not player.out:
-            change_player(tx, player.name, f"{shipment.to} is no longer {player.name}'s: the {shipment.amount} GB "
-                          "go to the National Government", ng_money=player.ng_money + shipment.amount)
+        elif not owner.out:
+            change_player(tx, owner.name, f"{shipment.to} is no longer {owner.name}'s: the {shipment.amount} GB "
+                          "go to the National Government", ng_money=owner.ng_money + shipment.amount)

@@ -14,6 +14,7 @@ confirmed (`confirm`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire.common import acting_player
 from engine.godsfire.dues import on_the_way
 from engine.godsfire.events import change_player, change_region, change_system
-from engine.godsfire.rules import ECONOMY, UNIT_TYPES
+from engine.godsfire.rules import ECONOMY, UNIT_TYPES, GodsfireRules
 from engine.godsfire.state import PHASE_NAMES, GodsfireState, Player, Region, System
 from engine.godsfire.steps import open_step, take_step
 from engine.names import name_key
@@ -219,7 +220,7 @@ def taxable(region: Region) -> bool:
     return not region.revolt and region.enemy_units == 0
 
 
-def revenue(rules: Any, system: System) -> tuple[int, list[str]]:
+def revenue(rules: GodsfireRules, system: System) -> tuple[int, list[str]]:
     """The system's tax (D.1.1-2) and its items in words. Ruling: a system whose every region is in revolt
     or occupied is not taxable (no planet revenue either); a system without regions pays for its planets."""
     table = rules.table("tax")
@@ -303,8 +304,9 @@ def transfer(tx: Tx[GodsfireState], action: Transfer) -> None:
         raise RuleViolation("the sheet: other than for subversion, money must move through space to reach "
                             "another planet: transfer it to transit, move it, then from transit to "
                             f"{target.name}")
-    if source is not None or target is not None:
-        system, player = own_system(tx, (source or target).name, "move money")  # type: ignore[union-attr]
+    end = source or target
+    if end is not None:
+        system, player = own_system(tx, end.name, "move money")
         if action.player is not None and name_key(action.player) != name_key(player.name):
             raise BadInput(f"{system.name} is {player.name}'s: its money moves only to {player.name}'s NG "
                            f"or transit box")
@@ -537,7 +539,7 @@ def _confirmed(o: dict[str, Any]) -> bool:
     return str(o.get("confirm") or "false").strip().lower() in ("true", "yes", "1")
 
 
-def _command(path: str, help: str, params: tuple[Param, ...], action: Any) -> Command:
+def _command(path: str, help: str, params: tuple[Param, ...], action: Callable[[dict[str, Any]], object]) -> Command:
     return Command(path, help, params, action=action, ruleset=RULESET)
 
 

@@ -76,7 +76,7 @@ class GodsfireStarted(GodsfireEvent):
     started_at: datetime
     house: dict[str, Any]
 
-    def apply(self, state: Any) -> GodsfireState:
+    def apply(self, state: GodsfireState | None) -> GodsfireState:
         return GodsfireState(gm=self.gm, house=GodsfireHouse(**self.house), started_at=self.started_at)
 
 
@@ -103,7 +103,7 @@ class SystemAdded(GodsfireEvent):
         return state
 
 
-def _set(target: Any, changes: dict[str, Any]) -> None:
+def _set(target: object, changes: dict[str, Any]) -> None:
     for key, value in changes.items():
         setattr(target, key, from_plain(key, value))
 
@@ -216,7 +216,7 @@ class ChartRead(GodsfireEvent):
 # --- emitting changes ----------------------------------------------------------------------------
 
 
-def _diff(target: Any, new: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _diff(target: object, new: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     changes, before = {}, {}
     for key, value in new.items():
         plain_old, plain_new = to_plain(getattr(target, key)), to_plain(value)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -16,7 +17,7 @@ from engine.errors import BadInput, RuleViolation
 from engine.godsfire.dues import repayments_due
 from engine.godsfire.economy import RULESET, lower_allegiance, own_system, require_interphase, require_positive
 from engine.godsfire.events import change_player, change_region, change_system
-from engine.godsfire.rules import ECONOMY
+from engine.godsfire.rules import ECONOMY, GodsfireRules
 from engine.godsfire.state import GodsfireState, Loan, Player, System
 from engine.godsfire.steps import open_step, take_step
 from engine.names import name_key
@@ -46,7 +47,7 @@ class Borrow:
 # --- D.1 loan repayment and default --------------------------------------------------------------
 
 
-def box_payment(rules: Any, loan: Loan) -> int:
+def box_payment(rules: GodsfireRules, loan: Loan) -> int:
     """The amount on each box of a loan's track (house: ceil(amount × (1 + interest) / payments))."""
     table = rules.table("loans")
     owed = loan.amount * (1 + Fraction(str(table["interest"])))
@@ -208,7 +209,7 @@ def borrow(tx: Tx[GodsfireState], action: Borrow) -> None:
                   bank=system.bank + action.amount, loans=loans, repaid_turn=tx.state.turn)
 
 
-def _command(path: str, help: str, params: tuple[Param, ...], action: Any) -> Command:
+def _command(path: str, help: str, params: tuple[Param, ...], action: Callable[[dict[str, Any]], object]) -> Command:
     return Command(path, help, params, action=action, ruleset=RULESET)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any
 
 from engine.clock import Deadline
 from engine.core import Tx
@@ -21,6 +20,7 @@ from engine.godsfire import table
 from engine.godsfire.charts import move_verdict, result_words
 from engine.godsfire.common import acting_player
 from engine.godsfire.events import ChartRead, change_game
+from engine.godsfire.rules import GodsfireRules
 from engine.godsfire.setup import handles, lose_government
 from engine.godsfire.state import FIGHTING, Counter, GodsfireState, Initiative, Transit
 from engine.names import name_key
@@ -124,7 +124,7 @@ def _pass_initiative(tx: Tx[GodsfireState], why: str) -> None:
                 initiative=Initiative(left[0], 1, left[0], tx.ctx.now, False, held))
 
 
-def movement_left(state: GodsfireState, rules: Any) -> list[str]:
+def movement_left(state: GodsfireState, rules: GodsfireRules) -> list[str]:
     """What keeps the Movement Phase from ending: initiative still running, a transit waiting, stacks over."""
     left = []
     if state.initiative is not None:
@@ -284,7 +284,7 @@ def _travel(tx: Tx[GodsfireState], player: str, numbers: list[int], came_from: s
         stationary = [c for c in state.counters_at(table.place_of(state, cell).at)
                       if c.kind in FIGHTING and table.is_enemy(c, player)]
         # a neutral's units answer through the player the GM named, never the mover itself
-        sides = {table.side_of(state, c) for c in stationary} - {None, player}
+        sides = {side for c in stationary if (side := table.side_of(state, c)) is not None} - {player}
         if stationary and sides:
             who = sorted(sides)[0]
             at = table.place_of(state, cell).at

@@ -151,8 +151,8 @@ def _band(pair: list[int], die: int) -> bool:
 @handles(ChangeParty)
 def change_party(tx: Tx[GodsfireState], action: ChangeParty) -> None:
     in_interphase(tx, "D.6 changing a party")
-    system = owned_system(tx, action.system, "attempt a party change")
-    open_step(tx, system.owner, "party")
+    system, owner_name = owned_system(tx, action.system, "attempt a party change")
+    open_step(tx, owner_name, "party")
     region = system.region(action.region)
     table = tx.rules.table("party_change")
     where = region_name(system, region)
@@ -165,7 +165,7 @@ def change_party(tx: Tx[GodsfireState], action: ChangeParty) -> None:
     if action.pay not in PAYMENTS:
         raise BadInput(f"pay: must be ng (pay {table['ng_cost']} from the National Government) or loyalty "
                        f"(lower your national allegiance for the region's party by 1)")
-    owner = tx.state.player(system.owner)
+    owner = tx.state.player(owner_name)
     party = region.party
     if action.pay == "ng":
         cost = int(table["ng_cost"])
@@ -207,8 +207,8 @@ def change_party(tx: Tx[GodsfireState], action: ChangeParty) -> None:
 @handles(DealWithRevolt)
 def deal_with_revolt(tx: Tx[GodsfireState], action: DealWithRevolt) -> None:
     in_interphase(tx, "D.7 dealing with revolts")
-    system = owned_system(tx, action.system, "deal with a revolt")
-    open_step(tx, system.owner, "revolts")
+    system, owner = owned_system(tx, action.system, "deal with a revolt")
+    open_step(tx, owner, "revolts")
     region = system.region(action.region)
     table = tx.rules.table("revolts")
     where = region_name(system, region)
@@ -219,7 +219,6 @@ def deal_with_revolt(tx: Tx[GodsfireState], action: DealWithRevolt) -> None:
     if region.revolt_tried:
         raise RuleViolation(f"the sheet (D.7): ONE option per region per turn; {where}'s revolt was already "
                             f"dealt with this turn")
-    owner = system.owner
     if action.way == "bribe" and region.party != "R":
         raise RuleViolation(f"the sheet (D.7.2): bribery only works for Reactionary (R) revolts; {where} "
                             f"is {PARTY_NAMES[region.party]} ({region.party})")

@@ -347,7 +347,7 @@ def _default(tx: Tx[GodsfireState], choice: LossChoice) -> None:
     attack = next((a for a in state.attacks if a.number == number), None)
     target = attack.target if attack else ""
     moves: list[str] = []
-    lost: list[Counter] = []
+    lost = []
     for c in on_table:
         goes = default_retreat(state, c, target)
         if goes is None:

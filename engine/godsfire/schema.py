@@ -37,7 +37,7 @@ MAX_COUNTERS = 5_000  # counters on the table
 Count = Annotated[int, count(0, MAX_COUNT)]
 Level = Annotated[int, count(0, 5)]
 UnitType = Literal["SQD", "AG", "PDF"]
-Party = Literal[PARTIES]  # type: ignore[valid-type]
+Party = Literal[PARTIES]  # type: ignore[valid-type]  # the tuple's words: pydantic reads them, mypy cannot
 Units = Annotated[dict[UnitType, Count], Field(max_length=3)]
 ByPlayer = Annotated[dict[Name, Count], Field(max_length=MAX_PLAYERS)]
 
@@ -46,7 +46,7 @@ class Region(Strict):
     number: Annotated[int, count(1, MAX_REGIONS)]
     party: Party
     allegiance: Level
-    economy: Literal[ECONOMY]  # type: ignore[valid-type]
+    economy: Literal[ECONOMY]  # type: ignore[valid-type]  # (as Party)
     revolt: bool = False
     units: Units = {}
     enemy_units: Count = 0
@@ -170,13 +170,14 @@ class Game(Strict):
     started_at: TimeText
     ended: bool = False
     turn: Annotated[Turn, Field(ge=1)] = 1
-    phase: Literal[PHASES]  # type: ignore[valid-type]
+    phase: Literal[PHASES]  # type: ignore[valid-type]  # (as Party)
     forced_dice: Annotated[list[Annotated[int, count(1, 6)]], Field(max_length=MAX_FORCED_DICE)] = []
     house: dict[str, Any] = {}
     wars: Annotated[list[Annotated[list[Name], Field(min_length=2, max_length=2)]],
                     Field(max_length=MAX_PLAYERS * MAX_PLAYERS)] = []
     order: Annotated[list[Name], Field(max_length=MAX_PLAYERS)] = []
-    done: Annotated[dict[Name, Annotated[list[Literal[STEPS]], Field(max_length=len(STEPS))]],  # type: ignore
+    # the steps' words, as Party's: pydantic reads them, mypy cannot
+    done: Annotated[dict[Name, Annotated[list[Literal[STEPS]], Field(max_length=len(STEPS))]],  # type: ignore[valid-type]
                     Field(max_length=MAX_PLAYERS)] = {}
     counters: Annotated[list[Counter], Field(max_length=MAX_COUNTERS)] = []
     next_counter: Annotated[int, count(1, MAX_COUNT)] = 1
@@ -204,7 +205,7 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
     reference spelled as its player or system is, or BadInput naming the first field that is wrong."""
     at_most(data.get("players"), MAX_PLAYERS, "players")
     at_most(data.get("systems"), MAX_SYSTEMS, "systems")
-    export = validate(Export, data, now)
+    export: Export = validate(Export, data, now)
     game = export.game
     house = house_from(GodsfireHouse, game.house, "game.house")
     players, systems = export.players, export.systems
@@ -222,20 +223,23 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
     for i, system in enumerate(systems):
         if system.owner is not None:
             system.owner = player(system.owner, f"systems[{i}].owner")
-        unique([r.number for r in system.regions], lambda j, i=i: f"systems[{i}].regions[{j}].number",
-               "that region number")
+
+        def number_path(j: int, i: int = i) -> str:
+            return f"systems[{i}].regions[{j}].number"
+
+        unique([r.number for r in system.regions], number_path, "that region number")
         for j, region in enumerate(system.regions):
             for field in ("subversion", "subversion_step"):
                 raw = getattr(region, field)
                 setattr(region, field, {player(k, f"systems[{i}].regions[{j}].{field}"): v for k, v in raw.items()})
     for i, each in enumerate(players):
         if each.government is not None:
-            system = system_owner.get(name_key(each.government))
-            if system is None:
+            seat = system_owner.get(name_key(each.government))
+            if seat is None:
                 raise refuse(f"players[{i}].government", f"{each.government!r} is not a system of this game")
-            if system.owner is None or name_key(system.owner) != name_key(each.name):
-                raise refuse(f"players[{i}].government", f"{system.name} is not {each.name}'s")
-            each.government = system.name
+            if seat.owner is None or name_key(seat.owner) != name_key(each.name):
+                raise refuse(f"players[{i}].government", f"{seat.name} is not {each.name}'s")
+            each.government = seat.name
     game.wars = [sorted(player(n, f"game.wars[{i}]") for n in pair) for i, pair in enumerate(game.wars)]
     game.order = [player(n, f"game.order[{i}]") for i, n in enumerate(game.order)]
     game.done = {player(n, "game.done"): steps for n, steps in game.done.items()}

@@ -59,7 +59,7 @@ def start_game(ctx: Context, options: dict[str, Any]) -> Outcome[GodsfireState]:
     return Outcome(event.apply(None), [event])
 
 
-def forced_dice(values: list[Any], tx: Tx[GodsfireState]) -> list[int]:
+def forced_dice(values: list[int | str], tx: Tx[GodsfireState]) -> list[int]:
     """GM-entered Godsfire dice: d6 faces 1 to 6."""
     try:
         numbers = [int(v) for v in values]

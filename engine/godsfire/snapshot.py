@@ -10,7 +10,7 @@ from typing import Any
 from engine.errors import RefereeError
 from engine.godsfire import schema
 from engine.godsfire.events import from_plain, system_from_dict, system_to_dict, to_plain
-from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, GodsfireHouse
+from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, GodsfireHouse, GodsfireRules
 from engine.godsfire.state import KINDS, PHASES, STEPS, GodsfireState, Player
 from engine.godsfire.table import place_of
 from engine.names import look_alike_problems, name_key
@@ -72,19 +72,21 @@ def state_from_dict(data: dict[str, Any]) -> GodsfireState:
     return state
 
 
-def _level_ok(value: Any) -> bool:
+def _level_ok(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and LEVELS[0] <= value <= LEVELS[1]
 
 
-def loan_payments(rules: Any) -> int | None:
+def loan_payments(rules: GodsfireRules | None) -> int | None:
     """How many boxes a loan's track has (the `[loans]` table's `payments`); None without the rules."""
+    if rules is None:
+        return None
     try:
         return int(rules.table("loans")["payments"])
     except (AttributeError, KeyError, TypeError, ValueError):
         return None
 
 
-def check_state(state: GodsfireState, rules: Any) -> list[str]:
+def check_state(state: GodsfireState, rules: GodsfireRules | None) -> list[str]:
     """What in a state breaks what the rules guarantee of a live game, each problem naming its field first
     (`game.wars[0]: …`); empty when all is well. The import refuses a state with any (the first named), and
     the property test asserts there are none after every command (`invariants` is this function)."""
@@ -176,7 +178,7 @@ def _player_problems(state: GodsfireState, problems: list[str]) -> None:
             problems.append(f"{at}: {player.name}: negative money")
 
 
-def _system_problems(state: GodsfireState, rules: Any, problems: list[str]) -> None:
+def _system_problems(state: GodsfireState, rules: GodsfireRules | None, problems: list[str]) -> None:
     system_keys = [name_key(s.name) for s in state.systems]
     if len(system_keys) != len(set(system_keys)):
         problems.append("systems: two systems share a name")

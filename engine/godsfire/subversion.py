@@ -150,8 +150,8 @@ def _bank_cost(tx: Tx[GodsfireState], system: System, region: Region, amount: in
 def desubvert(tx: Tx[GodsfireState], action: Desubvert) -> None:
     in_interphase(tx, "D.12 placing de-subversion money")
     amount = _amount(action.amount)
-    system = owned_system(tx, action.system, "place de-subversion money")
-    open_step(tx, system.owner, "desubvert")
+    system, owner = owned_system(tx, action.system, "place de-subversion money")
+    open_step(tx, owner, "desubvert")
     region = system.region(action.region)
     where = region_name(system, region)
     present = sum(m for m in region.subversion.values() if m > 0)
@@ -160,7 +160,7 @@ def desubvert(tx: Tx[GodsfireState], action: Desubvert) -> None:
     if amount > present:
         raise RuleViolation(f"{where} holds {present} subversion money: place at most {present} de-subversion")
     cost = _bank_cost(tx, system, region, amount, "desubversion_cost", "D.12.1", "de-subversion")
-    take_step(tx, system.owner, "desubvert")
+    take_step(tx, owner, "desubvert")
     change_system(tx, system.name, f"D.12: {cost} paid for de-subversion in {where}", bank=system.bank - cost)
     # ruling: each de-subversion money removes one subversion money, the largest stack first (then by name);
     # then the de-subversion money itself is removed (D.12.2): nothing of it stays on the region
@@ -180,12 +180,12 @@ def desubvert(tx: Tx[GodsfireState], action: Desubvert) -> None:
 def counter(tx: Tx[GodsfireState], action: Counter) -> None:
     in_interphase(tx, "D.13 placing counter-subversion money")
     amount = _amount(action.amount)
-    system = owned_system(tx, action.system, "place counter-subversion money")
-    open_step(tx, system.owner, "counter")
+    system, owner = owned_system(tx, action.system, "place counter-subversion money")
+    open_step(tx, owner, "counter")
     region = system.region(action.region)
     where = region_name(system, region)
     cost = _bank_cost(tx, system, region, amount, "counter_cost", "D.13", "counter-subversion")
-    take_step(tx, system.owner, "counter")
+    take_step(tx, owner, "counter")
     change_system(tx, system.name, f"D.13: {cost} paid for counter-subversion in {where}",
                   bank=system.bank - cost)
     change_region(tx, system.name, region.number, f"D.13: {amount} counter-subversion money placed",

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from engine.core import Tx
 from engine.errors import BadInput, RuleViolation
 from engine.godsfire.common import require_gm
 from engine.godsfire.events import change_game, change_region, change_system
+from engine.godsfire.rules import GodsfireRules
 from engine.godsfire.setup import handles
 from engine.godsfire.state import FIGHTING, KINDS, Counter, GodsfireState, System
 from engine.names import name_key
@@ -54,7 +54,7 @@ def place_of(state: GodsfireState, raw: str) -> Place:
     return Place(text, False)
 
 
-def parse_numbers(raw: Any, what: str = "counters") -> list[int]:
+def parse_numbers(raw: str, what: str = "counters") -> list[int]:
     """`"3 4, #7"` → [3, 4, 7] (each once)."""
     words = [w.lstrip("#") for w in re.split(r"[\s,]+", str(raw).strip()) if w]
     if not words or not all(w.isdecimal() for w in words):
@@ -158,7 +158,7 @@ def copy_counters(state: GodsfireState) -> list[Counter]:
     return [Counter(**vars(c)) for c in state.counters]
 
 
-def stacks_over(state: GodsfireState, rules: Any) -> list[str]:
+def stacks_over(state: GodsfireState, rules: GodsfireRules) -> list[str]:
     """The players' stacks over the limits (per player and position: space 3, ground 6), in words. A neutral's
     are not counted (ruling: nobody moves a neutral's units in the Movement Phase, so its starting 3 SQD, 3 AG
     and 3 PDF in its system cell are the sheet's "overstack at start of game" and cannot be made to comply)."""

@@ -9,15 +9,16 @@ from typing import Any
 
 from engine.godsfire import table
 from engine.godsfire.combat import combat_lines
+from engine.godsfire.rules import GodsfireRules
 from engine.godsfire.state import GodsfireState
 from engine.names import name_key
-from engine.view import At, Line, Person, Strong, View, item, line, view
+from engine.view import At, Line, Part, Person, Strong, View, item, line, view
 
 VICTORY_WORDS = {"gm": "the GM's call", "last-ng": "the last National Government standing",
                  "most-systems": "the most systems after turn {turns}"}
 
 
-def counters_view(state: GodsfireState, rules: Any, actor: str, options: dict[str, Any]) -> View:
+def counters_view(state: GodsfireState, rules: GodsfireRules | None, actor: str, options: dict[str, Any]) -> View:
     """/godsfire counters: every counter (or one player's, or those at one position), by position."""
     shown = list(state.counters)
     who = options.get("player")
@@ -39,7 +40,7 @@ def counters_view(state: GodsfireState, rules: Any, actor: str, options: dict[st
     return view(line(f"Godsfire — the table, turn {state.turn}"), *lines)
 
 
-def procedure_lines(state: GodsfireState, rules: Any = None) -> list[Line]:
+def procedure_lines(state: GodsfireState, rules: GodsfireRules | None = None) -> list[Line]:
     """The status's lines on the procedure: order, initiative, transit, attacks, choices, money, victory."""
     lines: list[Line] = []
     hours = float(state.house.response_hours)
@@ -47,14 +48,14 @@ def procedure_lines(state: GodsfireState, rules: Any = None) -> list[Line]:
         lines.append(line(f"Turn {state.turn}'s player order: {', '.join(state.order)}."))
     ini = state.initiative
     if ini is not None and state.phase == "movement":
-        due = [" — until ", At(ini.since + timedelta(hours=hours))] if ini.since else []
+        due: list[Part] = [" — until ", At(ini.since + timedelta(hours=hours))] if ini.since else []
         lines.append(line(f"Initiative: {ini.holder} (round {ini.round}); awaiting ", Person(ini.awaiting or ""),
                           " (move, done or pass)", *due, "."))
     if state.transit is not None:
         t = state.transit
-        due = [" — until ", At(t.since + timedelta(hours=hours))] if t.since else []
+        until: list[Part] = [" — until ", At(t.since + timedelta(hours=hours))] if t.since else []
         lines.append(line(f"A move through {t.cell} waits on ", Person(t.stationary),
-                          ": transit attack, block or allow", *due, "."))
+                          ": transit attack, block or allow", *until, "."))
     lines += [item(text[0].upper() + text[1:]) for text in combat_lines(state)]
     for choice in state.choices:
         if choice.since:

@@ -7,11 +7,11 @@ from typing import Any
 
 from engine.describe import plural
 from engine.godsfire.phases import phase_line
-from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES
+from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES, GodsfireRules
 from engine.godsfire.state import PHASE_NAMES, GodsfireState, System
 from engine.godsfire.steps import STEP_NAMES, interphase_checklist
 from engine.godsfire.tableviews import procedure_lines
-from engine.view import Line, Person, Strong, View, item, line, view
+from engine.view import Line, Part, Person, Strong, View, item, line, view
 
 
 def units_text(units: dict[str, int]) -> str:
@@ -19,7 +19,7 @@ def units_text(units: dict[str, int]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in units.items() if n) or "none"
 
 
-def status_view(state: GodsfireState, rules: Any = None) -> View:
+def status_view(state: GodsfireState, rules: GodsfireRules | None = None) -> View:
     """/game status and /godsfire status: the turn and phase, each player (NG, money, allegiances), each system."""
     title = line(f"Godsfire — turn {state.turn}, {PHASE_NAMES[state.phase]}; GM: ", Person(state.gm),
                  *((" — ", Strong("GAME OVER")) if state.ended else ()))
@@ -30,7 +30,7 @@ def status_view(state: GodsfireState, rules: Any = None) -> View:
     for p in state.players:
         systems = ", ".join(s.name for s in state.systems_of(p.name)) or "none"
         allegiance = " ".join(f"{party} {n}" for party, n in p.national_allegiance.items())
-        marks: list[Any] = []
+        marks: list[Part] = []
         for mark, on in (("Change Ministers! used", p.ministers_changed),
                          ("failed a repayment this turn", p.failed_repayment),
                          ("no new loans until every allegiance is 3+", p.loans_barred)):
@@ -61,15 +61,15 @@ def system_line(system: System) -> Line:
 def system_view(system: System) -> View:
     """A system's sheet: owner, planets, bank, space units, loans (each marker on its box, counted from 1 as
     the sheet's boxes are), a siege, then one line a region."""
-    owner: tuple[Any, ...] = (Person(system.owner), "'s system") if system.owner else ("a neutral system",)
+    owner: tuple[Part, ...] = (Person(system.owner), "'s system") if system.owner else ("a neutral system",)
     loans = "; ".join(f"{loan.amount} GB (marker on box {loan.box + 1})" for loan in system.loans) or "none"
-    siege: tuple[Any, ...] = ("; ", Strong("UNDER SIEGE"), f" ({plural(system.enemy_units, 'enemy unit')})") \
+    siege: tuple[Part, ...] = ("; ", Strong("UNDER SIEGE"), f" ({plural(system.enemy_units, 'enemy unit')})") \
         if system.enemy_units else ()
     title = line(f"{system.name} — ", *owner, f", {plural(system.planets, 'planet')}; bank {system.bank} GB; "
                  f"space {units_text(system.units)}; loans {loans}", *siege)
     regions = []
     for r in system.regions:
-        extra: list[Any] = [f"ground {units_text(r.units)}"]
+        extra: list[str] = [f"ground {units_text(r.units)}"]
         if r.enemy_units:
             extra.append(f"enemy units {r.enemy_units}")
         money = [f"{p} {n} (circle {r.subversion_step.get(p, 0) + 1})" for p, n in r.subversion.items() if n]
@@ -79,25 +79,25 @@ def system_view(system: System) -> View:
             extra.append(f"de-subversion {r.desubversion}")
         if r.counter_subversion:
             extra.append(f"counter-subversion {r.counter_subversion}")
-        revolt: tuple[Any, ...] = (Strong("IN REVOLT"), "; ") if r.revolt else ()
+        revolt: tuple[Part, ...] = (Strong("IN REVOLT"), "; ") if r.revolt else ()
         regions.append(line(f"Region {r.number}: {PARTY_NAMES[r.party]} ({r.party}), allegiance {r.allegiance}, "
                             f"{ECONOMY_NAMES[r.economy]} ({r.economy}); ", *revolt, "; ".join(extra),
                             item=True, table=True))  # the sheet's rows: a forum post keeps them in a code block
     return view(title, *regions)
 
 
-def show_system(state: GodsfireState, rules: Any, actor: str, options: dict[str, Any]) -> View:
+def show_system(state: GodsfireState, rules: GodsfireRules | None, actor: str, options: dict[str, Any]) -> View:
     """/godsfire system show name:."""
     return system_view(state.system(options["name"]))
 
 
-def phase_view(state: GodsfireState, rules: Any = None, actor: str = "", options: dict[str, Any] | None = None
-               ) -> View:
+def phase_view(state: GodsfireState, rules: GodsfireRules | None = None, actor: str = "",
+               options: dict[str, Any] | None = None) -> View:
     """/godsfire phase show: where the turn is, and the next phase."""
     return view(phase_line(state) + ".")
 
 
-def interphase_view(state: GodsfireState, rules: Any = None, actor: str = "",
+def interphase_view(state: GodsfireState, rules: GodsfireRules | None = None, actor: str = "",
                     options: dict[str, Any] | None = None) -> View:
     """/godsfire interphase show: the Social Interphase's checklist, each player in the interphase's order with
     every step D.1 to D.14 in the sheet's order: done, next (the first not done) or left; the compulsory ones

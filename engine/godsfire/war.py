@@ -13,6 +13,7 @@ from engine.events import GameEnded
 from engine.godsfire import table
 from engine.godsfire.common import acting_player, require_gm
 from engine.godsfire.events import change_game, change_player, change_system
+from engine.godsfire.rules import GodsfireRules
 from engine.godsfire.setup import handles
 from engine.godsfire.state import Counter, GodsfireState, Shipment
 from engine.godsfire.steps import open_step, take_step
@@ -76,7 +77,7 @@ class CarryMoney:
     player: str | None = None
 
 
-def travel_turns(rules: Any, cells: int, ship: bool) -> int:
+def travel_turns(rules: GodsfireRules, cells: int, ship: bool) -> int:
     """Whole turns a shipment needs: at speed 3 by itself (GB), or a ship's allowance; at least one (it lands
     in a later turn's transfer step)."""
     speed = int(rules.movement["SQD" if ship else "GB"])
@@ -221,7 +222,7 @@ def set_victory(tx: Tx[GodsfireState], action: SetVictory) -> None:
 
 def standings(state: GodsfireState) -> dict[str, Any]:
     """Every player's systems, planets, banks, loans outstanding and whether still in, and the winner."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for p in state.players:
         systems = state.systems_of(p.name)
         rows.append({"player": p.name, "systems": len(systems), "planets": sum(s.planets for s in systems),

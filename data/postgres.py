@@ -49,7 +49,7 @@ def redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-class Row(tuple):  # type: ignore[type-arg]
+class Row(tuple[Any, ...]):
     """A row readable as sqlite3.Row is: by index and by column name."""
 
     names: dict[str, int]
@@ -63,12 +63,12 @@ class Row(tuple):  # type: ignore[type-arg]
         return list(self.names)
 
 
-def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Row]:
+def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
     if cursor.description is None:
-        return tuple  # type: ignore[return-value]
+        return tuple
     names = {column.name: index for index, column in enumerate(cursor.description)}
     kind = type("Row", (Row,), {"names": names, "__slots__": ()})
-    return kind  # type: ignore[return-value]
+    return kind
 
 
 _translated: dict[str, str] = {}
@@ -108,7 +108,7 @@ class Connection:
             raise
 
     def execute(self, sql: str, params: Sequence[Any] | None = ()) -> Any:
-        cursor = self._pg.execute(translate(sql), params or None)  # type: ignore[call-overload]
+        cursor = self._pg.execute(translate(sql), params or None)
         if cursor.rowcount > 0 and cursor.statusmessage and cursor.statusmessage.split()[0] in _WRITES:
             self.total_changes += cursor.rowcount
         return cursor

@@ -264,7 +264,8 @@ def _record(con: sqlite3.Connection, game_id: int, action_id: int, state: dict[s
     one), at the state's turn. Returns the numbers now."""
     after = POINTS[state["ruleset"]](state)
     marks = [mark for e in events for mark in MARKS[state["ruleset"]](e["kind"], e)]
-    rows = [(side, "", None, label) for side, label in marks]
+    # (side, stat, value, mark): a mark has no stat and no value
+    rows: list[tuple[str, str, str | None, str | None]] = [(side, "", None, label) for side, label in marks]
     rows += [(side, stat, None if value is None else orjson.dumps(value).decode(), None)
              for (side, stat), value in after.items()
              if before is None or (side, stat) not in before or before[(side, stat)] != value]

@@ -13,12 +13,13 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import aiosqlite
 
 from data import postgres
 from data.store.dialect import POSTGRESQL, SQLITE, Dialect
+from data.store.part import Part
 from engine.errors import RefereeError
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class StoreUnavailable(RefereeError):
     write that raises it changed nothing."""
 
 
-class Connection:
+class Connection(Part):
     """The store's part that holds its connection: opening and closing, the database thread, reads, writes,
     transactions, group commit and faults (`Store` is made of it and of the other parts)."""
 
@@ -68,7 +69,7 @@ class Connection:
         self._committing = False  # a group is being committed
 
     @classmethod
-    async def open(cls, path: str | os.PathLike[str], *, busy_timeout: float = BUSY_TIMEOUT) -> Store:
+    async def open(cls, path: str | os.PathLike[str], *, busy_timeout: float = BUSY_TIMEOUT) -> Self:
         """Open (creating if need be) and migrate the database: a SQLite file's path, or a `postgresql://` URL.
         Raises `StoreUnavailable` with a one-line reason (not SQLite, locked by another program, a folder it
         cannot write in, a server that cannot be reached); nothing is left open then."""
@@ -98,7 +99,7 @@ class Connection:
         return store
 
     @classmethod
-    async def _open_postgres(cls, url: str, busy_timeout: float) -> Store:
+    async def _open_postgres(cls, url: str, busy_timeout: float) -> Self:
         try:
             worker = postgres.Worker(url, busy_timeout)
         except ValueError as err:

@@ -18,6 +18,7 @@ import orjson
 
 from data.store.encoding import _iso, _json
 from data.store.ledger import action_events
+from data.store.part import Part
 from engine.events import Event
 
 # How long the clock's announcement of a catch-up is its own process's to send before another may (`announcements`)
@@ -42,7 +43,7 @@ class DmReminder:
     sent: tuple[str, ...] = ()  # the keys of the reminders already sent that still stand
 
 
-class FrontEnd:
+class FrontEnd(Part):
     """The store's part that keeps the front-ends' bookkeeping."""
 
     # --- the game's page (issue 22) ---------------------------------------------------------------
@@ -165,7 +166,8 @@ class FrontEnd:
 
     async def dm_reminders(self, game_id: int, player: str | None = None) -> list[DmReminder]:
         """The players of a game who want their reminders by DM (or the one `player`), in the order they opted in."""
-        query, params = "SELECT * FROM dm_reminders WHERE game_id = ?", [game_id]
+        query = "SELECT * FROM dm_reminders WHERE game_id = ?"
+        params: list[Any] = [game_id]
         if player is not None:
             query += " AND player = ?"
             params.append(player)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from data.store.encoding import _iso, event_json, pack_snapshot, snapshot_document
 from data.store.frontend import ANNOUNCE_GRACE, OUTBOX_IF_DISCORD, OUTBOX_INSERT
 from data.store.ledger import insert_history, record_history
+from data.store.part import Part
 from engine.clock import next_deadline
 from engine.errors import RefereeError
 from engine.events import (
@@ -100,7 +101,7 @@ class Plan:
     action_ids: list[int] = field(default_factory=list)  # the logged actions of `entries`, once committed
 
 
-class Games:
+class Games(Part):
     """The store's part that creates, runs, saves, lists, exports and imports games."""
 
     async def create_game(

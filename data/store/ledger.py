@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from data.store.encoding import _iso, _json, event_json
+from data.store.part import Part
 from engine.dice import FacesRecord, FreeRoll, RollRecord
 from engine.events import (
     DiceRolled,
@@ -80,7 +81,7 @@ class LedgerFilter:
     free: str = "include"
 
 
-class Ledger:
+class Ledger(Part):
     """The store's part that writes a game's log and reads it back: the ledger of rolls, the stat history."""
 
     # --- writing the log (in the database thread) ---------------------------------------------------
@@ -102,6 +103,7 @@ class Ledger:
     def _insert_roll(self, con: sqlite3.Connection, game_id: int, action_id: int | None,
                      roll: dict[str, Any]) -> None:
         """One ledger row: a numbered die with modifiers, or (with `faces` and no `die`) dice with named faces."""
+        row: tuple[Any, ...]  # the columns below, in order
         if "faces" in roll and "die" not in roll:
             forced = roll.get("forced") or []
             row = (game_id, action_id, roll.get("turn", 0), roll.get("player"), roll["purpose"], None, None, None,
@@ -164,7 +166,8 @@ class Ledger:
                     include_undone: bool = False, include_free: bool = True) -> list[RollRecord | FacesRecord]:
         """Rolls oldest first; with `limit`, the newest `limit` of them. Free rolls (/roll) are RollRecords
         with `free` set; `include_free=False` leaves them out (the export: they are no rule roll)."""
-        query, params = "SELECT * FROM rolls WHERE game_id = ?", [game_id]
+        query = "SELECT * FROM rolls WHERE game_id = ?"
+        params: list[Any] = [game_id]
         if not include_free:
             query += " AND free IS NULL"
         if nation is not None:
@@ -347,7 +350,8 @@ def insert_history(con: sqlite3.Connection, game_id: int, action_id: int | None,
 
 
 def _ledger_where(game_id: int, where: LedgerFilter) -> tuple[str, list[Any]]:
-    clause, params = ["game_id = ?", "undone = 0"], [game_id]
+    clause = ["game_id = ?", "undone = 0"]
+    params: list[Any] = [game_id]
     if where.who is not None:
         clause.append("nation = ?")
         params.append(where.who)

@@ -14,12 +14,13 @@ from pathlib import Path
 
 from data.store.connection import StoreUnavailable, _transaction
 from data.store.dialect import Dialect
+from data.store.part import Part
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 log = logging.getLogger("referee.store")
 
 
-class Schema:
+class Schema(Part):
     """The store's part that migrates its database."""
 
     async def migrate(self) -> int:

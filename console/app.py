@@ -18,7 +18,7 @@ import sqlite3
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -100,13 +100,13 @@ class Console:
         self._say(text_lines(shown) if self.formatter.fmt == "text"
                   else [*([] if shown.untitled else [shown.title]), *shown.lines])
 
-    def _say(self, lines: list[str | Line]) -> None:
+    def _say(self, lines: Sequence[str | Line]) -> None:
         if self._answer is not None:
             self._answer.extend(lines)
         else:
             self.write(lines)
 
-    def write(self, lines: list[str | Line]) -> None:
+    def write(self, lines: Sequence[str | Line]) -> None:
         """Print lines in the console's format (markdown and BBCode: one paragraph an answer, a blank line after)."""
         after = "" if self.formatter.fmt == "text" else "\n"
         print(self.formatter.answer(lines) + after, file=self.out, flush=True)

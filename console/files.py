@@ -15,7 +15,7 @@ from pathlib import Path
 try:
     import fcntl
 except ImportError:  # Windows: an export's leftovers are known by their age instead
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # (the module, or None where there is none)
 
 from engine.errors import BadInput
 

@@ -4,6 +4,7 @@ old boards that drop 4-byte characters (`no_emoji`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from engine.commands import PREFIXES
 from engine.errors import BadInput
@@ -72,13 +73,13 @@ class Formatter:
         self.fmt = fmt
         self.emoji = emoji
 
-    def answer(self, lines: list[str | Line]) -> str:
+    def answer(self, lines: Sequence[str | Line]) -> str:
         """One command's answer in this format: its lines as the text format prints them, and a view's lines
         (`engine.view.Line`, their emphasis marked)."""
         shown = self._answer(lines)
         return shown if self.emoji else no_emoji(shown)
 
-    def _answer(self, lines: list[str | Line]) -> str:
+    def _answer(self, lines: Sequence[str | Line]) -> str:
         if self.fmt == "text":
             return "\n".join(ln if isinstance(ln, str) else ("  " if ln.item else "") + ln.text for ln in lines)
         if lines and isinstance(lines[0], str) and lines[0].startswith("{"):  # an export printed: a code block

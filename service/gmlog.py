@@ -14,13 +14,14 @@ import copy
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from data.store import LoggedAction, Store
 from engine import events as ev
 from engine.commands import BY_PATH, find_command
 from engine.describe import When, Who, event_line, same, setting_value, setting_words, utc_text
 from engine.errors import BadInput, RefereeError
-from engine.rulesets import ruleset_of
+from engine.rulesets import GameState, ruleset_of
 
 __all__ = ["GM_PAGE_SIZE", "GmAct", "GmPage", "act_lines", "gm_acts", "gm_page", "gm_page_lines", "is_gm_act"]
 
@@ -68,7 +69,7 @@ def is_gm_act(logged: LoggedAction, gm: str) -> bool:
     return _gm_only(act.command) or (bool(gm) and act.actor.lower() == gm.lower())
 
 
-def _change(state: object, event: ev.Event, when: When, who: Who) -> str | None:
+def _change(state: GameState | None, event: ev.Event[Any], when: When, who: Who) -> str | None:
     """The event's change in words against `state` as it was just before it, or None."""
     if state is None:
         return None
@@ -83,7 +84,8 @@ def _change(state: object, event: ev.Event, when: When, who: Who) -> str | None:
     return hook(state, event, when, who) if hook is not None else None
 
 
-def _entry_lines(state: object, logged: LoggedAction, when: When, who: Who) -> tuple[list[str], object]:
+def _entry_lines(state: GameState | None, logged: LoggedAction, when: When,
+                 who: Who) -> tuple[list[str], GameState | None]:
     """An act's lines, each event worded against the state just before it (an act may change one value twice),
     and the state after the act (`state` itself, changed in place)."""
     lines = []
@@ -91,7 +93,7 @@ def _entry_lines(state: object, logged: LoggedAction, when: When, who: Who) -> t
         line = _change(state, event, when, who) or event_line(event, when, who)
         if line:
             lines.append(line)
-        state = event.apply(state)  # type: ignore[arg-type]
+        state = event.apply(state)
     return lines, state
 
 
@@ -101,7 +103,7 @@ async def gm_acts(store: Store, game_id: int, when: When = utc_text, who: Who = 
     history = await store.action_history(game_id)
     current = await store.load(game_id)
     gm = str(getattr(current, "gm", "") or "")
-    state: object = None
+    state: GameState | None = None
     found: list[tuple[GmAct, list[str]]] = []
     for logged in history:
         live = not logged.action.undone

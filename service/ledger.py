@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
@@ -24,6 +24,9 @@ from engine.dice import FacesRecord, RollRecord
 from engine.errors import BadInput
 from engine.events import to_jsonable
 from engine.rulesets import GameState, ruleset_of
+
+if TYPE_CHECKING:
+    from service.referee import Referee
 
 __all__ = ["CSV_COLUMNS", "EXPORT_CHUNK", "FORMATS", "FREE", "MAX_PAGE_SIZE", "MAX_PURPOSE", "LedgerFilter",
            "LedgerPage", "csv_rows", "filter_for", "ledger_page", "write_ledger"]
@@ -55,7 +58,7 @@ def filtered(where: LedgerFilter) -> bool:
     return where != LedgerFilter()
 
 
-async def filter_for(referee: Any, channel: str, *, who: str | None = None, purpose: str | None = None,
+async def filter_for(referee: Referee, channel: str, *, who: str | None = None, purpose: str | None = None,
                      turn_from: int | None = None, turn_to: int | None = None, gm_entered: bool = False,
                      free: str | None = None) -> tuple[int, LedgerFilter]:
     """The channel's shown game and /log rolls' filters, checked (`checked_filter`)."""

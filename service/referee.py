@@ -18,15 +18,16 @@ from typing import Any
 import engine  # noqa: F401  (registers every rule set)
 from data import rules_for
 from data.store import ChannelTaken, Entry, LoggedAction, NoLiveGame, Plan, Quick, Store
+from engine.chartspec import Chart
 from engine.clock import Tick
 from engine.commands import Command, check_ruleset
 from engine.core import Context, execute
-from engine.dice import FreeRoll, RandomRoller, Roller, RollRecord, free_roll
+from engine.dice import FacesRecord, FreeRoll, RandomRoller, Roller, RollRecord, free_roll
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import Event
 from engine.history import check_history
 from engine.rulesets import RULESETS, GameState, default_ruleset, ruleset
-from engine.view import At, Part, Person, line
+from engine.view import At, Part, Person, View, line
 from service.digest import MAX_DIGEST, parse_since
 from service.reports import (
     CLOCK_ACTOR,
@@ -152,15 +153,17 @@ class Referee(Undo):
         """The state of `shown_game_id`'s game (`state.ended`: the last game, over)."""
         return await self.store.load(await self.shown_game_id(channel))
 
-    async def show(self, channel: str, command: Command, actor: str, options: dict[str, Any]) -> tuple[Any, Any]:
+    async def show(self, channel: str, command: Command, actor: str,
+                   options: dict[str, Any]) -> tuple[View, GameState]:
         """A query's view (`command.view`) and the state it shows: the channel's live game or, for a query that
         `shows_ended` (a status), its last ended one when none runs. A rule set's query in a game of another
         rule set is refused with the reason."""
+        assert command.view is not None
         state = await (self.shown_state(channel) if command.shows_ended else self.state(channel))
         check_ruleset(command, state.ruleset)
         return command.view(state, self.rules_for(state.ruleset), actor, options), state
 
-    async def chart(self, channel: str, command: Command, options: dict[str, Any]) -> Any:
+    async def chart(self, channel: str, command: Command, options: dict[str, Any]) -> Chart:
         """What a chart command (`command.chart`) draws, from the stored stat history of the channel's shown game
         (`engine.chartspec.Chart`; the front-end draws it with `charts.render`). A rule set's chart in a game of
         another rule set is refused with the reason, and so are options the chart cannot draw."""
@@ -195,16 +198,16 @@ class Referee(Undo):
         """A new game of a rule set in a channel with no live game; `actor` is its GM. `busy`: the refusal where a
         game runs already."""
         rules = ruleset(ruleset_name) if ruleset_name else default_ruleset()
-        busy = RuleViolation(busy)
+        refusal = RuleViolation(busy)
         if await self.store.live_game(channel) is not None:
-            raise busy
+            raise refusal
         outcome = rules.start(self.context(None, actor, ruleset_name=rules.name),
                               {"turn_hours": turn_hours, "options": options})
         try:
             game_id, action_id = await self.store.create_game(channel, guild_id, outcome.state, outcome.events, actor,
                                                               command, self.clock())
         except ChannelTaken:
-            raise busy from None
+            raise refusal from None
         report = Report(game_id, outcome.state, outcome.events, action_ids=[action_id])
         await self.committed(report)
         return report
@@ -359,7 +362,8 @@ class Referee(Undo):
             if lock is not None and not lock.locked() and not getattr(lock, "_waiters", None):
                 del self._locks[game_id]
 
-    async def rolls(self, channel: str, nation: str | None = None, limit: int = 10) -> list[RollRecord]:
+    async def rolls(self, channel: str, nation: str | None = None,
+                    limit: int = 10) -> list[RollRecord | FacesRecord]:
         """The channel's latest `limit` rolls (1..MAX_ROLLS_SHOWN), of one nation or all: of its live game, or
         of its last ended one when none runs."""
         if not 1 <= limit <= MAX_ROLLS_SHOWN:

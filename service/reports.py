@@ -47,6 +47,8 @@ class Report:
     actions it reports (catch-up first), whose announcing message a front-end may record for /log rolls."""
 
     game_id: int
+    # the game's state after the call, of its rule set's own class (the front-ends' rule-set code reads its own
+    # fields); None in the clock's rollover reports to the listeners (`Referee.on_commit`, `by_clock`)
     state: Any
     events: list[Event] = field(default_factory=list)
     caught_up: list[Event] = field(default_factory=list)

@@ -94,7 +94,9 @@ class Settings(BaseSettings):
         else:
             sources = (Variables(cls, env),)
         try:
-            return cls(_build_sources=(sources, {}))
+            # (pydantic's dataclass_transform shows mypy an __init__ of the fields alone, without the keyword
+            # BaseSettings' own __init__ takes: the pydantic mypy plugin, not used here, would know it)
+            return cls(_build_sources=(sources, {}))  # type: ignore[call-arg]
         except ValidationError as err:
             raise ValueError(one_line(err)) from None
 

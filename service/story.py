@@ -15,9 +15,8 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from data.store import LoggedAction
+from data.store import LoggedAction, Store
 from engine.describe import same, utc_text
 from engine.dice import RollRecord
 from engine.errors import BadInput
@@ -35,10 +34,10 @@ KEPT_STARTS = 1000  # games a store's last scanned turn start is remembered of (
 # of from the first action (the game's page tells the current turn's story at each change). Per store: game ids are
 # a database's own. It is only a hint: an undo of an action at or before it (seen in the actions read after it)
 # sends the story back to the start of the log.
-_STARTS: weakref.WeakKeyDictionary[Any, dict[int, tuple[int, int, int]]] = weakref.WeakKeyDictionary()
+_STARTS: weakref.WeakKeyDictionary[Store, dict[int, tuple[int, int, int]]] = weakref.WeakKeyDictionary()
 
 
-def turn_starts(store: Any) -> dict[int, tuple[int, int, int]]:
+def turn_starts(store: Store) -> dict[int, tuple[int, int, int]]:
     """The turn starts remembered of `store`'s games (`_STARTS`)."""
     found = _STARTS.get(store)
     if found is None:

@@ -3,17 +3,17 @@ after a preview of what goes; a confirmation applies once, and only while those 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+import asyncio
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
 
-from data.store import ActionRow, LoggedEvent
+from data.store import ActionRow, LoggedEvent, Store
 from engine.describe import plural
 from engine.errors import BadInput, NotGM, RuleViolation
-from engine.events import ActionUndone, replay
+from engine.events import ActionUndone, Event, replay
+from engine.rulesets import GameState
 from service.reports import CLOCK_ACTOR, Report, UndoneAction, UndoPreview
-
-if TYPE_CHECKING:
-    from service.referee import Referee
 
 MAX_UNDO_STEPS = 20  # the most actions one /gm undo takes back
 MOVED_ON = ("the game moved on since this preview (those actions were already undone, or something happened since): "
@@ -23,13 +23,24 @@ MOVED_ON = ("the game moved on since this preview (those actions were already un
 class Undo:
     """The referee's undo: a part of `service.referee.Referee` (its methods are the referee's)."""
 
-    async def undo_target(self: Referee, channel: str) -> ActionRow | None:
+    if TYPE_CHECKING:  # what the undo uses of the rest of the referee (`Referee`'s own, at run time)
+        store: Store
+        clock: Callable[[], datetime]
+
+        async def game_id(self, channel: str) -> int: ...
+        @staticmethod
+        def is_gm(state: GameState, actor: str, gm_role: bool = False) -> bool: ...
+        def lock(self, game_id: int) -> asyncio.Lock: ...
+        async def _catch_up(self, game_id: int) -> list[Event]: ...
+        async def committed(self, report: Report, by_clock: bool = False) -> None: ...
+
+    async def undo_target(self, channel: str) -> ActionRow | None:
         """The action `/gm undo` would take back now (the last one that is not the clock's or the game's
         start), or None."""
         targets = await self._undo_targets(await self.game_id(channel), 1)
         return targets[0] if targets else None
 
-    async def _undo_targets(self: Referee, game_id: int, steps: int) -> list[ActionRow]:
+    async def _undo_targets(self, game_id: int, steps: int) -> list[ActionRow]:
         """The last `steps` actions undo may take back (fewer when there are fewer), newest first: not the
         clock's, not the game's start, not an undo."""
         logged = await self.store.events(game_id)
@@ -42,7 +53,7 @@ class Undo:
         if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_UNDO_STEPS:
             raise BadInput(f"steps is how many of the last actions to undo: 1 to {MAX_UNDO_STEPS}, not {steps}")
 
-    async def _planned_undo(self: Referee, game_id: int, steps: int) -> tuple[list[ActionRow], list[LoggedEvent], Any]:
+    async def _planned_undo(self, game_id: int, steps: int) -> tuple[list[ActionRow], list[LoggedEvent], GameState]:
         """The actions `steps` undoes, the live log, and the state without them; refused in one line when there
         are fewer undoable actions than `steps`, or when the log without them no longer replays."""
         targets = await self._undo_targets(game_id, steps)
@@ -59,7 +70,7 @@ class Undo:
             raise RuleViolation(f"{which} cannot be undone any more ({err})") from None
         return targets, logged, new_state
 
-    async def preview_undo(self: Referee, channel: str, actor: str, steps: int = 1,
+    async def preview_undo(self, channel: str, actor: str, steps: int = 1,
                            gm_role: bool = False) -> UndoPreview:
         """What `/gm undo steps:N` would take back now — each action with its command, its rolls and every
         change it made — without changing anything (each front-end shows its `lines`, then asks to confirm).
@@ -73,7 +84,7 @@ class Undo:
         return UndoPreview(game_id, [UndoneAction(a, [e.event for e in logged if e.action_id == a.id])
                                      for a in targets])
 
-    async def undo(self: Referee, channel: str, actor: str, gm_role: bool = False,
+    async def undo(self, channel: str, actor: str, gm_role: bool = False,
                    expected: int | Sequence[int] | None = None, steps: int = 1) -> Report:
         """GM: take back the game's last `steps` actions (1 to MAX_UNDO_STEPS), their rolls included, by
         replaying the log without them: one transaction, one logged undo.

@@ -24,7 +24,7 @@ from data.store import LedgerFilter
 from engine.describe import faces_line, roll_line, utc_text
 from engine.dice import FacesRecord, RollRecord
 from engine.errors import BadInput, RefereeError
-from engine.rulesets import RuleSet
+from engine.rulesets import GameState, RuleSet
 from engine.view import At, Line, Part, Person, Strong, View
 from service.ledger import FREE, MAX_PAGE, MAX_PURPOSE, checked_filter
 
@@ -241,7 +241,7 @@ def parse_query(raw: Mapping[str, str], query_string: str = "") -> Query:
                  numbers["turn"])
 
 
-def known_players(state: Any, found: RuleSet, namer: Namer) -> dict[str, str]:
+def known_players(state: GameState, found: RuleSet[Any], namer: Namer) -> dict[str, str]:
     """On Discord: each player id the game holds → the player's shown name (what a reader types in the filter)."""
     if namer.names is None:
         return {}
@@ -249,7 +249,7 @@ def known_players(state: Any, found: RuleSet, namer: Namer) -> dict[str, str]:
     return {who: namer.person(who) for who in dict.fromkeys(USER_ID.findall(text))}
 
 
-def ledger_filter(state: Any, found: RuleSet, query: Query, namer: Namer) -> LedgerFilter:
+def ledger_filter(state: GameState, found: RuleSet[Any], query: Query, namer: Namer) -> LedgerFilter:
     """The query's ledger filters checked against the game, as /log rolls checks its options: the side by its shown
     name or found by its rule set (a start will do), turns the game has had, from before to."""
     who = query.who

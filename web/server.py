@@ -34,7 +34,7 @@ import logging
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Coroutine, Hashable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -42,12 +42,14 @@ from urllib.parse import urlencode
 from aiohttp import web
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from data.store import Store
 from engine.commands import BY_PATH
 from engine.errors import BadInput, RefereeError
 from engine.rulesets import GameState, ruleset
 from service import charts
 from service.ledger import FREE, MAX_PURPOSE, empty_text, ledger_page, write_ledger
 from service.referee import Referee
+from service.reports import Report
 from service.story import game_story, story_lines
 from web.render import (
     LEDGER_ROWS,
@@ -146,7 +148,7 @@ class GamePages:
     """The web server of game pages. `names(guild_id, who)` gives a player's shown name (Discord: the member's
     display name from the cache; None: the name as stored, the console's)."""
 
-    def __init__(self, referee: Any, public_url: str, names: Callable[[int | None, str], str] | None = None, *,
+    def __init__(self, referee: Referee, public_url: str, names: Callable[[int | None, str], str] | None = None, *,
                  trust_proxy: bool = False, rate: float = 10.0, burst: float = 60.0, max_addresses: int = 10_000,
                  poll_seconds: float = 2.0, heartbeat_seconds: float = 15.0, max_listeners: int = 1000,
                  max_listeners_per_address: int = 8, page_cache: int = 256, chart_cache: int = 32,
@@ -158,7 +160,7 @@ class GamePages:
         # thread, nor they behind it (bench.web); before that, or without it, the referee's own.
         self.reads = referee
         self.own_reads = own_reads
-        self._reader: Any = None
+        self._reader: Store | None = None  # the store of `reads`, once started
         self.clock = clock
         # A page (a game's, with one query) is made again at most every `remake_seconds`: a request meanwhile gets
         # the last one made, at most that old. Its readers' live updates poll every `poll_seconds` anyway, and a
@@ -223,7 +225,7 @@ class GamePages:
                           "(another program on that port?)") from None
         log.info("game pages served on %s:%s as %s", host, port, self.public_url)
 
-    async def committed(self, report: Any, by_clock: bool) -> None:
+    async def committed(self, report: Report, by_clock: bool) -> None:
         """A change of a game committed by this process: its readers' live updates look at once (a change made by
         another process is seen at the next poll)."""
         watch = self._watches.get(report.game_id)
@@ -338,7 +340,7 @@ class GamePages:
             self._known.put(token, (self.clock(), *found))
         return found[0], token, found[1]
 
-    async def _once(self, cache: Lru, key: Hashable, make: Callable[[], Awaitable[bytes]]) -> bytes:
+    async def _once(self, cache: Lru, key: Hashable, make: Callable[[], Coroutine[Any, Any, bytes]]) -> bytes:
         """The cached bytes for `key`, made once however many ask at the same time (in a task of its own: a reader
         who leaves does not stop it for the others)."""
         found = cache.get(key)
@@ -498,7 +500,9 @@ class GamePages:
 
     def game_chart(self, state: GameState, history: Any, namer: Namer) -> Any:
         """/game chart's chart of the game, its sides by their shown names; BadInput when there is nothing to draw."""
-        drawn = BY_PATH[CHART_COMMAND].chart(state, history, {})
+        chart = BY_PATH[CHART_COMMAND].chart
+        assert chart is not None  # (/game chart is a chart command)
+        drawn = chart(state, history, {})
         return drawn.relabel(namer.text)
 
     async def render_chart(self, game_id: int) -> bytes:

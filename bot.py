@@ -16,7 +16,7 @@ import asyncio
 import gc
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -158,6 +158,18 @@ def command_ids(tree: app_commands.CommandTree, registered: list[app_commands.Ap
     return ids
 
 
+class RefereeTree(app_commands.CommandTree["RefereeBot"]):
+    """The bot's command tree: every interaction passes the bot's check (`RefereeBot.accepting`), and every
+    command's error goes to its one handler (`RefereeBot.on_app_command_error`)."""
+
+    async def interaction_check(self, interaction: discord.Interaction[RefereeBot], /) -> bool:
+        return await self.client.accepting(interaction)
+
+    async def on_error(self, interaction: discord.Interaction[RefereeBot], error: app_commands.AppCommandError,
+                       /) -> None:
+        await self.client.on_app_command_error(interaction, error)
+
+
 class RefereeBot(commands.Bot):
     """The Discord front-end: one store and referee for every game this process owns.
 
@@ -174,6 +186,7 @@ class RefereeBot(commands.Bot):
         options.setdefault("intents", discord.Intents.default())
         options.setdefault("command_prefix", commands.when_mentioned)
         options.setdefault("help_command", None)
+        options.setdefault("tree_cls", RefereeTree)
         # Players name their nations: no name may ping anyone. Messages that ping a game's players say so.
         options.setdefault("allowed_mentions", discord.AllowedMentions(everyone=False, roles=False, users=False,
                                                                        replied_user=False))
@@ -190,8 +203,6 @@ class RefereeBot(commands.Bot):
             self.store = await Store.open(self.settings.db_path)
         self.referee = Referee(self.store, None, self.runtime.roller, self.runtime.clock)
         use_clock(self.runtime.clock)  # reports are stamped with the moment by the referee's clock
-        self.tree.on_error = self.on_app_command_error
-        self.tree.interaction_check = self.accepting
         self.add_dynamic_items(*dynamic_items())
         await self.serve_pages()
         for extension in extensions():
@@ -244,7 +255,7 @@ class RefereeBot(commands.Bot):
         payload discord.py could not read."""
         if self._shutdown is not None:
             raise ShuttingDown(SHUTTING_DOWN)
-        data = interaction.data or {}
+        data: Mapping[str, Any] = interaction.data or {}
         if interaction.type is discord.InteractionType.application_command and not _numbers_are_numbers(
                 data.get("options") or []):
             raise app_commands.CheckFailure(NOT_VALID_HERE)

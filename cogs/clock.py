@@ -24,6 +24,7 @@ adapter (`cogs.frontends`): this module knows no rule set.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from array import array
 from collections import OrderedDict, deque
@@ -273,7 +274,7 @@ class Clock(commands.Cog):
             await self.bot.referee.catch_up_due_each(queue, owns=self.owns, announce=True)
             for game_id, guild_id in await self.bot.store.take_reminders_due(self.now()):
                 if self.owns(guild_id) and game_id not in caught:
-                    self.announcer.put(lambda game_id=game_id: self.follow(game_id), game_id)
+                    self.announcer.put(functools.partial(self.follow, game_id), game_id)
             failed = False
         except StoreUnavailable as err:  # the store logged its cause once
             log.warning("the clock could not catch up (%s); trying again in %s", err, RETRY_AFTER)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import discord
@@ -33,9 +33,9 @@ async def guarded(interaction: discord.Interaction, work: Callable[[], Awaitable
     except RefereeError as err:
         await reply(interaction, embed=error_embed(str(err)), ephemeral=True)
     except Exception:
+        data: Mapping[str, Any] = interaction.data or {}
         log.exception("component %s failed (guild %s, channel %s, user %s)",
-                      (interaction.data or {}).get("custom_id"), interaction.guild_id, interaction.channel_id,
-                      interaction.user.id)
+                      data.get("custom_id"), interaction.guild_id, interaction.channel_id, interaction.user.id)
         await reply(interaction, ephemeral=True,
                     embed=error_embed("Sorry, the referee hit a problem; it was logged. /game status shows the game."))
 
@@ -66,7 +66,7 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
         super().__init__(discord.ui.Button(label=label, style=discord.ButtonStyle.danger, custom_id=custom_id))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> ConfirmButton:
         return cls(match["what"], int(match["game"]), int(match["user"]),
                    int(match["action"]) if match["action"] else None, int(match["steps"] or 1))
@@ -101,7 +101,7 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button],
                                            custom_id=f"referee:cancel:{what}:{game_id}:{user_id}"))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> CancelButton:
         return cls(match["what"], int(match["game"]), int(match["user"]))
 

@@ -11,7 +11,7 @@ table (`cogs.slash`), its views laid out from the engine's `View`s.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     Answer = Callable[[discord.Interaction, Report], Awaitable[None]]
 
-Autocomplete = Callable[[discord.Interaction, str], Awaitable[list[app_commands.Choice[Any]]]]
+Autocomplete = Callable[[discord.Interaction, str], Coroutine[Any, Any, list[app_commands.Choice[Any]]]]
 """An option's suggestions: (the interaction, what is typed so far) → at most 25 choices."""
 
 

@@ -26,7 +26,7 @@ from cogs.controls import guarded
 from cogs.render import safe, who
 from cogs.render.common import marked_when, message_batches
 from cogs.render.ledger import gm_log_embed, jump_url, ledger_page_embed, story_embeds
-from cogs.util import bot_of, channel_key, reply
+from cogs.util import bot_of, channel_key, matched, reply
 from engine.errors import RuleViolation
 from service.gmlog import gm_page
 from service.ledger import FREE, LedgerFilter, LedgerPage, empty_text, ledger_page
@@ -97,12 +97,13 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button],
                                                      custom_id=page_custom_id(game_id, page, size, where)))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> PageButton:
         n, rest = int(match["n"]), match["rest"]
         where = LedgerFilter(rest[:n] or None, rest[n:] or None, int(match["t0"]) if match["t0"] else None,
                              int(match["t1"]) if match["t1"] else None, match["gm"] == "g", _CODE_FREE[match["free"]])
-        return cls(int(match["game"]), int(match["page"]), int(match["size"]), where, button=item)
+        return cls(int(match["game"]), int(match["page"]), int(match["size"]), where,
+                   button=matched(item, discord.ui.Button))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -155,9 +156,9 @@ class GmPageButton(discord.ui.DynamicItem[discord.ui.Button], template=r"referee
                                                      custom_id=gm_page_custom_id(game_id, page), disabled=disabled))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> GmPageButton:
-        return cls(int(match["game"]), int(match["page"]), button=item)
+        return cls(int(match["game"]), int(match["page"]), button=matched(item, discord.ui.Button))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -200,9 +201,9 @@ class TurnButton(discord.ui.DynamicItem[discord.ui.Button], template=r"referee:l
                                                      custom_id=turn_custom_id(game_id, turn), disabled=disabled))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> TurnButton:
-        return cls(int(match["game"]), int(match["turn"]), button=item)
+        return cls(int(match["game"]), int(match["turn"]), button=matched(item, discord.ui.Button))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:

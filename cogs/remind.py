@@ -16,7 +16,7 @@ import logging
 import re
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol, cast
 
 import discord
 
@@ -35,6 +35,12 @@ SHORTEST_BEFORE = timedelta(minutes=10)
 LONGEST_BEFORE = timedelta(hours=24)
 _SPAN = re.compile(r"(?:(\d{1,2}(?:\.\d{1,2})?)\s*h(?:ours?)?)?\s*(?:(\d{1,4})\s*m(?:in(?:utes?)?)?)?", re.IGNORECASE)
 WHAT_BEFORE = "before is a span like 2h, 90m or 1h30m, from 10m to 24h"
+
+
+class Follows(Protocol):
+    """What /remind me uses of the Clock cog (`cogs.clock.Clock`, looked up by name: that module imports this one)."""
+
+    async def follow(self, game_id: int) -> None: ...
 
 
 def parse_before(text: str | None) -> timedelta:
@@ -89,7 +95,7 @@ async def remind_me(interaction: discord.Interaction, given: dict[str, Any]) -> 
                              "stops them).", ephemeral=True)
     clock = bot.get_cog("Clock")
     if clock is not None:
-        await clock.follow(game_id)  # type: ignore[attr-defined]  # a reminder due now goes now; re-armed
+        await cast(Follows, clock).follow(game_id)  # a reminder due now goes now; re-armed
 
 
 async def send_dm(bot: RefereeHost, player: str, content: str) -> bool | None:

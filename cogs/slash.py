@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
 
 import discord
@@ -73,11 +73,11 @@ def annotation(param: Param) -> Any:
     if param.kind is bool:
         return bool
     if param.kind in (int, float) and (param.low is not None or param.high is not None):
-        return app_commands.Range[param.kind, param.low, param.high]  # type: ignore[index]
+        return app_commands.Range[param.kind, param.low, param.high]
     if param.kind is str and (param.low is not None or param.high is not None):
         low = int(param.low) if param.low is not None else None
         high = int(param.high) if param.high is not None else None
-        return app_commands.Range[str, low, high]  # type: ignore[index]
+        return app_commands.Range[str, low, high]
     return param.kind
 
 
@@ -101,7 +101,7 @@ def complete_from(values: Iterable[str]) -> Autocomplete:
     return complete
 
 
-def callback_for(command: Row) -> Callable[..., Awaitable[None]]:
+def callback_for(command: Row) -> Callable[..., Coroutine[Any, Any, None]]:
     """A slash command's callback whose parameters are the command's Discord options, typed, ranged, described,
     with their choices and suggestions, all from the table (discord.py reads them from its signature)."""
     params = command.params_for(FRONT)
@@ -118,6 +118,7 @@ def callback_for(command: Row) -> Callable[..., Awaitable[None]]:
         given = {renamed.get(name, name): value for name, value in options.items() if value is not None}
         await run_slash(interaction, command, given)
 
+    # (a function's __signature__ is no attribute typeshed declares; inspect.signature reads it)
     callback.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
     decorated: Any = app_commands.describe(**{python_name(p.name): fit(p.help or p.name.replace("_", " "))
                                               for p in params})(callback)

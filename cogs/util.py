@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextvars import ContextVar
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import discord
 
@@ -30,6 +30,16 @@ REPLIED = "referee:replied"
 def bot_of(interaction: discord.Interaction) -> RefereeHost:
     """The bot that received the interaction: the one that loaded the cogs."""
     return cast(RefereeHost, interaction.client)
+
+
+ItemT = TypeVar("ItemT", bound="discord.ui.Item[Any]")
+
+
+def matched(item: discord.ui.Item[Any], kind: type[ItemT]) -> ItemT:
+    """The component a dynamic item's template matched (`DynamicItem.from_custom_id`'s `item`) as the kind that
+    dynamic item wraps: discord.py finds it on the clicked message by its custom id and its component type, but
+    types it as any item."""
+    return cast(ItemT, item)
 
 
 def channel_key(interaction: discord.Interaction) -> str:
@@ -60,7 +70,7 @@ def has_gm_role(interaction: discord.Interaction) -> bool:
     return any(role.name.lower() == wanted for role in member.roles)
 
 
-async def reply(interaction: discord.Interaction, content: str | None = None, *, embeds: list[discord.Embed] = (),
+async def reply(interaction: discord.Interaction, content: str | None = None, *, embeds: Sequence[discord.Embed] = (),
                 embed: discord.Embed | None = None, ephemeral: bool = False, view: discord.ui.View | None = None,
                 file: discord.File | None = None,
                 allowed_mentions: discord.AllowedMentions | None = None) -> int | None:

@@ -29,7 +29,8 @@ async def announce(clock: Clock, channel: discord.PartialMessageable, report: Re
     if not text:
         return
     reminded_players = [e.player for e in report.events if isinstance(e, PlayerReminded)]
-    message = await channel.send(text, view=view, allowed_mentions=pings(*reminded_players))
+    # (a None view: discord.py's send() takes it, its default, but its overloads leave it out)
+    message = await channel.send(text, view=view, allowed_mentions=pings(*reminded_players))  # type: ignore[arg-type]
     if reminded:
         await swap_controls(clock.bot, channel, report.game_id, message.id if view else None)
 

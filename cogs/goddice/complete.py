@@ -7,6 +7,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
+from cogs.frontends import Autocomplete
 from cogs.util import actor, has_gm_role, state_or_none
 from engine.goddice.common import RULESET, label, legal_attacks, turn_of
 from engine.goddice.describe import attack_text
@@ -124,7 +125,7 @@ async def any_character_autocomplete(interaction: discord.Interaction,
     return matching([character_choice(player, c, state) for c in player.characters], current)
 
 
-COMPLETERS = {
+COMPLETERS: dict[str, Autocomplete] = {
     "living": living_autocomplete, "dead": dead_autocomplete, "wounded": wounded_autocomplete,
     "target": target_autocomplete, "attack": attack_autocomplete, "player": player_autocomplete,
     "any_character": any_character_autocomplete,

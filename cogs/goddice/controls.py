@@ -14,7 +14,7 @@ from cogs.controls import click_lock, guarded
 from cogs.goddice.render import FACES, move_prompt
 from cogs.host import RefereeHost
 from cogs.render import pings, report_embeds
-from cogs.util import actor, bot_of, channel_key, reply, run_command
+from cogs.util import actor, bot_of, channel_key, matched, reply, run_command
 from engine.errors import RuleViolation
 from engine.goddice.cards import FACE_NAMES
 from engine.goddice.common import campaign_game, legal_attacks, rollable, waiting_for
@@ -60,6 +60,7 @@ class RollButton(discord.ui.DynamicItem[discord.ui.Button],
     def offer(cls, game_id: int, state: GoddiceState, face: str) -> RollButton:
         move = move_of(state)
         custom_id = f"referee:goddice:roll:{game_id}:{move}:{face}"
+        button: discord.ui.Button[discord.ui.View]
         if face == "opening":
             button = discord.ui.Button(custom_id=custom_id, label="Opening roll", emoji="🎲",
                                        style=discord.ButtonStyle.primary)
@@ -72,9 +73,9 @@ class RollButton(discord.ui.DynamicItem[discord.ui.Button],
         return cls(game_id, move, face, button)
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> RollButton:
-        return cls(int(match["game"]), match["move"], match["face"], item)
+        return cls(int(match["game"]), match["move"], match["face"], matched(item, discord.ui.Button))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -99,9 +100,9 @@ class FavorButton(discord.ui.DynamicItem[discord.ui.Button],
             style=discord.ButtonStyle.success if choice == "keep" else discord.ButtonStyle.danger))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> FavorButton:
-        return cls(int(match["game"]), match["move"], match["choice"], item)
+        return cls(int(match["game"]), match["move"], match["choice"], matched(item, discord.ui.Button))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -125,7 +126,7 @@ class AttackSelect(discord.ui.DynamicItem[discord.ui.Select], template=rf"refere
         if not legal:
             return None
         move = move_of(state)
-        select = discord.ui.Select(
+        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=f"referee:goddice:attack:{game_id}:{move}", placeholder="Attack now (or roll a type)",
             options=[discord.SelectOption(label=attack_text(option)[:100], value=option.attack.id)
                      for option in legal],
@@ -133,9 +134,9 @@ class AttackSelect(discord.ui.DynamicItem[discord.ui.Select], template=rf"refere
         return cls(game_id, move, select)
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Select,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> AttackSelect:
-        return cls(int(match["game"]), match["move"], item)
+        return cls(int(match["game"]), match["move"], matched(item, discord.ui.Select))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:

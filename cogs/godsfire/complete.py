@@ -7,6 +7,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
+from cogs.frontends import Autocomplete
 from cogs.godsfire.controls import counter_label
 from cogs.util import actor, has_gm_role, state_or_none
 from engine.godsfire.setup import FIELDS as SET_FIELDS
@@ -198,7 +199,7 @@ async def losses_autocomplete(interaction: discord.Interaction, current: str) ->
     return choices[:25]
 
 
-COMPLETERS = {
+COMPLETERS: dict[str, Autocomplete] = {
     "system": system_autocomplete, "region": region_autocomplete, "player": player_autocomplete,
     "purse": purse_autocomplete, "region_list": region_list_autocomplete, "lower": lower_autocomplete,
     "field": field_autocomplete, "counters": counters_autocomplete, "position": position_autocomplete,

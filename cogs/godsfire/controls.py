@@ -32,6 +32,7 @@ from cogs.util import (
     command_text,
     given_options,
     has_gm_role,
+    matched,
     reply,
     run_action,
     run_command,
@@ -219,9 +220,9 @@ class GoButton(discord.ui.DynamicItem[discord.ui.Button],
             disabled=disabled))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> GoButton:
-        return cls(match["what"], int(match["game"]), match["go"], item)
+        return cls(match["what"], int(match["game"]), match["go"], matched(item, discord.ui.Button))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -340,9 +341,9 @@ class TransitButton(discord.ui.DynamicItem[discord.ui.Button],
             custom_id=f"referee:godsfire:transit:{what}:{game_id}:{transit}", label=label, emoji=emoji, style=style))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> TransitButton:
-        return cls(match["what"], int(match["game"]), match["transit"], item)
+        return cls(match["what"], int(match["game"]), match["transit"], matched(item, discord.ui.Button))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -396,7 +397,7 @@ class LossSelect(discord.ui.DynamicItem[discord.ui.Select],
         among = [n for n in choice.counters if any(c.number == n for c in state.counters)][:25] or choice.counters[:25]
         count = max(1, min(choice.count, len(among)))
         attack = attack_of(choice)
-        select = discord.ui.Select(
+        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=f"referee:godsfire:losses:{game_id}:{attack}",
             placeholder=f"Attack {attack}: choose the {plural(count, 'unit')} lost"[:150],
             min_values=count, max_values=count,
@@ -404,9 +405,9 @@ class LossSelect(discord.ui.DynamicItem[discord.ui.Select],
         return cls(game_id, attack, select)
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Select,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> LossSelect:
-        return cls(int(match["game"]), int(match["attack"]), item)
+        return cls(int(match["game"]), int(match["attack"]), matched(item, discord.ui.Select))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -431,9 +432,9 @@ class RetreatButton(discord.ui.DynamicItem[discord.ui.Button],
             emoji="↩", style=discord.ButtonStyle.danger))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> RetreatButton:
-        return cls(int(match["game"]), int(match["attack"]), item)
+        return cls(int(match["game"]), int(match["attack"]), matched(item, discord.ui.Button))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -558,7 +559,8 @@ async def announce(clock: Any, channel: discord.PartialMessageable, report: Repo
     for batch in batches[:-1]:
         await channel.send(embeds=batch, allowed_mentions=NO_PINGS)
     text = prompt(state) if view is not None else None
-    message = await channel.send(text, embeds=batches[-1], view=view,
+    # (a None view: discord.py's send() takes it, its default, but its overloads leave it out)
+    message = await channel.send(text, embeds=batches[-1], view=view,  # type: ignore[arg-type]
                                  allowed_mentions=pings(*waiting_on(state)) if view is not None else NO_PINGS)
     await swap_controls(clock.bot, channel, report.game_id, message.id if view is not None else None)
 

@@ -8,6 +8,7 @@ import re
 import discord
 from discord import app_commands
 
+from cogs.frontends import Autocomplete
 from cogs.util import actor, bot_of, has_gm_role, state_or_none
 from engine.nations.common import RULESET
 from engine.nations.describe import unit_ref
@@ -156,9 +157,11 @@ def _pairing_choices(interaction: discord.Interaction, state: GameState | None, 
     found = []
     for battle in _waiting_on_me(interaction, state, "pairing"):
         nation = state.nations.get(battle.attacker if side == "attacker" else battle.defender)
+        if nation is None:
+            continue
         ids = battle.in_fight_attacking if side == "attacker" else battle.in_fight_defending
         for unit_id in ids:
-            unit = nation.units.get(unit_id) if nation is not None else None
+            unit = nation.units.get(unit_id)
             if unit is None:
                 continue
             label = f"{unit_label(unit)} ({nation.name}, battle #{battle.id})"[:MAX_CHOICE_TEXT]
@@ -207,7 +210,7 @@ async def any_battle_autocomplete(interaction: discord.Interaction, current: str
     return battle_choices(_live_battles(state), current) if state is not None else []
 
 
-COMPLETERS = {
+COMPLETERS: dict[str, Autocomplete] = {
     "nation": nation_autocomplete, "preset": preset_autocomplete, "own_unit": own_unit_autocomplete,
     "own_units": own_units_autocomplete, "commit_units": commit_units_autocomplete,
     "pair_attacker": pair_attacker_autocomplete, "pair_defender": pair_defender_autocomplete,

@@ -70,9 +70,10 @@ async def offer_choices(clock: Clock, channel: discord.PartialMessageable, repor
         view = choice_view(report.game_id, state, battle, most)
         player = state.nations[event.nation].player
         what = f"commit 1 to {most} units" if event.stage == "commit" else "pick the next pairing"
+        # (a None view: discord.py's send() takes it, its default, but its overloads leave it out)
         message = await channel.send(
             f"⚔ Battle #{battle.id}: {who(player) if player else safe(event.nation)}, {what} "
-            f"(default {when(event.deadline)}).", view=view,
+            f"(default {when(event.deadline)}).", view=view,  # type: ignore[arg-type]
             allowed_mentions=pings(player),
         )
         await bot.store.choice_message(report.game_id, battle_id, message.id)

@@ -10,7 +10,7 @@ import discord
 from cogs.controls import click_lock, guarded
 from cogs.nations.autocomplete import unit_label
 from cogs.nations.render import answer
-from cogs.util import actor, bot_of, channel_key, has_gm_role, reply, run_action
+from cogs.util import actor, bot_of, channel_key, has_gm_role, matched, reply, run_action
 from engine.errors import RuleViolation
 from engine.nations import war
 from engine.nations.describe import unit_ref
@@ -39,7 +39,7 @@ class CommitSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee
     def offer(cls, game_id: int, state: GameState, battle: Battle, most: int) -> CommitSelect:
         defender = state.nations[battle.defender]
         free = [u for u in defender.units.values() if u.battle is None][:25]
-        select = discord.ui.Select(
+        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=f"referee:commit:{game_id}:{battle.id}", placeholder=f"Commit 1 to {most} units",
             min_values=1, max_values=min(most, len(free)) or 1,
             options=[discord.SelectOption(label=unit_label(u)[:100], value=str(u.id))
@@ -48,9 +48,9 @@ class CommitSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee
         return cls(game_id, battle.id, select)
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Select,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> CommitSelect:
-        return cls(int(match["game"]), int(match["battle"]), item)
+        return cls(int(match["game"]), int(match["battle"]), matched(item, discord.ui.Select))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -80,13 +80,14 @@ class PairSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"referee:p
                 label=f"{_ref(attacker.units[a])} against {_ref(defender.units[d])}"[:100], value=f"{a}:{d}")
             for a in battle.in_fight_attacking for d in battle.in_fight_defending
         ][:25]
-        select = discord.ui.Select(custom_id=f"referee:pair:{game_id}:{battle.id}", placeholder="Pick a pairing",
-                                   options=options)
+        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
+            custom_id=f"referee:pair:{game_id}:{battle.id}", placeholder="Pick a pairing", options=options)
         return cls(game_id, battle.id, select)
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Select, match: Any) -> PairSelect:
-        return cls(int(match["game"]), int(match["battle"]), item)
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: Any) -> PairSelect:
+        return cls(int(match["game"]), int(match["battle"]), matched(item, discord.ui.Select))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
@@ -113,7 +114,7 @@ class RetreatButton(discord.ui.DynamicItem[discord.ui.Button],
                                            custom_id=f"referee:retreat-ask:{game_id}:{battle_id}"))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> RetreatButton:
         return cls(int(match["game"]), int(match["battle"]))
 
@@ -159,14 +160,15 @@ class RetreatSelect(discord.ui.DynamicItem[discord.ui.Select],
                 unit = state.nations[side].units[unit_id]
                 options.append(discord.SelectOption(label=f"Retreat {_ref(unit)} ({side})"[:100],
                                                     value=str(unit.id)))
-        select = discord.ui.Select(custom_id=f"referee:retreat:{game_id}:{battle.id}",
-                                   placeholder="Order a retreat (fight is the default)", options=options[:25])
+        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
+            custom_id=f"referee:retreat:{game_id}:{battle.id}", placeholder="Order a retreat (fight is the default)",
+            options=options[:25])
         return cls(game_id, battle.id, select)
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Select,
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: Any) -> RetreatSelect:
-        return cls(int(match["game"]), int(match["battle"]), item)
+        return cls(int(match["game"]), int(match["battle"]), matched(item, discord.ui.Select))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def work() -> None:

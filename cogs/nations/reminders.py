@@ -33,8 +33,8 @@ def nudges(state: GameState, events: list[Event]) -> list[Nudge]:
     for event in events:
         if not isinstance(event, ChoiceReminded) or event.missed:  # a missed one: the default came with it
             continue
-        battle = state.battles.get(event.battle)
-        nudge = choice_nudge(state, battle, again=True) if battle is not None else None
+        reminded = state.battles.get(event.battle)
+        nudge = choice_nudge(state, reminded, again=True) if reminded is not None else None
         if nudge is not None:
             found.append(nudge)
     return found

@@ -65,9 +65,9 @@ def gm_act(event: Event) -> bool | None:
 def outcome(events: list[Event], side: str | None) -> str | None:
     """A battle the report ended: won or lost, for the acting nation when it fought in it."""
     for event in events:
-        if event.kind == "battle_ended" and getattr(event, "winner", None):
-            if side is None or side in (event.winner, event.loser):  # type: ignore[attr-defined]
-                return "success" if side is None or side == event.winner else "failure"  # type: ignore
+        if isinstance(event, BattleEnded) and event.winner:
+            if side is None or side in (event.winner, event.loser):
+                return "success" if side is None or side == event.winner else "failure"
     return None
 
 
@@ -213,10 +213,10 @@ def battle_embed(state: GameState, battle_id: int, events: list[Event], first_du
         if is_duel:
             slots -= 1
             room -= len(name) + len(value)
-        elif folded and not any(f.name.startswith("More duels") for f in embed.fields):
+        elif folded and not any((f.name or "").startswith("More duels") for f in embed.fields):
             _add_folded(embed, folded)
         embed.add_field(name=name[:256], value=value, inline=False)
-    if folded and not any(f.name.startswith("More duels") for f in embed.fields):
+    if folded and not any((f.name or "").startswith("More duels") for f in embed.fields):
         _add_folded(embed, folded)
     return embed
 

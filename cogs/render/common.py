@@ -292,8 +292,9 @@ def dress(embeds: list[discord.Embed], events: list[Event], state: GameState, ac
     if embeds and heading and not embeds[0].title:
         embeds[0].title = heading[:256]
     footer = footer_of(state, actor)
-    for embed in embeds if footer else []:
-        embed.set_footer(text=footer[:2048])
+    if footer:
+        for embed in embeds:
+            embed.set_footer(text=footer[:2048])
     return timestamped(embeds, at)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, date
+from typing import Literal
 
 import discord
 
@@ -80,7 +81,7 @@ def ledger_times(rolls: list[RollRecord | FacesRecord]) -> list[str]:
             shown.append("")
             continue
         moment = roll.at.astimezone(UTC) if roll.at.tzinfo is not None else roll.at.replace(tzinfo=UTC)
-        style = "t" if moment.date() == day else "f"
+        style: Literal["t", "f"] = "t" if moment.date() == day else "f"
         day = moment.date()
         shown.append(f"{discord.utils.format_dt(moment, style)} ({discord.utils.format_dt(moment, 'R')})")
     return shown

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 from engine.dice import FacesRecord, RandomRoller, Roller, RollRecord
 from engine.errors import NoGame, NotGM, RuleViolation
 from engine.events import DiceRolled, DieRolled, Event
-from engine.game import GameState, Rules, S
+from engine.game import Rules, S
 
 
 @dataclass
@@ -154,6 +154,7 @@ def execute(state: S, action: Action, ctx: Context, fresh: bool = False) -> Outc
     return Outcome(tx.state, tx.events)
 
 
-def require_gm(tx: Tx[GameState], what: str) -> None:
+def require_gm(tx: Tx[S], what: str) -> None:
+    """Refuse unless the actor is the GM (any rule set's transaction)."""
     if not tx.ctx.is_gm:
         raise NotGM(f"only the GM may {what}")

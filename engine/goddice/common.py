@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from engine import core
 from engine.core import Tx
@@ -43,13 +43,6 @@ Handler = Callable[[Tx[GoddiceState], A], None]  # the function that applies it
 def handles(action_type: type[A]) -> Callable[[Handler[A]], Handler[A]]:
     """Register the function that applies one kind of God Dice action."""
     return core.handles(action_type, RULESET)
-
-
-def require_gm(tx: Tx[GoddiceState], what: str) -> None:
-    """`engine.core.require_gm` for a God Dice transaction. (Core's takes a `Tx` of the `GameState` protocol, and
-    a `Tx` is invariant in its state's class: a God Dice `Tx` is handed to it as a `Tx[Any]`.)"""
-    shared: Tx[Any] = tx
-    core.require_gm(shared, what)
 
 
 # --- lookups -------------------------------------------------------------------------------------

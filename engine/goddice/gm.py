@@ -4,7 +4,7 @@ Every one is logged with who did it.
 
 from __future__ import annotations
 
-from engine.core import Tx
+from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation
 from engine.goddice.actions import LoadCards, SetLife
 from engine.goddice.cards import Cards, cards_from_file
@@ -15,7 +15,6 @@ from engine.goddice.common import (
     find_player,
     handles,
     label,
-    require_gm,
 )
 from engine.goddice.end import end_turn, game_won, skip_the_out
 from engine.goddice.events import AttackMissed, CardsLoaded, CharacterDied, LifeChanged, PlayerEliminated, TurnStarted

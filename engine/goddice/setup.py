@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import Context, Outcome, Tx
+from engine.core import Context, Outcome, Tx, require_gm
 from engine.errors import BadInput, RuleViolation
 from engine.goddice.actions import Begin, ChooseFirst, Join, Pick
 from engine.goddice.cards import OPTIONS, GoddiceRules
-from engine.goddice.common import await_move, handles, mover, require_gm, roll_attack_dice
+from engine.goddice.common import await_move, handles, mover, roll_attack_dice
 from engine.goddice.end import start_turn
 from engine.goddice.events import CharacterPicked, FirstChosen, GoddiceStarted, PlayerJoined, RolloffWon
 from engine.goddice.state import CHOOSE, DRAFT, SEATING, GoddiceState

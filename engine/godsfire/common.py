@@ -3,9 +3,6 @@ the politics of D.6-D.13), a region's name, and the system and region options of
 
 from __future__ import annotations
 
-from typing import Any
-
-from engine import core
 from engine.core import Tx
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire.state import GodsfireState, Player, Region, System
@@ -14,13 +11,6 @@ from engine.vocabulary import Param
 
 SYSTEM_PARAM = Param("system", required=True, help="the system", complete="system")
 REGION_PARAM = Param("region", int, True, help="the region's number", low=1, high=99, complete="region")
-
-
-def require_gm(tx: Tx[GodsfireState], what: str) -> None:
-    """`engine.core.require_gm` for a Godsfire transaction. (The core's takes a `Tx` of the `GameState` protocol, and
-    a `Tx` is invariant in its state's class: a Godsfire `Tx` is handed to it as a `Tx[Any]`.)"""
-    shared: Tx[Any] = tx
-    core.require_gm(shared, what)
 
 
 def acting_player(tx: Tx[GodsfireState], named: str | None, what: str) -> Player:

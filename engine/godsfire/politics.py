@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from engine import core
-from engine.core import Handler, Tx
+from engine.core import Handler, Tx, require_gm
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire import checks, loans, phases
-from engine.godsfire.common import REGION_PARAM, SYSTEM_PARAM, acting_player, owned_system, region_name, require_gm
+from engine.godsfire.common import REGION_PARAM, SYSTEM_PARAM, acting_player, owned_system, region_name
 from engine.godsfire.events import (
     StepDone,
     change_player,

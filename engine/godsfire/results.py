@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from engine.core import Tx
+from engine.core import Tx, require_gm
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire import charts, table
 from engine.godsfire.combat import (
@@ -36,7 +36,6 @@ from engine.godsfire.combat import (
     system_at,
     tidy_choices,
 )
-from engine.godsfire.common import require_gm
 from engine.godsfire.events import change_game
 from engine.godsfire.phases import require_phase
 from engine.godsfire.state import FIGHTING, Attack, Counter, GodsfireState, LossChoice, System

@@ -16,9 +16,8 @@ from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 from engine import core
-from engine.core import Context, Handler, Outcome, Tx
+from engine.core import Context, Handler, Outcome, Tx, require_gm
 from engine.errors import BadInput, RuleViolation
-from engine.godsfire.common import require_gm
 from engine.godsfire.events import (
     GodsfireStarted,
     PlayerAdded,

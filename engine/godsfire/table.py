@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.core import Tx
+from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation
-from engine.godsfire.common import require_gm
 from engine.godsfire.events import change_game, change_region, change_system
 from engine.godsfire.rules import GodsfireRules
 from engine.godsfire.setup import handles

@@ -7,11 +7,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Tx
+from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation
 from engine.events import GameEnded
 from engine.godsfire import table
-from engine.godsfire.common import acting_player, require_gm
+from engine.godsfire.common import acting_player
 from engine.godsfire.events import change_game, change_player, change_system
 from engine.godsfire.rules import GodsfireRules
 from engine.godsfire.setup import handles

@@ -8,11 +8,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from engine.clock import Deadline, EndGame, Tick, next_deadline  # noqa: F401  (shared; one import for Nations)
-from engine.core import Context, Outcome, Tx
+from engine.core import Context, Outcome, Tx, require_gm
 from engine.errors import BadInput, RuleViolation
 from engine.events import Event
 from engine.house import RulesError
-from engine.nations.common import handles, require_gm, turn_summary
+from engine.nations.common import handles, turn_summary
 from engine.nations.events import (
     BonusExpired,
     ChoiceReminded,

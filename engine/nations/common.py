@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from engine import core
 from engine.core import Tx
@@ -22,13 +22,6 @@ Handler = Callable[[Tx[GameState], A], None]  # the function that applies it
 def handles(action_type: type[A]) -> Callable[[Handler[A]], Handler[A]]:
     """Register the function that applies one kind of Nations action."""
     return core.handles(action_type, RULESET)
-
-
-def require_gm(tx: Tx[GameState], what: str) -> None:
-    """`engine.core.require_gm` for a Nations transaction. (Core's takes a `Tx` of the `GameState` protocol, and a
-    `Tx` is invariant in its state's class: a Nations `Tx` is handed to it as a `Tx[Any]`.)"""
-    shared: Tx[Any] = tx
-    core.require_gm(shared, what)
 
 
 def change_stat(tx: Tx[GameState], nation: Nation, stat: str, delta: int, reason: str, by: str | None = None) -> int:

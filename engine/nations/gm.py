@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.core import Tx
+from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation, UnknownUnit
 from engine.gm import ClearDice, QueueDice, SetHouse  # noqa: F401  (the shared GM powers, for one import)
 from engine.house import RulesError
@@ -18,7 +18,6 @@ from engine.nations.common import (
     handles,
     notice_gm_override,
     notice_if_over_cap,
-    require_gm,
 )
 from engine.nations.events import (
     ActionGranted,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from engine.core import Tx
+from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation, UnknownUnit
 from engine.names import MAX_NAME, clean_name, name_key, refuse_look_alike
 from engine.nations.common import (
@@ -19,7 +19,6 @@ from engine.nations.common import (
     change_stat,
     handles,
     notice_if_over_cap,
-    require_gm,
     rival,
     turn_summary,
     type_mp,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from engine.core import Tx
+from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation, UnknownUnit
 from engine.nations.common import (
     acting_nation,
@@ -18,7 +18,6 @@ from engine.nations.common import (
     change_stat,
     close_battle,
     handles,
-    require_gm,
     rival,
 )
 from engine.nations.events import (

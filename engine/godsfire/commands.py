@@ -122,13 +122,6 @@ OWN: tuple[Command, ...] = (
 )
 
 
-QUERY_VIEWS = {"godsfire interphase show": views.interphase_view}
-"""Queries declared beside their rules whose views are written here (the views read those rules)."""
-COMMANDS: tuple[Command, ...] = tuple(replace(c, view=QUERY_VIEWS[c.path]) if c.path in QUERY_VIEWS else c
-                                      for c in (*OWN, *movement.COMMANDS, *combat.COMMANDS, *war.COMMANDS,
-                                                *economy.COMMANDS, *loans.COMMANDS, *politics.COMMANDS,
-                                                *subversion.COMMANDS))
-
 GROUPS: tuple[Group, ...] = (
     Group("godsfire", "Godsfire: systems, the table, the phases and the social interphase"),
     Group("godsfire player", "Players and their National Governments"),
@@ -147,6 +140,25 @@ GROUPS: tuple[Group, ...] = (
 )
 """/godsfire's groups, by the sheet's sections (A movement, B combat, C war, D the Social Interphase): Discord
 allows 25 subcommands and groups to a command, and these leave room for the board's."""
+
+QUERY_VIEWS = {"godsfire interphase show": views.interphase_view}
+"""Queries declared beside their rules whose views are written here (the views read those rules)."""
+
+
+def _by_group(commands: tuple[Command, ...]) -> tuple[Command, ...]:
+    """The commands in their groups' order (so /help lists each group together), each group's in its own."""
+    order = {group.path: index for index, group in enumerate(GROUPS)}
+
+    def group_index(command: Command) -> int:
+        return order.get(command.path.rsplit(" ", 1)[0], 0)
+    return tuple(sorted(commands, key=group_index))
+
+
+COMMANDS: tuple[Command, ...] = _by_group(tuple(
+    replace(c, view=QUERY_VIEWS[c.path]) if c.path in QUERY_VIEWS else c
+    for c in (*OWN, *movement.COMMANDS, *combat.COMMANDS, *war.COMMANDS, *economy.COMMANDS, *loans.COMMANDS,
+              *politics.COMMANDS, *subversion.COMMANDS)))
+
 RENAMED = {
     "godsfire initiative start": "godsfire movement initiative", "godsfire initiative": "godsfire movement initiative",
     "godsfire move": "godsfire movement move", "godsfire done": "godsfire movement done",

@@ -41,6 +41,12 @@ def _opt_int(o: dict[str, Any], name: str) -> int | None:
 
 
 OWN: tuple[Command, ...] = (
+    Command("godsfire status", "the game: turn and phase, players, their systems and money",
+            view=lambda state, rules, actor, options: views.status_view(state, rules), shows_ended=True),
+    Command("godsfire counters", "the counters on the table: where each unit is, whose, and if it moved",
+            (P("player", help="only this player's", complete="player"), P("at", help="only those at this position",
+                                                                          words=TEXT, complete="position")),
+            view=tableviews.counters_view),
     Command("godsfire player add", "add a player, or move a player's National Government (GM)",
             (P("name", required=True, help="the player", kind=Player),
              P("government", help="the system its National Government is on (one of its own)", complete="system")),
@@ -97,10 +103,6 @@ OWN: tuple[Command, ...] = (
                                                _opt_int(o, "combat"), _opt_int(o, "total"))),
     Command("godsfire phase show", "where the turn is: its phase and the next", view=views.phase_view),
     Command("godsfire phase next", "step to the next phase (GM)", action=lambda o: phases.NextPhase(), gm_only=True),
-    Command("godsfire counters", "the counters on the table: where each unit is, whose, and if it moved",
-            (P("player", help="only this player's", complete="player"), P("at", help="only those at this position",
-                                                                          words=TEXT, complete="position")),
-            view=tableviews.counters_view),
     Command("godsfire counter add", "put counters on the table (GM): a unit, an NG or money carried",
             (P("kind", required=True, choices=("SQD", "AG", "PDF", "NG", "GB"), help="SQD, AG, PDF, NG or GB"),
              P("at", required=True, help="a system (Sol), a region (Sol 2) or a cell", words=TEXT, complete="position"),
@@ -117,8 +119,6 @@ OWN: tuple[Command, ...] = (
             (P("system", required=True, help="the neutral system", complete="system"),
              P("player", required=True, help="the player", complete="player")),
             action=lambda o: table.SetNeutralControl(o["system"], o["player"]), gm_only=True),
-    Command("godsfire status", "the game: turn and phase, players, their systems and money",
-            view=lambda state, rules, actor, options: views.status_view(state, rules), shows_ended=True),
 )
 
 

@@ -69,7 +69,7 @@ async def test_help_in_each_game_lists_its_rule_set_first_then_the_shared_comman
         lines = godsfire.splitlines()
         assert lines[:3] == ["**Godsfire** — this channel's game", mentions(ids, "godsfire", "godsfire"),
                              "**Every game**"]
-        assert lines[1].startswith(f"**/godsfire** — </godsfire player add:{ids['godsfire']}>, </godsfire system add:")
+        assert lines[1].startswith(f"**/godsfire** — </godsfire status:{ids['godsfire']}>, </godsfire counters:")
         assert words(lines) == ["Godsfire", "/godsfire", *shared]
         assert "</economy" not in godsfire and "goddice" not in "\n".join(lines[:-1])
 
@@ -152,7 +152,7 @@ def test_every_group_list_fits_an_embed_and_the_longest_groups_name_their_comman
     lines = help_text(None, huge, game="godsfire")
     assert sum(len(line) + 1 for line in lines) <= 2000
     assert lines[0] == "**Godsfire** — this channel's game"
-    assert lines[1].startswith("**/godsfire** — player add, system add, ")
+    assert lines[1].startswith("**/godsfire** — status, counters, set, player add, system add, ")
     assert lines[1].endswith(" (/help topic:godsfire)")
     assert lines[-1] == f"**/help** — </help:{10**19 + 1}>"
 

@@ -46,10 +46,11 @@ def land_shipments(tx: Tx[GodsfireState], player: str | None = None) -> None:
         owner = tx.state.find_player(shipment.owner)
         if owner is None:
             continue
-        change_player(tx, owner.name, f"{shipment.amount} GB out of the Money in Transit box",
+        lost = shipment.carrier is not None and not any(c.number == shipment.carrier for c in tx.state.counters)
+        change_player(tx, owner.name, f"{shipment.amount} GB out of the Money in Transit box"
+                      + (f": lost with their carrier #{shipment.carrier}" if lost else ""),
                       in_transit=max(0, owner.in_transit - shipment.amount))
-        if shipment.carrier is not None and not any(c.number == shipment.carrier for c in tx.state.counters):
-            change_player(tx, owner.name, f"{shipment.amount} GB lost with their carrier #{shipment.carrier}")
+        if lost:
             continue
         system = tx.state.find_system(shipment.to)
         if system is not None and system.owner is not None and name_key(system.owner) == name_key(owner.name):

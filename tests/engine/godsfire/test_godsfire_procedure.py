@@ -183,6 +183,24 @@ def test_money_in_transit_cannot_be_taken_out_on_the_way_and_lands_at_the_interp
     assert t.sys("Rigel").bank == 5 and t.state.shipments == [] and t.state.turn == 4
 
 
+def test_money_whose_carrier_was_destroyed_is_lost_and_the_log_says_so() -> None:
+    """D.3.2: money carried by a ship goes down with it: it leaves the Money in Transit box, never lands, and
+    the line that takes it out says where it went."""
+    t = two_players()
+    t.system("Rigel", "alice", ["M 4 A-1"])
+    t.system_set("Sol", bank=9)
+    t.do(movement.StartInitiative(), dice=[2, 5])  # the counters are on the table: alice's SQD #1 at Sol
+    t.to_phase("interphase")
+    t.do(war.SendMoney(5, "Sol", "Rigel", 3, ship=1), "alice")  # SQD #1 carries it: 1 turn
+    assert [(s.amount, s.carrier, s.arrives) for s in t.state.shipments] == [(5, 1, 2)]
+    t.do(table.RemoveCounters("1", "destroyed"), gm=True)
+    t.to_phase("interphase", 2)
+    out = t.do(politics.MarkDone("transfer"), "alice")
+    assert t.sys("Rigel").bank == 0 and t.state.shipments == [] and t.state.player("alice").in_transit == 0
+    reasons = [getattr(e, "reason", "") for e in out.events]
+    assert "5 GB out of the Money in Transit box: lost with their carrier #1" in reasons
+
+
 def test_a_national_government_lost_puts_its_player_out_and_a_conqueror_without_one_gets_it() -> None:
     t = two_players()
     t.do(setup.SetField("owner", "alice", "Vega"))

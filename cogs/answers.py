@@ -134,7 +134,8 @@ async def asked(interaction: discord.Interaction, answered: Asked) -> None:
     """A GM's step that asks first: what it would do, with Confirm and Cancel (to the GM alone)."""
     user = interaction.user.id
     if answered.what == "end":
-        shown = results_embed(answered.subject, answered.standings) if answered.standings is not None else None
+        subject, standings = answered.subject, answered.standings
+        shown = results_embed(subject, standings) if subject is not None and standings is not None else None
         said = END_PROMPT + (" These are the final standings it will post:" if shown else "")
         await reply(interaction, said, embeds=[shown] if shown is not None else [], ephemeral=True,
                     view=confirm_view("end", answered.game_id, user))

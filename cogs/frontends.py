@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 
 from engine.events import Event
+from engine.game import GameState
 from engine.rulesets import RULESETS
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def adapter_for(name: str) -> DiscordAdapter:
     return _load(found.discord)
 
 
-def adapter_of(state: Any) -> DiscordAdapter:
+def adapter_of(state: GameState | None) -> DiscordAdapter:
     """The adapter of a game's rule set (a state, or None for no game)."""
     return adapter_for(state.ruleset) if state is not None else GENERIC
 

@@ -9,6 +9,7 @@ knows a rule set or a front-end by name: what a front-end offers (its page links
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -277,8 +278,6 @@ async def _log_export(dispatcher: Dispatcher, request: Request) -> Reply:
 
 @handles("log fairness")
 async def _fairness(dispatcher: Dispatcher, request: Request) -> Reply:
-    import asyncio
-
     store = dispatcher.referee.store
     game_id = await dispatcher.referee.shown_game_id(request.channel)
     state = await store.load(game_id)

@@ -25,7 +25,7 @@ def footer(state: GodsfireState, actor: str | None = None) -> str:
     return f"Godsfire · Turn {state.turn}, {PHASE_NAMES.get(state.phase, state.phase)}"
 
 
-def godsfire_embeds(events: list[Event], state: Any) -> list[discord.Embed]:
+def godsfire_embeds(events: list[Event[Any]], state: GodsfireState) -> list[discord.Embed]:
     """A Godsfire command's answer: its events as lines, each chart read as its own embed after them."""
     charts = [e for e in events if isinstance(e, ChartRead)]
     rest = [e for e in events if not isinstance(e, ChartRead)]

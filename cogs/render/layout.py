@@ -22,6 +22,7 @@ from cogs.render.common import (
     timestamped,
 )
 from engine.describe import same
+from engine.game import GameState, Rules
 from engine.rulesets import ruleset_of
 from engine.view import At, Line, Part, Person, Section, Strong, View
 
@@ -146,12 +147,12 @@ def view_embed(shown: View, colour: discord.Colour = COLOUR) -> discord.Embed:
 # --- each rule set's status and results, through its adapter ------------------------------------------
 
 
-def status_embed(state: Any, rules: Any) -> discord.Embed:
+def status_embed(state: GameState, rules: Rules) -> discord.Embed:
     """The game at a glance, its rule set's status view laid out; the pinned status message."""
     return view_embed(ruleset_of(state).status(state, rules))
 
 
-def results_embed(state: Any, standings: dict[str, Any]) -> discord.Embed | None:
+def results_embed(state: GameState, standings: dict[str, Any]) -> discord.Embed | None:
     """A game's final results (`GameEnded.standings`), its rule set's view laid out, or None when it shows none;
     stamped with the moment it is posted (the game's end, by the clock)."""
     found = ruleset_of(state)

@@ -7,8 +7,8 @@ them marked `Strong` (a roll's total, a verdict, an alarm), and may be an item o
 before it, or a row of a stat block whose columns a front-end keeps. No front-end adds emphasis to finished
 text: what is strong is said here.
 
-A view also carries how it is best laid out, for the front-ends that can (`View.colour`, `View.footer`,
-`Section.inline`): hints, never words. The console reads a section's heading as a line of its own, so a view
+A view also carries how it is best laid out, for the front-ends that can (`View.colour`, `View.footer`):
+hints, never words. The console reads a section's heading as a line of its own, so a view
 prints the same wherever its lines are cut into sections.
 """
 
@@ -127,12 +127,11 @@ def lines_of(texts: Iterable[str]) -> tuple[Line, ...]:
 
 @dataclass(frozen=True)
 class Section:
-    """A part of a view: on Discord an embed field when it has a heading (side by side with its neighbours when
-    `inline`: a short one), else the embed's text; in the console, its heading is a line of its own."""
+    """A part of a view: on Discord an embed field when it has a heading, else the embed's text; in the console,
+    its heading is a line of its own."""
 
     heading: str | Line | None
     lines: tuple[Line, ...]
-    inline: bool = False
 
     @property
     def head(self) -> Line | None:
@@ -204,9 +203,9 @@ def view(title: str | Line | None, *texts: str | Line | Section, loud: bool = Fa
     return View(head, tuple(sections), loud, colour, footer)
 
 
-def section(heading: str | Line, *texts: str | Line, inline: bool = False) -> Section:
+def section(heading: str | Line, *texts: str | Line) -> Section:
     """A titled section from lines or plain texts (two leading spaces: a list item)."""
-    return Section(heading, tuple(t if isinstance(t, Line) else lines_of([t])[0] for t in texts), inline)
+    return Section(heading, tuple(t if isinstance(t, Line) else lines_of([t])[0] for t in texts))
 
 
 def text_lines(shown: View) -> list[str]:

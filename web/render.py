@@ -140,7 +140,6 @@ class Block:
 class ShownSection:
     heading: Markup | None
     blocks: list[Block]
-    inline: bool = False  # a short section: beside its neighbours where the page is wide enough
 
 
 @dataclass(frozen=True)
@@ -162,8 +161,8 @@ def blocks_of(lines: tuple[Line, ...], namer: Namer) -> list[Block]:
 
 
 def view_html(shown: View, namer: Namer) -> ShownView:
-    sections = [ShownSection(line_html(s.head, namer) if s.head is not None else None, blocks_of(s.lines, namer),
-                             s.inline) for s in shown.sections]
+    sections = [ShownSection(line_html(s.head, namer) if s.head is not None else None, blocks_of(s.lines, namer))
+                for s in shown.sections]
     return ShownView(line_html(shown.title, namer), sections, shown.loud)
 
 

@@ -104,10 +104,10 @@ def view_colour(shown: View, colour: discord.Colour) -> discord.Colour:
 
 
 def view_embeds(shown: View, colour: discord.Colour = COLOUR) -> list[discord.Embed]:
-    """A view as embeds: its title, its untitled sections as the description, each titled section a field (side by
-    side when `inline`), its stat blocks as code blocks, its colour and footer as it asks (within Discord's limits:
-    what does not fit one embed follows in the next). A title naming a person or a moment heads the description in
-    bold instead (an embed's title renders neither)."""
+    """A view as embeds: its title, its untitled sections as the description, each titled section a field, its
+    stat blocks as code blocks, its colour and footer as it asks (within Discord's limits: what does not fit one
+    embed follows in the next). A title naming a person or a moment heads the description in bold instead (an
+    embed's title renders neither)."""
     colour = view_colour(shown, colour)
     title, rest = split_title(shown.title)
     if rest is None:
@@ -125,7 +125,7 @@ def view_embeds(shown: View, colour: discord.Colour = COLOUR) -> list[discord.Em
             embeds.append(discord.Embed(colour=colour))
         name, lines = field_of(section)
         value = "\n".join(lines) or "—"
-        embeds[-1].add_field(name=name, value=cut(value, FIELD_LIMIT), inline=section.inline)
+        embeds[-1].add_field(name=name, value=cut(value, FIELD_LIMIT), inline=False)
     if shown.footer:
         for embed in embeds:
             embed.set_footer(text=shown.footer[:2048])

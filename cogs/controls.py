@@ -16,12 +16,29 @@ from typing import Any
 
 import discord
 
+from cogs.host import RefereeHost
 from cogs.render import error_embed
 from cogs.util import actor, answer_report, bot_of, channel_key, following, has_gm_role, reply, run_action
 from engine.clock import EndGame
 from engine.errors import RefereeError, RuleViolation
 
 log = logging.getLogger("referee.controls")
+
+GAME_CONTROLS = 0
+"""The `choice_messages` row of the message carrying a game's own controls (God Dice's moves, Godsfire's
+choices): battle 0, a number no Nations battle has."""
+
+
+async def swap_controls(bot: RefereeHost, channel: discord.PartialMessageable, game_id: int,
+                        message_id: int | None) -> None:
+    """Record the message now carrying a game's controls (None: none now) and take the controls off the message
+    that carried them before."""
+    old = await bot.store.choice_message(game_id, GAME_CONTROLS, message_id or 0)
+    if old and old != message_id:
+        try:
+            await channel.get_partial_message(old).edit(view=None)
+        except discord.HTTPException:
+            log.warning("could not clear the controls of message %s", old)
 
 
 async def guarded(interaction: discord.Interaction, work: Callable[[], Awaitable[Any]]) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import discord
 
 from cogs.clock import CONTENT_LIMIT, Clock
-from cogs.goddice.controls import move_view, swap_controls
+from cogs.controls import swap_controls
+from cogs.goddice.controls import move_view
 from cogs.goddice.render import move_prompt
 from cogs.render import NO_PINGS, event_lines, message_batches, pings, report_embeds
 from data.store import GameRow

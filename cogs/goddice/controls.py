@@ -10,9 +10,8 @@ from typing import Any
 
 import discord
 
-from cogs.controls import click_lock, guarded
+from cogs.controls import click_lock, guarded, swap_controls
 from cogs.goddice.render import FACES, move_prompt
-from cogs.host import RefereeHost
 from cogs.render import pings, report_embeds
 from cogs.util import actor, bot_of, channel_key, matched, reply, run_command
 from engine.errors import RuleViolation
@@ -25,7 +24,6 @@ from service.reports import Report
 
 log = logging.getLogger("referee.controls")
 
-MOVE_CONTROLS = 0  # the `choice_messages` row (battle 0: God Dice has no battles) of a game's move controls
 # the game, and the move: (a Campaign's later game, `game.`) its turn and the attack rolls made so far
 MOVE = r"(?P<game>\d+):(?P<move>(?:\d+\.)?\d+-\d+)"
 
@@ -183,16 +181,6 @@ async def answer_move(interaction: discord.Interaction, report: Report) -> None:
     await swap_controls(bot_of(interaction), channel, report.game_id, message_id if view else None)
 
 
-async def swap_controls(bot: RefereeHost, channel: discord.PartialMessageable, game_id: int,
-                        message_id: int | None) -> None:
-    """Record the message carrying a God Dice game's move controls (None: no controls now) and take the
-    controls off the message that carried them before."""
-    old = await bot.store.choice_message(game_id, MOVE_CONTROLS, message_id or 0)
-    if old and old != message_id:
-        try:
-            await channel.get_partial_message(old).edit(view=None)
-        except discord.HTTPException:
-            log.warning("could not clear the controls of message %s", old)
 
 
 DYNAMIC_ITEMS = (RollButton, FavorButton, AttackSelect)

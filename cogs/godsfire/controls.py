@@ -21,9 +21,8 @@ from typing import Any
 
 import discord
 
-from cogs.controls import click_lock, guarded
+from cogs.controls import click_lock, guarded, swap_controls
 from cogs.godsfire.render import godsfire_embeds
-from cogs.host import RefereeHost
 from cogs.render import NO_PINGS, finish, message_batches, pings, report_embeds, view_embeds
 from cogs.util import (
     actor,
@@ -49,7 +48,6 @@ from service.reports import Report
 
 log = logging.getLogger("referee.controls")
 
-CONTROLS = 0  # the `choice_messages` row of a Godsfire game's controls (it has no battles of Nations' kind)
 ATTACK_OF = r"attack (\d+):"  # a loss choice's reason starts with its attack (`combat.choice_attack`)
 MAX_CHOICES = 4  # the rows left under the go's buttons (a message has 5)
 
@@ -535,16 +533,6 @@ async def answer_with_sheet(interaction: discord.Interaction, report: Report) ->
     await answer_with(interaction, report, embeds)
 
 
-async def swap_controls(bot: RefereeHost, channel: discord.PartialMessageable, game_id: int,
-                        message_id: int | None) -> None:
-    """Record the message carrying a Godsfire game's controls (None: none now) and take the controls off the
-    message that carried them before."""
-    old = await bot.store.choice_message(game_id, CONTROLS, message_id or 0)
-    if old and old != message_id:
-        try:
-            await channel.get_partial_message(old).edit(view=None)
-        except discord.HTTPException:
-            log.warning("could not clear the controls of message %s", old)
 
 
 # --- the clock ------------------------------------------------------------------------------------------

@@ -25,8 +25,8 @@ from engine.errors import RefereeError, RuleViolation
 log = logging.getLogger("referee.controls")
 
 GAME_CONTROLS = 0
-"""The `choice_messages` row of the message carrying a game's own controls (God Dice's moves, Godsfire's
-choices): battle 0, a number no Nations battle has."""
+"""The `choice_messages` row of the message carrying a game's own controls (a rule set's moves and choices, not a
+battle's): battle 0, a number no battle has."""
 
 
 async def swap_controls(bot: RefereeHost, channel: discord.PartialMessageable, game_id: int,

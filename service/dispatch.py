@@ -173,11 +173,10 @@ async def _start(dispatcher: Dispatcher, request: Request) -> Reply:
     referee, options = dispatcher.referee, request.options
     if await referee.store.live_game(request.channel) is not None:
         raise RuleViolation(dispatcher.front.busy)
-    check_start(options)  # an option its rule set does not take, refused before anything is created
-    report = await referee.start_game(request.channel, request.actor, options.get("turn_hours"),
-                                      guild_id=request.guild_id, command=request.logged,
-                                      ruleset_name=options.get("ruleset") or default_ruleset().name,
-                                      options=options.get("options"), busy=dispatcher.front.busy)
+    found = check_start(options)  # an option its rule set does not take, refused before anything is created
+    report = await referee.start_game(request.channel, request.actor, guild_id=request.guild_id,
+                                      command=request.logged, ruleset_name=found.name, busy=dispatcher.front.busy,
+                                      params={k: v for k, v in options.items() if k != "ruleset"})
     return Changed(report=report)
 
 

@@ -194,15 +194,16 @@ class Referee(Undo):
 
     async def start_game(self, channel: str, actor: str, turn_hours: float | None = None,
                          guild_id: int | None = None, command: str = "/game start", ruleset_name: str | None = None,
-                         options: str | None = None, busy: str = BUSY) -> Report:
-        """A new game of a rule set in a channel with no live game; `actor` is its GM. `busy`: the refusal where a
-        game runs already."""
+                         options: str | None = None, busy: str = BUSY, params: dict[str, Any] | None = None) -> Report:
+        """A new game of a rule set in a channel with no live game; `actor` is its GM. `params`: /game start's
+        options of the rule set (`RuleSet.start_params`), handed to its `start` whole; `turn_hours` and `options`
+        are two of them by name. `busy`: the refusal where a game runs already."""
         rules = ruleset(ruleset_name) if ruleset_name else default_ruleset()
         refusal = RuleViolation(busy)
         if await self.store.live_game(channel) is not None:
             raise refusal
         outcome = rules.start(self.context(None, actor, ruleset_name=rules.name),
-                              {"turn_hours": turn_hours, "options": options})
+                              {"turn_hours": turn_hours, "options": options, **(params or {})})
         try:
             game_id, action_id = await self.store.create_game(channel, guild_id, outcome.state, outcome.events, actor,
                                                               command, self.clock())

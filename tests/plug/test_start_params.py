@@ -3,12 +3,17 @@ by the rule sets that take it; an option the game's rule set does not take is re
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from dicerace import register_dicerace, unregister_dicerace
+from storehelpers import console_on, said
 
+from console.app import CHANNEL
 from engine.commands import BY_PATH, check_start
 from engine.errors import BadInput
-from engine.vocabulary import LIST
+from engine.rulesets import register
+from engine.vocabulary import LIST, Param
 
 
 def test_the_options_are_the_rule_sets_own():
@@ -49,3 +54,20 @@ def test_what_each_rule_set_took_is_still_taken():
     assert check_start({"turn_hours": 4.0}).name == "nations"
     assert check_start({"ruleset": "goddice", "options": "campaign"}).name == "goddice"
     assert check_start({"ruleset": "godsfire"}).name == "godsfire"
+
+
+async def test_a_rule_sets_own_option_reaches_its_start(tmp_path):
+    """Every option of /game start but the rule set's name is handed to the rule set's `start`: one the shared
+    code has never heard of (Dice Race given a `goal`) included."""
+    found = register_dicerace()
+    register(replace(found, start_params=(*found.start_params,
+                                          Param("goal", int, help="the winning square", low=5, high=100))))
+    console, store, out = await console_on(tmp_path / "referee.db")
+    try:
+        await console.handle("gm /game start ruleset:dicerace goal:30 turn_hours:2")
+        assert said(out)[0] == "🏁 Dice Race: first to square 30 wins; a move waits 2 h. GM: gm."
+        state = await console.referee.state(CHANNEL)
+        assert (state.goal, state.turn_hours) == (30, 2.0)
+    finally:
+        await store.close()
+        unregister_dicerace()

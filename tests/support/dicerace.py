@@ -159,7 +159,7 @@ def start(ctx: Context, options: dict[str, Any]) -> Outcome[RaceState]:
         raise BadInput(f"turn_hours is 0.1 to 48, not {hours:g}")
     if options.get("options"):
         raise BadInput("Dice Race has no optional rules")
-    event = RaceStarted(ctx.actor, hours, ctx.rules.goal)
+    event = RaceStarted(ctx.actor, hours, options.get("goal") or ctx.rules.goal)
     return Outcome(event.apply(None), [event])
 
 

@@ -48,8 +48,7 @@ def help_text(topic: str | None, ids: dict[str, int], tree: app_commands.Command
         params = ([(p.name, p.required) for p in slash.parameters] if slash is not None
                   else [(p.name, p.required) for p in command.params])
         options = " ".join(f"`{name}:`" if required else f"`[{name}:]`" for name, required in params)
-        gm = " (GM)" if command.gm_only and "(GM)" not in command.help else ""
-        lines.append(f"{mention(command.path, ids)}{' ' + options if options else ''} — {command.help}{gm}")
+        lines.append(f"{mention(command.path, ids)}{' ' + options if options else ''} — {command.described}")
     return lines
 
 

@@ -52,12 +52,6 @@ def fit(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
     return text[:limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
-def about(command: Row) -> str:
-    """A command's description on Discord: the table's help, with (GM) for a GM's command."""
-    gm = " (GM)" if command.gm_only and "(GM)" not in command.help else ""
-    return fit(command.help + gm)
-
-
 def python_name(option: str) -> str:
     """An option's name as a Python parameter (`from` → `from_`)."""
     name = option.replace("-", "_")
@@ -170,7 +164,7 @@ class Tree:
         words = command.path.split()
         parent = self.group(" ".join(words[:-1]), title) if len(words) > 1 else None
         built: app_commands.Command[Any, ..., Any] = app_commands.Command(
-            name=words[-1], description=about(command), callback=callback_for(command), parent=parent)
+            name=words[-1], description=fit(command.described), callback=callback_for(command), parent=parent)
         if parent is None:
             app_commands.guild_only(built)
             self.top.append(built)

@@ -301,8 +301,7 @@ def help_lines(topic: str | None = None, game: str | None = None) -> tuple[str, 
         lines = []
         for command in commands:
             options = " ".join(f"{p.name}:" if p.required else f"[{p.name}:]" for p in command.params)
-            lines.append(f"/{command.path}{' ' + options if options else ''} — {command.help}"
-                         + (" (GM)" if command.gm_only and "(GM)" not in command.help else ""))
+            lines.append(f"/{command.path}{' ' + options if options else ''} — {command.described}")
         return f"/{key} commands", lines
     lines = []
     for found, groups in help_sections(game):

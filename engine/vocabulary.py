@@ -127,6 +127,11 @@ class Command:
                            if p.name == self.toml_option else p for p in self.params)
             object.__setattr__(self, "params", params)
 
+    @property
+    def described(self) -> str:
+        """Its help as every front-end shows it: a GM's command marked (GM), unless its help says so already."""
+        return self.help + (" (GM)" if self.gm_only and "(GM" not in self.help else "")
+
     def params_for(self, front: str) -> tuple[Param, ...]:
         """The options the front-end named `front` offers."""
         return tuple(p for p in self.params if p.for_front(front))

@@ -923,3 +923,13 @@ def test_help_shows_a_command_that_is_not_a_group_by_what_it_does():
     assert any(line.startswith("/log: rolls, export") for line in lines)  # issue 19: /log is a group
     assert not any(line.startswith(("/roll:", "/help:")) for line in lines)
     assert "/game: start, status, list, digest, chart, page, end, import" in lines
+
+
+def test_a_gms_command_is_marked_gm_once():
+    """/help and Discord's descriptions mark a GM's command (GM), once: not again after a help that says
+    "(GM, at the start)"."""
+    from engine.commands import COMMANDS, help_lines
+
+    assert all(c.described.count("(GM") == 1 for c in COMMANDS if c.gm_only)
+    _, lines = help_lines("godsfire")
+    assert "/godsfire victory set condition: [turns:] — the scenario's victory condition (GM, at the start)" in lines

@@ -67,6 +67,8 @@ class Param:
             raise ValueError(f"option {self.name}: its kind is one of str, int, float, bool, Player, File")
         if self.words != ONE and self.kind not in (str, File):
             raise ValueError(f"option {self.name}: only a text option may take several words")
+        if self.kind is File and self.high is None:
+            raise ValueError(f"option {self.name}: a file option says the largest file it takes (high, in bytes)")
 
     @property
     def several(self) -> bool:

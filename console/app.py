@@ -16,7 +16,6 @@ import os
 import random
 import sqlite3
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -27,6 +26,7 @@ from console.files import (
     clean_leftovers,
     export_folders,
     export_path,
+    new_file,
     read_regular_file,
     write_new_file,
 )
@@ -38,7 +38,7 @@ from engine import clock
 from engine.commands import GUIDE, MAX_TOML_FILE, Command, coerce_options, help_lines
 from engine.describe import event_line, faces_line, roll_line, utc_text
 from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
-from engine.errors import BadInput, RefereeError
+from engine.errors import RefereeError
 from engine.events import Event
 from engine.fairness import fairness_lines
 from engine.rulesets import ruleset
@@ -280,26 +280,8 @@ class Console:
         assert answered.write is not None
         shown = file or answered.name
         target = export_path(shown, self.export_dir)
-        try:
-            if (target.exists() or target.is_symlink()) and not (overwrite and target.is_file()):
-                raise BadInput(f"{shown} exists already: add overwrite:true to replace it" if target.is_file()
-                               else f"cannot write {shown}: it exists and is not a regular file")
-            if not target.parent.is_dir():
-                raise BadInput(f"cannot write {shown}: there is no folder {target.parent}")
-            clean_leftovers(target.parent)
-            # named as an export's temporary file, so that one killed half-way is cleaned up like theirs
-            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=EXPORT_TEMP[0], suffix=EXPORT_TEMP[1])
-        except OSError as err:  # e.g. a name too long for the file system
-            raise BadInput(f"cannot write {shown}: {err.strerror or err}") from None
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                count = await answered.write(handle)
-            os.replace(temp, target)
-        except OSError as err:
-            raise BadInput(f"cannot write {shown}: {err.strerror or err}; nothing was written") from None
-        finally:
-            if os.path.exists(temp):
-                os.unlink(temp)
+        with new_file(target, overwrite, shown) as handle:  # written a chunk at a time
+            count = await answered.write(handle)
         counted = f"{count} {answered.what}{'' if count == 1 else 's'}"
         self.say(answered.written.format(file=shown, path=target, count=counted))
 

@@ -10,7 +10,9 @@ import os
 import stat
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 try:
     import fcntl
@@ -69,10 +71,17 @@ def export_path(file: str, extra: str | None = None) -> Path:
 
 
 def write_new_file(target: Path, content: bytes, overwrite: bool, shown: str) -> None:
-    """Write `content` to `target` atomically (a temporary file, then a rename), never over an existing file
-    unless `overwrite`, and only ever over a regular file. What an export killed midway left in that folder is
-    removed first (`clean_leftovers`); the temporary file is held locked until it is gone, so that no other
-    export's cleaning takes it for a leftover."""
+    """Write `content` to `target` as `new_file` does."""
+    with new_file(target, overwrite, shown) as handle:
+        handle.write(content)
+
+
+@contextlib.contextmanager
+def new_file(target: Path, overwrite: bool, shown: str) -> Iterator[IO[bytes]]:
+    """A file to write `target` with, atomically (a temporary file, renamed when the block ends without an error;
+    else nothing is written), never over an existing file unless `overwrite`, and only ever over a regular file.
+    What an export killed midway left in that folder is removed first (`clean_leftovers`); the temporary file is
+    held locked until it is gone, so that no other export's cleaning takes it for a leftover."""
     try:
         if target.exists() or target.is_symlink():
             if not target.is_file():
@@ -85,7 +94,7 @@ def write_new_file(target: Path, content: bytes, overwrite: bool, shown: str) ->
         fd, temp = _locked_temp(target.parent)
         with os.fdopen(fd, "wb") as handle:  # the lock lasts until it is closed
             try:
-                handle.write(content)
+                yield handle
                 handle.flush()
                 os.fsync(handle.fileno())
                 if overwrite:

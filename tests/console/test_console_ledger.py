@@ -39,3 +39,26 @@ async def test_a_ledger_export_to_a_name_too_long_is_refused_in_one_line(tmp_pat
         assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".export-")] == []
     finally:
         await store.close()
+
+
+async def test_a_ledger_export_is_written_as_every_export_is(tmp_path, monkeypatch):
+    """Streamed a chunk at a time, the ledger is still written as a whole file or not at all: an existing file
+    is kept without overwrite:true, replaced with it, and no temporary file is left."""
+    from storehelpers import console_on, said
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("REFEREE_EXPORT_DIR", raising=False)
+    (tmp_path / "ledger.json").write_text("mine")
+    console, store, out = await console_on(tmp_path / "r.db")
+    try:
+        await console.handle("gm /game start")
+        said(out)
+        await console.handle("alice /log export format:json file:ledger.json")
+        assert said(out) == ["error: ledger.json exists already: add overwrite:true to replace it"]
+        assert (tmp_path / "ledger.json").read_text() == "mine"
+        await console.handle("alice /log export format:json file:ledger.json overwrite:true")
+        assert said(out)[0].startswith("Wrote the roll ledger (0 rolls) to ")
+        assert (tmp_path / "ledger.json").read_text() != "mine"
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".export-")] == []
+    finally:
+        await store.close()

@@ -12,10 +12,8 @@ from typing import Any
 
 from engine import events as ev
 from engine.dice import FacesRecord, RollRecord, free_roll_line
+from engine.game import When, Who
 from engine.rulesets import RULESETS
-
-When = Callable[[datetime], str]
-Who = Callable[[str], str]
 
 
 def utc_text(moment: datetime) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.describe import When, Who, plural
+from engine.describe import plural
 from engine.events import DiceCleared, DiceQueued, Event, GameImported
+from engine.game import When, Who
 from engine.goddice import events as ev
 from engine.goddice.cards import FACE_NAMES, Cards, cards_from_dict
 from engine.goddice.common import LegalAttack, campaign_game, character_label, label, legal_attacks, rollable

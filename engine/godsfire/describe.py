@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine.describe import When, Who, plural
+from engine.describe import plural
 from engine.events import Event, GameImported
+from engine.game import When, Who
 from engine.godsfire import economy, politics
 from engine.godsfire import events as ev
 from engine.godsfire.events import LISTS, to_plain

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from engine.describe import When, Who, plural, signed
+from engine.describe import plural, signed
 from engine.events import Event, GameEnded, GameImported
+from engine.game import When, Who
 from engine.nations import events as ev
 from engine.nations.state import GameState
 

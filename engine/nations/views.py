@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.describe import When, Who, plural
+from engine.describe import plural
 from engine.events import Event
+from engine.game import When, Who
 from engine.nations.common import actions_left, army_mp, viewed_nation
 from engine.nations.describe import results_lines, unit_ref, winner_line
 from engine.nations.rules import Rules

@@ -12,6 +12,7 @@ from typing import Any
 import engine  # noqa: F401  (registers every rule set)
 from engine import chartspec, clock, gm
 from engine.errors import BadInput, RuleViolation
+from engine.history import MAX_TURN
 from engine.rulesets import RULESETS, RuleSet, default_ruleset, on_register, ruleset
 from engine.vocabulary import (
     CHART_FILE,
@@ -44,8 +45,8 @@ MAX_PAGE = 100_000
 """The furthest page of the ledger or the GM's log asked for."""
 MAX_PAGE_SIZE = 25
 """The most rolls one page of the ledger shows."""
-MAX_TURN = 1_000_000
-"""The highest turn a story is asked for."""
+DEFAULT_PAGE_SIZE = 10
+"""How many rolls a page of the ledger shows when not told."""
 MAX_TURN_FILTER = 100_000
 """The highest turn of /log rolls' filters."""
 OVERWRITE = P("overwrite", bool, help="console: true to replace an existing file", only=CONSOLE)
@@ -129,7 +130,8 @@ LOG = (Command("log rolls", "the roll ledger, newest first, a page at a time (fi
                 P("free", help="free rolls (/roll): include (default), only or exclude",
                   choices=("include", "only", "exclude")),
                 P("page", int, help="which page (1: the newest rolls)", low=1, high=MAX_PAGE),
-                P("limit", int, help="how many rolls a page shows (default 10)", low=1, high=MAX_PAGE_SIZE))),
+                P("limit", int, help=f"how many rolls a page shows (default {DEFAULT_PAGE_SIZE})", low=1,
+                  high=MAX_PAGE_SIZE))),
        Command("log export", "the whole roll ledger as a file: CSV (one row a die) or JSON",
                (P("format", required=True, help="CSV (for a spreadsheet: one row a die) or JSON",
                   choices=("csv", "json")),

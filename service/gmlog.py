@@ -18,17 +18,16 @@ from typing import Any
 
 from data.store import LoggedAction, Store
 from engine import events as ev
-from engine.commands import BY_PATH, find_command
+from engine.commands import BY_PATH, MAX_PAGE, find_command
 from engine.describe import event_line, same, setting_value, setting_words, utc_text
 from engine.errors import BadInput, RefereeError
 from engine.game import When, Who
 from engine.rulesets import GameState, ruleset_of
+from service.reports import CLOCK_ACTOR
 
 __all__ = ["GM_PAGE_SIZE", "GmAct", "GmPage", "act_lines", "gm_acts", "gm_page", "gm_page_lines", "is_gm_act"]
 
 GM_PAGE_SIZE = 10
-MAX_PAGE = 100_000
-CLOCK_ACTOR = "clock"
 
 
 @dataclass(frozen=True)

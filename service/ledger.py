@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from data.store import LedgerFilter, ReportMessage, Store
+from engine.commands import DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE, MAX_PURPOSE
 from engine.describe import same
 from engine.dice import FacesRecord, RollRecord
 from engine.errors import BadInput
@@ -31,10 +32,6 @@ if TYPE_CHECKING:
 __all__ = ["CSV_COLUMNS", "EXPORT_CHUNK", "FORMATS", "FREE", "MAX_PAGE_SIZE", "MAX_PURPOSE", "LedgerFilter",
            "LedgerPage", "csv_rows", "filter_for", "ledger_page", "write_ledger"]
 
-MAX_PURPOSE = 16  # characters of a purpose filter (it rides in the page buttons' custom ids)
-MAX_PAGE_SIZE = 25
-DEFAULT_PAGE_SIZE = 10
-MAX_PAGE = 100_000
 FREE = ("include", "only", "exclude")
 FORMATS = ("csv", "json")
 EXPORT_CHUNK = 2000
@@ -91,7 +88,7 @@ def checked_filter(state: GameState, who: str | None = None, purpose: str | None
 
 
 async def ledger_page(store: Store, game_id: int, where: LedgerFilter, page: int = 1,
-                      size: int = 10) -> LedgerPage:
+                      size: int = DEFAULT_PAGE_SIZE) -> LedgerPage:
     """One page of the game's filtered ledger (page 1: the newest `size` rolls). A page past the end is refused
     in one line; no roll at all is an empty page 1 (the front-end says whether filters matched nothing)."""
     if not 1 <= size <= MAX_PAGE_SIZE:

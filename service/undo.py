@@ -9,13 +9,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from data.store import ActionRow, LoggedEvent, Store
+from engine.commands import MAX_UNDO_STEPS
 from engine.describe import plural
 from engine.errors import BadInput, NotGM, RuleViolation
 from engine.events import ActionUndone, Event, replay
 from engine.rulesets import GameState
 from service.reports import CLOCK_ACTOR, Report, UndoneAction, UndoPreview
 
-MAX_UNDO_STEPS = 20  # the most actions one /gm undo takes back
 MOVED_ON = ("the game moved on since this preview (those actions were already undone, or something happened since): "
             "/gm undo again to see what is last now")
 

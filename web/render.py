@@ -24,6 +24,7 @@ from data.store import LedgerFilter
 from engine.describe import faces_line, roll_line, utc_text
 from engine.dice import FacesRecord, RollRecord
 from engine.errors import BadInput, RefereeError
+from engine.history import MAX_TURN
 from engine.rulesets import GameState, RuleSet
 from engine.view import At, Line, Part, Person, Strong, View
 from service.ledger import FREE, MAX_PAGE, MAX_PURPOSE, checked_filter
@@ -40,7 +41,6 @@ LEDGER_ROWS = 25  # rolls a page of the ledger shows (the most /log rolls shows)
 STORY_LINES = 400  # lines of a turn's story shown (the rest: /log game tells it)
 STORY_BYTES = 40_000  # … and at most about this much of their HTML (the page stays under 100 KB)
 MAX_WHO = 64  # characters of the ledger's side filter
-MAX_TURN = 1_000_000
 MAX_QUERY = 1000  # characters of a query string
 YES, NO = ("1", "on", "true", "yes"), ("0", "off", "false", "no")
 

@@ -213,8 +213,9 @@ class Clock(commands.Cog):
     async def committed(self, report: Report, by_clock: bool) -> None:
         """The referee committed a change: follow up on it (`after_change`) — once the interaction that made it is
         answered, when one is being answered (`cogs.util.following`); the timer's own catch-ups it announces
-        itself (`by_clock`, and the wakes it runs: `holding`)."""
-        if by_clock:
+        itself (`by_clock`, and the wakes it runs: `holding`). A change that logged no action and has nothing to say
+        (a free roll, in the ledger alone) leaves the channel's messages as they are."""
+        if by_clock or not (report.events or report.action_ids):
             return
         held = HELD.get()
         if held is not None:

@@ -463,12 +463,12 @@ class Referee(Undo):
         if problems:
             raise RuleViolation("that export breaks the rules: " + "; ".join(problems[:5]))
         try:
-            game_id = await self.store.import_game(channel, guild_id, state, rolls, actor, command, self.clock(),
-                                                   history)
+            game_id, action_id = await self.store.import_game(channel, guild_id, state, rolls, actor, command,
+                                                              self.clock(), history)
         except ChannelTaken:
             raise RuleViolation("this channel already has a game running: end it first with /game end") from None
         except (KeyError, TypeError, ValueError) as err:
             raise BadInput(f"the export's rolls are malformed: {type(err).__name__} {err}") from None
-        report = Report(game_id, await self.store.load(game_id), [])
+        report = Report(game_id, state, [], action_ids=[action_id])  # the state as written
         await self.committed(report)
         return report

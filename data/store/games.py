@@ -446,12 +446,14 @@ class Games(Part):
         return data
 
     async def import_game(self, channel: str, guild_id: int | None, state: GameState, rolls: list[dict[str, Any]],
-                          actor: str, command: str, now: datetime, history: Sequence[HistoryEntry] = ()) -> int:
+                          actor: str, command: str, now: datetime, history: Sequence[HistoryEntry] = ()
+                          ) -> tuple[int, int]:
         """A new game from an export's state, rolls and stat history: one GameImported event, the rolls and the
-        history as they were, then whatever of the state the history does not show yet (at the import)."""
+        history as they were, then whatever of the state the history does not show yet (at the import). Returns
+        (the game's id, its import's logged action's id)."""
         snapshot = ruleset_of(state).state_to_dict(state)
 
-        def work(con: sqlite3.Connection) -> int:
+        def work(con: sqlite3.Connection) -> tuple[int, int]:
             game_id = self._insert_game(con, channel, guild_id, state.gm, now)
             action_id = self._log(con, game_id, actor, command, now, [GameImported(snapshot)])
             for roll in rolls:
@@ -459,7 +461,7 @@ class Games(Part):
             insert_history(con, game_id, None, history)
             record_history(con, game_id, action_id, state, (), last_point(history), now)
             self._write_snapshot(con, game_id, state)
-            return game_id
+            return game_id, action_id
 
         return await self._transaction(work)
 

@@ -565,3 +565,25 @@ async def test_a_commands_follow_up_is_told_by_the_referee_and_reads_no_state(tm
         answered = await t.run(t.alice, "economy military")
         assert "MILITARY" in texts(answered) and len(status.history) == edits + 1  # followed up: the status edited
         assert loads == []
+
+
+async def test_a_free_roll_leaves_the_channels_messages_as_they_are(tmp_path):
+    """/roll in a game's channel goes into its ledger (the page hears of it) but is no change to follow up: the
+    status is not edited and the game is not read again for it."""
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        store, loads = rb.bot.store, []
+        original = store.load
+
+        async def load(game_id: int) -> object:
+            loads.append(game_id)
+            return await original(game_id)
+
+        store.load = load  # type: ignore[method-assign]
+        status = t.status_message()
+        edits = len(status.history)
+        t.dice.push(4)
+        answered = await t.run(t.alice, "roll", dice="1d6")
+        assert "4" in texts(answered)
+        assert len(status.history) == edits
+        assert len(loads) == 1  # the roll's own: the turn it is logged in

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from data.store.encoding import _iso, _json
-from data.store.ledger import action_events
+from data.store.ledger import action_events, game_ruleset
 from data.store.part import Part
 from engine.events import Event
 
@@ -116,9 +116,11 @@ class FrontEnd(Part):
 
         def work(con: sqlite3.Connection) -> list[tuple[int, int, list[Event]]]:
             rows = self._dialect.take_announcements(con, _iso(now), _iso(now + ANNOUNCE_GRACE))
-            taken = []
+            taken, rulesets = [], {}
             for game_id, action_id in sorted((int(r[0]), int(r[1])) for r in rows):
-                taken.append((game_id, action_id, action_events(con, game_id, action_id)))
+                if game_id not in rulesets:  # (looked up once a game: many actions of one game may be due)
+                    rulesets[game_id] = game_ruleset(con, game_id)
+                taken.append((game_id, action_id, action_events(con, game_id, action_id, rulesets[game_id])))
             return taken
 
         return await self._transaction(work)

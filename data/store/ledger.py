@@ -221,16 +221,7 @@ class Ledger(Part):
             params = (game_id, _iso(since))
             total = int(con.execute(f"SELECT COUNT(*) FROM actions WHERE {where}", params).fetchone()[0])
             rows = con.execute(f"SELECT * FROM actions WHERE {where} ORDER BY id LIMIT ?", (*params, limit)).fetchall()
-            if not rows:
-                return [], total
-            ids = [r["id"] for r in rows]
-            found: dict[int, list[Event]] = {i: [] for i in ids}
-            ruleset = game_ruleset(con, game_id)
-            for e in con.execute(f"SELECT action_id, data FROM events WHERE action_id IN ({','.join('?' * len(ids))})"
-                                 " AND undone = 0 ORDER BY id", ids):
-                found[e["action_id"]].append(event_from_dict(orjson.loads(e["data"]), ruleset))
-            logged = [LoggedAction(ActionRow(r["id"], r["actor"], r["command"], datetime.fromisoformat(r["at"]),
-                                             bool(r["undone"])), found[r["id"]]) for r in rows]
+            logged = with_live_events(con, game_id, rows)
             return logged, total - len(logged)
 
         return await self._read(work)
@@ -268,16 +259,7 @@ class Ledger(Part):
         def work(con: sqlite3.Connection) -> list[LoggedAction]:
             rows = con.execute("SELECT * FROM actions WHERE game_id = ? AND undone = 0 AND id > ? ORDER BY id LIMIT ?",
                                (game_id, after_id, limit)).fetchall()
-            if not rows:
-                return []
-            ids = [r["id"] for r in rows]
-            found: dict[int, list[Event]] = {i: [] for i in ids}
-            ruleset = game_ruleset(con, game_id)
-            for e in con.execute(f"SELECT action_id, data FROM events WHERE action_id IN ({','.join('?' * len(ids))})"
-                                 " AND undone = 0 ORDER BY id", ids):
-                found[e["action_id"]].append(event_from_dict(orjson.loads(e["data"]), ruleset))
-            return [LoggedAction(ActionRow(r["id"], r["actor"], r["command"], datetime.fromisoformat(r["at"]),
-                                           bool(r["undone"])), found[r["id"]]) for r in rows]
+            return with_live_events(con, game_id, rows)
 
         return await self._read(work)
 
@@ -320,9 +302,23 @@ def game_ruleset(con: sqlite3.Connection, game_id: int) -> str:
     return str(con.execute("SELECT ruleset FROM games WHERE id = ?", (game_id,)).fetchone()[0])
 
 
-def action_events(con: sqlite3.Connection, game_id: int, action_id: int) -> list[Event]:
-    """The live events of one action of a game, in order."""
+def with_live_events(con: sqlite3.Connection, game_id: int, rows: Sequence[Any]) -> list[LoggedAction]:
+    """Rows of a game's `actions`, each with its live events in order (one query for them all)."""
+    if not rows:
+        return []
+    ids = [r["id"] for r in rows]
+    found: dict[int, list[Event]] = {i: [] for i in ids}
     ruleset = game_ruleset(con, game_id)
+    for e in con.execute(f"SELECT action_id, data FROM events WHERE action_id IN ({','.join('?' * len(ids))})"
+                         " AND undone = 0 ORDER BY id", ids):
+        found[e["action_id"]].append(event_from_dict(orjson.loads(e["data"]), ruleset))
+    return [LoggedAction(ActionRow(r["id"], r["actor"], r["command"], datetime.fromisoformat(r["at"]),
+                                   bool(r["undone"])), found[r["id"]]) for r in rows]
+
+
+def action_events(con: sqlite3.Connection, game_id: int, action_id: int, ruleset: str | None = None) -> list[Event]:
+    """The live events of one action of a game, in order (`ruleset`: the game's, when the caller knows it)."""
+    ruleset = ruleset or game_ruleset(con, game_id)
     return [event_from_dict(orjson.loads(row[0]), ruleset) for row in con.execute(ACTION_EVENTS, (game_id, action_id))]
 
 

@@ -131,13 +131,6 @@ class Referee(Undo):
             raise NoGame(NO_GAME)
         return game_id
 
-    async def ruleset_name(self, channel: str) -> str:
-        """The rule set of the channel's game (one indexed lookup, no state loaded)."""
-        found = await self.store.live_ruleset(channel)
-        if found is None:
-            raise NoGame(NO_GAME)
-        return found
-
     async def state(self, channel: str) -> GameState:
         return await self.store.load(await self.game_id(channel))
 

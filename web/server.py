@@ -186,7 +186,7 @@ class GamePages:
         self._watches: dict[int, Watch] = {}
         self._listening: dict[str, int] = {}
         self._closing = False
-        self._unsubscribe = referee.on_commit(self.committed) if hasattr(referee, "on_commit") else (lambda: None)
+        self._unsubscribe = referee.on_commit(self.committed)
         self._runner: web.AppRunner | None = None
         self.templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True,
                                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)

@@ -53,7 +53,11 @@ async def get_page(client, token: str, query: str = "") -> str:
 
 def test_the_page_url_is_public_url_g_token():
     assert page_url("https://referee.example.org/", "abc") == "https://referee.example.org/g/abc"
-    assert GamePages(None, "https://x.org/bot").url("tok") == "https://x.org/bot/g/tok"
+    class Unheard:  # a referee the pages need only to subscribe to
+        def on_commit(self, listener: object) -> object:
+            return lambda: None
+
+    assert GamePages(Unheard(), "https://x.org/bot").url("tok") == "https://x.org/bot/g/tok"  # type: ignore[arg-type]
 
 
 async def test_a_nations_page_shows_every_nation_its_units_land_and_open_battles(table):

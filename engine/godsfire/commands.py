@@ -7,7 +7,6 @@ followed by each rule section's (`movement`, `combat`, `war`, `economy`, `loans`
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from engine.godsfire import (
@@ -26,6 +25,7 @@ from engine.godsfire import (
     war,
 )
 from engine.godsfire.rules import MOVERS
+from engine.godsfire.state import MAX_PLANETS, MAX_REGIONS
 from engine.vocabulary import NUMBERS, TEXT, Command, Group, Param, Player
 
 P = Param
@@ -54,8 +54,8 @@ OWN: tuple[Command, ...] = (
     Command("godsfire system add", "add a system, its regions rolled from the starting tables (GM)",
             (P("name", required=True, help="the system"),
              P("owner", help="its player (joins the game if new); none for a neutral system", kind=Player),
-             P("planets", int, help="planets (default 1)", low=1, high=20),
-             P("regions", int, help="regions (default 1)", low=1, high=40),
+             P("planets", int, help="planets (default 1)", low=1, high=MAX_PLANETS),
+             P("regions", int, help="regions (default 1)", low=1, high=MAX_REGIONS),
              P("neutral", bool, help="true: a neutral system with 3 SQD, 3 AG, 3 PDF")),
             action=lambda o: setup.AddSystem(o["name"], o.get("owner"), int(o.get("planets") or 1),
                                              int(o.get("regions") or 1), _flag(o, "neutral")),
@@ -71,7 +71,7 @@ OWN: tuple[Command, ...] = (
                complete="field"),
              P("value", required=True, help='e.g. 3, A-2, M, true, "AG=2 PDF=1"', words=TEXT),
              P("system", help="the system (and region:) whose field is set", complete="system"),
-             P("region", int, help="the region's number in its system", low=1, high=99, complete="region"),
+             P("region", int, help="the region's number in its system", low=1, high=MAX_REGIONS, complete="region"),
              P("player", help="the player whose field is set", complete="player")),
             action=lambda o: setup.SetField(o["field"], str(o["value"]), o.get("system"),
                                             _opt_int(o, "region"), o.get("player")),
@@ -141,10 +141,6 @@ GROUPS: tuple[Group, ...] = (
 """/godsfire's groups, by the sheet's sections (A movement, B combat, C war, D the Social Interphase): Discord
 allows 25 subcommands and groups to a command, and these leave room for the board's."""
 
-QUERY_VIEWS = {"godsfire interphase show": views.interphase_view}
-"""Queries declared beside their rules whose views are written here (the views read those rules)."""
-
-
 def _by_group(commands: tuple[Command, ...]) -> tuple[Command, ...]:
     """The commands in their groups' order (so /help lists each group together), each group's in its own."""
     order = {group.path: index for index, group in enumerate(GROUPS)}
@@ -154,10 +150,9 @@ def _by_group(commands: tuple[Command, ...]) -> tuple[Command, ...]:
     return tuple(sorted(commands, key=group_index))
 
 
-COMMANDS: tuple[Command, ...] = _by_group(tuple(
-    replace(c, view=QUERY_VIEWS[c.path]) if c.path in QUERY_VIEWS else c
-    for c in (*OWN, *movement.COMMANDS, *combat.COMMANDS, *war.COMMANDS, *economy.COMMANDS, *loans.COMMANDS,
-              *politics.COMMANDS, *subversion.COMMANDS)))
+COMMANDS: tuple[Command, ...] = _by_group((*OWN, *movement.COMMANDS, *combat.COMMANDS, *war.COMMANDS,
+                                           *economy.COMMANDS, *loans.COMMANDS, *politics.COMMANDS,
+                                           *subversion.COMMANDS))
 
 RENAMED = {
     "godsfire initiative start": "godsfire movement initiative", "godsfire initiative": "godsfire movement initiative",

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from engine.core import Tx
 from engine.errors import BadInput, NotYourNation, RuleViolation
-from engine.godsfire.state import GodsfireState, Player, Region, System
+from engine.godsfire.state import MAX_REGIONS, GodsfireState, Player, Region, System
 from engine.names import name_key
 from engine.vocabulary import Param
 
 SYSTEM_PARAM = Param("system", required=True, help="the system", complete="system")
-REGION_PARAM = Param("region", int, True, help="the region's number", low=1, high=99, complete="region")
+OWN_SYSTEM_PARAM = Param("system", required=True, help="your system", complete="system")
+REGION_PARAM = Param("region", int, True, help="the region's number in the system", low=1, high=MAX_REGIONS,
+                     complete="region")
+PLAYER_PARAM = Param("player", help="GM: the player it is for", complete="player")
 
 
 def acting_player(tx: Tx[GodsfireState], named: str | None, what: str) -> Player:

@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.core import Tx, handles
 from engine.errors import BadInput, NotYourNation, RuleViolation
-from engine.godsfire.common import acting_player
+from engine.godsfire.common import OWN_SYSTEM_PARAM, REGION_PARAM, acting_player
 from engine.godsfire.dues import on_the_way
 from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY, UNIT_TYPES, GodsfireRules
@@ -529,8 +529,6 @@ def change_ministers(tx: Tx[GodsfireState], action: ChangeMinisters) -> None:
 # --- commands ------------------------------------------------------------------------------------
 
 P = Param
-_SYSTEM = P("system", required=True, help="your system", complete="system")
-_REGION = P("region", int, True, help="the region's number in the system", low=1, high=99, complete="region")
 _CONFIRM = P("confirm", bool,
              help="true: spend even if regional jealousy (D.9) will lower other regions of the system")
 
@@ -545,7 +543,7 @@ def _command(path: str, help: str, params: tuple[Param, ...], action: Callable[[
 
 COMMANDS: tuple[Command, ...] = (
     _command("godsfire money tax", "D.1: collect the system's tax (once a turn); extort: regions taxed once more",
-             (_SYSTEM, P("extort", help="regions to extort, e.g. \"1 3\" (allegiance -1 each)", words=NUMBERS,
+             (OWN_SYSTEM_PARAM, P("extort", help="regions to extort, e.g. \"1 3\" (allegiance -1 each)", words=NUMBERS,
                          complete="region_list")),
              lambda o: Tax(o["system"], o.get("extort"))),
     _command("godsfire money transfer", "D.3: move money between a system's bank, the NG and the transit box",
@@ -555,17 +553,17 @@ COMMANDS: tuple[Command, ...] = (
               P("player", help="GM: whose NG / transit box (when neither end is a system)", complete="player")),
              lambda o: Transfer(o["from"], o["to"], o["amount"], o.get("player"))),
     _command("godsfire region buy", "D.4: buy units of the type the region's party wants, placed at D.14",
-             (_SYSTEM, _REGION, P("type", required=True, choices=UNIT_TYPES, help="SQD, AG or PDF"),
+             (OWN_SYSTEM_PARAM, REGION_PARAM, P("type", required=True, choices=UNIT_TYPES, help="SQD, AG or PDF"),
               P("count", int, True, help="how many", low=1, high=999), _CONFIRM),
              lambda o: Buy(o["system"], o["region"], o["type"], o["count"], _confirmed(o))),
     _command("godsfire region loyalty", "D.5: spend on the region's Loyalty box (+1 allegiance, once a turn)",
-             (_SYSTEM, _REGION, P("amount", int, help="GB spent (more than 1: regional jealousy)", low=1, high=999),
-              _CONFIRM),
+             (OWN_SYSTEM_PARAM, REGION_PARAM,
+              P("amount", int, help="GB spent (more than 1: regional jealousy)", low=1, high=999), _CONFIRM),
              lambda o: Loyalty(o["system"], o["region"], o.get("amount"), _confirmed(o))),
     _command("godsfire region develop", "D.5: raise a Moderate region's economy one level",
-             (_SYSTEM, _REGION, _CONFIRM), lambda o: Develop(o["system"], o["region"], _confirmed(o))),
+             (OWN_SYSTEM_PARAM, REGION_PARAM, _CONFIRM), lambda o: Develop(o["system"], o["region"], _confirmed(o))),
     _command("godsfire region place", "D.14: place units bought this interphase",
-             (_SYSTEM, _REGION, P("type", required=True, choices=UNIT_TYPES, help="SQD, AG or PDF"),
+             (OWN_SYSTEM_PARAM, REGION_PARAM, P("type", required=True, choices=UNIT_TYPES, help="SQD, AG or PDF"),
               P("count", int, True, help="how many", low=1, high=999)),
              lambda o: Place(o["system"], o["region"], o["type"], o["count"])),
     _command("godsfire interphase ministers",

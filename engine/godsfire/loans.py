@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.core import Tx, handles
 from engine.errors import BadInput, RuleViolation
+from engine.godsfire.common import OWN_SYSTEM_PARAM
 from engine.godsfire.dues import repayments_due
 from engine.godsfire.economy import RULESET, lower_allegiance, own_system, require_interphase, require_positive
 from engine.godsfire.events import change_player, change_region, change_system
@@ -24,7 +25,6 @@ from engine.names import name_key
 from engine.vocabulary import LIST, Command, Param
 
 P = Param
-_SYSTEM = P("system", required=True, help="your system", complete="system")
 
 
 @dataclass
@@ -215,10 +215,10 @@ def _command(path: str, help: str, params: tuple[Param, ...], action: Callable[[
 
 COMMANDS: tuple[Command, ...] = (
     _command("godsfire money repay", "D.1: pay the marked box of each loan of the system (a shortfall defaults)",
-             (_SYSTEM, P("lower", help="a default over 4: regions losing a level, \"<system> <region>, …\"",
+             (OWN_SYSTEM_PARAM, P("lower", help="a default over 4: regions losing a level, \"<system> <region>, …\"",
                          words=LIST, complete="lower")),
              lambda o: Repay(o["system"], o.get("lower"))),
     _command("godsfire money borrow", "D.2: borrow money onto the system",
-             (_SYSTEM, P("amount", int, True, help="GB borrowed", low=1, high=999)),
+             (OWN_SYSTEM_PARAM, P("amount", int, True, help="GB borrowed", low=1, high=999)),
              lambda o: Borrow(o["system"], o["amount"])),
 )

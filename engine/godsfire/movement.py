@@ -18,7 +18,7 @@ from engine.core import Tx
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire import table
 from engine.godsfire.charts import move_verdict, result_words
-from engine.godsfire.common import acting_player
+from engine.godsfire.common import PLAYER_PARAM, acting_player
 from engine.godsfire.events import ChartRead, change_game
 from engine.godsfire.rules import GodsfireRules
 from engine.godsfire.setup import handles, lose_government
@@ -449,7 +449,6 @@ def apply_deadline(tx: Tx[GodsfireState], due: Deadline) -> None:
 # --- commands --------------------------------------------------------------------------------------
 
 P = Param
-_PLAYER = P("player", help="GM: the player it is for", complete="player")
 COMMANDS: tuple[Command, ...] = (
     Command("godsfire movement initiative", "A.1: roll the turn's player order and start initiative (GM, turn 1)",
             action=lambda o: StartInitiative(), gm_only=True),
@@ -459,17 +458,18 @@ COMMANDS: tuple[Command, ...] = (
                complete="position"),
              P("through", help='the cells passed through, in order, e.g. "K11, K12"', words=LIST),
              P("cells", int, help="space cells moved, if not the cells named plus one", low=1, high=100),
-             P("nebula", int, help="how many of them are in a nebula (each costs 2 more)", low=0, high=100), _PLAYER),
+             P("nebula", int, help="how many of them are in a nebula (each costs 2 more)", low=0, high=100),
+             PLAYER_PARAM),
             action=lambda o: Move(o["counters"], o["to"], o.get("through") or "",
                                   None if o.get("cells") is None else int(o["cells"]), int(o.get("nebula") or 0),
                                   o.get("player"))),
     Command("godsfire movement done", "A.1: end your go at initiative after moving",
-            (_PLAYER,), action=lambda o: EndGo(False, o.get("player"))),
+            (PLAYER_PARAM,), action=lambda o: EndGo(False, o.get("player"))),
     Command("godsfire movement pass", "A.1: pass your go (the holder passes initiative on)",
-            (_PLAYER,), action=lambda o: EndGo(True, o.get("player"))),
+            (PLAYER_PARAM,), action=lambda o: EndGo(True, o.get("player"))),
     Command("godsfire movement transit", "A.2.3: a move passes your units: attack it, block it, or allow it",
             (P("answer", required=True, choices=("attack", "block", "allow"), help="attack, block or allow"),
              P("retreat", help="block: the cell your blocking units retreat to", complete="position"),
-             P("column", choices=("-2", "-1", "0"), help="GM: the Transit Attacks column"), _PLAYER),
+             P("column", choices=("-2", "-1", "0"), help="GM: the Transit Attacks column"), PLAYER_PARAM),
             action=lambda o: TransitAnswer(o["answer"], o.get("retreat") or "", o.get("column"), o.get("player"))),
 )

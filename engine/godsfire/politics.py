@@ -19,8 +19,15 @@ from typing import TypeVar
 from engine import core
 from engine.core import Handler, Tx, require_gm
 from engine.errors import BadInput, NotYourNation, RuleViolation
-from engine.godsfire import checks, loans, phases
-from engine.godsfire.common import REGION_PARAM, SYSTEM_PARAM, acting_player, owned_system, region_name
+from engine.godsfire import checks, loans, phases, views
+from engine.godsfire.common import (
+    PLAYER_PARAM,
+    REGION_PARAM,
+    SYSTEM_PARAM,
+    acting_player,
+    owned_system,
+    region_name,
+)
 from engine.godsfire.events import (
     StepDone,
     change_player,
@@ -352,7 +359,6 @@ def end_interphase(tx: Tx[GodsfireState], action: EndInterphase) -> None:
 # --- commands ------------------------------------------------------------------------------------
 
 P = Param
-_PLAYER = P("player", help="GM: the player it is for", complete="player")
 
 COMMANDS: tuple[Command, ...] = (
     Command("godsfire region party", "D.6: try to change a region's party (allegiance 2 only; a d6)",
@@ -362,18 +368,18 @@ COMMANDS: tuple[Command, ...] = (
             (SYSTEM_PARAM, REGION_PARAM, P("way", required=True, choices=WAYS, help="negotiate, bribe or police")),
             action=lambda o: DealWithRevolt(o["system"], o["region"], o["way"]), ruleset=RULESET),
     Command("godsfire subversion resolve", "D.8: undefended subversion lowers allegiance; the money moves down",
-            (_PLAYER,), action=lambda o: ResolveSubversion(o.get("player")), ruleset=RULESET),
+            (PLAYER_PARAM,), action=lambda o: ResolveSubversion(o.get("player")), ruleset=RULESET),
     Command("godsfire interphase allegiance", "D.9: allegiance drops next to revolts and for regional jealousy",
-            (_PLAYER,), action=lambda o: CheckAllegiance(o.get("player")), ruleset=RULESET),
+            (PLAYER_PARAM,), action=lambda o: CheckAllegiance(o.get("player")), ruleset=RULESET),
     Command("godsfire interphase economy", "D.10: economy drops (revolt, unfed industry, occupation, your wish)",
             (P("lower", help="regions you lower by choice, e.g. \"Sol 2, Vega 1\"", words=LIST, complete="lower"),
-             _PLAYER),
+             PLAYER_PARAM),
             action=lambda o: CheckEconomy(o.get("lower"), o.get("player")), ruleset=RULESET),
     Command("godsfire interphase done", "mark a Social Interphase step done",
-            (P("step", required=True, choices=STEPS, help="the step"), _PLAYER),
+            (P("step", required=True, choices=STEPS, help="the step"), PLAYER_PARAM),
             action=lambda o: MarkDone(o["step"], o.get("player")), ruleset=RULESET),
     Command("godsfire interphase show", "what each player has left to do in the Social Interphase",
-            ruleset=RULESET),
+            view=views.interphase_view, ruleset=RULESET),
     Command("godsfire interphase end", "end the Social Interphase: the next turn's Movement Phase (GM)",
             action=lambda o: EndInterphase(), gm_only=True, ruleset=RULESET),
 )

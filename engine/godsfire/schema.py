@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from engine.godsfire.rules import ECONOMY, PARTIES, GodsfireHouse
-from engine.godsfire.state import PHASES, STEPS
+from engine.godsfire.state import MAX_REGIONS, PHASES, STEPS
 from engine.names import name_key
 from engine.schema import (
     MAX_FORCED_DICE,
@@ -29,7 +29,6 @@ from engine.schema import (
 
 MAX_PLAYERS = 50
 MAX_SYSTEMS = 500
-MAX_REGIONS = 12
 MAX_LOANS = 20
 MAX_COUNT = 1_000_000  # money and unit counts
 MAX_COUNTERS = 5_000  # counters on the table

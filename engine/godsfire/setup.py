@@ -28,12 +28,10 @@ from engine.godsfire.events import (
     system_to_dict,
 )
 from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, Band, GodsfireRules
-from engine.godsfire.state import GodsfireState, Player, Region, System
+from engine.godsfire.state import MAX_PLANETS, MAX_REGIONS, GodsfireState, Player, Region, System
 from engine.names import MAX_NAME, clean_name, name_key, refuse_look_alike
 
 RULESET = "godsfire"
-MAX_PLANETS = 12
-MAX_REGIONS = 12
 MAX_COUNT = 999  # any count a GM sets by hand: units, money, loans
 MAX_LOANS = 20
 

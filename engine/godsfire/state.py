@@ -45,6 +45,10 @@ class Loan:
     box: int = 0  # the marker's box on the loan track (0 = the bottom box)
 
 
+MAX_PLANETS = 12  # a system's planets at the most
+MAX_REGIONS = 12  # a system's regions at the most (numbered from 1)
+
+
 @dataclass
 class System:
     name: str

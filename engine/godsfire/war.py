@@ -11,7 +11,7 @@ from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation
 from engine.events import GameEnded
 from engine.godsfire import table
-from engine.godsfire.common import acting_player
+from engine.godsfire.common import PLAYER_PARAM, acting_player
 from engine.godsfire.events import change_game, change_player, change_system
 from engine.godsfire.rules import GodsfireRules
 from engine.godsfire.setup import handles
@@ -279,10 +279,9 @@ def check_victory(tx: Tx[GodsfireState]) -> None:
 # --- commands --------------------------------------------------------------------------------------
 
 P = Param
-_PLAYER = P("player", help="GM: the player it is for", complete="player")
 COMMANDS: tuple[Command, ...] = (
     Command("godsfire war declare", "C: declare war on a player (in the Last Chance to Declare War phase)",
-            (P("target", required=True, help="the player", complete="player"), _PLAYER),
+            (P("target", required=True, help="the player", complete="player"), PLAYER_PARAM),
             action=lambda o: DeclareWar(o["target"], o.get("player"))),
     Command("godsfire money send", "D.3: send money to another of your systems through space (lands later)",
             (P("amount", int, True, help="GB", low=1, high=999),
@@ -290,14 +289,14 @@ COMMANDS: tuple[Command, ...] = (
              P("to", required=True, help="the system it goes to", complete="system"),
              P("cells", int, True, help="space cells between them", low=1, high=100),
              P("ship", int, help="the SQD or AG counter carrying it (else speed 3 by itself)", low=1, high=9999),
-             P("turns", int, help="turns on the way (at least what its speed needs)", low=1, high=99), _PLAYER),
+             P("turns", int, help="turns on the way (at least what its speed needs)", low=1, high=99), PLAYER_PARAM),
             action=lambda o: SendMoney(int(o["amount"]), o["from"], o["to"], int(o["cells"]),
                                        None if o.get("ship") is None else int(o["ship"]),
                                        None if o.get("turns") is None else int(o["turns"]), o.get("player"))),
     Command("godsfire money carry", "D.3: take money out as a GB counter, to move it on the table (at war: "
             "subversion money is carried, D.11.1)",
             (P("amount", int, True, help="GB", low=1, high=999),
-             P("from", required=True, help="a system of yours, or ng", complete="purse"), _PLAYER),
+             P("from", required=True, help="a system of yours, or ng", complete="purse"), PLAYER_PARAM),
             action=lambda o: CarryMoney(int(o["amount"]), o["from"], o.get("player"))),
     Command("godsfire victory set", "the scenario's victory condition (GM, at the start)",
             (P("condition", required=True, choices=VICTORIES, help="gm, last-ng or most-systems"),

@@ -7,7 +7,7 @@ them marked `Strong` (a roll's total, a verdict, an alarm), and may be an item o
 before it, or a row of a stat block whose columns a front-end keeps. No front-end adds emphasis to finished
 text: what is strong is said here.
 
-A view also carries how it is best laid out, for the front-ends that can (`View.colour`, `View.footer`):
+A view also carries how it is best laid out, for the front-ends that can (`View.loud`, `View.colour`):
 hints, never words. The console reads a section's heading as a line of its own, so a view
 prints the same wherever its lines are cut into sections.
 """
@@ -149,13 +149,12 @@ COLOURS = ("neutral", "success", "failure", "gm", "clock", "results")
 class View:
     """What one query shows. `title` heads it; `sections` follow in order. Layout hints: `loud` (it shows
     something alarming: eliminated, game over), `colour` (one of `COLOURS`: what it is, e.g. "results" for a
-    game's final standings), `footer` (a short signature, e.g. the turn)."""
+    game's final standings)."""
 
     title: Line
     sections: tuple[Section, ...] = ()
     loud: bool = False
     colour: str | None = None
-    footer: str | None = None
 
     def __post_init__(self) -> None:
         if self.colour is not None and self.colour not in COLOURS:
@@ -182,8 +181,8 @@ class View:
         return found
 
 
-def view(title: str | Line | None, *texts: str | Line | Section, loud: bool = False, colour: str | None = None,
-         footer: str | None = None) -> View:
+def view(title: str | Line | None, *texts: str | Line | Section, loud: bool = False, colour: str | None = None
+         ) -> View:
     """A view from lines or plain texts (two leading spaces: a list item) and sections, in order: the lines
     between sections make untitled sections of their own. A view without a title (None) starts with its first
     section (a list whose every entry is a section: each battle, each player)."""
@@ -200,7 +199,7 @@ def view(title: str | Line | None, *texts: str | Line | Section, loud: bool = Fa
     if run:
         sections.append(Section(None, tuple(run)))
     head = title if isinstance(title, Line) else Line(()) if title is None else Line((title,))
-    return View(head, tuple(sections), loud, colour, footer)
+    return View(head, tuple(sections), loud, colour)
 
 
 def section(heading: str | Line, *texts: str | Line) -> Section:

@@ -105,7 +105,7 @@ def view_colour(shown: View, colour: discord.Colour) -> discord.Colour:
 
 def view_embeds(shown: View, colour: discord.Colour = COLOUR) -> list[discord.Embed]:
     """A view as embeds: its title, its untitled sections as the description, each titled section a field, its
-    stat blocks as code blocks, its colour and footer as it asks (within Discord's limits: what does not fit one
+    stat blocks as code blocks, its colour as it asks (within Discord's limits: what does not fit one
     embed follows in the next). A title naming a person or a moment heads the description in bold instead (an
     embed's title renders neither)."""
     colour = view_colour(shown, colour)
@@ -126,9 +126,6 @@ def view_embeds(shown: View, colour: discord.Colour = COLOUR) -> list[discord.Em
         name, lines = field_of(section)
         value = "\n".join(lines) or "—"
         embeds[-1].add_field(name=name, value=cut(value, FIELD_LIMIT), inline=False)
-    if shown.footer:
-        for embed in embeds:
-            embed.set_footer(text=shown.footer[:2048])
     return embeds
 
 

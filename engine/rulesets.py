@@ -79,7 +79,7 @@ class RuleSet(Generic[S]):
     side_word: str = "player"  # what one side is called ("nation"): /log's filter, the help
     actor_note: Callable[[S, list[Event[Any]], str, When], str | None] | None = None  # after an action: what is left
     final_standings: Callable[[S], dict[str, Any]] | None = None  # GameEnded's standings when the GM ends it
-    results: Callable[[dict[str, Any], Who], View | None] | None = None  # those standings as a view
+    results: Callable[[dict[str, Any]], View | None] | None = None  # those standings as a view
     discord: str | None = None  # its Discord adapter's package (None: the vocabulary's generic cog)
     help_topic: str | None = None  # the guide in docs/ that explains it
     glance: Callable[[S], Glance] = plain_glance  # /game list's line: stage, who owes a move, deadline

@@ -531,7 +531,7 @@ class GamePages:
         glance = found.glance(state)
         results = None
         if state.ended and found.final_standings is not None and found.results is not None:
-            final = found.results(found.final_standings(state), namer.person)
+            final = found.results(found.final_standings(state))
             results = view_html(final, namer) if final is not None else None
         chart_note = None
         chart_title = None

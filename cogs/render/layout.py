@@ -21,7 +21,6 @@ from cogs.render.common import (
     text_embeds,
     timestamped,
 )
-from engine.describe import same
 from engine.game import GameState, Rules
 from engine.rulesets import ruleset_of
 from engine.view import At, Line, Part, Person, Section, Strong, View
@@ -153,7 +152,7 @@ def results_embed(state: GameState, standings: dict[str, Any]) -> discord.Embed 
     """A game's final results (`GameEnded.standings`), its rule set's view laid out, or None when it shows none;
     stamped with the moment it is posted (the game's end, by the clock)."""
     found = ruleset_of(state)
-    shown = found.results(standings, same) if found.results is not None else None
+    shown = found.results(standings) if found.results is not None else None
     if shown is None:
         return None
     return timestamped([view_embed(shown, OUTCOME_COLOURS["results"])])[0]  # the game's end: a report of the moment

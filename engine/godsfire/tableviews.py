@@ -74,7 +74,7 @@ def procedure_lines(state: GodsfireState, rules: GodsfireRules | None = None) ->
     return lines
 
 
-def results_view(standings: dict[str, Any], who: Any) -> View | None:
+def results_view(standings: dict[str, Any]) -> View | None:
     """A Godsfire game's final results (`GameEnded.standings`)."""
     if standings.get("ruleset") != "godsfire":
         return None

@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.describe import plural
 from engine.events import Event
-from engine.game import When, Who
+from engine.game import When
 from engine.nations.common import actions_left, army_mp, viewed_nation
 from engine.nations.describe import results_lines, unit_ref, winner_line
 from engine.nations.rules import Rules
@@ -154,7 +154,7 @@ def _unit_list(ids: list[int], in_fight: list[int], orders: dict[int, int | None
     return "; ".join(one(u) for u in ids)
 
 
-def results_view(standings: dict[str, Any], who: Who) -> View | None:
+def results_view(standings: dict[str, Any]) -> View | None:
     """A Nations game's final standings (`GameEnded.standings`) as a view; None when there are none."""
     if not standings.get("nations"):
         return None

@@ -10,8 +10,8 @@ from discord import app_commands
 from cogs.frontends import Autocomplete
 from cogs.godsfire.controls import counter_label
 from cogs.util import actor, has_gm_role, state_or_none
+from engine.godsfire.common import RULESET
 from engine.godsfire.setup import FIELDS as SET_FIELDS
-from engine.godsfire.setup import RULESET
 from engine.godsfire.state import GodsfireState, System
 from engine.names import name_key
 

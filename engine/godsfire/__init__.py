@@ -36,6 +36,7 @@ from engine.godsfire import (  # noqa: F401  (handlers)
     war,
 )
 from engine.godsfire import history as godsfire_history
+from engine.godsfire.common import RULESET
 from engine.godsfire.rules import GodsfireRules, rules_from_dict
 from engine.godsfire.state import PHASE_NAMES, GodsfireState
 from engine.godsfire.steps import interphase_left
@@ -105,7 +106,7 @@ def glance(state: GodsfireState) -> Glance:
 
 
 RULES = register(RuleSet(
-    name=setup.RULESET,
+    name=RULESET,
     title="Godsfire",
     start=setup.start_game,
     state_to_dict=snapshot.state_to_dict,

@@ -15,14 +15,13 @@ from engine.godsfire.combat import (
     broken_off,
     counter_numbers,
     find_attack,
-    handles,
     owner_words,
     place_at,
     same_name,
     side_words,
     strengths,
 )
-from engine.godsfire.common import acting_player
+from engine.godsfire.common import acting_player, handles
 from engine.godsfire.events import change_game
 from engine.godsfire.phases import require_phase
 from engine.godsfire.state import FIGHTING, Attack, Counter, GodsfireState

@@ -21,9 +21,9 @@ from math import ceil, floor
 
 from engine.core import Tx
 from engine.errors import BadInput
+from engine.godsfire.common import handles
 from engine.godsfire.events import ChartRead
 from engine.godsfire.rules import MOVERS, GodsfireRules
-from engine.godsfire.setup import handles
 from engine.godsfire.state import GodsfireState
 
 MAX_STRENGTH = 999

@@ -46,33 +46,23 @@ Rulings (the sheet is silent, or the bot has no map):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
-from engine import core
-from engine.core import Handler, Tx
+from engine.core import Tx
 from engine.errors import BadInput
 from engine.godsfire import charts, table
+from engine.godsfire.common import RULESET
 from engine.godsfire.events import change_game
 from engine.godsfire.state import FIGHTING, Attack, Counter, GodsfireState, LossChoice, System
 from engine.names import name_key
 from engine.vocabulary import LIST, NUMBERS, TEXT, Command, Param
 
-RULESET = "godsfire"
-"""An unresolved attack's `column` while it is marked as in a nebula (the record has no field of its own for
-it yet); resolving writes the odds' column there."""
 VOID = "void"  # an attack's result when, at resolution, one side has nothing left to fight with
 MAX_REASON = 300  # a choice's reason (the export's limit)
 KEY = "the key: 1, 2 = units lost (enemy's choice)"
 NOT_PRESSING = ("Ar", "AE", VOID)  # results after which an attack no longer presses its target
-
-A = TypeVar("A")  # an action (the second argument of its handler)
-
-
-def handles(action_type: type[A]) -> Callable[[Handler[GodsfireState, A]], Handler[GodsfireState, A]]:
-    return core.handles(action_type, RULESET)
-
 
 # --- actions -------------------------------------------------------------------------------------
 

@@ -1,9 +1,14 @@
-"""What the Godsfire actions share beyond the state and the events: who acts (a player; a system's owner, for
-the politics of D.6-D.13), a region's name, and the system and region options of those politics' commands."""
+"""What the Godsfire actions share beyond the state and the events: the rule set's name and how its handlers are
+registered, who acts (a player; a system's owner, for the politics of D.6-D.13), a region's name, and the options
+several commands take."""
 
 from __future__ import annotations
 
-from engine.core import Tx
+from collections.abc import Callable
+from typing import TypeVar
+
+from engine import core
+from engine.core import Handler, Tx
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire.state import MAX_REGIONS, GodsfireState, Player, Region, System
 from engine.names import name_key
@@ -14,6 +19,14 @@ OWN_SYSTEM_PARAM = Param("system", required=True, help="your system", complete="
 REGION_PARAM = Param("region", int, True, help="the region's number in the system", low=1, high=MAX_REGIONS,
                      complete="region")
 PLAYER_PARAM = Param("player", help="GM: the player it is for", complete="player")
+
+RULESET = "godsfire"
+A = TypeVar("A")  # an action (the second argument of its handler)
+
+
+def handles(action_type: type[A]) -> Callable[[Handler[GodsfireState, A]], Handler[GodsfireState, A]]:
+    """Register the function that applies one kind of Godsfire action."""
+    return core.handles(action_type, RULESET)
 
 
 def acting_player(tx: Tx[GodsfireState], named: str | None, what: str) -> Player:

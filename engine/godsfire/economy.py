@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Tx, handles
+from engine.core import Tx
 from engine.errors import BadInput, NotYourNation, RuleViolation
-from engine.godsfire.common import OWN_SYSTEM_PARAM, REGION_PARAM, acting_player
+from engine.godsfire.common import OWN_SYSTEM_PARAM, REGION_PARAM, RULESET, acting_player, handles
 from engine.godsfire.dues import on_the_way
 from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY, UNIT_TYPES, GodsfireRules
@@ -29,7 +29,6 @@ from engine.godsfire.steps import open_step, take_step
 from engine.names import name_key
 from engine.vocabulary import NUMBERS, Command, Param
 
-RULESET = "godsfire"
 INDUSTRIAL = ("I-1", "I-2")
 PLACES = ("ng", "transit")  # transfer ends other than a system: the NG's money, the Money in Transit box
 
@@ -240,7 +239,7 @@ def revenue(rules: GodsfireRules, system: System) -> tuple[int, list[str]]:
     return total, items
 
 
-@handles(Tax, RULESET)
+@handles(Tax)
 def tax(tx: Tx[GodsfireState], action: Tax) -> None:
     require_interphase(tx, "the tax (D.1)")
     system, owner = own_system(tx, action.system, "tax")
@@ -289,7 +288,7 @@ def _ng_reaches(player: Player, system: System) -> None:
                             f"not {system.name} (use the Money in Transit box)")
 
 
-@handles(Transfer, RULESET)
+@handles(Transfer)
 def transfer(tx: Tx[GodsfireState], action: Transfer) -> None:
     """Ruling: money goes system ↔ transit, transit ↔ NG, and system ↔ NG only on the NG's own system
     (anywhere if its system is not recorded); never straight from one system to another: the sheet has it
@@ -355,7 +354,7 @@ def _unit_type(raw: str) -> str:
     return kind
 
 
-@handles(Buy, RULESET)
+@handles(Buy)
 def buy(tx: Tx[GodsfireState], action: Buy) -> None:
     require_interphase(tx, "purchasing (D.4)")
     system, owner = own_system(tx, action.system, "buy units")
@@ -396,7 +395,7 @@ def buy(tx: Tx[GodsfireState], action: Buy) -> None:
 # --- D.5 loyalty and economy ---------------------------------------------------------------------
 
 
-@handles(Loyalty, RULESET)
+@handles(Loyalty)
 def loyalty(tx: Tx[GodsfireState], action: Loyalty) -> None:
     """Ruling: without `amount` the point is the raise, so a region that cannot rise (raised this turn,
     or at the highest level, 5, for every party) is refused; with `amount` the money is spent even then,
@@ -431,7 +430,7 @@ def loyalty(tx: Tx[GodsfireState], action: Loyalty) -> None:
     change_region(tx, system.name, region.number, reason, allegiance=region.allegiance + 1, raised=True)
 
 
-@handles(Develop, RULESET)
+@handles(Develop)
 def develop(tx: Tx[GodsfireState], action: Develop) -> None:
     """Ruling: the sheet sets no limit of levels a turn: each raise pays its own cost."""
     require_interphase(tx, "the Econ box (D.5)")
@@ -464,7 +463,7 @@ def develop(tx: Tx[GodsfireState], action: Develop) -> None:
 # --- D.14 new units ------------------------------------------------------------------------------
 
 
-@handles(Place, RULESET)
+@handles(Place)
 def place(tx: Tx[GodsfireState], action: Place) -> None:
     """Ruling: a unit's type is fixed when bought (party changes do not affect builds); bought units not
     placed stay in the region's box for a later D.14; an industrial region that fell from I-2 to I-1
@@ -506,7 +505,7 @@ def place(tx: Tx[GodsfireState], action: Place) -> None:
 # --- "Change Ministers!" -------------------------------------------------------------------------
 
 
-@handles(ChangeMinisters, RULESET)
+@handles(ChangeMinisters)
 def change_ministers(tx: Tx[GodsfireState], action: ChangeMinisters) -> None:
     """Ruling: it may be announced at any time (the sheet puts it under the National Government, not in
     the interphase: no interphase step); every region not in revolt rises up to 5, the highest level for

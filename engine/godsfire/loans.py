@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from engine.core import Tx, handles
+from engine.core import Tx
 from engine.errors import BadInput, RuleViolation
-from engine.godsfire.common import OWN_SYSTEM_PARAM
+from engine.godsfire.common import OWN_SYSTEM_PARAM, RULESET, handles
 from engine.godsfire.dues import repayments_due
-from engine.godsfire.economy import RULESET, lower_allegiance, own_system, require_interphase, require_positive
+from engine.godsfire.economy import lower_allegiance, own_system, require_interphase, require_positive
 from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY, GodsfireRules
 from engine.godsfire.state import GodsfireState, Loan, Player, System
@@ -142,7 +142,7 @@ def _repayment(tx: Tx[GodsfireState], system: System, player: str, paid: int, lo
         _default(tx, tx.state.player(player), shortfall, lower)
 
 
-@handles(Repay, RULESET)
+@handles(Repay)
 def repay(tx: Tx[GodsfireState], action: Repay) -> None:
     require_interphase(tx, "loan repayment (D.1)")
     system, player = own_system(tx, action.system, "repay loans")
@@ -180,7 +180,7 @@ def allegiances_at_least(state: GodsfireState, player: Player, level: int) -> bo
     return all(a >= level for a in regional + list(player.national_allegiance.values()))
 
 
-@handles(Borrow, RULESET)
+@handles(Borrow)
 def borrow(tx: Tx[GodsfireState], action: Borrow) -> None:
     require_interphase(tx, "borrowing (D.2)")
     system, player = own_system(tx, action.system, "borrow")

@@ -18,10 +18,10 @@ from engine.core import Tx
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire import table
 from engine.godsfire.charts import move_verdict, result_words
-from engine.godsfire.common import PLAYER_PARAM, acting_player
+from engine.godsfire.common import PLAYER_PARAM, acting_player, handles
 from engine.godsfire.events import ChartRead, change_game
 from engine.godsfire.rules import GodsfireRules
-from engine.godsfire.setup import handles, lose_government
+from engine.godsfire.setup import lose_government
 from engine.godsfire.state import FIGHTING, Counter, GodsfireState, Initiative, Transit
 from engine.names import name_key
 from engine.vocabulary import LIST, NUMBERS, TEXT, Command, Param

@@ -14,8 +14,8 @@ from engine.core import Tx, require_gm
 from engine.errors import RuleViolation
 from engine.godsfire import combat, movement, war
 from engine.godsfire.checks import compulsory_left_over
+from engine.godsfire.common import handles
 from engine.godsfire.events import GodsfirePhaseChanged, InterphaseReset, change_game
-from engine.godsfire.setup import handles
 from engine.godsfire.state import PHASE_NAMES, PHASES, GodsfireState
 
 

@@ -12,19 +12,18 @@ silent are marked "ruling" here and listed in docs/godsfire.md.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
-from engine import core
-from engine.core import Handler, Tx, require_gm
+from engine.core import Tx, require_gm
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.godsfire import checks, loans, phases, views
 from engine.godsfire.common import (
     PLAYER_PARAM,
     REGION_PARAM,
+    RULESET,
     SYSTEM_PARAM,
     acting_player,
+    handles,
     owned_system,
     region_name,
 )
@@ -49,18 +48,9 @@ from engine.godsfire.steps import (
 from engine.names import name_key
 from engine.vocabulary import LIST, Command, Param
 
-RULESET = "godsfire"
 WAYS = ("negotiate", "bribe", "police")
 PAYMENTS = ("ng", "loyalty")
 ADJACENT_PARTY = {"R": "M", "E": "M"}  # ruling: R and E each have one neighbour, M
-
-A = TypeVar("A")  # an action (the second argument of its handler)
-
-
-def handles(action_type: type[A]) -> Callable[[Handler[GodsfireState, A]], Handler[GodsfireState, A]]:
-    """Register the function that applies one kind of Godsfire politics action."""
-    return core.handles(action_type, RULESET)
-
 
 # --- actions -------------------------------------------------------------------------------------
 

@@ -25,7 +25,6 @@ from engine.godsfire.combat import (
     defender_words,
     drop_choice,
     foes_at,
-    handles,
     is_nebula,
     landing_allowed,
     place_at,
@@ -36,6 +35,7 @@ from engine.godsfire.combat import (
     system_at,
     tidy_choices,
 )
+from engine.godsfire.common import handles
 from engine.godsfire.events import change_game
 from engine.godsfire.phases import require_phase
 from engine.godsfire.state import FIGHTING, Attack, Counter, GodsfireState, LossChoice, System

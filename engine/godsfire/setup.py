@@ -11,13 +11,12 @@ Rulings (the sheet is silent; docs/godsfire.md words them):
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from typing import Any
 
-from engine import core
-from engine.core import Context, Handler, Outcome, Tx, require_gm
+from engine.core import Context, Outcome, Tx, require_gm
 from engine.errors import BadInput, RuleViolation
+from engine.godsfire.common import handles
 from engine.godsfire.events import (
     GodsfireStarted,
     PlayerAdded,
@@ -31,17 +30,8 @@ from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, Band, GodsfireRu
 from engine.godsfire.state import MAX_PLANETS, MAX_REGIONS, GodsfireState, Player, Region, System
 from engine.names import MAX_NAME, clean_name, name_key, refuse_look_alike
 
-RULESET = "godsfire"
 MAX_COUNT = 999  # any count a GM sets by hand: units, money, loans
 MAX_LOANS = 20
-
-A = TypeVar("A")  # an action (the second argument of its handler)
-
-
-def handles(action_type: type[A]) -> Callable[[Handler[GodsfireState, A]], Handler[GodsfireState, A]]:
-    """Register the function that applies one kind of Godsfire action."""
-    return core.handles(action_type, RULESET)
-
 
 # --- starting a game -----------------------------------------------------------------------------
 

@@ -9,9 +9,16 @@ from dataclasses import dataclass
 
 from engine.core import Tx
 from engine.errors import BadInput, RuleViolation
-from engine.godsfire.common import REGION_PARAM, SYSTEM_PARAM, acting_player, owned_system, region_name
+from engine.godsfire.common import (
+    REGION_PARAM,
+    RULESET,
+    SYSTEM_PARAM,
+    acting_player,
+    handles,
+    owned_system,
+    region_name,
+)
 from engine.godsfire.events import change_game, change_player, change_region, change_system
-from engine.godsfire.setup import RULESET, handles
 from engine.godsfire.state import Counter as TableCounter
 from engine.godsfire.state import GodsfireState, Region, System
 from engine.godsfire.steps import in_interphase, open_step, take_step

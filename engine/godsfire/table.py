@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation
+from engine.godsfire.common import handles
 from engine.godsfire.events import change_game, change_region, change_system
 from engine.godsfire.rules import GodsfireRules
-from engine.godsfire.setup import handles
 from engine.godsfire.state import FIGHTING, KINDS, Counter, GodsfireState, System
 from engine.names import name_key
 

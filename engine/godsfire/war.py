@@ -11,10 +11,9 @@ from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation
 from engine.events import GameEnded
 from engine.godsfire import table
-from engine.godsfire.common import PLAYER_PARAM, acting_player
+from engine.godsfire.common import PLAYER_PARAM, acting_player, handles
 from engine.godsfire.events import change_game, change_player, change_system
 from engine.godsfire.rules import GodsfireRules
-from engine.godsfire.setup import handles
 from engine.godsfire.state import Counter, GodsfireState, Shipment
 from engine.godsfire.steps import open_step, take_step
 from engine.names import name_key

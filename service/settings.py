@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator
-from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, DotEnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+from dotenv import dotenv_values
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from data.postgres import redacted
 
@@ -52,12 +51,11 @@ MAX_SHARDS = 1024
 BOT_FOLDER = Path(__file__).resolve().parents[1]  # where bot.py is
 
 
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """What the bot and the console need to run, each value checked; `from_env` reads it from the environment
     (and `.env`). Frozen: `model_copy(update=…)` makes a changed copy."""
 
-    model_config = SettingsConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True,
-                                      case_sensitive=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True)
 
     token: str | None = Field(None, validation_alias="DISCORD_TOKEN", repr=False)
     db_path: str = Field(DEFAULT_DB, validation_alias="REFEREE_DB")
@@ -89,25 +87,14 @@ class Settings(BaseSettings):
         alone when given (the tests). ValueError, in one line naming the variable, when a value is not valid."""
         if env is None:
             found = env_file()
-            dotenv = DotEnvSettingsSource(cls, env_file=found, case_sensitive=True).env_vars if found else {}
-            sources: tuple[PydanticBaseSettingsSource, ...] = (Variables(cls, os.environ), Variables(cls, dotenv))
-        else:
-            sources = (Variables(cls, env),)
+            read = dotenv_values(found) if found else {}
+            env = {**{name: value for name, value in read.items() if value is not None}, **os.environ}  # env wins
+        # each field from its variable, by that exact name: never from a field's own name (`token`) nor another one
+        given = {name: env[name] for name in cls.variables() if env.get(name) is not None}
         try:
-            # (pydantic's dataclass_transform shows mypy an __init__ of the fields alone, without the keyword
-            # BaseSettings' own __init__ takes: the pydantic mypy plugin, not used here, would know it)
-            return cls(_build_sources=(sources, {}))  # type: ignore[call-arg]
+            return cls.model_validate(given)
         except ValidationError as err:
             raise ValueError(one_line(err)) from None
-
-    @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-                                   env_settings: PydanticBaseSettingsSource,
-                                   dotenv_settings: PydanticBaseSettingsSource,
-                                   file_secret_settings: PydanticBaseSettingsSource,
-                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """`Settings(…)` is made of the values it is given and nothing else (`from_env` reads the variables)."""
-        return (init_settings,)
 
     @property
     def pages_url(self) -> str:
@@ -279,27 +266,6 @@ class Settings(BaseSettings):
         if text.lower() in ("1", "true", "yes"):
             return True
         raise ValueError(f"WEB_TRUST_PROXY must be 1 or 0, not {text!r}")
-
-
-class Variables(PydanticBaseSettingsSource):
-    """Environment variables (the process's, a `.env` file's, a test's mapping) as the settings' values: each
-    field from its variable, by that exact name; never from a field's own name (`token`) nor any other variable."""
-
-    def __init__(self, settings_cls: type[BaseSettings], variables: Mapping[str, str | None]) -> None:
-        super().__init__(settings_cls)
-        self.variables = variables
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        name = str(field.validation_alias)
-        return self.variables.get(name), name, False
-
-    def __call__(self) -> dict[str, Any]:
-        found: dict[str, Any] = {}
-        for field_name, field in self.settings_cls.model_fields.items():
-            value, name, _ = self.get_field_value(field, field_name)
-            if value is not None:
-                found[name] = value
-        return found
 
 
 def env_file() -> Path | None:

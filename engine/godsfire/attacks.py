@@ -65,6 +65,9 @@ def _check_positions(state: GodsfireState, units: list[Counter], target: table.P
                             f"{', '.join(cells)}; announce one attack from one cell")
     if cells and name_key(cells[0]) == name_key(target.at):
         raise RuleViolation(f"B.1.1: combat is between adjacent cells: the units are in {target.at} itself")
+    if cells and state.board is not None and not target.ground and not state.board.touching(cells[0], target.at):
+        raise RuleViolation(f"B.1.1: combat is between adjacent cells: {cells[0]} does not touch {target.at} on the "
+                            "map")
 
 
 @handles(AnnounceAttack)
@@ -111,6 +114,10 @@ def announce(tx: Tx[GodsfireState], action: AnnounceAttack) -> None:
     _check_positions(state, units, target)
     friends = {c.owner for c in units}
     here = [c for c in state.counters_at(target.at) if c.kind in FIGHTING]
+    if not target.ground and target.system is not None:  # B.1.5: the units on its ground defend a system cell
+        for region in target.system.regions:
+            here += [c for c in state.counters_at(f"{target.system.name} {region.number}") if c.kind in FIGHTING
+                     and same_name(c.owner, target.system.owner)]
     controlled = [c for c in here if c.owner is None and None not in friends
                   and name_key(table.side_of(state, c) or "") in keys]
     enemies = [c for c in here if c.owner not in friends and c not in controlled]
@@ -131,14 +138,18 @@ def announce(tx: Tx[GodsfireState], action: AnnounceAttack) -> None:
             if any(same_name(c.owner, attacker) for c in units) and not state.at_war(attacker, defender):
                 raise RuleViolation(f"C: {attacker} is not at war with {defender} (war is declared in the Last "
                                     "Chance to Declare War phase)")
-    attack = Attack(state.next_attack, attackers, numbers, target.at, target.ground, defender,
-                    nebula=bool(action.nebula))
+    nebula = bool(action.nebula)
+    if state.board is not None:  # the map says (ruling: the cell attacked decides, B.1.2)
+        if action.nebula:
+            raise BadInput("the map says whether a combat is in a nebula: leave nebula: out")
+        nebula = not target.ground and state.board.cell(target.at).nebula
+    attack = Attack(state.next_attack, attackers, numbers, target.at, target.ground, defender, nebula=nebula)
     _, strength, _, _ = strengths(state, attack)
     if strength == 0:
         raise RuleViolation(f"B.1.3: a SQD has no effect on a planet: {counter_numbers(units)} would attack "
                             f"{target.at} with 0")
     where = ", ".join(dict.fromkeys(c.at for c in units))
-    nebula = " in a nebula (both sides halved, B.1.2)" if action.nebula else ""
+    nebula = " in a nebula (both sides halved, B.1.2)" if attack.nebula else ""
     change_game(tx, f"{player.name} announces attack {attack.number}: {side_words(state, units)} from {where} "
                 f"against {owner_words(state, defender, target.at)}'s units at {target.at}{nebula} (B: every "
                 "attack is announced before any is rolled)",

@@ -14,6 +14,7 @@ from engine.godsfire import (
     combat,
     economy,
     loans,
+    maps,
     movement,
     phases,
     politics,
@@ -128,6 +129,7 @@ GROUPS: tuple[Group, ...] = (
     Group("godsfire system", "Star systems: set up, conquer, show, neutral control"),
     Group("godsfire phase", "The turn's phases"),
     Group("godsfire counter", "Counters on the table (GM)"),
+    Group("godsfire map", "The map: load one, and the table as a picture"),
     Group("godsfire chart", "The sheet's charts by hand: combat, transit, money, movement, stacking"),
     Group("godsfire movement", "A. The Movement Phase: initiative, moves, transit attacks"),
     Group("godsfire combat", "B. The Combat Phase: attacks, losses, retreats"),
@@ -150,7 +152,7 @@ def _by_group(commands: tuple[Command, ...]) -> tuple[Command, ...]:
     return tuple(sorted(commands, key=group_index))
 
 
-COMMANDS: tuple[Command, ...] = _by_group((*OWN, *movement.COMMANDS, *combat.COMMANDS, *war.COMMANDS,
+COMMANDS: tuple[Command, ...] = _by_group((*OWN, *maps.COMMANDS, *movement.COMMANDS, *combat.COMMANDS, *war.COMMANDS,
                                            *economy.COMMANDS, *loans.COMMANDS, *politics.COMMANDS,
                                            *subversion.COMMANDS))
 

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from engine.core import Tx
 from engine.events import Event
+from engine.godsfire.board import Board, board_from_plain
 from engine.godsfire.rules import GodsfireHouse
 from engine.godsfire.state import (
     Attack,
@@ -38,6 +39,8 @@ def to_plain(value: Any) -> Any:
     """A record (or a list of them) as plain JSON values: what the log and the export hold."""
     if isinstance(value, list):
         return [to_plain(v) for v in value]
+    if isinstance(value, Board):
+        return value.plain()
     if hasattr(value, "__dataclass_fields__"):
         out = {}
         for f in fields(value):
@@ -62,6 +65,8 @@ def from_plain(key: str, value: Any) -> Any:
         return [_record(LISTS[key], v) for v in value]
     if key in SINGLE:
         return None if value is None else _record(SINGLE[key], value)
+    if key == "board":
+        return board_from_plain(value)
     return copy.deepcopy(value)
 
 

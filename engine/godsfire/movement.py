@@ -10,12 +10,13 @@ is may move. A go not taken within the house's response time is a pass.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from engine.clock import Deadline
 from engine.core import Tx
-from engine.errors import BadInput, NotYourNation, RuleViolation
+from engine.errors import BadInput, NotYourNation, RefereeError, RuleViolation
 from engine.godsfire import table
 from engine.godsfire.charts import move_verdict, result_words
 from engine.godsfire.common import PLAYER_PARAM, acting_player, handles
@@ -207,27 +208,74 @@ def start_initiative(tx: Tx[GodsfireState], action: StartInitiative) -> None:
 
 def _cells_moved(state: GodsfireState, counter: Counter, origin: table.Place, dest: table.Place,
                  through: list[str], cells: int | None) -> tuple[int, int]:
-    """(space cells, ground areas) a move crosses: within one system, space to ground and back is free and
-    ground to ground is 1 area; otherwise the cells passed through and the destination (or `cells`)."""
-    same_system = origin.system is not None and dest.system is not None and origin.system.name == dest.system.name
-    if same_system:
+    """(space cells, ground areas) a move crosses without a map: within one system, space to ground and back is
+    free and ground to ground is 1 area; otherwise the cells passed through and the destination (or `cells`)."""
+    if _same_system(origin, dest):
         return 0, (1 if origin.ground and dest.ground else 0)
     return (cells if cells is not None else len(through) + 1), 0
 
 
+def _same_system(origin: table.Place, dest: table.Place) -> bool:
+    return origin.system is not None and dest.system is not None and origin.system.name == dest.system.name
+
+
+def cell_of(place: table.Place) -> str:
+    """The map cell a position is in: a region's is its system's cell (ground/space/ground is free)."""
+    return place.system.name if place.ground and place.system is not None else place.at
+
+
+def read_cells(state: GodsfireState, raw: str) -> list[str]:
+    """`"K2 K3"`, `"K2, K3"` → ["K2", "K3"]: cells are parted by commas or spaces, as counters are; a part between
+    commas that is one name the game knows (a system "Alpha Centauri", a cell of the map) stays whole."""
+    found: list[str] = []
+    for part in (" ".join(p.split()) for p in re.split(r"[,;]", raw or "") if p.strip()):
+        whole = False
+        if " " in part:
+            try:
+                whole = table.place_of(state, part).system is not None or (
+                    state.board is not None and state.board.find(part) is not None)
+            except RefereeError:
+                whole = False
+        found += [part] if whole else part.split()
+        if len(found) > table.MAX_LISTED:
+            raise BadInput(f"through: at most {table.MAX_LISTED} cells")
+    return found
+
+
+def _on_map(tx: Tx[GodsfireState], player: str, origin: table.Place, dest: table.Place,
+            through: list[str]) -> tuple[list[str], int, int, int]:
+    """A move on the map (A.2): the path of touching cells from the movers' cell to the destination's, through
+    the cells named in order (the cheapest between them, passing enemy units only when no other way costs as
+    little); (the cells passed before the last, space cells, nebula cells, ground areas)."""
+    state: GodsfireState = tx.state
+    board = state.board
+    assert board is not None
+    if _same_system(origin, dest) and not through:
+        return [], 0, 0, (1 if origin.ground and dest.ground else 0)
+    extra = -int(tx.rules.movement["nebula"])
+    enemy_cells = {cell_of(table.place_of(state, c.at)) for c in state.counters
+                   if c.kind in FIGHTING and table.is_enemy(c, player)}
+    path = board.route(cell_of(origin), through, cell_of(dest), extra, avoid=enemy_cells)
+    if not path:
+        raise BadInput(f"the counters are already in {cell_of(dest)}")
+    nebula = sum(1 for cell in path if cell.nebula)
+    return [cell.name for cell in path[:-1]], len(path), nebula, 0
+
+
 @handles(Move)
 def move(tx: Tx[GodsfireState], action: Move) -> None:
-    """A.2: move counters (together) to a position, passing through the cells named."""
+    """A.2: move counters (together) to a position: on a map along a path of touching cells (through the cells
+    named, in order), without one through the cells the player names."""
     player = acting_player(tx, action.player, "move").name
     _awaited(tx, player, "move")
-    state: GodsfireState = tx.state
     table.reconcile(tx)
-    state = tx.state
+    state: GodsfireState = tx.state
     numbers = table.parse_numbers(action.counters)
     dest = table.place_of(state, action.to)
-    through = [" ".join(c.split()) for c in action.through.split(",") if c.strip()] if action.through else []
-    if len(through) > table.MAX_LISTED:
-        raise BadInput(f"through: at most {table.MAX_LISTED} cells")
+    through = read_cells(state, action.through)
+    if state.board is not None and (action.cells is not None or action.nebula):
+        raise BadInput("the map counts the cells and the nebulae of a move: leave cells: and nebula: out (name "
+                       "the way with through: if you like)")
     if action.cells is not None and not 1 <= action.cells <= 100:
         raise BadInput("cells: 1 to 100")
     if not 0 <= action.nebula <= 100:
@@ -251,15 +299,41 @@ def move(tx: Tx[GodsfireState], action: Move) -> None:
     origin = table.place_of(state, movers[0].at)
     if dest.ground and dest.system is not None and not (origin.ground and origin.system is dest.system):
         _check_landing(state, player, movers, dest)
-    space, ground = _cells_moved(state, movers[0], origin, dest, through, action.cells)
+    if state.board is not None:
+        passed, space, nebula, ground = _on_map(tx, player, origin, dest, through)
+    else:
+        space, ground = _cells_moved(state, movers[0], origin, dest, through, action.cells)
+        passed, nebula = through, min(action.nebula, space)
     for c in movers:
-        ok, why = move_verdict(tx.rules, c.kind, space, min(action.nebula, space), ground)
+        ok, why = move_verdict(tx.rules, c.kind, space, nebula, ground)
         if not ok:
-            raise RuleViolation(f"{table.short(c)}: {why}")
+            path = f" (the path: {' → '.join([cell_of(origin), *passed, cell_of(dest)])})" if state.board else ""
+            raise RuleViolation(f"{table.short(c)}: {why}{path}")
     carrier_ok = any(c.kind in ("SQD", "AG") for c in movers)
     if any(c.kind == "GB" for c in movers) and not carrier_ok and space > tx.rules.movement["GB"]:
         raise RuleViolation(f"D.3.2: money by itself moves at speed {tx.rules.movement['GB']}")
-    _travel(tx, player, numbers, origin.at, dest, through)
+    _check_stacking(tx, player, movers, dest)
+    start = cell_of(origin)
+    if state.board is not None and passed:
+        change_game(tx, f"{player}'s {_names(state, numbers)} take the path "
+                    f"{' → '.join([start, *passed, cell_of(dest)])}")
+    _travel(tx, player, numbers, start, dest, passed, start)
+
+
+def _check_stacking(tx: Tx[GodsfireState], player: str, movers: list[Counter], dest: table.Place) -> None:
+    """The sheet (Stacking): space 3, ground 6 at the end of each move; a move does not overstack (only builds and
+    the start of the game may)."""
+    moving = [c for c in movers if c.kind in FIGHTING]
+    if not moving:
+        return
+    state: GodsfireState = tx.state
+    there = [c for c in state.counters_at(dest.at) if c.kind in FIGHTING and c.ground == dest.ground
+             and c.owner is not None and name_key(c.owner) == name_key(player) and c not in movers]
+    limit = int(tx.rules.stacking["ground" if dest.ground else "space"])
+    if len(there) + len(moving) > limit:
+        where = "on the ground of a region" if dest.ground else "in a space cell"
+        raise RuleViolation(f"the sheet (Stacking): {limit} units at most {where}; {player} has {len(there)} at "
+                            f"{dest.at} and {len(moving)} would arrive")
 
 
 def _check_landing(state: GodsfireState, player: str, movers: list[Counter], dest: table.Place) -> None:
@@ -277,42 +351,46 @@ def _check_landing(state: GodsfireState, player: str, movers: list[Counter], des
 
 
 def _travel(tx: Tx[GodsfireState], player: str, numbers: list[int], came_from: str, dest: table.Place,
-            through: list[str]) -> None:
-    """Move the counters along `through` to `dest`, stopping where stationary enemy units may attack."""
+            through: list[str], origin: str) -> None:
+    """Move the counters along `through` to `dest`, stopping where stationary enemy units may attack (A.2.3).
+    `came_from`: the cell before the first of `through`; `origin`: where the move started."""
     state: GodsfireState = tx.state
+    before = came_from
     for i, cell in enumerate(through):
-        stationary = [c for c in state.counters_at(table.place_of(state, cell).at)
-                      if c.kind in FIGHTING and table.is_enemy(c, player)]
+        at = table.place_of(state, cell).at
+        stationary = [c for c in state.counters_at(at) if c.kind in FIGHTING and table.is_enemy(c, player)]
         # a neutral's units answer through the player the GM named, never the mover itself
         sides = {side for c in stationary if (side := table.side_of(state, c)) is not None} - {player}
         if stationary and sides:
             who = sorted(sides)[0]
-            at = table.place_of(state, cell).at
             _put(tx, numbers, at, False, f"{player}'s {_names(state, numbers)} pass through {at}", mark=False)
             change_game(tx, f"{who}'s units at {at} may make a transit attack on them or block them (A.2.3)",
-                        transit=Transit(player, numbers, at, dest.at, dest.ground, who, came_from,
-                                        through[i + 1:], tx.ctx.now))
+                        transit=Transit(player, numbers, at, dest.at, dest.ground, who, before,
+                                        through[i + 1:], tx.ctx.now, origin))
             return
-    _arrive(tx, player, numbers, dest.at, dest.ground)
+        before = at
+    _arrive(tx, player, numbers, dest.at, dest.ground, origin)
 
 
 def _names(state: GodsfireState, numbers: list[int]) -> str:
     return ", ".join(table.short(state.counter(n)) for n in numbers)
 
 
-def _put(tx: Tx[GodsfireState], numbers: list[int], at: str, ground: bool, reason: str, mark: bool) -> None:
+def _put(tx: Tx[GodsfireState], numbers: list[int], at: str, ground: bool, reason: str, mark: bool,
+         origin: str = "") -> None:
     counters = table.copy_counters(tx.state)
     for c in counters:
         if c.number in numbers:
             c.at, c.ground = at, ground
             if mark:
                 c.moved = tx.state.turn
+                c.came_from = origin
     table.set_counters(tx, counters, reason)
 
 
-def _arrive(tx: Tx[GodsfireState], player: str, numbers: list[int], at: str, ground: bool) -> None:
+def _arrive(tx: Tx[GodsfireState], player: str, numbers: list[int], at: str, ground: bool, origin: str = "") -> None:
     state: GodsfireState = tx.state
-    _put(tx, numbers, at, ground, f"{player} moves {_names(state, numbers)} to {at}", mark=True)
+    _put(tx, numbers, at, ground, f"{player} moves {_names(state, numbers)} to {at}", mark=True, origin=origin)
     if state.initiative is not None and state.initiative.awaiting == player:
         change_game(tx, f"{player} has moved this go", initiative=replace(state.initiative, moved=True))
 
@@ -386,10 +464,19 @@ def apply_transit(tx: Tx[GodsfireState], answer: str, retreat: str = "", column:
         cell = table.place_of(state, retreat) if retreat else None
         if cell is None:
             raise BadInput("retreat: the cell one step away the blocking units retreat to")
-        if cell.at in (pending.came_from, pending.cell):
-            raise RuleViolation("A.2.3: blocking units retreat 1 cell away, not to the cell the movers came from")
         if cell.ground:
             raise RuleViolation("A.2.3: the blocking units retreat to a cell in space")
+        if cell.at == pending.cell:
+            raise RuleViolation(f"A.2.3: blocking units retreat 1 cell away from {pending.cell}")
+        if cell.at == (pending.came_from or pending.origin):
+            raise RuleViolation(f"A.2.3: blocking units retreat 1 cell away, not to the cell the movers came from "
+                                f"({cell.at})")
+        if state.board is not None and not state.board.touching(pending.cell, cell.at):
+            raise RuleViolation(f"A.2.3: blocking units retreat 1 cell away; {cell.at} does not touch {pending.cell}")
+        foes = [c for c in state.counters_at(cell.at) if c.kind in FIGHTING and table.is_enemy(c, pending.stationary)
+                and table.side_of(state, c) != pending.stationary]
+        if foes:
+            raise RuleViolation(f"A.2.3: blocking units do not retreat onto enemy units ({table.label(foes[0])})")
         blockers = [c.number for c in state.counters_at(pending.cell)
                     if c.kind in FIGHTING and table.side_of(state, c) == pending.stationary]
         _put(tx, blockers, cell.at, False, f"{pending.stationary} blocks at {pending.cell} and retreats to {cell.at}",
@@ -397,11 +484,12 @@ def apply_transit(tx: Tx[GodsfireState], answer: str, retreat: str = "", column:
         stopped, going = going, []
     mover = pending.mover
     if stopped:
-        _put(tx, stopped, pending.cell, False, f"{_names(tx.state, stopped)} stop at {pending.cell}", mark=True)
+        _put(tx, stopped, pending.cell, False, f"{_names(tx.state, stopped)} stop at {pending.cell}", mark=True,
+             origin=pending.origin)
     change_game(tx, f"the transit through {pending.cell} is settled ({answer})", transit=None)
     if going:
         dest = table.Place(pending.to, pending.ground)
-        _travel(tx, mover, going, pending.came_from, dest, pending.rest)
+        _travel(tx, mover, going, pending.cell, dest, pending.rest, pending.origin)
     elif tx.state.initiative is not None and tx.state.initiative.awaiting == mover:
         change_game(tx, f"{mover} has moved this go", initiative=replace(tx.state.initiative, moved=True))
 
@@ -456,7 +544,7 @@ COMMANDS: tuple[Command, ...] = (
             (P("counters", required=True, help='the counters, e.g. "3 4"', words=NUMBERS, complete="counters"),
              P("to", required=True, help="where: a system, a region (Sol 2) or a cell of your map", words=TEXT,
                complete="position"),
-             P("through", help='the cells passed through, in order, e.g. "K11, K12"', words=LIST),
+             P("through", help='the cells to pass, in order, e.g. "K11 K12" (on a map: the way to take)', words=LIST),
              P("cells", int, help="space cells moved, if not the cells named plus one", low=1, high=100),
              P("nebula", int, help="how many of them are in a nebula (each costs 2 more)", low=0, high=100),
              PLAYER_PARAM),

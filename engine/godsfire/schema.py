@@ -9,6 +9,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from engine.errors import BadInput
+from engine.godsfire.board import read_map
 from engine.godsfire.rules import ECONOMY, PARTIES, GodsfireHouse
 from engine.godsfire.state import MAX_REGIONS, PHASES, STEPS
 from engine.names import name_key
@@ -105,6 +107,7 @@ class Counter(Strict):
     ground: bool = False
     moved: Annotated[int, count(0, MAX_COUNT)] = 0
     amount: Count = 0
+    came_from: Annotated[str, Field(max_length=60)] = ""
 
 
 class Initiative(Strict):
@@ -127,6 +130,7 @@ class Transit(Strict):
     came_from: Annotated[str, Field(max_length=60)] = ""
     rest: Annotated[list[Cell], Field(max_length=40)] = []
     since: TimeText | None = None
+    origin: Annotated[str, Field(max_length=60)] = ""
 
 
 class Attack(Strict):
@@ -190,6 +194,7 @@ class Game(Strict):
     victory: Literal["gm", "last-ng", "most-systems"] = "gm"
     victory_turns: Annotated[int, count(0, 10_000)] = 0
     winner: Name | None = None
+    board: dict[str, Any] | None = None  # the map, in its normal form (`engine.godsfire.board`)
 
 
 class Export(Strict):
@@ -207,6 +212,11 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
     export: Export = validate(Export, data, now)
     game = export.game
     house = house_from(GodsfireHouse, game.house, "game.house")
+    if game.board is not None:
+        try:
+            game.board = read_map(game.board).plain()
+        except BadInput as err:
+            raise refuse("game.board", str(err)) from None
     players, systems = export.players, export.systems
     unique([name_key(p.name) for p in players], lambda i: f"players[{i}].name", "that name")
     unique([name_key(s.name) for s in systems], lambda i: f"systems[{i}].name", "that name")

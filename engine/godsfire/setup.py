@@ -11,13 +11,15 @@ Rulings (the sheet is silent; docs/godsfire.md words them):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from engine.core import Context, Outcome, Tx, require_gm
 from engine.errors import BadInput, RuleViolation
+from engine.godsfire import table
 from engine.godsfire.common import handles
 from engine.godsfire.events import (
+    change_game,
     GodsfireStarted,
     PlayerAdded,
     SystemAdded,
@@ -170,6 +172,17 @@ def add_system(tx: Tx[GodsfireState], action: AddSystem) -> None:
     if state.find_system(name) is not None:
         raise RuleViolation(f"there is already a system called {state.system(name).name}")
     refuse_look_alike(name, [s.name for s in state.systems], "a system in this game")
+    if state.board is not None:  # on a map, the game's systems are the map's
+        cell = state.board.find(name)
+        if cell is None or not cell.system:
+            raise RuleViolation(f"{name} is not a system of the map {state.board.title!r} (its systems: "
+                                f"{', '.join(c.name for c in state.board.systems())})")
+        name = cell.name
+        if action.planets != cell.planets and action.planets != 1:
+            raise RuleViolation(f"{name} has {cell.planets} planet{'s' if cell.planets != 1 else ''} on the map")
+        action = replace(action, planets=cell.planets)
+        if state.find_system(name) is not None:
+            raise RuleViolation(f"there is already a system called {name}")
     if not 1 <= action.planets <= MAX_PLANETS:
         raise BadInput(f"a system has 1 to {MAX_PLANETS} planets, not {action.planets}")
     if not 1 <= action.regions <= MAX_REGIONS:
@@ -215,25 +228,56 @@ def conquer_system(tx: Tx[GodsfireState], action: ConquerSystem) -> None:
     owner = _owner(tx, action.player)
     if state.find_player(owner) is None:
         join(tx, owner)
+    conquer(tx, system.name, owner, f"conquered by {owner}")
+
+
+def conquer(tx: Tx[GodsfireState], system_name: str, owner: str, why: str) -> None:
+    """A system taken: the sheet's conquered neutral (Neutrals: allegiance and economic levels rolled, every party
+    Reactionary), and the rulings' conquest by force of a player's system. The loser's counters left in the
+    system go (its National Government with them: the loser is out); the boxes are written from the counters
+    left, so nothing is duplicated; the loser's loans and everyone's subversion there go."""
+    table.reconcile(tx)
+    state: GodsfireState = tx.state
+    system = state.system(system_name)
+    loser = system.owner
     party = tx.rules.conquered_party
     rolled = []
     for region in system.regions:
         allegiance = roll_allegiance(tx, owner, system.name, region.number, party)
         economy = roll_economy(tx, owner, system.name, region.number)
         rolled.append((region.number, allegiance, economy))
-    change_system(tx, system.name, f"conquered by {owner}", owner=owner, units={}, enemy_units=0)
+    inside = {system.name, *(f"{system.name} {r.number}" for r in system.regions)}
+    gone = [c for c in state.counters if c.at in inside and c.owner == loser]
+    if gone:
+        kept = [c for c in table.copy_counters(state) if c not in gone]
+        change_game(tx, f"{why}: {'neutral' if loser is None else loser + chr(39) + 's'} counters in {system.name} "
+                    f"are removed ({', '.join(table.short(c) for c in gone)})", counters=kept)
+    change_system(tx, system.name, why, owner=owner, loans=[])
     for number, allegiance, economy in rolled:
-        change_region(tx, system.name, number, f"conquered by {owner}", party=party, allegiance=allegiance,
-                      economy=economy, revolt=False, units={}, enemy_units=0, subversion={},
-                      subversion_step={}, desubversion=0, counter_subversion=0)
+        change_region(tx, system.name, number, why, party=party, allegiance=allegiance,
+                      economy=economy, revolt=False, subversion={}, subversion_step={}, desubversion=0,
+                      counter_subversion=0)
+    table.sync(tx)
+    for c in gone:
+        if c.kind == "NG" and c.owner is not None and not tx.state.player(c.owner).out:
+            lose_government(tx, system.name, c.owner)
+    if loser is not None:
+        seat = tx.state.player(loser)
+        if not seat.out and seat.government is not None and name_key(seat.government) == name_key(system.name):
+            lose_government(tx, system.name, loser)
     offer_government(tx, owner, system.name)
 
 
 def lose_government(tx: Tx[GodsfireState], system: str, player: str) -> None:
     """The sheet (National Government): if lost, the player is out of the game — whether its system went
-    neutral, changed hands or its NG counter was destroyed."""
+    neutral, changed hands or its NG counter was destroyed. Its NG counter leaves the table."""
     change_player(tx, player, f"the sheet: {player}'s National Government on {system} is lost: {player} is out "
                   "of the game", out=True, government=None)
+    ngs = [c for c in tx.state.counters if c.kind == "NG" and c.owner is not None and name_key(c.owner) ==
+           name_key(player)]
+    if ngs:
+        table.set_counters(tx, [c for c in table.copy_counters(tx.state) if c not in ngs],
+                           f"{player}'s NG counter leaves the table")
 
 
 def offer_government(tx: Tx[GodsfireState], player: str, system: str) -> None:
@@ -396,6 +440,8 @@ def set_field(tx: Tx[GodsfireState], action: SetField) -> None:
             raise RuleViolation(f"{system.name} region {region.number}'s {field} is already {action.value}")
         return
     value = parse_value(tx, "system", field, action.value)
+    if field == "owner":
+        table.reconcile(tx)  # the boxes are the old owner's units: counters for them first, then the new owner's
     if field == "loans" and value and system.owner is None:
         raise RuleViolation(f"{system.name} is neutral: a neutral system has no loans")
     if change_system(tx, system.name, reason, **{field: value}) is None:
@@ -405,6 +451,7 @@ def set_field(tx: Tx[GodsfireState], action: SetField) -> None:
     if field == "owner" and value is not None:
         _drop_own_subversion(tx, system.name, value)
     if field == "owner":
+        table.sync(tx)
         previous = next((p for p in state.players if p.government is not None
                          and name_key(p.government) == name_key(system.name)), None)
         if previous is not None and (value is None or name_key(value) != name_key(previous.name)):

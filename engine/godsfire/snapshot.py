@@ -22,7 +22,7 @@ LEVELS = (0, 5)  # allegiance levels a region or a national government can hold 
 
 
 PROCEDURE = ("counters", "next_counter", "initiative", "transit", "attacks", "next_attack", "choices",
-             "shipments", "neutral_control", "victory", "victory_turns", "winner")
+             "shipments", "neutral_control", "victory", "victory_turns", "winner", "board")
 """The game's fields the refereed procedure adds (the table, initiative, combat, money in transit, victory)."""
 
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine.errors import UnknownName
+from engine.godsfire.board import MAX_PLANETS as MAX_PLANETS
+from engine.godsfire.board import Board
 from engine.godsfire.rules import GodsfireHouse
 from engine.names import name_key, named_item
 
@@ -45,7 +47,6 @@ class Loan:
     box: int = 0  # the marker's box on the loan track (0 = the bottom box)
 
 
-MAX_PLANETS = 12  # a system's planets at the most
 MAX_REGIONS = 12  # a system's regions at the most (numbered from 1)
 
 
@@ -101,6 +102,7 @@ class Counter:
     ground: bool = False  # on the ground of a region (`at` is "System N")
     moved: int = 0  # the turn it last moved (A.2.1: once a turn)
     amount: int = 0  # GB: the money it is
+    came_from: str = ""  # the cell its move of that turn started from (the map's picture draws the move)
 
 
 @dataclass
@@ -126,9 +128,10 @@ class Transit:
     to: str  # where the move was going
     ground: bool  # whether `to` is on the ground
     stationary: str  # the player whose stationary units are there
-    came_from: str = ""  # where the movers started (a blocking force may not retreat there)
+    came_from: str = ""  # the cell the movers entered it from (a blocking force may not retreat there)
     rest: list[str] = field(default_factory=list)  # the cells still to pass through after this one
     since: datetime | None = None  # when the stationary player was asked
+    origin: str = ""  # the cell the move started from
 
 
 @dataclass
@@ -201,6 +204,7 @@ class GodsfireState:
     victory: str = "gm"  # the scenario's condition: "last-ng", "most-systems" or "gm"
     victory_turns: int = 0  # most-systems: the game ends after this turn
     winner: str | None = None
+    board: Board | None = None  # the map the GM loaded (None: positions are named freely)
 
     def find_player(self, name: str) -> Player | None:
         key = name_key(name)

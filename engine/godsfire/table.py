@@ -50,6 +50,9 @@ def place_of(state: GodsfireState, raw: str) -> Place:
         if system is not None:
             region = system.region(int(match.group(2)))
             return Place(f"{system.name} {region.number}", True, system, region.number)
+    if state.board is not None:  # on a map, a position is one of its cells (a system's by the system's name)
+        cell = state.board.cell(text)
+        return Place(cell.name, False, state.find_system(cell.name))
     return Place(text, False)
 
 

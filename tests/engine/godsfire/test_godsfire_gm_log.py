@@ -65,7 +65,9 @@ async def test_log_gm_words_each_godsfire_gm_act_as_before_and_after(tmp_path):
         "  Phase: turn 1, Movement Phase → turn 1, Combat Phase.",
         "<T> — gm: /godsfire set field:owner value:bob system:Sol",
         "  Sol owner: alice → bob (set by GM gm).",
+        "  Sol units: AG 2, PDF 1 → none; enemy units: 0 → 3 (the counters on its cell).",  # alice's, not bob's
         f"  alice out of the game: no → yes; government: Sol → none ({LOST}).",
+        "  Counters on the table: 13 → 12 (alice's NG counter leaves the table).",
         f"  bob government: none → Sol ({SET_UP}).",
         "Page 1 of 2 · 15 GM acts · newest first",
     ]

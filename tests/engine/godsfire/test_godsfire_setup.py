@@ -197,7 +197,8 @@ def sheet() -> Table:
 def test_the_gm_sets_any_field_by_hand(sheet, action, check):
     outcome = sheet.do(action)
     assert check(sheet.state)
-    assert "set by GM gm" in event_line(outcome.events[0], str, str)
+    # (a change of owner first makes the counters match the boxes: they are the old owner's)
+    assert any("set by GM gm" in (event_line(e, str, str) or "") for e in outcome.events)
     sheet.assert_replays()
 
 

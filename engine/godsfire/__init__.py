@@ -24,6 +24,7 @@ from engine.godsfire import (  # noqa: F401  (handlers)
     describe,
     events,
     loans,
+    maps,
     movement,
     phases,
     results,
@@ -138,4 +139,5 @@ RULES = register(RuleSet(
     history_stats=godsfire_history.HISTORY_STATS,
     game_chart=("systems", "money"),
     page=page,
+    board_picture=lambda state: maps.picture(state) if state.board is not None else None,
 ))

@@ -121,6 +121,9 @@ def announce(tx: Tx[GodsfireState], action: AnnounceAttack) -> None:
     controlled = [c for c in here if c.owner is None and None not in friends
                   and name_key(table.side_of(state, c) or "") in keys]
     enemies = [c for c in here if c.owner not in friends and c not in controlled]
+    # a National Government is attacked with its side's units, or alone (the rulings: it is then destroyed)
+    enemies += [c for c in state.counters_at(target.at) if c.kind == "NG" and c.owner not in friends
+                and c.owner is not None and not any(e.owner == c.owner for e in enemies)]
     if not enemies:
         if controlled:
             raise RuleViolation(f"the sheet (Neutrals): the neutral units at {target.at} are controlled by "

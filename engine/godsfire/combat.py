@@ -319,8 +319,8 @@ def landing_allowed(state: GodsfireState, counter: Counter, place: table.Place) 
     system = place.system
     if counter.kind == "SQD":
         return f"A.2.4: SQDs never go on the ground ({table.short(counter)})"
-    held = foes_at(state, system.name, counter.owner)
-    if held:
+    held = [c for c in state.counters_at(system.name) if c.kind != "GB" and not same_name(c.owner, counter.owner)]
+    if held:  # an enemy National Government holds it too
         return (f"B.2.1: it is necessary to hold the system cell in order to land on a planet; "
                 f"{table.label(held[0])} is on {system.name}")
     if not same_name(system.owner, counter.owner) and counter.kind != "AG":

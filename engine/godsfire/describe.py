@@ -209,4 +209,10 @@ def _value(key: str, value: Any, who: Who) -> str:
         return ", ".join(f"{system}: {who(player)}" for system, player in value.items()) or "none"
     if key in PLAYER_KEYED and isinstance(value, dict):
         return ", ".join(f"{who(player)} {amount}" for player, amount in value.items()) or "none"
+    if key == "initiative" and isinstance(value, dict):
+        return f"{who(value['holder'])} holds it, round {value['round']}, {who(value.get('awaiting') or '-')}'s go"
+    if key == "transit" and isinstance(value, dict):
+        return f"{who(value['mover'])}'s move through {value['cell']}, {who(value['stationary'])} to answer"
+    if key == "board" and isinstance(value, dict):
+        return repr(value.get("title", "a map"))
     return show(value)

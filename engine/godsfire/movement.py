@@ -57,11 +57,9 @@ def begin_turn(tx: Tx[GodsfireState]) -> None:
     order = roll_order(tx)
     change_game(tx, f"turn {state.turn}'s player order (A.1.1): {', '.join(order) or 'nobody'}", order=order)
     table.reconcile(tx)
-    if any(c.owner in order and c.kind != "NG" for c in tx.state.counters):
+    if order:  # every player holds initiative in turn (A.1.5), a table of National Governments alone included
         change_game(tx, f"{order[0]} holds initiative (A.1.2): move at least one counter, or pass",
                     initiative=Initiative(order[0], awaiting=order[0], since=tx.ctx.now))
-    else:
-        change_game(tx, "no counters on the table: nothing to move this turn", initiative=None)
 
 
 def rounds_of(state: GodsfireState) -> int:
@@ -339,7 +337,7 @@ def _check_stacking(tx: Tx[GodsfireState], player: str, movers: list[Counter], d
 def _check_landing(state: GodsfireState, player: str, movers: list[Counter], dest: table.Place) -> None:
     system = dest.system
     assert system is not None
-    held = [c for c in state.counters_at(system.name) if c.kind in FIGHTING and table.is_enemy(c, player)]
+    held = [c for c in state.counters_at(system.name) if table.is_enemy(c, player)]  # an enemy NG too
     if held:
         raise RuleViolation(f"B.2.1: landing on {system.name} needs its system cell held; "
                             f"{table.label(held[0])} is there")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engine.core import Tx, require_gm
 from engine.errors import RuleViolation
-from engine.godsfire import combat, movement, war
+from engine.godsfire import combat, conquest, movement, war
 from engine.godsfire.checks import compulsory_left_over
 from engine.godsfire.common import handles
 from engine.godsfire.events import GodsfirePhaseChanged, InterphaseReset, change_game
@@ -62,6 +62,10 @@ def advance(tx: Tx[GodsfireState]) -> None:
     if state.phase == "interphase":
         compulsory_left_over(tx)  # not skipped by stepping on: the same as /godsfire interphase end
         leave_interphase(tx)
+    elif state.phase == "movement" and not state.order and state.initiative is None and state.active_players():
+        movement.begin_turn(tx)  # A.1: never skipped; the GM steps on once every player has held initiative
+        if tx.state.initiative is not None:
+            return
     elif following == "interphase":
         enter_interphase(tx)
     else:
@@ -81,6 +85,7 @@ def _leave(tx: Tx[GodsfireState], phase: str) -> None:
         if left:
             raise RuleViolation("the Combat Phase is not over: " + "; ".join(left))
         combat.clear_combat(tx)
+        conquest.take_systems(tx)
 
 
 @handles(NextPhase)

@@ -23,6 +23,7 @@ from engine.godsfire.combat import (
     counter_numbers,
     decider,
     defender_words,
+    defenders,
     drop_choice,
     foes_at,
     is_nebula,
@@ -38,6 +39,7 @@ from engine.godsfire.combat import (
 from engine.godsfire.common import handles
 from engine.godsfire.events import change_game
 from engine.godsfire.phases import require_phase
+from engine.godsfire.setup import lose_government
 from engine.godsfire.state import FIGHTING, Attack, Counter, GodsfireState, LossChoice, System
 from engine.names import name_key
 
@@ -114,6 +116,12 @@ def _resolve_one(tx: Tx[GodsfireState], plan: _Plan) -> None:
     target = attack.target
     head = (f"attack {attack.number}: {side_words(state, plan.attackers)} ({plan.strength}) against "
             f"{side_words(state, plan.defenders)} at {target} ({plan.defence})" + (" in a nebula" if nebula else ""))
+    if plan.strength > 0 and plan.defence == 0 and _governments(state, attack):
+        done = replace(attack, result="DE", column="", die=0, attack=plan.strength, defence=0)
+        change_game(tx, f"{head}: the National Government there has no units to defend it",
+                    attacks=[done if a.number == attack.number else a for a in state.attacks])
+        _governments_fall(tx, attack)
+        return
     if plan.strength == 0 or plan.defence == 0:
         missing = "the attackers" if plan.strength == 0 else "the defenders"
         done = replace(attack, result=VOID, column="", die=0, attack=plan.strength, defence=plan.defence)
@@ -133,6 +141,29 @@ def _resolve_one(tx: Tx[GodsfireState], plan: _Plan) -> None:
                 attacks=[done if a.number == attack.number else a for a in state.attacks], choices=choices,
                 counters=counters)
     table.sync(tx)
+    _governments_fall(tx, attack)
+
+
+def _governments(state: GodsfireState, attack: Attack) -> list[Counter]:
+    """The defender's National Government counters at the position attacked."""
+    if attack.defender is None:
+        return []
+    return [c for c in state.counters_at(attack.target) if c.kind == "NG" and same_name(c.owner, attack.defender)]
+
+
+def _governments_fall(tx: Tx[GodsfireState], attack: Attack) -> None:
+    """The rulings ("The board"): a National Government left at the position attacked with none of its side's
+    units to defend it (at the position, or for a system cell on the ground below, B.1.5) is destroyed in the
+    combat: its player is out."""
+    state: GodsfireState = tx.state
+    ngs = _governments(state, attack)
+    if not ngs or defenders(state, attack):
+        return
+    for ng in ngs:
+        assert ng.owner is not None
+        change_game(tx, f"attack {attack.number}: {ng.owner}'s National Government at {attack.target} is left "
+                    "without a unit to defend it: it is destroyed")
+        lose_government(tx, attack.target, ng.owner)
 
 
 @handles(ResolveAttacks)
@@ -152,6 +183,8 @@ def resolve(tx: Tx[GodsfireState], action: ResolveAttacks) -> None:
     for plan in plans:
         _resolve_one(tx, plan)
     tidy_choices(tx)
+    for plan in plans:
+        _governments_fall(tx, plan.attack)
 
 
 # --- losses and retreats ---------------------------------------------------------------------------
@@ -215,6 +248,9 @@ def choose_losses(tx: Tx[GodsfireState], action: ChooseLosses) -> None:
                 "eliminated", choices=drop_choice(state, choice), counters=counters)
     table.sync(tx)
     tidy_choices(tx)
+    attack = next((a for a in tx.state.attacks if a.number == choice.attack), None)
+    if attack is not None:
+        _governments_fall(tx, attack)
 
 
 def retreat_refusal(state: GodsfireState, units: list[Counter], dest: table.Place, target: str) -> str | None:

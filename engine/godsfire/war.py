@@ -37,12 +37,14 @@ class DeclareWar:
 
 @handles(DeclareWar)
 def declare_war(tx: Tx[GodsfireState], action: DeclareWar) -> None:
-    """C: war is declared only in the Last Chance to Declare War phase, until the next Movement Phase."""
+    """War is declared in the Movement Phase, or in C, "the last chance … until the next Movement Phase" (the
+    rulings, "The board"); a war declared in the Movement Phase may be fought in that turn's Combat Phase."""
     state: GodsfireState = tx.state
     player = acting_player(tx, action.player, "declare war").name
-    if state.phase != "war":
-        raise RuleViolation(f"C: war is declared only in the Last Chance to Declare War phase; it is now turn "
-                            f"{state.turn}'s {state.phase} phase")
+    if state.phase not in ("movement", "war"):
+        raise RuleViolation(f"C: war is declared in the Movement Phase or the Last Chance to Declare War phase, "
+                            f"never in Combat or the Social Interphase; it is now turn {state.turn}'s {state.phase} "
+                            "phase")
     target = state.player(action.target).name
     if name_key(target) == name_key(player):
         raise BadInput("a player does not declare war on themselves")

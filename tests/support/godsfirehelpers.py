@@ -192,12 +192,24 @@ class Table:
         """Step to the next phase as the GM. A step that rolls the turn's player order (into the interphase
         of a turn without one, out of it into the next turn) is given, unless `dice` says otherwise, the dice
         6, 5, 4… in joining order: the order stays the players' joining order."""
+        if self.state.phase == "movement" and dice is None:
+            self.pass_movement()
         if dice is None:
             state = self.state
             active = [p for p in state.players if not p.out]
             rolls = (state.phase == "war" and not state.order) or state.phase == "interphase"
             dice = list(range(6, 6 - len(active), -1)) if rolls and len(active) > 1 else []
         return self.do(phases.NextPhase(), dice=dice)
+
+    def pass_movement(self) -> None:
+        """Play out the Movement Phase's initiative with every go a pass (turn 1's started first, its order the
+        joining order)."""
+        state = self.state
+        active = [p for p in state.players if not p.out]
+        if not state.order and state.initiative is None and active:
+            self.do(movement.StartInitiative(), dice=list(range(6, 6 - len(active), -1)) if len(active) > 1 else [])
+        while self.state.initiative is not None and self.state.transit is None:
+            self.do(movement.EndGo(True, self.state.initiative.awaiting))
 
     def to_phase(self, phase: str, turn: int | None = None) -> None:
         """Step the phases (as the GM) until `phase` of `turn` (default: this turn, or the next if past it)."""

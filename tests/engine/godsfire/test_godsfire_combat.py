@@ -28,6 +28,7 @@ from engine.godsfire.combat import (
 )
 from engine.godsfire.events import ChartRead
 from engine.godsfire.results import choice_deadlines, choice_defaults
+from engine.godsfire.setup import SetField
 from engine.godsfire.table import AddCounters, RemoveCounters, SetNeutralControl, place_of, reconcile
 from engine.vocabulary import build_action, coerce_options
 
@@ -511,6 +512,11 @@ def test_landing_needs_the_system_cell_held_and_only_ags_land_on_hostile_planets
     assert landing_allowed(table.state, ag, sol1).startswith("B.2.1")  # bob's PDF holds the cell
     assert landing_allowed(table.state, own, sol1).startswith("B.2.1")  # alice's units are in it too
     table.do(RemoveCounters(str(own.number)))
+    ng = next(c for c in table.state.counters if c.kind == "NG" and c.owner == "bob")
+    assert landing_allowed(table.state, ag, sol1).startswith("B.2.1")  # bob's National Government holds it too
+    assert f"NG #{ng.number} (bob)" in landing_allowed(table.state, ag, sol1)
+    table.do(SetField("government", "none", player="bob"))
+    table.do(RemoveCounters(str(ng.number)))
     assert landing_allowed(table.state, ag, sol1) is None
     assert landing_allowed(table.state, pdf, sol1) == ("B.2.2: only AGs can land on hostile planets; Sol is bob's "
                                                         f"and PDF #{pdf.number} is not an AG")

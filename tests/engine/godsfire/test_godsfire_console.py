@@ -101,13 +101,18 @@ TRANSCRIPT: list[tuple[str, list[str]]] = [
         "Phase")]),
     ("alice /godsfire phase show", ["Turn 1: Movement Phase (next: Combat Phase)."]),
     ("bob /godsfire phase next", ["error: only the GM may step the phases"]),
+    # A.1: the Movement Phase is never skipped: the first step starts initiative, every player holds it in turn
+    ("gm /gm dice values:\"6 2\"", ["GM gm entered the next 2 dice."]),
+    ("gm /godsfire phase next", ["🎲 bob, turn 1 player order: d6 6 (GM die)",
+                                 "🎲 alice, turn 1 player order: d6 2 (GM die)",
+                                 "🎲 Turn 1's player order (A.1.1): bob, alice.",
+                                 "▸ The counters match the sheet's boxes.",
+                                 "▸ Bob holds initiative (A.1.2): move at least one counter, or pass."]),
+    ("bob /godsfire movement pass", ["▸ Bob passes; initiative passes to alice (A.1.4)."]),
+    ("alice /godsfire movement pass", ["▸ Alice passes; every player has held initiative (A.1.5): movement is over."]),
     ("gm /godsfire phase next", ["⏭ Turn 1: the Combat Phase begins."]),
     ("gm /godsfire phase next", ["⏭ Turn 1: the Last Chance to Declare War begins."]),
-    ("gm /gm dice values:\"6 2\"", ["GM gm entered the next 2 dice."]),
-    ("gm /godsfire phase next", ["⏭ Turn 1: the Social Interphase begins.",
-                                 "🎲 bob, turn 1 player order: d6 6 (GM die)",
-                                 "🎲 alice, turn 1 player order: d6 2 (GM die)",
-                                 "🎲 Turn 1's player order (A.1.1): bob, alice."]),
+    ("gm /godsfire phase next", ["⏭ Turn 1: the Social Interphase begins."]),
     ("gm /godsfire phase show", ["Turn 1: Social Interphase (next: Movement Phase of turn 2)."]),
     ("alice /godsfire interphase show", [
         ("Social Interphase, turn 1: each player's steps in the sheet's order (a step skipped: /godsfire "

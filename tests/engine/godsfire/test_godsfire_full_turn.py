@@ -469,7 +469,7 @@ async def test_a_three_player_turn_from_movement_to_the_end_of_the_interphase(tm
 
         # === B. Combat =============================================================================================
         await forum.say("gm /godsfire phase next", "the Combat Phase begins")
-        await forum.refused("carol /godsfire war declare target:bob", "C: war is declared only in the Last Chance")
+        await forum.refused("carol /godsfire war declare target:bob", "never in Combat or the Social Interphase")
         await forum.refused('carol /godsfire combat announce units:"7 8" target:K2', "not at war with bob")
         # carol's AGs #7 #8 from K9 on Nix's cell, large against a system: 4 + 4 = 8 against Nix's SQD 2 + AG 4 +
         # PDF 3 = 9 (a neutral's units need no war). 8:9 is below even: 9 / 8 = 1.125, 1 to 1: 1-1. Die 6 on 1-1:

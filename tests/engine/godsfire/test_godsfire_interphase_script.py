@@ -155,6 +155,9 @@ async def test_a_scripted_interphase_for_two_players_with_three_systems_each(tmp
         # a step is refused before it.
         await forum.refused("alice /godsfire money tax system:Sol", "Social Interphase")
         await forum.dice(6, 5)  # the turn's player order (A.1.1): alice 6, bob 5
+        await forum.say("gm /godsfire phase next")  # A.1: initiative starts; each player passes it on
+        await forum.say("alice /godsfire movement pass")
+        await forum.say("bob /godsfire movement pass")
         for _ in range(3):
             await forum.say("gm /godsfire phase next")
         s = await forum.state()

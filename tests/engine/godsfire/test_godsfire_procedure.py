@@ -96,6 +96,13 @@ def test_landing_needs_the_system_cell_and_only_ags_land_on_hostile_planets() ->
     t.do(movement.StartInitiative(), dice=[6, 1])
     t.refuse(movement.Move("8", "Vega 1"), RuleViolation, "B.2.1", "alice")  # bob's SQD holds Vega's cell
     t.emit(lambda tx: table.set_counters(tx, [c for c in table.copy_counters(tx.state) if c.number != 4], "test"))
+    t.refuse(movement.Move("8", "Vega 1"), RuleViolation, "NG #6 (bob) at Vega", "alice")  # bob's NG holds it too
+
+    def ng_away(tx):
+        counters = table.copy_counters(tx.state)
+        next(c for c in counters if c.number == 6).at = "K20"
+        table.set_counters(tx, counters, "test: bob's NG leaves Vega")
+    t.emit(ng_away)
     t.refuse(movement.Move("7", "Vega 1"), RuleViolation, "B.2.2", "alice")
     t.do(movement.Move("8", "Vega 1"), "alice")
     assert t.reg("Vega", 1).enemy_units == 1
@@ -137,13 +144,23 @@ def test_a_go_not_taken_in_time_is_a_pass_and_is_reminded_at_half_time() -> None
     assert t.state.initiative.holder == "bob" and t.state.initiative.held == ["alice"]
 
 
-def test_war_only_in_phase_c_and_shown() -> None:
+def test_war_in_the_movement_phase_or_phase_c_never_in_combat_or_the_interphase() -> None:
     t = two_players()
-    t.refuse(war.DeclareWar("bob"), RuleViolation, "C: war is declared only", "alice")
-    t.to_phase("war")
+    t.to_phase("combat")
+    t.refuse(war.DeclareWar("bob"), RuleViolation, "never in Combat or the Social Interphase", "alice")
+    t.to_phase("interphase")
+    t.refuse(war.DeclareWar("bob"), RuleViolation, "never in Combat or the Social Interphase", "alice")
+    t.to_phase("war", 2)
     t.do(war.DeclareWar("bob"), "alice")
     assert t.state.wars == [["alice", "bob"]]
     t.refuse(war.DeclareWar("alice"), RuleViolation, "already at war", "bob")
+
+
+def test_war_declared_in_the_movement_phase_is_fought_that_turn() -> None:
+    t = two_players()
+    t.do(movement.StartInitiative(), dice=[6, 1])  # alice first; the rulings: war in the Movement Phase
+    t.do(war.DeclareWar("bob"), "alice")
+    assert t.state.wars == [["alice", "bob"]] and t.state.phase == "movement"
 
 
 def test_money_in_transit_lands_a_turn_later() -> None:

@@ -15,7 +15,7 @@ from engine.dice import ForcedRoller
 from engine.errors import BadInput, NotGM, RuleViolation, UnknownName
 from engine.events import DieRolled
 from engine.gm import QueueDice
-from engine.godsfire import charts, phases, setup
+from engine.godsfire import charts, movement, phases, setup
 from engine.godsfire.describe import event_line
 from engine.godsfire.events import GodsfirePhaseChanged, InterphaseReset, PlayerAdded, SystemAdded
 from engine.godsfire.phases import NextPhase
@@ -359,6 +359,8 @@ async def test_export_and_import_round_trip_a_godsfire_game(referee):
     await referee.act("chan", "gm", setup.SetField("bank", "4", "Alpha"), "/godsfire set")
     await referee.act("chan", "gm", QueueDice([2]), "/gm dice")
     await referee.act("chan", "alice", charts.Combat(5, 2), "/godsfire chart combat")
+    await referee.act("chan", "gm", phases.NextPhase(), "/godsfire phase next")  # A.1: alice holds initiative
+    await referee.act("chan", "alice", movement.EndGo(True), "/godsfire movement pass")
     for _ in range(3):
         await referee.act("chan", "gm", phases.NextPhase(), "/godsfire phase next")
     export = await referee.export("chan")

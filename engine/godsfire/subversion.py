@@ -87,6 +87,7 @@ def subvert(tx: Tx[GodsfireState], action: Subvert) -> None:
         raise RuleViolation(f"subversion placed at D.11 first acts at the next turn's D.8: {target.name} has "
                             f"not resolved this turn's subversion (D.8) yet, so it cannot be placed in "
                             f"{system.name} before that (/godsfire subversion resolve)")
+    _in_order(state, payer.name)
     per = int(tx.rules.table("subversion")["cost"][region.economy])
     cost = per * amount
     at_war = system.owner is not None and state.at_war(payer.name, system.owner)
@@ -117,11 +118,26 @@ def subvert(tx: Tx[GodsfireState], action: Subvert) -> None:
                   f"the top circle{war}", subversion=money, subversion_step=steps)
 
 
+REACHED = ("economy", "subvert", "desubvert", "counter", "units")  # D.10 done, or a later step: at D.11 or past it
+
+
+def _in_order(state: GodsfireState, payer: str) -> None:
+    """D.11: subversion money is placed using the initiative system — in the turn's player order (A.1.1): a
+    player places once every player before them has reached D.11 (D.1 to D.10 done) or passed it."""
+    order = [p for p in state.order if state.find_player(p) is not None and not state.player(p).out]
+    if payer not in order:
+        return
+    waiting = [p for p in order[:order.index(payer)] if not set(REACHED) & set(state.done.get(p, []))]
+    if waiting:
+        raise RuleViolation(f"D.11: subversion is placed in the turn's player order ({', '.join(order)}): "
+                            f"{waiting[0]} reaches D.11 first (D.8 to D.10 done)")
+
+
 def _carried_money(state: GodsfireState, payer: str, system: System, number: int | None,
                    at_war: bool) -> TableCounter | None:
     """The GB counter subversion money comes from: the sheet (C, D.11.1) has players at war carry it to a cell
-    next to the target system; that the cell is next to it is the players' word (the bot has no map), but it
-    is a cell of space outside the system (not its cell, not its ground)."""
+    next to the target system: a cell of space outside the system (not its cell, not its ground) that touches its
+    cell on the map (without a map, that it is next to it is the players' word)."""
     if number is None:
         if at_war:
             raise RuleViolation(f"C, D.11.1: {payer} is at war with {system.owner}: subversion money for "
@@ -138,6 +154,9 @@ def _carried_money(state: GodsfireState, payer: str, system: System, number: int
     if found is not None:
         raise RuleViolation(f"C, D.11.1: GB #{counter.number} is at {counter.at}, a system: carry it to a cell "
                             f"of space next to {system.name}")
+    if state.board is not None and not state.board.touching(counter.at, system.name):
+        raise RuleViolation(f"C, D.11.1: GB #{counter.number} is at {counter.at}, which does not touch "
+                            f"{system.name} on the map: carry it to a cell next to the system")
     return counter
 
 

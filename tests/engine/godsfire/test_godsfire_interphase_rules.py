@@ -280,6 +280,10 @@ def test_subversion_placed_at_d11_first_acts_at_the_next_turns_d8() -> None:
     table.refuse(Subvert("Sol", 1, 1), RuleViolation,
                  "subversion placed at D.11 first acts at the next turn's D.8: alice has not resolved", "bob")
     table.do(ResolveSubversion(), "alice")
+    # D.11 places subversion in the turn's order (alice, bob): alice reaches D.11 first
+    table.refuse(Subvert("Sol", 1, 1), RuleViolation, "alice reaches D.11 first", "bob")
+    table.do(CheckAllegiance(), "alice")
+    table.do(CheckEconomy(), "alice")
     table.do(Subvert("Sol", 1, 1), "bob")  # 1 GB from bob's NG, 5 -> 4
     table.refuse(ResolveSubversion(), RuleViolation, "already done for alice", "alice")
     end(table)  # alice's D.9 and D.10 applied; her D.8 is not run again

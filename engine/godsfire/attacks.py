@@ -152,9 +152,9 @@ def announce(tx: Tx[GodsfireState], action: AnnounceAttack) -> None:
         raise RuleViolation(f"B.1.3: a SQD has no effect on a planet: {counter_numbers(units)} would attack "
                             f"{target.at} with 0")
     where = ", ".join(dict.fromkeys(c.at for c in units))
-    nebula = " in a nebula (both sides halved, B.1.2)" if attack.nebula else ""
+    in_nebula = " in a nebula (both sides halved, B.1.2)" if attack.nebula else ""
     change_game(tx, f"{player.name} announces attack {attack.number}: {side_words(state, units)} from {where} "
-                f"against {owner_words(state, defender, target.at)}'s units at {target.at}{nebula} (B: every "
+                f"against {owner_words(state, defender, target.at)}'s units at {target.at}{in_nebula} (B: every "
                 "attack is announced before any is rolled)",
                 attacks=[*state.attacks, attack], next_attack=attack.number + 1)
 

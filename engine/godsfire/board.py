@@ -24,7 +24,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -44,7 +44,7 @@ MAX_MAP_FILE = 64_000  # bytes
 MAX_LISTED_CELLS = 600  # names in one list of a map file (skip, nebula)
 KEYS = {"name", "title", "players", "about", "grid", "cell", "system"}
 GRID_KEYS = {"columns", "rows", "levels", "skip", "nebula"}
-CELL_KEYS = {"name", "touches", "nebula", "x", "y", "level", "grid"}
+CELL_KEYS = {"name", "touches", "nebula", "x", "y", "level", "grid", "planets"}
 SYSTEM_KEYS = {"name", "cell", "planets"}
 SQRT3 = math.sqrt(3)
 
@@ -77,22 +77,23 @@ class Board:
     about: str
     cells: tuple[Cell, ...]
     hexes: bool  # drawn as a hex grid (cells at grid positions) or as named cells (circles)
+    index: dict[str, Cell] = field(default_factory=dict, compare=False, repr=False)  # by name_key
+    aliases: dict[str, Cell] = field(default_factory=dict, compare=False, repr=False)  # grid names of system cells
 
     def __post_init__(self) -> None:
         index: dict[str, Cell] = {}
         for cell in self.cells:
             index[name_key(cell.name)] = cell
         aliases = {name_key(c.grid): c for c in self.cells if c.grid}
-        object.__setattr__(self, "_index", index)
-        object.__setattr__(self, "_aliases", aliases)
+        self.index.update(index)
+        self.aliases.update(aliases)
 
     # --- finding cells -----------------------------------------------------------------------------
 
     def find(self, name: str) -> Cell | None:
         key = name_key(name)
-        index: dict[str, Cell] = getattr(self, "_index")
-        aliases: dict[str, Cell] = getattr(self, "_aliases")
-        return index.get(key) or aliases.get(key) or aliases.get(key.split("/")[0] if key.endswith("/1") else "")
+        return (self.index.get(key) or self.aliases.get(key)
+                or self.aliases.get(key.split("/")[0] if key.endswith("/1") else ""))
 
     def cell(self, name: str) -> Cell:
         found = self.find(name)
@@ -281,7 +282,7 @@ def _named_cells(raw: object) -> list[dict[str, Any]]:
     for i, item in enumerate(raw, 1):
         if not isinstance(item, dict):
             raise MapError(f"cell {i} must be a table")
-        unknown = set(item) - CELL_KEYS - {"hexes"}
+        unknown = set(item) - CELL_KEYS
         if unknown:
             raise MapError(f"cell {i} has no key {sorted(unknown)[0]!r} (its keys: {', '.join(sorted(CELL_KEYS))})")
         name = _cell_name(item.get("name"), f"cell {i}'s name")
@@ -297,6 +298,8 @@ def _named_cells(raw: object) -> list[dict[str, Any]]:
                 cell[axis] = float(value)
         if item.get("grid"):
             cell["grid"] = _cell_name(item["grid"], f"cell {name}'s grid name")
+        if "planets" in item:  # the normal form: a system's cell carries its planets
+            cell["planets"] = _int(item["planets"], f"cell {name}'s planets", 0, MAX_PLANETS)
         cells.append(cell)
     return cells
 
@@ -373,9 +376,8 @@ def read_map(data: Mapping[str, Any], fallback_name: str = "map") -> Board:
         taken.add(key)
         renamed[at] = (system, _int(item.get("planets", 1), f"system {system}'s planets", 1, MAX_PLANETS))
     for key, cell in by_key.items():
-        if "planets" in cell and key not in renamed:  # the normal form: a system's cell carries its planets
-            if cell["planets"]:
-                renamed[key] = (cell["name"], _int(cell["planets"], f"cell {cell['name']}'s planets", 1, MAX_PLANETS))
+        if cell.get("planets") and key not in renamed:  # the normal form: a system's cell carries its planets
+            renamed[key] = (cell["name"], cell["planets"])
     names = {k: renamed[k][0] if k in renamed else c["name"] for k, c in by_key.items()}
     cells = []
     for index, (key, cell) in enumerate(by_key.items()):

@@ -312,10 +312,8 @@ def move(tx: Tx[GodsfireState], action: Move) -> None:
         raise RuleViolation(f"D.3.2: money by itself moves at speed {tx.rules.movement['GB']}")
     _check_stacking(tx, player, movers, dest)
     start = cell_of(origin)
-    if state.board is not None and passed:
-        change_game(tx, f"{player}'s {_names(state, numbers)} take the path "
-                    f"{' → '.join([start, *passed, cell_of(dest)])}")
-    _travel(tx, player, numbers, start, dest, passed, start)
+    route = f" by the path {' → '.join([start, *passed, cell_of(dest)])}" if state.board is not None and passed else ""
+    _travel(tx, player, numbers, start, dest, passed, start, route)
 
 
 def _check_stacking(tx: Tx[GodsfireState], player: str, movers: list[Counter], dest: table.Place) -> None:
@@ -349,7 +347,7 @@ def _check_landing(state: GodsfireState, player: str, movers: list[Counter], des
 
 
 def _travel(tx: Tx[GodsfireState], player: str, numbers: list[int], came_from: str, dest: table.Place,
-            through: list[str], origin: str) -> None:
+            through: list[str], origin: str, route: str = "") -> None:
     """Move the counters along `through` to `dest`, stopping where stationary enemy units may attack (A.2.3).
     `came_from`: the cell before the first of `through`; `origin`: where the move started."""
     state: GodsfireState = tx.state
@@ -361,13 +359,13 @@ def _travel(tx: Tx[GodsfireState], player: str, numbers: list[int], came_from: s
         sides = {side for c in stationary if (side := table.side_of(state, c)) is not None} - {player}
         if stationary and sides:
             who = sorted(sides)[0]
-            _put(tx, numbers, at, False, f"{player}'s {_names(state, numbers)} pass through {at}", mark=False)
+            _put(tx, numbers, at, False, f"{player}'s {_names(state, numbers)} pass through {at}{route}", mark=False)
             change_game(tx, f"{who}'s units at {at} may make a transit attack on them or block them (A.2.3)",
                         transit=Transit(player, numbers, at, dest.at, dest.ground, who, before,
                                         through[i + 1:], tx.ctx.now, origin))
             return
         before = at
-    _arrive(tx, player, numbers, dest.at, dest.ground, origin)
+    _arrive(tx, player, numbers, dest.at, dest.ground, origin, route)
 
 
 def _names(state: GodsfireState, numbers: list[int]) -> str:
@@ -386,9 +384,11 @@ def _put(tx: Tx[GodsfireState], numbers: list[int], at: str, ground: bool, reaso
     table.set_counters(tx, counters, reason)
 
 
-def _arrive(tx: Tx[GodsfireState], player: str, numbers: list[int], at: str, ground: bool, origin: str = "") -> None:
+def _arrive(tx: Tx[GodsfireState], player: str, numbers: list[int], at: str, ground: bool, origin: str = "",
+            route: str = "") -> None:
     state: GodsfireState = tx.state
-    _put(tx, numbers, at, ground, f"{player} moves {_names(state, numbers)} to {at}", mark=True, origin=origin)
+    _put(tx, numbers, at, ground, f"{player} moves {_names(state, numbers)} to {at}{route}", mark=True,
+         origin=origin)
     if state.initiative is not None and state.initiative.awaiting == player:
         change_game(tx, f"{player} has moved this go", initiative=replace(state.initiative, moved=True))
 

@@ -263,6 +263,10 @@ def retreat_refusal(state: GodsfireState, units: list[Counter], dest: table.Plac
         return f"r = retreat: not into enemy units; {table.label(foes[0])} is there"
     if all(name_key(c.at) == name_key(dest.at) for c in units):
         return f"r = retreat: the units are already at {dest.at}; a retreat moves them one cell away"
+    if state.board is not None and not dest.ground:
+        for c in units:
+            if not c.ground and name_key(c.at) != name_key(dest.at) and not state.board.touching(c.at, dest.at):
+                return f"r = retreat: one cell away; {dest.at} does not touch {c.at} ({table.short(c)}) on the map"
     for c in units:
         where = place_at(state, c.at)
         if dest.ground:

@@ -19,10 +19,10 @@ from engine.errors import BadInput, RuleViolation
 from engine.godsfire import table
 from engine.godsfire.common import handles
 from engine.godsfire.events import (
-    change_game,
     GodsfireStarted,
     PlayerAdded,
     SystemAdded,
+    change_game,
     change_player,
     change_region,
     change_system,

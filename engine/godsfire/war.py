@@ -65,7 +65,7 @@ class SendMoney:
     amount: int
     source: str  # a system, or "ng"
     to: str
-    cells: int
+    cells: int | None
     ship: int | None = None
     turns: int | None = None
     player: str | None = None
@@ -97,9 +97,8 @@ def send_money(tx: Tx[GodsfireState], action: SendMoney) -> None:
     player = tx.state.player(player.name)
     if not 1 <= action.amount <= 1_000_000:
         raise BadInput("amount: 1 GB or more")
-    if not 1 <= action.cells <= MAX_CELLS:
-        raise BadInput(f"cells: the space cells between the systems, 1 to {MAX_CELLS}")
     to = state.system(action.to)
+    cells = _distance(tx, action, to.name, player.name)
     if to.owner is None or name_key(to.owner) != name_key(player.name):
         raise RuleViolation(f"D.3: money goes to one of {player.name}'s own systems; {to.name} is not")
     carrier = None
@@ -108,11 +107,11 @@ def send_money(tx: Tx[GodsfireState], action: SendMoney) -> None:
         if carrier.kind not in ("SQD", "AG") or carrier.owner != player.name:
             raise RuleViolation(f"D.3.2: money is carried by one of {player.name}'s ships (SQD or AG); "
                                 f"{table.label(carrier)} is not")
-    needed = travel_turns(tx.rules, action.cells, carrier is not None)
+    needed = travel_turns(tx.rules, cells, carrier is not None)
     if action.turns is not None and action.turns < needed:
         speed = tx.rules.movement["SQD" if carrier else "GB"]
         raise RuleViolation(f"D.3.2: {'a ship' if carrier else 'money by itself'} moves at speed {speed}: "
-                            f"{action.cells} cells take {needed} turn{'s' if needed > 1 else ''}, not {action.turns}")
+                            f"{cells} cells take {needed} turn{'s' if needed > 1 else ''}, not {action.turns}")
     turns = action.turns if action.turns is not None else needed
     if not 1 <= turns <= MAX_TURNS:
         raise BadInput(f"turns: 1 to {MAX_TURNS}")
@@ -139,9 +138,39 @@ def send_money(tx: Tx[GodsfireState], action: SendMoney) -> None:
         source = system.name
     shipment = Shipment(player.name, action.amount, source, to.name, state.turn + turns,
                         carrier.number if carrier else None)
-    change_game(tx, f"{action.amount} GB from {source} to {to.name} ({action.cells} cells"
+    change_game(tx, f"{action.amount} GB from {source} to {to.name} ({cells} cells"
                 f"{f', carried by {table.short(carrier)}' if carrier else ', at speed 3'}): lands in turn "
                 f"{state.turn + turns}'s transfer step (D.3)", shipments=[*state.shipments, shipment])
+
+
+def _opt(options: dict[str, Any], name: str) -> int | None:
+    return None if options.get(name) is None else int(options[name])
+
+
+def _distance(tx: Tx[GodsfireState], action: SendMoney, to: str, player: str) -> int:
+    """The space cells money crosses (D.3.2): on a map the cheapest path of touching cells from where it leaves
+    (a system, the NG's system) to `to`, a nebula cell counting as the Movement chart says; else the player's
+    `cells`."""
+    state: GodsfireState = tx.state
+    if state.board is None:
+        if action.cells is None:
+            raise BadInput("cells: the space cells between the systems (the game has no map to count them)")
+        if not 1 <= action.cells <= MAX_CELLS:
+            raise BadInput(f"cells: the space cells between the systems, 1 to {MAX_CELLS}")
+        return action.cells
+    if action.cells is not None:
+        raise BadInput("the map counts the cells between the systems: leave cells: out")
+    raw = action.source.strip()
+    if raw.lower() in ("ng", "national government"):
+        seat = state.player(player).government
+        if seat is None:
+            raise RuleViolation(f"{player} has no National Government on the table")
+        start = seat
+    else:
+        start = state.system(raw).name
+    extra = -int(tx.rules.movement["nebula"])
+    path = state.board.path(start, to, extra)
+    return max(1, len(path) + extra * sum(1 for cell in path if cell.nebula))
 
 
 @handles(CarryMoney)
@@ -288,10 +317,10 @@ COMMANDS: tuple[Command, ...] = (
             (P("amount", int, True, help="GB", low=1, high=999),
              P("from", required=True, help="a system of yours, or ng", complete="purse"),
              P("to", required=True, help="the system it goes to", complete="system"),
-             P("cells", int, True, help="space cells between them", low=1, high=100),
+             P("cells", int, help="space cells between them (on a map: counted by the bot)", low=1, high=100),
              P("ship", int, help="the SQD or AG counter carrying it (else speed 3 by itself)", low=1, high=9999),
              P("turns", int, help="turns on the way (at least what its speed needs)", low=1, high=99), PLAYER_PARAM),
-            action=lambda o: SendMoney(int(o["amount"]), o["from"], o["to"], int(o["cells"]),
+            action=lambda o: SendMoney(int(o["amount"]), o["from"], o["to"], _opt(o, "cells"),
                                        None if o.get("ship") is None else int(o["ship"]),
                                        None if o.get("turns") is None else int(o["turns"]), o.get("player"))),
     Command("godsfire money carry", "D.3: take money out as a GB counter, to move it on the table (at war: "

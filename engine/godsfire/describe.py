@@ -122,7 +122,7 @@ def event_line(event: Event[Any], when: When, who: Who) -> str | None:
 
 
 TABLE_FIELDS = {"counters", "next_counter", "initiative", "transit", "attacks", "next_attack", "choices",
-                "shipments", "neutral_control", "victory", "victory_turns", "winner", "wars"}
+                "shipments", "neutral_control", "victory", "victory_turns", "winner", "wars", "board"}
 """The game's fields the procedure changes: their log line is the reason, which says what happened."""
 TABLE_MARK = "▸"
 

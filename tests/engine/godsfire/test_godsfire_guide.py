@@ -53,3 +53,31 @@ def test_every_command_line_in_the_guide_reads_as_a_command():
         _, command, options = parse_line(line)
         assert command.ruleset in (None, "godsfire"), line
         coerce_options(command, options)  # every option known and of its type
+
+
+async def test_the_guides_map_session_runs_as_printed(tmp_path, monkeypatch):
+    """docs/godsfire.md's map session: every line answered, the one refusal the guide announces, the path,
+    the block and the picture written."""
+    monkeypatch.chdir(tmp_path)
+    section = GUIDE.split("## A session on the map (console)", 1)[1].split("\n## ", 1)[0]
+    lines = [line[4:] for line in section.splitlines() if re.match(r"    \w+ /", line)]
+    assert lines[0] == "gm /game start ruleset:godsfire" and len(lines) == 17
+    console, store, out = await console_on(tmp_path / "m.db")
+    answers: dict[str, list[str]] = {}
+    try:
+        for line in lines:
+            await console.handle(line)
+            command = line.split("  #", 1)[0].strip()
+            answers[command] = said(out)
+            assert answers[command], line
+    finally:
+        await store.close()
+    refused = [c for c, a in answers.items() if any(x.startswith("error:") for x in a)]
+    assert refused == ['alice /godsfire movement move counters:"3 4" to:E3']
+    assert "(3 + 2 × 1 = 5) is more than its 4" in answers[refused[0]][0]
+    moved = answers['alice /godsfire movement move counters:"3 4" to:Dusk']
+    assert any("pass through D3 by the path Aster → C3 → D3 → Dusk" in a for a in moved)
+    assert any("Bob blocks at D3 and retreats to D2" in a
+               for a in answers["bob /godsfire movement transit answer:block retreat:D2"])
+    assert any("Bob declares war on alice" in a for a in answers["bob /godsfire war declare target:alice"])
+    assert (tmp_path / "table.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

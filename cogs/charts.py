@@ -1,6 +1,6 @@
 """/game chart and /nation chart on Discord: the chart the command table describes (`Command.chart`), drawn in
-the chart worker (`charts.render`) and posted as a PNG. Players are their Discord ids in the game: on the picture
-they are their server names."""
+the chart worker (`charts.render`) and posted as a PNG — a board's picture (a rule set's map) likewise, named by its
+`file_name`. Players are their Discord ids in the game: on the picture they are their server names."""
 
 from __future__ import annotations
 
@@ -13,21 +13,24 @@ import discord
 from cogs.render import USER_ID, safe
 from cogs.util import reply
 from engine.chartspec import Chart
+from engine.mapspec import MapPicture
 from service import charts
 
 MAX_LOOKUPS = 25  # players looked up by id for one chart (the others are shown by the end of their id)
 LOOKUP_TIMEOUT = 5.0  # seconds the lookups of one chart may take in all
 
 
-async def send_chart(interaction: discord.Interaction, drawn: Chart) -> None:
-    """Post a chart for the channel (its options were checked before: a refusal changed nothing and was seen only
-    by the asker), drawn off the event loop, players by their names in this server."""
+async def send_chart(interaction: discord.Interaction, drawn: Chart | MapPicture) -> None:
+    """Post a chart (or a board's picture) for the channel (its options were checked before: a refusal changed
+    nothing and was seen only by the asker), drawn off the event loop, players by their names in this server."""
     if not interaction.response.is_done():
         await interaction.response.defer(thinking=True)
-    names = await display_names(interaction, {m.group() for side in drawn.sides() for m in USER_ID.finditer(side)})
-    shown = drawn.relabel(lambda side: USER_ID.sub(lambda m: names.get(m.group(), m.group()), side))
+    sides = charts.sides(drawn)
+    names = await display_names(interaction, {m.group() for side in sides for m in USER_ID.finditer(side)})
+    shown = charts.relabel(drawn, lambda side: USER_ID.sub(lambda m: names.get(m.group(), m.group()), side))
     png = await charts.render(shown)
-    await reply(interaction, f"📈 {safe(drawn.title)}", file=discord.File(io.BytesIO(png), drawn.file_name))
+    mark = "🗺️" if isinstance(drawn, MapPicture) else "📈"
+    await reply(interaction, f"{mark} {safe(shown.title)}", file=discord.File(io.BytesIO(png), drawn.file_name))
 
 
 async def display_names(interaction: discord.Interaction, ids: set[str]) -> dict[str, str]:

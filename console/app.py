@@ -41,6 +41,7 @@ from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
 from engine.errors import RefereeError
 from engine.events import Event
 from engine.fairness import fairness_lines
+from engine.mapspec import MapPicture
 from engine.rulesets import ruleset
 from engine.view import Line, View, text_lines
 from engine.vocabulary import File
@@ -241,7 +242,7 @@ class Console:
             shown = options.get("file") or drawn.file_name
             target = export_path(shown, self.export_dir)
             write_new_file(target, await charts.render(drawn), bool(options.get("overwrite")), shown)
-            self.say(f"Wrote the chart “{drawn.title}” to {target}")
+            self.say(f"Wrote the {'map' if isinstance(drawn, MapPicture) else 'chart'} “{drawn.title}” to {target}")
         elif isinstance(answered, RollsPage):
             shown_page = answered.page
             lines = [(f"turn {r.turn}: " if r.turn else "") + ledger_line(r) for r in shown_page.rolls]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from engine.core import Context, Outcome, Tx
     from engine.events import Event
     from engine.history import Point
+    from engine.mapspec import MapPicture
 
 __all__ = ["RULESETS", "Deadline", "GameState", "Glance", "RuleSet", "Rules", "S", "When", "Who", "default_ruleset",
            "on_register", "register", "register_schema", "ruleset", "ruleset_of", "unregister"]
@@ -97,6 +98,9 @@ class RuleSet(Generic[S]):
     # --- the game's page (issue 22) ------------------------------------------------------------------
     # (state, rules) → the views its web page shows as the standings (None: the status view alone)
     page: Callable[[S, Rules], list[View]] | None = None
+    # state → the picture of its board the page shows above its charts (`engine.mapspec.MapPicture`; None from it:
+    # this game has no map); None here: the rule set has no map
+    board_picture: Callable[[S], MapPicture | None] | None = None
 
     def default_rules(self) -> Rules:
         """This rule set's rules when it has no data file."""

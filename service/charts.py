@@ -1,5 +1,6 @@
 """Charts drawn as PNG pictures (matplotlib, Agg backend) for every front-end: `/game chart`, `/nation chart`, and
-as SVG for the game's web page (`render(chart, fmt="svg")`).
+as SVG for the game's web page (`render(chart, fmt="svg")`); a board's picture (`engine.mapspec.MapPicture`, a rule
+set's map) likewise, drawn by `service.mappicture`.
 
 What a chart shows is plain data (`engine.chartspec.Chart`); `draw` lays it out — one panel a stat, one line a
 side in its colour, marks where something happened — on a dark background that reads on Discord's dark theme
@@ -15,17 +16,20 @@ import io
 import logging
 import multiprocessing
 import threading
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
 from engine.chartspec import Chart
 from engine.errors import RefereeError
+from engine.mapspec import MapPicture
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["FORMATS", "RENDER_TIMEOUT", "close_pool", "draw", "render", "render_png", "render_svg"]
+__all__ = ["FORMATS", "RENDER_TIMEOUT", "close_pool", "draw", "relabel", "render", "render_png", "render_svg",
+           "sides"]
 
 log = logging.getLogger("referee.charts")
 
@@ -38,8 +42,31 @@ FONT = 12
 DOTTED_TURNS = 40  # a line of this many turns or fewer shows a dot at each
 
 
-def draw(chart: Chart) -> Figure:
-    """The chart as a matplotlib figure (no pyplot: nothing global, safe in any thread or process)."""
+def sides(drawn: Chart | MapPicture) -> list[str]:
+    """The sides a chart or a board's picture names (a front-end shows them by its names for its players)."""
+    if isinstance(drawn, MapPicture):
+        from service.mappicture import picture_sides
+
+        return picture_sides(drawn)
+    return drawn.sides()
+
+
+def relabel(drawn: Chart | MapPicture, label: Callable[[str], str]) -> Chart | MapPicture:
+    """The chart or picture with every side shown as `label(side)`."""
+    if isinstance(drawn, MapPicture):
+        from service.mappicture import relabel_picture
+
+        return relabel_picture(drawn, label)
+    return drawn.relabel(label)
+
+
+def draw(chart: Chart | MapPicture) -> Figure:
+    """The chart (or a board's picture) as a matplotlib figure (no pyplot: nothing global, safe in any thread or
+    process)."""
+    if isinstance(chart, MapPicture):
+        from service.mappicture import draw_map
+
+        return draw_map(chart)
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
@@ -113,7 +140,7 @@ def _side_colours(chart: Chart) -> dict[str, str]:
     return found
 
 
-def render_png(chart: Chart) -> bytes:
+def render_png(chart: Chart | MapPicture) -> bytes:
     """The chart as PNG bytes (runs in the worker process, or inline)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -124,7 +151,7 @@ def render_png(chart: Chart) -> bytes:
     return out.getvalue()
 
 
-def render_svg(chart: Chart) -> bytes:
+def render_svg(chart: Chart | MapPicture) -> bytes:
     """The chart as SVG bytes (runs in the worker process, or inline): its text drawn as paths (no font needed),
     no date in its metadata (the same chart is the same file), no script."""
     from matplotlib.backends.backend_svg import FigureCanvasSVG
@@ -162,7 +189,7 @@ def close_pool() -> None:
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-async def render(chart: Chart, timeout: float = RENDER_TIMEOUT, fmt: str = "png") -> bytes:
+async def render(chart: Chart | MapPicture, timeout: float = RENDER_TIMEOUT, fmt: str = "png") -> bytes:
     """The chart as PNG (or `fmt="svg"`: SVG) bytes, drawn in the worker process while the event loop goes on. A
     worker that died is replaced once; a chart that takes longer than `timeout` is refused (the worker is
     restarted)."""

@@ -26,6 +26,7 @@ from engine.dice import FacesRecord, FreeRoll, RandomRoller, Roller, RollRecord,
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import Event
 from engine.history import check_history
+from engine.mapspec import MapPicture
 from engine.rulesets import RULESETS, GameState, default_ruleset, ruleset
 from engine.view import At, Part, Person, View, line
 from service.digest import MAX_DIGEST, parse_since
@@ -156,10 +157,11 @@ class Referee(Undo):
         check_ruleset(command, state.ruleset)
         return command.view(state, self.rules_for(state.ruleset), actor, options), state
 
-    async def chart(self, channel: str, command: Command, options: dict[str, Any]) -> Chart:
+    async def chart(self, channel: str, command: Command, options: dict[str, Any]) -> Chart | MapPicture:
         """What a chart command (`command.chart`) draws, from the stored stat history of the channel's shown game
-        (`engine.chartspec.Chart`; the front-end draws it with `charts.render`). A rule set's chart in a game of
-        another rule set is refused with the reason, and so are options the chart cannot draw."""
+        (`engine.chartspec.Chart`, or a board's picture: `engine.mapspec.MapPicture`; the front-end draws it with
+        `charts.render`). A rule set's chart in a game of another rule set is refused with the reason, and so are
+        options the chart cannot draw."""
         assert command.chart is not None
         game_id = await self.shown_game_id(channel)
         state = await self.store.load(game_id)

@@ -13,6 +13,7 @@ from data.store import LedgerFilter
 from engine.chartspec import Chart
 from engine.dice import FreeRoll
 from engine.fairness import DieFairness
+from engine.mapspec import MapPicture
 from engine.rulesets import GameState
 from engine.view import View
 from service.gmlog import GmPage
@@ -74,9 +75,9 @@ class Attached(Reply):
 
 @dataclass(frozen=True, kw_only=True)
 class Drawn(Reply):
-    """A chart to draw as a picture (`service.charts`)."""
+    """A chart, or a board's picture (a map), to draw as a picture (`service.charts`)."""
 
-    chart: Chart
+    chart: Chart | MapPicture
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,10 +9,13 @@ bot's own event loop, and reached only through its capability URL.
 Routes (GET, and HEAD with it; any other method is 405):
 
 - `/g/<token>`: the page — the standings (the rule set's `page` views), the turn clock with a live countdown, the
-  final results of an ended game, the history charts, the roll ledger with /log rolls' filters as query parameters
-  (`who`, `purpose`, `turn_from`, `turn_to`, `gm_entered`, `free`, `page`) and the story of a turn (`turn`);
+  final results of an ended game, the map (where the game has one), the history charts, the roll ledger with /log
+  rolls' filters as query parameters (`who`, `purpose`, `turn_from`, `turn_to`, `gm_entered`, `free`, `page`) and
+  the story of a turn (`turn`);
 - `/g/<token>/rolls.csv`: the roll ledger as CSV, the file /log export writes;
 - `/g/<token>/chart/game.svg`: the game chart (/game chart's) as SVG, drawn in the charts' worker process;
+- `/g/<token>/chart/map.svg`: the picture of the game's board (its rule set's `board_picture`: a map), likewise —
+  404 for a game without one;
 - `/g/<token>/events`: server-sent events, `event: version` whenever the game changes (one poller a game, shared
   by its listeners), a comment as a heartbeat;
 - `/static/page.css`, `/static/page.js`.
@@ -45,8 +48,9 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from data.store import Store
 from engine.commands import BY_PATH
 from engine.errors import BadInput, RefereeError
+from engine.mapspec import MapPicture
 from engine.rulesets import GameState, ruleset
-from service import charts
+from service import charts, mappicture
 from service.ledger import FREE, MAX_PURPOSE, empty_text, ledger_page, write_ledger
 from service.referee import Referee
 from service.reports import Report
@@ -79,6 +83,7 @@ STATUS_WORDS = {400: "bad request", 404: "not found", 405: "method not allowed",
                 500: "the page could not be made; try again later", 503: "busy; try again later"}
 GZIP_LEVEL = 6
 CHARTS = ("game",)  # the charts a page serves: /game chart's
+MAP = "map"  # the picture of the board, where the game has one (`RuleSet.board_picture`)
 CHART_COMMAND = "game chart"
 
 
@@ -396,10 +401,10 @@ class GamePages:
     async def chart(self, request: web.Request) -> web.StreamResponse:
         game_id, _, version = await self._page(request)
         name = request.match_info["name"]
-        if name not in CHARTS:
+        if name not in (*CHARTS, MAP):
             raise web.HTTPNotFound()
-        body = await self._once(self.charts, ("chart", game_id, version, name),
-                                lambda: self.render_chart(game_id))
+        make = self.render_map if name == MAP else self.render_chart
+        body = await self._once(self.charts, ("chart", game_id, version, name), lambda: make(game_id))
         fresh = request.query.get("v") == version  # the page asks for the version it shows: that never changes
         return web.Response(body=body, content_type="image/svg+xml",
                             headers={"Content-Security-Policy": SVG_CSP,
@@ -515,6 +520,25 @@ class GamePages:
             raise web.HTTPNotFound() from None
         return await charts.render(drawn, fmt="svg")
 
+    def board_picture(self, state: GameState, namer: Namer) -> MapPicture | None:
+        """The picture of the game's board (its rule set's `board_picture`), its sides by their shown names; None
+        when the rule set or the game has no map, or the picture cannot be made."""
+        make = ruleset(state.ruleset).board_picture
+        if make is None:
+            return None
+        try:
+            picture = make(state)
+        except RefereeError:
+            return None
+        return mappicture.relabel_picture(picture, namer.text) if isinstance(picture, MapPicture) else None
+
+    async def render_map(self, game_id: int) -> bytes:
+        row = await self.reads.store.game(game_id)
+        picture = self.board_picture(await self.reads.store.load(game_id), Namer(self.names, row.guild_id))
+        if picture is None:
+            raise web.HTTPNotFound()
+        return await charts.render(picture, fmt="svg")
+
     async def render_page(self, game_id: int, token: str, version: str, query: Query) -> bytes:
         """The page's HTML (UTF-8): everything read from the store, laid out by the template."""
         store, referee = self.reads.store, self.reads
@@ -542,6 +566,8 @@ class GamePages:
                 chart_note = namer.text(str(err))
         else:
             chart_note = f"{found.title} games have no chart."
+        board = self.board_picture(state, namer)
+        board_size = mappicture.layout(board) if board is not None else None
 
         def link(anchor: str, **changed: Any) -> str:
             params = query.params(**changed)
@@ -563,6 +589,11 @@ class GamePages:
             chart_title=namer.text(chart_title) if chart_title else None,
             chart_note=chart_note,
             charts=[f"{token}/chart/{name}.svg?v={version}" for name in CHARTS] if chart_title else [],
+            board=f"{token}/chart/{MAP}.svg?v={version}" if board is not None else None,
+            board_title=board.title if board is not None else None,
+            board_caption=board.caption if board is not None else None,
+            board_width=board_size.width if board_size is not None else None,
+            board_height=board_size.height if board_size is not None else None,
             side_word=found.side_word,
             query=query,
             free_choices=FREE,

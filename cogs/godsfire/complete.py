@@ -11,6 +11,7 @@ from cogs.frontends import Autocomplete
 from cogs.godsfire.controls import counter_label
 from cogs.util import actor, has_gm_role, state_or_none
 from engine.godsfire.common import RULESET
+from engine.godsfire.maps import shipped_names
 from engine.godsfire.setup import FIELDS as SET_FIELDS
 from engine.godsfire.state import GodsfireState, System
 from engine.names import name_key
@@ -176,6 +177,9 @@ async def position_autocomplete(interaction: discord.Interaction,
         names.append(system.name)
         names += [f"{system.name} {r.number}" for r in system.regions]
     names += [c.at for c in state.counters]
+    if state.board is not None and current.strip():  # the map's cells, as typed
+        key = current.strip().lower()
+        names += [c.name for c in state.board.cells if key in c.name.lower()][:25]
     unique = list(dict.fromkeys(n for n in names if n))
     key = current.strip().lower()
     return [app_commands.Choice(name=n[:100], value=n[:100]) for n in unique if key in n.lower()][:25]
@@ -199,10 +203,16 @@ async def losses_autocomplete(interaction: discord.Interaction, current: str) ->
     return choices[:25]
 
 
+async def map_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """The shipped maps, and none (the map taken off)."""
+    key = current.strip().lower()
+    return [app_commands.Choice(name=n, value=n) for n in [*shipped_names(), "none"] if key in n][:25]
+
+
 COMPLETERS: dict[str, Autocomplete] = {
     "system": system_autocomplete, "region": region_autocomplete, "player": player_autocomplete,
     "purse": purse_autocomplete, "region_list": region_list_autocomplete, "lower": lower_autocomplete,
     "field": field_autocomplete, "counters": counters_autocomplete, "position": position_autocomplete,
-    "losses": losses_autocomplete,
+    "losses": losses_autocomplete, "map": map_autocomplete,
 }
 """The suggestions Godsfire's commands name (`Param.complete`)."""

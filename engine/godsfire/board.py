@@ -92,8 +92,9 @@ class Board:
 
     def find(self, name: str) -> Cell | None:
         key = name_key(name)
-        return (self.index.get(key) or self.aliases.get(key)
-                or self.aliases.get(key.split("/")[0] if key.endswith("/1") else ""))
+        if key.endswith("/1"):  # level 1 spelled out
+            key = key[:-2]
+        return self.index.get(key) or self.aliases.get(key)
 
     def cell(self, name: str) -> Cell:
         found = self.find(name)
@@ -102,7 +103,7 @@ class Board:
         return found
 
     def touching(self, a: str, b: str) -> bool:
-        return name_key(b) in {name_key(t) for t in self.cell(a).touches}
+        return name_key(self.cell(b).name) in {name_key(t) for t in self.cell(a).touches}
 
     def systems(self) -> list[Cell]:
         return [c for c in self.cells if c.system]

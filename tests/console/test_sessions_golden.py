@@ -43,7 +43,8 @@ async def played(block: list[str], fmt: str, folder: Path) -> str:
             await console.handle(line)
     finally:
         await store.close()
-    return out.getvalue().replace(str(folder), "<folder>")
+    text = out.getvalue().replace(str(folder), "<folder>")
+    return text.replace(str(folder).replace("_", "\\_"), "<folder>")  # as Markdown escapes it
 
 
 def test_the_documents_have_sessions():

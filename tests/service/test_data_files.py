@@ -17,6 +17,7 @@ import pytest
 from data import DATA_DIR, rules_for
 from engine.goddice.cards import rules_from_dict as goddice_rules_from_dict
 from engine.goddice.commands import CHARACTER_TYPES as GODDICE_CHARACTERS
+from engine.godsfire.board import read_map
 from engine.godsfire.rules import rules_from_dict as godsfire_rules_from_dict
 from engine.house import RulesError
 from engine.nations.rules import Rules, rules_from_dict
@@ -46,6 +47,8 @@ VALIDATORS: dict[str, Callable[[dict[str, Any]], None]] = {
     "nations.toml": validate_nations,
     "goddice.toml": validate_goddice,
     "godsfire.toml": validate_godsfire,
+    "maps/twin-reaches.toml": lambda data: None if read_map(data) else None,  # issue 32: the shipped maps
+    "maps/four-winds.toml": lambda data: None if read_map(data) else None,
 }
 """data file name (relative to data/) -> a function that raises if its parsed content is invalid."""
 

@@ -43,7 +43,8 @@ GODDICE = [*SEAT_AND_DRAFT, "alice /goddice declare attacker:hero", 'gm /gm dice
 GODSFIRE = [
     "gm /game start ruleset:godsfire", 'gm /gm dice values:"3 4 5 3 1 1 6 6"',
     "gm /godsfire system add name:Sol owner:alice planets:2 regions:2", "gm /godsfire phase next",
-    "gm /godsfire phase next", "gm /godsfire phase next",
+    "alice /godsfire movement pass",  # A.1: turn 1's initiative starts at the GM's first step
+    "gm /godsfire phase next", "gm /godsfire phase next", "gm /godsfire phase next",
 ]
 LONG_ID = re.compile(r"\d{15,}")
 

@@ -1,0 +1,53 @@
+"""/godsfire map show on Discord: the real bot against the fake Discord. The board's picture is posted for the
+channel as a PNG attachment named by its `file_name`, its players by their names in the server (never their ids);
+a game without a map is refused in one ephemeral line and posts nothing."""
+
+from __future__ import annotations
+
+import io
+
+from discordkit import table, texts
+from matplotlib import image
+
+from cogs import charts as discord_charts
+from engine.mapspec import MapPicture
+from service import charts, mappicture
+
+
+async def test_the_map_is_posted_as_a_png_with_the_players_names(tmp_path, monkeypatch):
+    drawn: list[MapPicture] = []
+    render = charts.render
+
+    async def spy(picture, *args, **kwargs):
+        drawn.append(picture)
+        return await render(picture, *args, **kwargs)
+
+    monkeypatch.setattr(discord_charts.charts, "render", spy)
+    async with table(tmp_path) as t, t.bot():
+        await t.run(t.gm, "game start", ruleset="godsfire")
+        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6")
+        await t.run(t.gm, "godsfire system add", name="Aster", owner=t.alice, planets=2, regions=2)
+        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6")
+        await t.run(t.gm, "godsfire system add", name="Brand", owner=t.bob, planets=2, regions=2)
+
+        refused = await t.run(t.alice, "godsfire map show")
+        assert refused.ephemeral and texts(refused).startswith("⛔ the game has no map")
+        assert not drawn
+
+        loaded = await t.run(t.gm, "godsfire map load", name="twin-reaches")
+        assert "The Twin Reaches" in texts(loaded)
+        await t.run(t.gm, "godsfire counter add", kind="SQD", at="Aster", owner=str(t.alice.id), count=2)
+        shown = await t.run(t.bob, "godsfire map show")
+        posted = await shown.wait_for_final_message()
+        assert not shown.ephemeral and posted.content == "🗺️ The Twin Reaches"
+        [attachment] = posted.attachments
+        assert attachment.filename == "map.png" and attachment.data.startswith(b"\x89PNG\r\n\x1a\n")
+        [picture] = drawn
+        height, width, _ = image.imread(io.BytesIO(attachment.data), format="png").shape
+        shape = mappicture.layout(picture)
+        assert (width, height) == (shape.width, shape.height)
+        assert [side for side, _ in picture.legend] == ["alice", "bob"]  # their names here, not their ids
+        assert [(s.at, s.side, s.text) for s in picture.stacks] == [("Aster", "alice", "1 NG, 2 SQD"),
+                                                                    ("Brand", "bob", "1 NG")]
+        assert "2 planets · alice" in [s.note for s in picture.spots]
+    charts.close_pool()

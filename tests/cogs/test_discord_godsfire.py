@@ -90,7 +90,11 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
 
         phase = await t.run(t.alice, "godsfire phase show")
         assert phase.embed["title"] == "Turn 1: Movement Phase (next: Combat Phase)."
-        await t.run(t.gm, "gm dice", values="3 5")  # the turn's player order, rolled at the interphase
+        await t.run(t.gm, "gm dice", values="3 5")  # the turn's player order: alice 3, bob 5
+        started = await t.run(t.gm, "godsfire phase next")  # A.1: turn 1's initiative starts, never skipped
+        assert "@bob holds initiative" in named(t, started)
+        await t.run(t.bob, "godsfire movement pass")
+        await t.run(t.alice, "godsfire movement pass")
         for _ in range(3):
             await t.run(t.gm, "godsfire phase next")
         left = await t.run(t.alice, "godsfire interphase show")
@@ -234,6 +238,8 @@ async def test_every_godsfire_command_answers_on_discord(tmp_path):
             (t.bob, "godsfire combat losses", {"units": "1"}),
             (t.bob, "godsfire combat retreat", {"to": "K4"}),
         ]
+        runs += [(t.gm, "godsfire map load", {"name": "twin-reaches"}),  # refused: Sol is not on it
+                 (t.alice, "godsfire map show", {})]  # refused: no map
         runs.append((t.gm, "godsfire victory declare", {"player": str(t.alice.id)}))
         for user, path, options in runs:
             result = await t.run(user, path, **options)

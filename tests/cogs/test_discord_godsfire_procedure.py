@@ -207,7 +207,7 @@ async def test_a_transit_answered_with_the_buttons(tmp_path):
             wrong = await t.submit(opened, {"retreat": "Sol"})
             assert wrong.ephemeral
             assert named(t, wrong) == ("⛔ A.2.3: blocking units retreat 1 cell away, not to the cell the movers came "
-                                       "from")
+                                       "from (Sol)")
             assert snapshot(await t.state(rb)) == before
             # The GM's click answers for bob: his AG retreats to K4, alice's AG stops at K5.
             opened = await t.click(t.gm, again.message, f"referee:godsfire:transit:block:{game}:{second}")
@@ -267,7 +267,11 @@ async def combat_loss_choice(t, rb) -> None:
         await t.run(t.gm, "godsfire set", field="units", value="SQD=3", system=name)
     await t.run(t.gm, "godsfire counter add", kind="AG", at="K1", owner=str(t.alice.id), count=2)
     await t.run(t.gm, "godsfire counter add", kind="AG", at="K2", owner=str(t.alice.id), count=2)
-    await t.run(t.gm, "godsfire phase next")  # no initiative this turn: straight to the Combat Phase
+    await t.run(t.gm, "gm dice", values="6 1")  # the order: alice, bob
+    await t.run(t.gm, "godsfire phase next")  # A.1: initiative starts; both pass
+    await t.run(t.alice, "godsfire movement pass")
+    await t.run(t.bob, "godsfire movement pass")
+    await t.run(t.gm, "godsfire phase next")  # the Combat Phase
     counters = named(t, await t.run(t.alice, "godsfire counters"))
     assert "• Rigel: SQD #5 (neutral), SQD #6 (neutral), SQD #7 (neutral)" in counters
     assert "• Altair: SQD #8 (neutral), SQD #9 (neutral), SQD #10 (neutral)" in counters

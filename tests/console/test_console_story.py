@@ -134,7 +134,8 @@ async def test_a_god_dice_turn_is_told_with_its_attack(tmp_path):
 GODSFIRE = [
     "gm /game start ruleset:godsfire", 'gm /gm dice values:"3 4 5 3 1 1 6 6"',
     "gm /godsfire system add name:Sol owner:alice planets:2 regions:2", "gm /godsfire phase next",
-    "gm /godsfire phase next", "gm /godsfire phase next",
+    "alice /godsfire movement pass",  # A.1: turn 1's initiative starts at the GM's first step
+    "gm /godsfire phase next", "gm /godsfire phase next", "gm /godsfire phase next",
 ]
 
 
@@ -149,7 +150,7 @@ async def test_a_godsfire_turn_is_told_phase_by_phase(tmp_path):
         phases = [line.strip() for line in story if line.strip().startswith("⏭")]
         assert len(phases) == 3 and all(p.startswith("⏭ Turn 1: the ") for p in phases)
         assert [line for line in story if line.endswith("/godsfire phase next")] == [
-            "2030-01-01 00:00 UTC — gm: /godsfire phase next"] * 3
+            "2030-01-01 00:00 UTC — gm: /godsfire phase next"] * 4
     finally:
         await store.close()
 

@@ -33,6 +33,23 @@ async def send_chart(interaction: discord.Interaction, drawn: Chart | MapPicture
     await reply(interaction, f"{mark} {safe(shown.title)}", file=discord.File(io.BytesIO(png), drawn.file_name))
 
 
+async def post_picture(bot: discord.Client, channel: discord.abc.Messageable, guild_id: int | None,
+                       drawn: Chart | MapPicture) -> None:
+    """Post a picture for the channel outside any interaction (the clock, a prompt's follow-up): players by the
+    names the bot knows (its cache), else by the end of their id."""
+    guild = bot.get_guild(guild_id) if guild_id else None
+
+    def name(text: str) -> str:
+        user = (guild.get_member(int(text)) if guild is not None else None) or bot.get_user(int(text))
+        return user.display_name if user is not None else f"player …{text[-4:]}"
+
+    shown = charts.relabel(drawn, lambda side: USER_ID.sub(lambda m: name(m.group()), side))
+    png = await charts.render(shown)
+    mark = "🗺️" if isinstance(drawn, MapPicture) else "📈"
+    await channel.send(f"{mark} {safe(shown.title)}", file=discord.File(io.BytesIO(png), drawn.file_name),
+                       allowed_mentions=discord.AllowedMentions.none())
+
+
 async def display_names(interaction: discord.Interaction, ids: set[str]) -> dict[str, str]:
     """Each player id's name in this server (the member's display name, else the user's name), looked up from the
     cache, then from Discord for at most MAX_LOOKUPS of them; one not found is shown as "player …1234"."""

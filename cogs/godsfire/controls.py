@@ -21,6 +21,7 @@ from typing import Any
 
 import discord
 
+from cogs.charts import post_picture
 from cogs.controls import click_lock, guarded, swap_controls
 from cogs.godsfire.render import godsfire_embeds
 from cogs.render import NO_PINGS, finish, message_batches, pings, report_embeds, view_embeds
@@ -39,8 +40,9 @@ from cogs.util import (
 from engine.commands import BY_PATH, build_action, coerce_options
 from engine.core import execute
 from engine.describe import plural
-from engine.errors import RuleViolation
-from engine.godsfire.events import SystemAdded, SystemChanged
+from engine.errors import RefereeError, RuleViolation
+from engine.godsfire.events import GameChanged, SystemAdded, SystemChanged
+from engine.godsfire.maps import picture
 from engine.godsfire.state import GodsfireState, LossChoice
 from engine.godsfire.views import system_view
 from engine.names import name_key
@@ -520,6 +522,34 @@ async def answer_with(interaction: discord.Interaction, report: Report, embeds: 
     message_id = await reply(interaction, text, embeds=embeds, view=view, allowed_mentions=pings(*notify))
     channel = bot_of(interaction).get_partial_messageable(interaction.channel_id or 0, guild_id=interaction.guild_id)
     await swap_controls(bot_of(interaction), channel, report.game_id, message_id if view is not None else None)
+    await post_board(interaction.client, channel, interaction.guild_id, report)
+
+
+def new_go(report: Report) -> bool:
+    """Whether a report hands the Movement Phase's initiative to a new go (a player, or a new round) on a map."""
+    state = report.state
+    if not isinstance(state, GodsfireState) or state.board is None or go_of(state) is None:
+        return False
+    ini = state.initiative
+    assert ini is not None
+    for event in report.caught_up + report.events:
+        if isinstance(event, GameChanged) and "initiative" in event.changes:
+            old = event.before.get("initiative") or {}
+            if (old.get("awaiting"), old.get("round"), old.get("holder")) != (ini.awaiting, ini.round, ini.holder):
+                return True
+    return False
+
+
+async def post_board(bot: discord.Client, channel: discord.abc.Messageable, guild_id: int | None,
+                     report: Report) -> None:
+    """With each go's prompt of the Movement Phase on a map: the table as a picture, after the prompt (drawn in
+    the chart worker; a picture that cannot be drawn is left out, the prompt stands)."""
+    if not new_go(report):
+        return
+    try:
+        await post_picture(bot, channel, guild_id, picture(report.state))
+    except (RefereeError, discord.HTTPException) as err:
+        log.warning("the map of game %s was not posted: %s", report.game_id, err)
 
 
 async def answer_with_sheet(interaction: discord.Interaction, report: Report) -> None:
@@ -551,6 +581,8 @@ async def announce(clock: Any, channel: discord.PartialMessageable, report: Repo
     message = await channel.send(text, embeds=batches[-1], view=view,  # type: ignore[arg-type]
                                  allowed_mentions=pings(*waiting_on(state)) if view is not None else NO_PINGS)
     await swap_controls(clock.bot, channel, report.game_id, message.id if view is not None else None)
+    guild = getattr(channel, "guild", None)
+    await post_board(clock.bot, channel, guild.id if guild is not None else None, report)
 
 
 async def after_change(clock: Any, channel: discord.PartialMessageable, report: Report, state: GodsfireState,

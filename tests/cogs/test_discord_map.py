@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 
-from discordkit import table, texts
+from discordkit import settle, table, texts
 from matplotlib import image
 
 from cogs import charts as discord_charts
@@ -50,4 +50,35 @@ async def test_the_map_is_posted_as_a_png_with_the_players_names(tmp_path, monke
         assert [(s.at, s.side, s.text) for s in picture.stacks] == [("Aster", "alice", "1 NG, 2 SQD"),
                                                                     ("Brand", "bob", "1 NG")]
         assert "2 planets · alice" in [s.note for s in picture.spots]
+    charts.close_pool()
+
+
+async def test_each_go_of_the_movement_phase_on_a_map_comes_with_the_picture(tmp_path):
+    """The Movement Phase's prompts: when initiative hands a go to a player (or a new round) on a map, the picture
+    of the table follows the prompt; a command that hands no new go posts none, and a game without a map none."""
+    async with table(tmp_path) as t, t.bot():
+        await t.run(t.gm, "game start", ruleset="godsfire")
+        await t.run(t.gm, "godsfire map load", name="twin-reaches")
+        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6")
+        await t.run(t.gm, "godsfire system add", name="Aster", owner=t.alice)
+        await t.run(t.gm, "godsfire system add", name="Brand", owner=t.bob)
+        await t.run(t.gm, "godsfire counter add", kind="SQD", at="Aster", owner=str(t.alice.id), count=2)
+
+        def pictures() -> list:
+            return [m for m in t.messages() if m.attachments and m.attachments[0].filename == "map.png"]
+
+        await t.run(t.gm, "gm dice", values="6 1")
+        started = await t.run(t.gm, "godsfire phase next")  # alice holds initiative: her go, with the map
+        await started.wait_for_final_message()
+        await settle(t.fake, timeout=120)  # (a bound, not a wait: the first picture starts the chart worker)
+        [first] = pictures()
+        assert first.content == "🗺️ The Twin Reaches" and first.attachments[0].data.startswith(b"\x89PNG")
+        await t.run(t.alice, "godsfire counters")  # a query: no new go, no picture
+        moved = await t.run(t.alice, "godsfire movement move", counters="3 4", to="C3")
+        await moved.wait_for_final_message()
+        await settle(t.fake, timeout=120)
+        assert len(pictures()) == 1  # the same go goes on
+        await t.run(t.alice, "godsfire movement done")  # bob's go to respond: the map again, with the move
+        await settle(t.fake, timeout=120)
+        assert len(pictures()) == 2
     charts.close_pool()

@@ -108,6 +108,12 @@ def _names(state: GodsfireState) -> set[str]:
 
 
 def _game_problems(state: GodsfireState, problems: list[str]) -> None:
+    if state.board is not None:
+        for i, system in enumerate(state.systems):
+            cell = state.board.find(system.name)
+            if cell is None or not cell.system or cell.name != system.name:
+                problems.append(f"systems[{i}].name: {system.name} is not a system of the game's map "
+                                f"{state.board.title!r}")
     if state.phase not in PHASES:
         problems.append(f"game.phase: unknown phase {state.phase!r} (phases: {', '.join(PHASES)})")
     if state.turn < 1:
@@ -283,7 +289,7 @@ def _procedure_problems(state: GodsfireState) -> list[str]:
         where = _position(state, counter.at)
         if where is None:
             problems.append(f"{path}.at: counter #{counter.number} is at {counter.at!r}, which names no region of "
-                            "that system")
+                            "that system" + (" and no cell of the map" if state.board is not None else ""))
         elif where[0] != counter.at:
             problems.append(f"{path}.at: counter #{counter.number} is at {counter.at!r}, which the table writes "
                             f"{where[0]!r}")

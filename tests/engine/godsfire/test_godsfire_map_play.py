@@ -177,3 +177,16 @@ def test_retreats_on_the_map_go_one_touching_cell() -> None:
     t.refuse(combat.Retreat("G5"), RuleViolation, "G5 does not touch D3", "alice")
     t.do(combat.Retreat("D2"), "alice")
     assert t.state.counter(7).at == "D2"
+
+
+def test_an_import_is_checked_against_its_map() -> None:
+    from engine.godsfire.snapshot import check_state
+
+    t = board_game()
+    t.do(table.AddCounters("SQD", "C3", "alice"))
+    data = state_to_dict(t.state)
+    data["game"]["counters"][-1]["at"] = "Z99"
+    data["systems"][0]["name"] = "Sol"
+    problems = check_state(state_from_dict(data), t.rules)
+    assert "systems[0].name: Sol is not a system of the game's map 'The Twin Reaches'" in problems
+    assert any("'Z99', which names no region of that system and no cell of the map" in p for p in problems)

@@ -82,3 +82,25 @@ async def test_each_go_of_the_movement_phase_on_a_map_comes_with_the_picture(tmp
         await settle(t.fake, timeout=120)
         assert len(pictures()) == 2
     charts.close_pool()
+
+
+async def test_a_gm_loads_a_map_file_as_an_attachment_and_a_bad_one_is_refused_to_them_alone(tmp_path):
+    from fakediscord import FakeAttachment
+
+    async with table(tmp_path) as t, t.bot() as rb:
+        await t.run(t.gm, "game start", ruleset="godsfire")
+        bad = await t.run(t.gm, "godsfire map load", file=FakeAttachment("loop.toml", b'[[cell]]\nname = "A"\n'
+                                                                                      b'touches = ["A"]\n'))
+        answer = await bad.wait_for_final_message() if bad.deferred else bad.message
+        assert answer.ephemeral and texts(answer) == "⛔ that map cannot be used: cell A touches itself"
+        player = await t.run(t.alice, "godsfire map load", file=FakeAttachment("ring.toml", b"x = 1\n"))
+        answer = await player.wait_for_final_message() if player.deferred else player.message
+        assert answer.ephemeral and "only the GM" in texts(answer)
+        assert (await t.state(rb)).board is None  # nothing changed
+        ring = b'title = "Ring"\n[[cell]]\nname = "North"\ntouches = ["South"]\n[[cell]]\nname = "South"\n'
+        loaded = await t.run(t.gm, "godsfire map load", file=FakeAttachment("ring.toml", ring))
+        await loaded.wait_for_final_message()
+        board = (await t.state(rb)).board
+        assert board is not None and board.title == "Ring" and [c.name for c in board.cells] == ["North", "South"]
+        said = [e.get("description") for m in t.messages() for e in m.embeds]  # for the channel to see
+        assert "▸ The GM loads the map 'Ring': 2 cells, 0 systems, 0 in nebulae." in said

@@ -10,6 +10,7 @@ import io
 
 import discord
 
+from cogs.host import RefereeHost
 from cogs.render import USER_ID, safe
 from cogs.util import reply
 from engine.chartspec import Chart
@@ -33,7 +34,7 @@ async def send_chart(interaction: discord.Interaction, drawn: Chart | MapPicture
     await reply(interaction, f"{mark} {safe(shown.title)}", file=discord.File(io.BytesIO(png), drawn.file_name))
 
 
-async def post_picture(bot: discord.Client, channel: discord.abc.Messageable, guild_id: int | None,
+async def post_picture(bot: RefereeHost, channel: discord.abc.Messageable, guild_id: int | None,
                        drawn: Chart | MapPicture) -> None:
     """Post a picture for the channel outside any interaction (the clock, a prompt's follow-up): players by the
     names the bot knows (its cache), else by the end of their id."""

@@ -24,6 +24,7 @@ import discord
 from cogs.charts import post_picture
 from cogs.controls import click_lock, guarded, swap_controls
 from cogs.godsfire.render import godsfire_embeds
+from cogs.host import RefereeHost
 from cogs.render import NO_PINGS, finish, message_batches, pings, report_embeds, view_embeds
 from cogs.util import (
     actor,
@@ -522,7 +523,7 @@ async def answer_with(interaction: discord.Interaction, report: Report, embeds: 
     message_id = await reply(interaction, text, embeds=embeds, view=view, allowed_mentions=pings(*notify))
     channel = bot_of(interaction).get_partial_messageable(interaction.channel_id or 0, guild_id=interaction.guild_id)
     await swap_controls(bot_of(interaction), channel, report.game_id, message_id if view is not None else None)
-    await post_board(interaction.client, channel, interaction.guild_id, report)
+    await post_board(bot_of(interaction), channel, interaction.guild_id, report)
 
 
 def new_go(report: Report) -> bool:
@@ -540,7 +541,7 @@ def new_go(report: Report) -> bool:
     return False
 
 
-async def post_board(bot: discord.Client, channel: discord.abc.Messageable, guild_id: int | None,
+async def post_board(bot: RefereeHost, channel: discord.abc.Messageable, guild_id: int | None,
                      report: Report) -> None:
     """With each go's prompt of the Movement Phase on a map: the table as a picture, after the prompt (drawn in
     the chart worker; a picture that cannot be drawn is left out, the prompt stands)."""

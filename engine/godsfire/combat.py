@@ -207,7 +207,7 @@ def unit_strength(state: GodsfireState, counter: Counter, target: table.Place) -
     if counter.kind == "SQD" and target.ground:
         return 0
     on_system = target.system is not None or system_at(state, counter.at) is not None
-    return int(state.house.strength(counter.kind, on_system))
+    return int(state.house.strength(counter.kind, on_system)) * counter.size  # a built-up counter: its units
 
 
 def defenders(state: GodsfireState, attack: Attack) -> list[Counter]:
@@ -250,7 +250,8 @@ def restore_neutral(tx: Tx[GodsfireState], system: System, why: str) -> None:
     number = max([state.next_counter - 1, *(c.number for c in counters)]) + 1
     added = []
     for kind, want in tx.rules.neutral_units.items():
-        have = sum(1 for c in counters if c.owner is None and c.kind == kind and system_at(state, c.at) is system)
+        have = table.units(c for c in counters
+                           if c.owner is None and c.kind == kind and system_at(state, c.at) is system)
         for _ in range(int(want) - have):
             counters.append(Counter(number, kind, None, system.name, False))
             added.append(f"{kind} #{number}")
@@ -287,7 +288,7 @@ def tidy_choices(tx: Tx[GodsfireState]) -> None:
             kept.append(choice)
         elif not left:
             notes.append(f"{choice.reason.split(':')[0]}'s {choice.kind} is void: its units are gone")
-        elif choice.kind == "losses" and len(left) <= choice.count:
+        elif choice.kind == "losses" and table.units(c for c in state.counters if c.number in left) <= choice.count:
             gone += left
             lost = counter_numbers(state.counter(n) for n in left)
             notes.append(f"{choice.reason.split(':')[0]}: {lost} lost (all that is left to choose from)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.godsfire import (
+    buildup,
     charts,
     combat,
     economy,
@@ -152,9 +153,9 @@ def _by_group(commands: tuple[Command, ...]) -> tuple[Command, ...]:
     return tuple(sorted(commands, key=group_index))
 
 
-COMMANDS: tuple[Command, ...] = _by_group((*OWN, *maps.COMMANDS, *movement.COMMANDS, *combat.COMMANDS, *war.COMMANDS,
-                                           *economy.COMMANDS, *loans.COMMANDS, *politics.COMMANDS,
-                                           *subversion.COMMANDS))
+COMMANDS: tuple[Command, ...] = _by_group((*OWN, *maps.COMMANDS, *movement.COMMANDS, *buildup.COMMANDS,
+                                           *combat.COMMANDS, *war.COMMANDS, *economy.COMMANDS, *loans.COMMANDS,
+                                           *politics.COMMANDS, *subversion.COMMANDS))
 
 RENAMED = {
     "godsfire initiative start": "godsfire movement initiative", "godsfire initiative": "godsfire movement initiative",

@@ -173,7 +173,7 @@ def _require_movement(state: GodsfireState, what: str) -> None:
                             f"{state.phase} phase")
 
 
-def _awaited(tx: Tx[GodsfireState], player: str, what: str) -> Initiative:
+def awaited(tx: Tx[GodsfireState], player: str, what: str) -> Initiative:
     state: GodsfireState = tx.state
     _require_movement(state, what)
     if state.transit is not None:
@@ -265,7 +265,7 @@ def move(tx: Tx[GodsfireState], action: Move) -> None:
     """A.2: move counters (together) to a position: on a map along a path of touching cells (through the cells
     named, in order), without one through the cells the player names."""
     player = acting_player(tx, action.player, "move").name
-    _awaited(tx, player, "move")
+    awaited(tx, player, "move")
     table.reconcile(tx)
     state: GodsfireState = tx.state
     numbers = table.parse_numbers(action.counters)
@@ -397,7 +397,7 @@ def _arrive(tx: Tx[GodsfireState], player: str, numbers: list[int], at: str, gro
 def end_go(tx: Tx[GodsfireState], action: EndGo) -> None:
     """A.1: the awaited player ends the go: `done` after moving, or `pass`."""
     player = acting_player(tx, action.player, "play a go").name
-    ini = _awaited(tx, player, "pass" if action.passing else "end the go")
+    ini = awaited(tx, player, "pass" if action.passing else "end the go")
     if not action.passing and not ini.moved and ini.awaiting == ini.holder:
         raise RuleViolation("A.1.2: the player with initiative moves at least one counter or passes")
     moved = ini.moved and not action.passing
@@ -439,6 +439,7 @@ def apply_transit(tx: Tx[GodsfireState], answer: str, retreat: str = "", column:
         stationary = [c.number for c in state.counters_at(pending.cell)
                       if c.kind in FIGHTING and table.is_enemy(c, pending.mover)]
         lost_movers: list[int] = []
+        worn: list[int] = []
         lost_stationary = 0
         for n in list(going):
             die = tx.roll(f"transit attack on {pending.mover}'s {table.short(state.counter(n))} at {pending.cell}",
@@ -446,17 +447,22 @@ def apply_transit(tx: Tx[GodsfireState], answer: str, retreat: str = "", column:
             code = tx.rules.transit.read(col, die)
             tx.emit(ChartRead("transit", col, die, code, result_words(tx.rules, code),
                               f"{pending.stationary} attacks {table.short(state.counter(n))} in transit"))
-            if code in ("ME", "M1"):  # an individual counter losing a unit is gone
+            if code == "ME" or (code == "M1" and state.counter(n).size == 1):  # an individual counter
                 lost_movers.append(n)
+            elif code == "M1":  # a built-up counter loses one unit and goes on
+                worn.append(n)
             elif code == "Ms":
                 stopped.append(n)
             elif code == "S1":
                 lost_stationary += 1
         if lost_movers:
             _remove(tx, lost_movers, f"lost in the transit attack at {pending.cell}")
+        if worn:
+            table.set_counters(tx, table.take_units(table.copy_counters(tx.state), worn),
+                               f"M1: {', '.join(f'#{n}' for n in worn)} lose one unit in the transit attack")
         if lost_stationary and stationary:
-            _remove(tx, stationary[:lost_stationary],
-                    f"S1: the stationary units at {pending.cell} lose {lost_stationary} (the first listed)")
+            _lose_units(tx, stationary, lost_stationary,
+                        f"S1: the stationary units at {pending.cell} lose {lost_stationary} (the first listed)")
         going = [n for n in going if n not in lost_movers and n not in stopped]
     elif answer == "block":
         cell = table.place_of(state, retreat) if retreat else None
@@ -490,6 +496,19 @@ def apply_transit(tx: Tx[GodsfireState], answer: str, retreat: str = "", column:
         _travel(tx, mover, going, pending.cell, dest, pending.rest, pending.origin)
     elif tx.state.initiative is not None and tx.state.initiative.awaiting == mover:
         change_game(tx, f"{mover} has moved this go", initiative=replace(tx.state.initiative, moved=True))
+
+
+def _lose_units(tx: Tx[GodsfireState], numbers: list[int], count: int, reason: str) -> None:
+    """`count` units lost from the counters `numbers`, the first listed first (a counter with none left goes)."""
+    taken: list[int] = []
+    for n in numbers:
+        taken += [n] * min(tx.state.counter(n).size, count - len(taken))
+    gone = [n for n in dict.fromkeys(taken) if taken.count(n) >= tx.state.counter(n).size]
+    worn = [n for n in taken if n not in gone]
+    if gone:
+        _remove(tx, gone, reason)
+    if worn:
+        table.set_counters(tx, table.take_units(table.copy_counters(tx.state), worn), reason)
 
 
 def _remove(tx: Tx[GodsfireState], numbers: list[int], reason: str) -> None:

@@ -57,8 +57,8 @@ class _Plan:
 
 def _pdf_rule(losers: list[Counter], enemy: list[Counter]) -> tuple[list[Counter], list[Counter]]:
     """B.2.4: (the losers' PDFs spared, the losers that can take losses)."""
-    ground = sum(1 for c in enemy if c.ground)
-    if enemy and 2 * ground >= len(enemy):
+    ground = table.units(c for c in enemy if c.ground)
+    if enemy and 2 * ground >= table.units(enemy):
         return [], losers
     return [c for c in losers if c.kind == "PDF"], [c for c in losers if c.kind != "PDF"]
 
@@ -91,7 +91,7 @@ def _apply(tx: Tx[GodsfireState], plan: _Plan, code: str, counters: list[Counter
         return f"{loser} retreats: {chooser} names where (/godsfire combat retreat to:<cell> number:{attack.number})"
     spared, takes = _pdf_rule(losers, enemy)
     spare = f"; {counter_numbers(spared)} stay: {PDF_RULE}" if spared else ""
-    if what == "E" or (what.isdecimal() and 0 < len(takes) <= int(what)):
+    if what == "E" or (what.isdecimal() and 0 < table.units(takes) <= int(what)):
         gone = {c.number for c in takes}
         counters[:] = [c for c in counters if c.number not in gone]
         if what == "E":
@@ -229,21 +229,26 @@ def _pending_words(choices: list[LossChoice]) -> str:
 def choose_losses(tx: Tx[GodsfireState], action: ChooseLosses) -> None:
     """The enemy picks exactly the units lost among those listed (the key: enemy's choice)."""
     choice = _find_choice(tx, "losses", action.number)
-    numbers = table.parse_numbers(action.units, "units")
+    numbers = table.parse_numbers(action.units, "units", repeats=True)
     table.reconcile(tx)
     state: GodsfireState = tx.state
     on_table = {c.number for c in state.counters}
     among = [n for n in choice.counters if n in on_table]
-    count = min(choice.count, len(among))
+    count = min(choice.count, table.units(state.counter(n) for n in among))
     wrong = [n for n in numbers if n not in among]
     listed = counter_numbers(state.counter(n) for n in among)
     if wrong:
         raise RuleViolation(f"B: #{wrong[0]} is not among the units that can be lost ({listed}; {PDF_RULE})")
+    over = next((n for n in dict.fromkeys(numbers) if numbers.count(n) > state.counter(n).size), None)
+    if over is not None:
+        raise BadInput(f"{table.short(state.counter(over))} holds {state.counter(over).size} "
+                       f"unit{'s' if state.counter(over).size > 1 else ''}: name it at most that many times")
     if len(numbers) != count:
-        raise BadInput(f"choose exactly {count} of {listed}, not {len(numbers)}")
-    lost = [state.counter(n) for n in numbers]
+        raise BadInput(f"choose exactly {count} of {listed}, not {len(numbers)} (a unit lost each time a counter "
+                       "is named)")
+    lost = [state.counter(n) for n in dict.fromkeys(numbers)]
     who = "the GM" if tx.ctx.is_gm and not same_name(tx.ctx.actor, choice.chooser) else choice.chooser
-    counters = [c for c in table.copy_counters(state) if c.number not in numbers]
+    counters = table.take_units(table.copy_counters(state), numbers)
     change_game(tx, f"{choice.reason.split(':')[0]}: {who} chooses the losses ({KEY}): {side_words(state, lost)} "
                 "eliminated", choices=drop_choice(state, choice), counters=counters)
     table.sync(tx)
@@ -375,8 +380,11 @@ def _default(tx: Tx[GodsfireState], choice: LossChoice) -> None:
     rest = [c for c in state.choices if c is not choice]
     counters = table.copy_counters(state)
     if choice.kind == "losses":
-        lost = on_table[:choice.count]
-        counters = [c for c in counters if c.number not in {x.number for x in lost}]
+        taken: list[int] = []
+        for c in on_table:  # the first units listed
+            taken += [c.number] * min(c.size, choice.count - len(taken))
+        lost = [c for c in on_table if c.number in taken]
+        counters = table.take_units(counters, taken)
         change_game(tx, f"{late}: the first listed are lost ({KEY}): {side_words(state, lost)}",
                     choices=rest, counters=counters)
         table.sync(tx)

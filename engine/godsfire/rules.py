@@ -30,7 +30,7 @@ class GodsfireHouse(House):
         "economy_cost_i1": (0, 100),
         "response_hours": (0.1, 168),
         "sqd_strength": (0, 50), "ag_strength": (0, 50), "ag_strength_small": (0, 50), "pdf_strength": (0, 50),
-        "ng_strength": (0, 50),
+        "ng_strength": (0, 50), "build_up_most": (1, 12),
     }
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"transit_column": ("-2", "-1", "0")}
     UNITS: ClassVar[dict[str, str]] = {**{f"economy_cost_{level}": "GB" for level in ("s", "a1", "a2", "i1")},
@@ -54,6 +54,8 @@ class GodsfireHouse(House):
     ag_strength_small: int = 2
     pdf_strength: int = 3
     ng_strength: int = 0
+    # A.2.5: the most units one counter may hold when units are built up (the counters are not on the sheet).
+    build_up_most: int = 3
 
     def strength(self, kind: str, on_system: bool) -> int:
         """A unit's combat strength (B.1.4: an AG uses the smaller number unless on a system sheet or cell)."""

@@ -108,6 +108,7 @@ class Counter(Strict):
     moved: Annotated[int, count(0, MAX_COUNT)] = 0
     amount: Count = 0
     came_from: Annotated[str, Field(max_length=60)] = ""
+    size: Annotated[int, count(1, 12)] = 1
 
 
 class Initiative(Strict):

@@ -103,6 +103,7 @@ class Counter:
     moved: int = 0  # the turn it last moved (A.2.1: once a turn)
     amount: int = 0  # GB: the money it is
     came_from: str = ""  # the cell its move of that turn started from (the map's picture draws the move)
+    size: int = 1  # the units it holds (A.2.5: built up; a loss takes one unit)
 
 
 @dataclass

@@ -10,6 +10,7 @@ units placed at D.14), each table action moves counters, and `sync` writes the b
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from engine.core import Tx, require_gm
@@ -56,26 +57,50 @@ def place_of(state: GodsfireState, raw: str) -> Place:
     return Place(text, False)
 
 
-def parse_numbers(raw: str, what: str = "counters") -> list[int]:
-    """`"3 4, #7"` → [3, 4, 7] (each once)."""
+def parse_numbers(raw: str, what: str = "counters", repeats: bool = False) -> list[int]:
+    """`"3 4, #7"` → [3, 4, 7] (each once, unless `repeats`: a unit lost from a built-up counter each time)."""
     words = [w.lstrip("#") for w in re.split(r"[\s,]+", str(raw).strip()) if w]
     if not words or not all(w.isdecimal() for w in words):
         raise BadInput(f"{what}: give counter numbers, e.g. \"3 4\" (/godsfire counters lists them)")
-    numbers = list(dict.fromkeys(int(w) for w in words))
+    numbers = [int(w) for w in words] if repeats else list(dict.fromkeys(int(w) for w in words))
     if len(numbers) > MAX_LISTED:
         raise BadInput(f"{what}: at most {MAX_LISTED} counters at once")
     return numbers
 
 
 def label(counter: Counter) -> str:
-    """`AG #4 (alice) at Sol 2` — money shows its amount."""
+    """`AG #4 (alice) at Sol 2` — money shows its amount, a built-up counter its units (`AG #4 ×3`)."""
     owner = counter.owner or "neutral"
     kind = f"{counter.amount} GB" if counter.kind == "GB" else counter.kind
-    return f"{kind} #{counter.number} ({owner}) at {counter.at}{' (ground)' if counter.ground else ''}"
+    return (f"{kind} #{counter.number}{_times(counter)} ({owner}) at {counter.at}"
+            f"{' (ground)' if counter.ground else ''}")
 
 
 def short(counter: Counter) -> str:
-    return f"{counter.kind} #{counter.number}"
+    return f"{counter.kind} #{counter.number}{_times(counter)}"
+
+
+def _times(counter: Counter) -> str:
+    return f" ×{counter.size}" if counter.size > 1 else ""
+
+
+def units(counters: Iterable[Counter]) -> int:
+    """The units the counters hold (a built-up counter holds several, A.2.5)."""
+    return sum(c.size for c in counters)
+
+
+def take_units(counters: list[Counter], numbers: Iterable[int]) -> list[Counter]:
+    """The counters (working copies) after one unit is lost from each counter named, once for each time it is
+    named (a counter with no unit left is gone)."""
+    left = {c.number: c.size for c in counters}
+    for n in numbers:
+        left[n] = left.get(n, 0) - 1
+    kept = []
+    for c in counters:
+        if left[c.number] > 0:
+            c.size = left[c.number]
+            kept.append(c)
+    return kept
 
 
 def is_enemy(counter: Counter, player: str | None) -> bool:
@@ -112,14 +137,22 @@ def reconcile(tx: Tx[GodsfireState]) -> None:
         boxes.append((system.name, False, system.owner, system.units))
         for region in system.regions:
             boxes.append((f"{system.name} {region.number}", True, system.owner, region.units))
-    for at, ground, owner, units in boxes:
+    for at, ground, owner, box in boxes:
         for kind in FIGHTING:
             here = [c for c in counters if c.at == at and c.kind == kind and c.owner == owner]
-            want = int(units.get(kind, 0))
-            for _ in range(want - len(here)):
+            want = int(box.get(kind, 0))
+            for _ in range(want - units(here)):
                 _add(counters, kind, owner, at, ground, first)
-            for extra in here[want:][::-1] if len(here) > want else []:
-                counters.remove(extra)
+            excess = units(here) - want
+            for extra in here[::-1]:  # fewer units in the box: the last counters give them up
+                if excess <= 0:
+                    break
+                taken = min(extra.size, excess)
+                excess -= taken
+                if taken == extra.size:
+                    counters.remove(extra)
+                else:
+                    extra.size -= taken
     for player in state.players:
         ng = [c for c in counters if c.kind == "NG" and c.owner == player.name]
         if player.government and not player.out and not ng:
@@ -136,17 +169,17 @@ def sync(tx: Tx[GodsfireState]) -> None:
         in_cell = [c for c in state.counters if c.at == system.name and c.kind in FIGHTING]
         own = [c for c in in_cell if c.owner == system.owner]
         change_system(tx, system.name, "the counters on its cell", units=_by_kind(own),
-                      enemy_units=len(in_cell) - len(own))
+                      enemy_units=units(in_cell) - units(own))
         for region in system.regions:
             at = f"{system.name} {region.number}"
             here = [c for c in state.counters if c.at == at and c.kind in FIGHTING]
             mine = [c for c in here if c.owner == system.owner]
             change_region(tx, system.name, region.number, "the counters on its ground", units=_by_kind(mine),
-                          enemy_units=len(here) - len(mine))
+                          enemy_units=units(here) - units(mine))
 
 
 def _by_kind(counters: list[Counter]) -> dict[str, int]:
-    found = {kind: sum(1 for c in counters if c.kind == kind) for kind in FIGHTING}
+    found = {kind: units(c for c in counters if c.kind == kind) for kind in FIGHTING}
     return {kind: n for kind, n in found.items() if n}
 
 

@@ -238,7 +238,9 @@ async def test_every_godsfire_command_answers_on_discord(tmp_path):
             (t.bob, "godsfire combat losses", {"units": "1"}),
             (t.bob, "godsfire combat retreat", {"to": "K4"}),
         ]
-        runs += [(t.gm, "godsfire map load", {"name": "twin-reaches"}),  # refused: Sol is not on it
+        runs += [(t.alice, "godsfire movement build", {"counters": "1 2"}),  # refused: not the Movement Phase
+                 (t.alice, "godsfire movement split", {"counter": 1}),
+                 (t.gm, "godsfire map load", {"name": "twin-reaches"}),  # refused: Sol is not on it
                  (t.alice, "godsfire map show", {})]  # refused: no map
         runs.append((t.gm, "godsfire victory declare", {"player": str(t.alice.id)}))
         for user, path, options in runs:

@@ -40,7 +40,7 @@ ALLOWED_IN_BACKTICKS = frozenset({
     "end_turn_when_all_done", "spoils_multiplier",  # Nations
     "national_allegiance_start", "economy_cost_s", "economy_cost_a1", "economy_cost_a2", "economy_cost_i1",
     "response_hours", "transit_column", "sqd_strength", "ag_strength", "ag_strength_small", "pdf_strength",
-    "ng_strength",  # Godsfire (God Dice has reminder_hours only)
+    "ng_strength", "build_up_most",  # Godsfire (God Dice has reminder_hours only)
 })
 """The only snake_case words players may see: command option values, each in backticks."""
 

@@ -16,7 +16,7 @@ from engine.errors import BadInput, RuleViolation
 from engine.godsfire.board import MAX_MAP_FILE, Board, MapError, read_map
 from engine.godsfire.common import RULESET, handles
 from engine.godsfire.events import change_game
-from engine.godsfire.state import FIGHTING, GodsfireState
+from engine.godsfire.state import FIGHTING, PHASE_NAMES, GodsfireState
 from engine.mapspec import Arrow, MapPicture, Spot, Stack
 from engine.names import name_key
 from engine.toml_text import parse_toml
@@ -171,7 +171,7 @@ def picture(state: GodsfireState, history: Any = None, options: dict[str, Any] |
         if c.kind == "GB":
             money += c.amount
         else:
-            kinds[c.kind] = kinds.get(c.kind, 0) + 1
+            kinds[c.kind] = kinds.get(c.kind, 0) + c.size  # units (a built-up counter holds several)
         groups[key] = (kinds, money)
     stacks = tuple(Stack(at, owner or "neutral", colours.get(owner or "", NEUTRAL_COLOUR), _stack_text(kinds, money),
                          ground)
@@ -195,7 +195,6 @@ def picture(state: GodsfireState, history: Any = None, options: dict[str, Any] |
     legend = tuple((p.name + (" (out)" if p.out else ""), colours[p.name]) for p in state.players)
     if any(c.owner is None for c in state.counters) or any(s.owner is None for s in state.systems):
         legend += (("neutral", NEUTRAL_COLOUR),)
-    from engine.godsfire.state import PHASE_NAMES  # (the state module is the picture's only other source)
     return MapPicture(board.title, tuple(spots), tuple(links), board.hexes, stacks, tuple(arrows), legend,
                       f"Turn {state.turn}: {PHASE_NAMES[state.phase]}", "map.png")
 

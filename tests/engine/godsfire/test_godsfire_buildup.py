@@ -91,3 +91,14 @@ def test_a_transit_m1_takes_one_unit_of_a_built_up_counter() -> None:
     # column 0: die 2 → M1: AG #6 ×2 loses one unit and goes on to K6
     t.do(movement.TransitAnswer("attack"), "bob", dice=[2])
     assert (t.state.counter(6).size, t.state.counter(6).at) == (1, "K6")
+
+
+def test_the_maps_picture_counts_units() -> None:
+    from engine.godsfire import maps
+
+    t = Table()
+    t.do(maps.LoadMap("twin-reaches"))
+    t.system("Aster", "alice", ["M 4 A-1"], planets=2, units={"AG": 3})
+    t.do(movement.StartInitiative())
+    t.do(buildup.BuildUp("1 2 3"), "alice")
+    assert [(s.at, s.text) for s in maps.picture(t.state).stacks] == [("Aster", "3 AG, 1 NG")]

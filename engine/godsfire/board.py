@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.errors import BadInput
-from engine.names import clean_name, name_key
+from engine.names import clean_name, look_alike_key, name_key
 
 MAX_PLANETS = 12  # a system's planets at the most
 MAX_MAP_CELLS = 600  # cells on one map
@@ -287,7 +287,9 @@ def _named_cells(raw: object) -> list[dict[str, Any]]:
         if unknown:
             raise MapError(f"cell {i} has no key {sorted(unknown)[0]!r} (its keys: {', '.join(sorted(CELL_KEYS))})")
         name = _cell_name(item.get("name"), f"cell {i}'s name")
-        touches = _names(item.get("touches", []), f"cell {name}'s touches", MAX_TOUCHES)
+        touches = list(dict.fromkeys(_names(item.get("touches", []), f"cell {name}'s touches", MAX_TOUCHES * 2)))
+        if len(touches) > MAX_TOUCHES:
+            raise MapError(f"cell {name} touches {len(touches)} cells; at most {MAX_TOUCHES}")
         cell: dict[str, Any] = {"name": name, "touches": touches,
                                 "nebula": _bool(item.get("nebula", False), f"cell {name}'s nebula"),
                                 "level": _int(item.get("level", 1), f"cell {name}'s level", 1, MAX_LEVELS)}
@@ -325,16 +327,27 @@ def read_map(data: Mapping[str, Any], fallback_name: str = "map") -> Board:
     about = _text(data["about"], "the map's about", 300) if data.get("about") else ""
     if ("grid" in data) == ("cell" in data):
         raise MapError("a map has either a [grid] or [[cell]] tables, one of them")
-    hexes = "grid" in data or bool(data.get("hexes", False))
+    hexes = "grid" in data or _bool(data.get("hexes", False), "hexes")
     raw_cells = _grid_cells(data["grid"]) if "grid" in data else _named_cells(data["cell"])
     if not raw_cells:
         raise MapError("the map has no cells")
     by_key: dict[str, dict[str, Any]] = {}
+    looks: dict[str, str] = {}
     for cell in raw_cells:
         key = name_key(cell["name"])
         if key in by_key:
             raise MapError(f"two cells are called {_shown(cell['name'])}")
+        look = look_alike_key(cell["name"])
+        if look in looks:
+            raise MapError(f"cells {_shown(looks[look])} and {_shown(cell['name'])} look alike")
         by_key[key] = cell
+        looks[look] = cell["name"]
+    grids: set[str] = set()
+    for cell in raw_cells:
+        grid = name_key(cell.get("grid", ""))
+        if grid and (grid in by_key and grid != name_key(cell["name"]) or grid in grids):
+            raise MapError(f"cell {cell['name']}'s grid name {_shown(cell['grid'])} is another cell's name")
+        grids.add(grid)
     # every touch names a cell; touching is both ways (a file may say it once)
     links: dict[str, set[str]] = {k: set() for k in by_key}
     for key, cell in by_key.items():

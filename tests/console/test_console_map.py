@@ -6,21 +6,14 @@ from __future__ import annotations
 import io
 
 from matplotlib import image
+from pagehelpers import GODSFIRE_ON_THE_MAP
 from storehelpers import console_on, said
 
 from console.app import CHANNEL
 from engine.godsfire import maps
 from service import charts, mappicture
 
-ON_THE_MAP = [
-    "gm /game start ruleset:godsfire",
-    'gm /gm dice values:"3 4 5 3 1 1 6 6"',
-    "gm /godsfire system add name:Aster owner:alice planets:2 regions:2",
-    'gm /gm dice values:"3 4 5 3 1 1 6 6"',
-    "gm /godsfire system add name:Brand owner:bob planets:2 regions:2",
-    "gm /godsfire map load name:twin-reaches",
-    "gm /godsfire counter add kind:SQD at:Aster owner:alice count:2",
-]
+ON_THE_MAP = GODSFIRE_ON_THE_MAP
 
 
 async def test_the_map_is_written_as_a_png(tmp_path, monkeypatch):

@@ -46,6 +46,15 @@ GODSFIRE = [
     "alice /godsfire movement pass",  # A.1: turn 1's initiative starts at the GM's first step
     "gm /godsfire phase next", "gm /godsfire phase next", "gm /godsfire phase next",
 ]
+GODSFIRE_ON_THE_MAP = [  # alice's Aster and bob's Brand on the shipped map The Twin Reaches, 2 SQD at Aster
+    "gm /game start ruleset:godsfire",
+    'gm /gm dice values:"3 4 5 3 1 1 6 6"',
+    "gm /godsfire system add name:Aster owner:alice planets:2 regions:2",
+    'gm /gm dice values:"3 4 5 3 1 1 6 6"',
+    "gm /godsfire system add name:Brand owner:bob planets:2 regions:2",
+    "gm /godsfire map load name:twin-reaches",
+    "gm /godsfire counter add kind:SQD at:Aster owner:alice count:2",
+]
 LONG_ID = re.compile(r"\d{15,}")
 
 

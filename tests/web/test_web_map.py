@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 import pytest
-from pagehelpers import GODDICE, GODSFIRE, LONG_ID, NATIONS, Table, serving
+from pagehelpers import GODDICE, GODSFIRE, GODSFIRE_ON_THE_MAP, LONG_ID, NATIONS, Table, serving
 
 from engine.mapspec import MapPicture, Spot, Stack
 from engine.rulesets import RULESETS
@@ -18,13 +18,7 @@ from web.render import Namer
 from web.server import SVG_CSP
 
 ON_THE_MAP = [  # two players' home systems on the shipped map, a stack in space at each and one beside Aster
-    "gm /game start ruleset:godsfire",
-    'gm /gm dice values:"3 4 5 3 1 1 6 6"',
-    "gm /godsfire system add name:Aster owner:alice planets:2 regions:2",
-    'gm /gm dice values:"3 4 5 3 1 1 6 6"',
-    "gm /godsfire system add name:Brand owner:bob planets:2 regions:2",
-    "gm /godsfire map load name:twin-reaches",
-    "gm /godsfire counter add kind:SQD at:Aster owner:alice count:2",
+    *GODSFIRE_ON_THE_MAP,
     "gm /godsfire counter add kind:AG at:C3 owner:alice",
     "gm /godsfire counter add kind:SQD at:Brand owner:bob",
 ]

@@ -9,6 +9,7 @@ import io
 
 import pytest
 from browserkit import DESKTOP, PHONE, Tab, browsing, chromium_session, screenshot_dir, serving
+from pagehelpers import GODSFIRE_ON_THE_MAP
 from storehelpers import RULES, FakeClock
 
 from console.app import CHANNEL, Console
@@ -20,13 +21,7 @@ from service.referee import Referee
 pytestmark = pytest.mark.sqlite_only
 
 ON_THE_MAP = [
-    "gm /game start ruleset:godsfire",
-    'gm /gm dice values:"3 4 5 3 1 1 6 6"',
-    "gm /godsfire system add name:Aster owner:alice planets:2 regions:2",
-    'gm /gm dice values:"3 4 5 3 1 1 6 6"',
-    "gm /godsfire system add name:Brand owner:bob planets:2 regions:2",
-    "gm /godsfire map load name:twin-reaches",
-    "gm /godsfire counter add kind:SQD at:Aster owner:alice count:2",
+    *GODSFIRE_ON_THE_MAP,
     "gm /godsfire counter add kind:AG at:C3 owner:alice",
     "gm /godsfire counter add kind:SQD at:G4 owner:bob count:3",
 ]

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 from engine.chartspec import Chart
 from engine.errors import RefereeError
 from engine.mapspec import MapPicture
+from service.chartstyle import BACKGROUND, DPI, FAINT, GRID, INK, PANEL_BACKGROUND
+from service.mappicture import draw_map, picture_sides, relabel_picture
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -34,9 +36,8 @@ __all__ = ["FORMATS", "RENDER_TIMEOUT", "close_pool", "draw", "relabel", "render
 log = logging.getLogger("referee.charts")
 
 RENDER_TIMEOUT = 30.0  # seconds a chart may take (the worker's first chart also imports matplotlib)
-WIDTH_INCHES, PANEL_INCHES, TOP_INCHES, DPI = 7.2, 3.0, 0.9, 130  # 936 px wide; a panel 390 px high
+WIDTH_INCHES, PANEL_INCHES, TOP_INCHES = 7.2, 3.0, 0.9  # 936 px wide; a panel 390 px high
 SMALL_PANEL_INCHES = 1.9  # a panel of a chart of three or more
-BACKGROUND, PANEL_BACKGROUND, INK, FAINT, GRID = "#2B2D31", "#313338", "#F2F3F5", "#B5BAC1", "#4E5058"
 MARKERS = {"battle won": "^", "battle lost": "v", "conquest": "*", "eliminated": "X", "system taken": "D"}  # else "o"
 FONT = 12
 DOTTED_TURNS = 40  # a line of this many turns or fewer shows a dot at each
@@ -45,8 +46,6 @@ DOTTED_TURNS = 40  # a line of this many turns or fewer shows a dot at each
 def sides(drawn: Chart | MapPicture) -> list[str]:
     """The sides a chart or a board's picture names (a front-end shows them by its names for its players)."""
     if isinstance(drawn, MapPicture):
-        from service.mappicture import picture_sides
-
         return picture_sides(drawn)
     return drawn.sides()
 
@@ -54,8 +53,6 @@ def sides(drawn: Chart | MapPicture) -> list[str]:
 def relabel(drawn: Chart | MapPicture, label: Callable[[str], str]) -> Chart | MapPicture:
     """The chart or picture with every side shown as `label(side)`."""
     if isinstance(drawn, MapPicture):
-        from service.mappicture import relabel_picture
-
         return relabel_picture(drawn, label)
     return drawn.relabel(label)
 
@@ -64,8 +61,6 @@ def draw(chart: Chart | MapPicture) -> Figure:
     """The chart (or a board's picture) as a matplotlib figure (no pyplot: nothing global, safe in any thread or
     process)."""
     if isinstance(chart, MapPicture):
-        from service.mappicture import draw_map
-
         return draw_map(chart)
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from engine.mapspec import MapPicture, Stack
-from service.charts import BACKGROUND, DPI, FAINT, GRID, INK
+from service.chartstyle import BACKGROUND, DPI, FAINT, GRID, INK
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -36,7 +36,6 @@ import io
 import logging
 import math
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Hashable
 from pathlib import Path
 from typing import Any
@@ -55,6 +54,7 @@ from service.ledger import FREE, MAX_PURPOSE, empty_text, ledger_page, write_led
 from service.referee import Referee
 from service.reports import Report
 from service.story import game_story, story_lines
+from web.bounds import Lru, TokenBuckets
 from web.render import (
     LEDGER_ROWS,
     MAX_WHO,
@@ -90,51 +90,6 @@ CHART_COMMAND = "game chart"
 def page_url(public_url: str, token: str) -> str:
     """The address players see for a game's page: PUBLIC_URL (no trailing slash) + /g/ + token."""
     return public_url.rstrip("/") + PAGE_PATH + token
-
-
-class Lru:
-    """A bounded cache: the least recently used entry goes first."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.entries: OrderedDict[Hashable, Any] = OrderedDict()
-
-    def get(self, key: Hashable) -> Any:
-        found = self.entries.get(key)
-        if found is not None:
-            self.entries.move_to_end(key)
-        return found
-
-    def put(self, key: Hashable, value: Any) -> None:
-        self.entries[key] = value
-        self.entries.move_to_end(key)
-        while len(self.entries) > self.size:
-            self.entries.popitem(last=False)
-
-
-class TokenBuckets:
-    """Requests per address: `burst` at once, then `rate` a second. The table is bounded (`size` addresses, the
-    longest idle forgotten first: a forgotten address starts again with a full bucket)."""
-
-    def __init__(self, rate: float, burst: float, size: int = 10_000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.rate, self.burst, self.size, self.clock = rate, burst, size, clock
-        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-
-    def take(self, address: str) -> float:
-        """0 when the request may go on (a token taken), else the seconds until the next token."""
-        now = self.clock()
-        tokens, then = self.buckets.pop(address, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - then) * self.rate)
-        wait = 0.0
-        if tokens >= 1:
-            tokens -= 1
-        else:
-            wait = (1 - tokens) / self.rate
-        self.buckets[address] = (tokens, now)
-        while len(self.buckets) > self.size:
-            self.buckets.popitem(last=False)
-        return wait
 
 
 class Watch:

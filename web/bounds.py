@@ -1,0 +1,54 @@
+"""The page server's bounded bookkeeping: a least-recently-used cache and per-address request buckets, each with a
+fixed size, so that no visitor can make them grow."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any
+
+
+class Lru:
+    """A bounded cache: the least recently used entry goes first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def get(self, key: Hashable) -> Any:
+        found = self.entries.get(key)
+        if found is not None:
+            self.entries.move_to_end(key)
+        return found
+
+    def put(self, key: Hashable, value: Any) -> None:
+        self.entries[key] = value
+        self.entries.move_to_end(key)
+        while len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+
+
+class TokenBuckets:
+    """Requests per address: `burst` at once, then `rate` a second. The table is bounded (`size` addresses, the
+    longest idle forgotten first: a forgotten address starts again with a full bucket)."""
+
+    def __init__(self, rate: float, burst: float, size: int = 10_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.burst, self.size, self.clock = rate, burst, size, clock
+        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, address: str) -> float:
+        """0 when the request may go on (a token taken), else the seconds until the next token."""
+        now = self.clock()
+        tokens, then = self.buckets.pop(address, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        wait = 0.0
+        if tokens >= 1:
+            tokens -= 1
+        else:
+            wait = (1 - tokens) / self.rate
+        self.buckets[address] = (tokens, now)
+        while len(self.buckets) > self.size:
+            self.buckets.popitem(last=False)
+        return wait

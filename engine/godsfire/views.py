@@ -27,6 +27,9 @@ def status_view(state: GodsfireState, rules: GodsfireRules | None = None) -> Vie
     if state.forced_dice:
         count = len(state.forced_dice)
         lines.append(line(f"{count} GM-entered {'die' if count == 1 else 'dice'} waiting."))
+    if state.board is not None:
+        lines.append(line(f"Map: {state.board.title}, {len(state.board.cells)} cells (/godsfire map show draws the "
+                          "table)."))
     for p in state.players:
         systems = ", ".join(s.name for s in state.systems_of(p.name)) or "none"
         allegiance = " ".join(f"{party} {n}" for party, n in p.national_allegiance.items())

@@ -190,3 +190,10 @@ def test_an_import_is_checked_against_its_map() -> None:
     problems = check_state(state_from_dict(data), t.rules)
     assert "systems[0].name: Sol is not a system of the game's map 'The Twin Reaches'" in problems
     assert any("'Z99', which names no region of that system and no cell of the map" in p for p in problems)
+
+
+def test_the_status_names_the_map() -> None:
+    from engine.godsfire.views import status_view
+
+    words = str(status_view(board_game().state))
+    assert "Map: The Twin Reaches, 52 cells (/godsfire map show draws the table)." in words

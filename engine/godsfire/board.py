@@ -23,9 +23,10 @@ import heapq
 import json
 import math
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from engine.errors import BadInput
@@ -160,11 +161,13 @@ class Board:
     # --- the normal form ---------------------------------------------------------------------------
 
     def plain(self) -> dict[str, Any]:
-        """The map as the state and the export keep it (read back by `board_from_plain`)."""
-        return {"name": self.name, "title": self.title, "players": self.players, "about": self.about,
-                "hexes": self.hexes,
-                "cell": [{"name": c.name, "touches": list(c.touches), "nebula": c.nebula, "x": c.x, "y": c.y,
-                          "level": c.level, "grid": c.grid, "planets": c.planets} for c in self.cells]}
+        """The map as the state and the export keep it (read back by `board_from_plain`), with the digest of its
+        content that finds it again without reading it."""
+        content = {"name": self.name, "title": self.title, "players": self.players, "about": self.about,
+                   "hexes": self.hexes,
+                   "cell": [{"name": c.name, "touches": list(c.touches), "nebula": c.nebula, "x": c.x, "y": c.y,
+                             "level": c.level, "grid": c.grid, "planets": c.planets} for c in self.cells]}
+        return {**content, "digest": digest(content)}
 
 
 def _shown(text: object) -> str:
@@ -318,7 +321,7 @@ def read_map(data: Mapping[str, Any], fallback_name: str = "map") -> Board:
     """A map file's table as a Board, checked: a MapError naming the first fault."""
     if not isinstance(data, Mapping):
         raise MapError("a map file is a TOML table")
-    unknown = set(data) - KEYS - {"hexes"}
+    unknown = set(data) - KEYS - {"hexes", "digest"}
     if unknown:
         raise MapError(f"the map has no key {sorted(unknown)[0]!r} (its keys: {', '.join(sorted(KEYS))})")
     name = _text(data.get("name", fallback_name), "the map's name", MAX_CELL_NAME)
@@ -408,13 +411,24 @@ def digest(plain: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(plain, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-@lru_cache(maxsize=64)
-def _cached(text: str) -> Board:
-    return read_map(json.loads(text))
+MAX_KEPT = 64  # maps kept read, by digest
+_kept: OrderedDict[str, Board] = OrderedDict()
+_keeping = threading.Lock()
 
 
 def board_from_plain(plain: Mapping[str, Any] | None) -> Board | None:
-    """The Board a state's `board` holds (checked as a map file is; kept for the next command)."""
+    """The Board a state's `board` holds: found by its digest when it was read before (the state's map is the
+    normal form this module wrote, or an import's, checked and rewritten by `read_map`), else read and kept."""
     if not plain:
         return None
-    return _cached(json.dumps(plain, sort_keys=True, separators=(",", ":")))
+    key = plain.get("digest")
+    with _keeping:  # (states are loaded in the store's thread and on the event loop)
+        if isinstance(key, str) and key in _kept:
+            _kept.move_to_end(key)
+            return _kept[key]
+    found = read_map({k: v for k, v in plain.items() if k != "digest"})
+    with _keeping:
+        _kept[found.plain()["digest"]] = found
+        while len(_kept) > MAX_KEPT:
+            _kept.popitem(last=False)
+    return found

@@ -603,3 +603,13 @@ def test_look_alike_names_clashing_grid_names_and_a_non_boolean_hexes_are_refuse
     # a neighbour named twice is one neighbour
     board = read_map({"cell": [{"name": "A", "touches": ["B"] * 13}, {"name": "B"}]})
     assert board.cell("A").touches == ("B",)
+
+
+def test_a_state_finds_its_map_again_by_its_digest_without_reading_it(monkeypatch) -> None:
+    from engine.godsfire import board as board_module
+
+    plain = shipped("twin-reaches").plain()
+    first = board_module.board_from_plain(plain)
+    reads: list[object] = []
+    monkeypatch.setattr(board_module, "read_map", lambda data: reads.append(data))
+    assert board_module.board_from_plain(dict(plain)) is first and reads == []

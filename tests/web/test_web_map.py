@@ -9,11 +9,10 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 import pytest
-from pagehelpers import GODDICE, GODSFIRE, GODSFIRE_ON_THE_MAP, LONG_ID, NATIONS, Table, serving
+from pagehelpers import GODDICE, GODSFIRE, GODSFIRE_ON_THE_MAP, LONG_ID, NATIONS, serving
 
 from engine.mapspec import MapPicture, Spot, Stack
 from engine.rulesets import RULESETS
-from service import charts
 from web.render import Namer
 from web.server import SVG_CSP
 
@@ -22,19 +21,6 @@ ON_THE_MAP = [  # two players' home systems on the shipped map, a stack in space
     "gm /godsfire counter add kind:AG at:C3 owner:alice",
     "gm /godsfire counter add kind:SQD at:Brand owner:bob",
 ]
-
-
-@pytest.fixture
-async def table(tmp_path):
-    opened = await Table.open(tmp_path / "referee.db")
-    yield opened
-    await opened.store.close()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _chart_worker():
-    yield
-    charts.close_pool()
 
 
 def section(html: str, name: str) -> str | None:

@@ -15,7 +15,6 @@ from storehelpers import RULES, FakeClock
 from console.app import CHANNEL, Console
 from data.store import Store
 from engine.dice import ForcedRoller
-from service import charts
 from service.referee import Referee
 
 pytestmark = pytest.mark.sqlite_only
@@ -27,12 +26,6 @@ ON_THE_MAP = [
 ]
 SCREENS = [("desktop", DESKTOP, False, False), ("desktop-dark", DESKTOP, False, True), ("phone", PHONE, True, False),
            ("phone-dark", PHONE, True, True)]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _chart_worker():
-    yield
-    charts.close_pool()
 
 
 async def test_the_map_on_the_page_in_a_browser(tmp_path, tmp_path_factory):

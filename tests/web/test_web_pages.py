@@ -13,25 +13,11 @@ import re
 
 import aiohttp
 import pytest
-from pagehelpers import GODDICE, GODSFIRE, HOSTILE, LONG_ID, NATIONS, Table, serving
+from pagehelpers import GODDICE, GODSFIRE, HOSTILE, LONG_ID, NATIONS, serving
 
-from service import charts
 from service.ledger import write_ledger
 from web.render import STORY_LINES
 from web.server import PAGE_CSP, SVG_CSP, GamePages, page_url
-
-
-@pytest.fixture
-async def table(tmp_path):
-    opened = await Table.open(tmp_path / "referee.db")
-    yield opened
-    await opened.store.close()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _chart_worker():
-    yield
-    charts.close_pool()
 
 
 def section(html: str, name: str) -> str:

@@ -277,18 +277,24 @@ def _grid_cells(grid: object) -> list[dict[str, Any]]:
     return cells
 
 
-def _named_cells(raw: object) -> list[dict[str, Any]]:
+def _tables(raw: object, what: str, most: int, keys: set[str]) -> list[dict[str, Any]]:
+    """A file's `[[what]]` tables, checked: a list of at most `most` tables, each with only `keys`."""
     if not isinstance(raw, list):
-        raise MapError("[[cell]] must be a list of tables")
-    if len(raw) > MAX_MAP_CELLS:
-        raise MapError(f"the map has {len(raw)} cells; at most {MAX_MAP_CELLS}")
-    cells = []
+        raise MapError(f"[[{what}]] must be a list of tables")
+    if len(raw) > most:
+        raise MapError(f"the map has {len(raw)} {what}s; at most {most}")
     for i, item in enumerate(raw, 1):
         if not isinstance(item, dict):
-            raise MapError(f"cell {i} must be a table")
-        unknown = set(item) - CELL_KEYS
+            raise MapError(f"{what} {i} must be a table")
+        unknown = set(item) - keys
         if unknown:
-            raise MapError(f"cell {i} has no key {sorted(unknown)[0]!r} (its keys: {', '.join(sorted(CELL_KEYS))})")
+            raise MapError(f"{what} {i} has no key {sorted(unknown)[0]!r} (its keys: {', '.join(sorted(keys))})")
+    return raw
+
+
+def _named_cells(raw: object) -> list[dict[str, Any]]:
+    cells = []
+    for i, item in enumerate(_tables(raw, "cell", MAX_MAP_CELLS, CELL_KEYS), 1):
         name = _cell_name(item.get("name"), f"cell {i}'s name")
         touches = list(dict.fromkeys(_names(item.get("touches", []), f"cell {name}'s touches", MAX_TOUCHES * 2)))
         if len(touches) > MAX_TOUCHES:
@@ -365,19 +371,9 @@ def read_map(data: Mapping[str, Any], fallback_name: str = "map") -> Board:
     for key, found in links.items():
         if len(found) > MAX_TOUCHES:
             raise MapError(f"cell {by_key[key]['name']} touches {len(found)} cells; at most {MAX_TOUCHES}")
-    systems = data.get("system", [])
-    if not isinstance(systems, list):
-        raise MapError("[[system]] must be a list of tables")
-    if len(systems) > MAX_MAP_SYSTEMS:
-        raise MapError(f"the map has {len(systems)} systems; at most {MAX_MAP_SYSTEMS}")
     renamed: dict[str, tuple[str, int]] = {}
     taken = set(by_key)
-    for i, item in enumerate(systems, 1):
-        if not isinstance(item, dict):
-            raise MapError(f"system {i} must be a table")
-        unknown = set(item) - SYSTEM_KEYS
-        if unknown:
-            raise MapError(f"system {i} has no key {sorted(unknown)[0]!r} (its keys: {', '.join(sorted(SYSTEM_KEYS))})")
+    for i, item in enumerate(_tables(data.get("system", []), "system", MAX_MAP_SYSTEMS, SYSTEM_KEYS), 1):
         system = _cell_name(item.get("name"), f"system {i}'s name")
         if "/" in system:
             raise MapError(f"system {i}'s name {_shown(system)}: no / in a system's name")

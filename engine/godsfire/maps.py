@@ -8,12 +8,15 @@ replaced is moved to that name: the same cell). `name:none` takes the map off: p
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from engine.chartspec import PALETTE
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation
 from engine.godsfire.board import MAX_MAP_FILE, Board, MapError, read_map
+from engine.godsfire.combat import system_at
 from engine.godsfire.common import RULESET, handles
 from engine.godsfire.events import change_game
 from engine.godsfire.state import FIGHTING, PHASE_NAMES, GodsfireState
@@ -23,14 +26,17 @@ from engine.toml_text import parse_toml
 from engine.vocabulary import CHART_FILE, Command, File, Param
 
 MAPS_DIR = Path(__file__).resolve().parents[2] / "data" / "maps"
-PALETTE = ("#5DA5F5", "#F5A623", "#57D9A3", "#F25F5C", "#B18CF2", "#F2E35C", "#4FD1E5", "#F28CCB",
-           "#A3E635", "#FF8A65", "#9FA8DA", "#E0E0E0")
 NEUTRAL_COLOUR = "#9AA0A6"
 
 
 def shipped_names() -> list[str]:
-    """The maps shipped in `data/maps/`, by name."""
-    return sorted(p.stem for p in MAPS_DIR.glob("*.toml"))
+    """The maps shipped in `data/maps/`, by name (read once: Discord asks on every keystroke of `name:`)."""
+    return list(_shipped())
+
+
+@cache
+def _shipped() -> tuple[str, ...]:
+    return tuple(sorted(p.stem for p in MAPS_DIR.glob("*.toml")))
 
 
 def shipped(name: str) -> Board:
@@ -123,7 +129,7 @@ def _cell_of(state: GodsfireState, at: str, ground: bool) -> str:
     """The map cell a position is in: a region's is its system's cell."""
     if not ground:
         return at
-    system = next((s for s in state.systems if at.startswith(s.name + " ")), None)
+    system = system_at(state, at)
     return system.name if system is not None else at
 
 

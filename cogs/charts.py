@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+from collections.abc import Callable
 
 import discord
 
@@ -28,10 +29,17 @@ async def send_chart(interaction: discord.Interaction, drawn: Chart | MapPicture
         await interaction.response.defer(thinking=True)
     sides = charts.sides(drawn)
     names = await display_names(interaction, {m.group() for side in sides for m in USER_ID.finditer(side)})
-    shown = charts.relabel(drawn, lambda side: USER_ID.sub(lambda m: names.get(m.group(), m.group()), side))
+    text, file = await drawn_message(drawn, lambda user_id: names.get(user_id, user_id))
+    await reply(interaction, text, file=file)
+
+
+async def drawn_message(drawn: Chart | MapPicture, name: Callable[[str], str]) -> tuple[str, discord.File]:
+    """A picture's message: its mark and title, and the PNG drawn in the chart worker with every player id named
+    by `name`."""
+    shown = charts.relabel(drawn, lambda side: USER_ID.sub(lambda m: name(m.group()), side))
     png = await charts.render(shown)
     mark = "🗺️" if isinstance(drawn, MapPicture) else "📈"
-    await reply(interaction, f"{mark} {safe(shown.title)}", file=discord.File(io.BytesIO(png), drawn.file_name))
+    return f"{mark} {safe(shown.title)}", discord.File(io.BytesIO(png), drawn.file_name)
 
 
 async def post_picture(bot: RefereeHost, channel: discord.abc.Messageable, guild_id: int | None,
@@ -44,11 +52,8 @@ async def post_picture(bot: RefereeHost, channel: discord.abc.Messageable, guild
         user = (guild.get_member(int(text)) if guild is not None else None) or bot.get_user(int(text))
         return user.display_name if user is not None else f"player …{text[-4:]}"
 
-    shown = charts.relabel(drawn, lambda side: USER_ID.sub(lambda m: name(m.group()), side))
-    png = await charts.render(shown)
-    mark = "🗺️" if isinstance(drawn, MapPicture) else "📈"
-    await channel.send(f"{mark} {safe(shown.title)}", file=discord.File(io.BytesIO(png), drawn.file_name),
-                       allowed_mentions=discord.AllowedMentions.none())
+    text, file = await drawn_message(drawn, name)
+    await channel.send(text, file=file, allowed_mentions=discord.AllowedMentions.none())
 
 
 async def display_names(interaction: discord.Interaction, ids: set[str]) -> dict[str, str]:

@@ -1,8 +1,9 @@
 """How every slash command of the table runs on Discord: parse, check, call, render.
 
 The options Discord gives are made what the table says (a member: its id; an attachment: an upload read on demand,
-refused first when larger than the option allows); a slow command, or one that reads a file, is acknowledged first
-(privately when its answer is private, or a file is read: a refusal of the file reaches its sender alone); the
+refused first when larger than the option allows); a slow command, a chart (or a board's picture), or one that reads
+a file, is acknowledged before any of its work (privately when its answer is private, or a file is read: a refusal
+of the file reaches its sender alone; a public one's refusal takes the acknowledgement back, `cogs.util.refuse`): the
 request goes to the service (`service.dispatch`) and its reply is rendered (`cogs.answers`). A command the
 front-end answers itself (`OWN`: /remind me, reminders by direct message) is not the service's.
 """
@@ -54,7 +55,7 @@ async def run_slash(interaction: discord.Interaction, command: Command, given: d
              for name, value in given.items()}
     asked = request(interaction, command, typed)
     reading = any(name in files for name in typed)
-    if command.slow or reading:
+    if command.slow or command.chart is not None or reading:  # (a chart: its history loaded, then drawn)
         private = command.private or reading
         await interaction.response.defer(ephemeral=private, thinking=True)
         if not private:

@@ -1,11 +1,12 @@
 """/game chart and /nation chart on Discord: the real bot against the fake Discord. The chart is posted for the
-channel as a PNG attachment drawn from the stored history; a refusal is one ephemeral line and posts nothing."""
+channel as a PNG attachment drawn from the stored history, acknowledged before the history is loaded; a refusal
+then takes the acknowledgement back, is one ephemeral line and posts nothing."""
 
 from __future__ import annotations
 
 import io
 
-from discordkit import start_war, table, texts
+from discordkit import said_alone, start_war, table, texts
 from matplotlib import image
 
 from service import charts
@@ -22,7 +23,7 @@ async def test_charts_are_posted_as_pictures_and_bad_options_are_refused(tmp_pat
     async with table(tmp_path) as t:
         async with t.bot() as rb:
             refused = await t.run(t.bob, "game chart")
-            assert refused.ephemeral and texts(refused) == NO_GAME
+            assert texts(said_alone(refused)) == NO_GAME
             await start_war(t)
             state = await t.state(rb)
             nations = list(state.nations)
@@ -44,5 +45,5 @@ async def test_charts_are_posted_as_pictures_and_bad_options_are_refused(tmp_pat
             assert (await stat.wait_for_final_message()).content == "📈 every nation — ECONOMY by turn (turn 1)"
 
             never = await t.run(t.alice, "nation chart", nation="Atlantis")
-            assert never.ephemeral and texts(never).startswith("⛔ no nation called 'Atlantis' in this game")
+            assert texts(said_alone(never)).startswith("⛔ no nation called 'Atlantis' in this game")
     charts.close_pool()

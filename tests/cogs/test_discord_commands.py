@@ -22,6 +22,7 @@ from storehelpers import check_export_contract, contract_view
 from engine.commands import COMMANDS
 from engine.nations.snapshot import state_to_dict
 from engine.rulesets import RULESETS
+from service import charts
 
 REPO = Path(__file__).resolve().parents[2]
 NO_GAME = "⛔ there is no game in this channel: start one with /game start"
@@ -515,17 +516,26 @@ async def test_export_and_import_into_another_channel(tmp_path):
             assert texts(busy) == "⛔ this channel already has a game running: end it first with /game end"
 
 
-async def test_every_command_answers_in_time_even_with_a_tighter_deadline(tmp_path):
-    """The slowest answers (export, import: deferred at once) and the busiest (a battle) well inside 3 s."""
+async def test_slow_commands_are_acknowledged_before_their_slow_work_begins(tmp_path):
+    """Discord's 3 s are kept by order, whatever the machine's speed: an export, a chart and /log fairness (scipy
+    loaded, the ledger counted) are deferred before their work begins — the fake's order of events, not its clock
+    (`table` checks every interaction so at its end) — and the busiest answer (a battle) is answered."""
     async with table(tmp_path) as t, t.bot():
-        t.fake.interaction_deadline = 1.0
         await start_war(t)
         t.dice.push(10, 8)
         await t.run(t.alice, "attack declare", target="Charon", units="1 2")
-        await t.run(t.bob, "attack commit", units="6 7 8")
+        battle = await t.run(t.bob, "attack commit", units="6 7 8")
         exported = await t.run(t.gm, "gm export")
         await exported.wait_for_final_message()
-        assert all(r.acknowledged_at - r.sent_at < 1.0 for r in t.fake.interactions)
+        charted = await t.run(t.bob, "game chart")
+        await charted.wait_for_final_message()
+        judged = await t.run(t.alice, "log fairness")
+        assert battle.acknowledged and texts(battle)
+        for result in (exported, charted, judged):
+            slow = [note for note in t.fake.notes if note.interaction is result]
+            assert slow and result.deferred, result.describe()
+            assert all(result.acknowledged_before(note.tick) for note in slow), [note.what for note in slow]
+    charts.close_pool()
 
 
 def test_these_tests_run_every_command_of_the_vocabulary():

@@ -245,5 +245,5 @@ async def test_every_godsfire_command_answers_on_discord(tmp_path):
         runs.append((t.gm, "godsfire victory declare", {"player": str(t.alice.id)}))
         for user, path, options in runs:
             result = await t.run(user, path, **options)
-            assert result.acknowledged and texts(result), path
+            assert result.acknowledged and texts(*result.messages), path
         assert {c.path for c in COMMANDS if c.ruleset == "godsfire"} == {path for _, path, _ in runs}

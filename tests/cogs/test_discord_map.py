@@ -1,12 +1,13 @@
 """/godsfire map show on Discord: the real bot against the fake Discord. The board's picture is posted for the
 channel as a PNG attachment named by its `file_name`, its players by their names in the server (never their ids);
-a game without a map is refused in one ephemeral line and posts nothing."""
+acknowledged before the board is read; a game without a map is refused in one ephemeral line (the acknowledgement
+taken back) and posts nothing."""
 
 from __future__ import annotations
 
 import io
 
-from discordkit import settle, table, texts
+from discordkit import said_alone, settle, table, texts
 from matplotlib import image
 
 from cogs import charts as discord_charts
@@ -31,7 +32,7 @@ async def test_the_map_is_posted_as_a_png_with_the_players_names(tmp_path, monke
         await t.run(t.gm, "godsfire system add", name="Brand", owner=t.bob, planets=2, regions=2)
 
         refused = await t.run(t.alice, "godsfire map show")
-        assert refused.ephemeral and texts(refused).startswith("⛔ the game has no map")
+        assert texts(said_alone(refused)).startswith("⛔ the game has no map")
         assert not drawn
 
         loaded = await t.run(t.gm, "godsfire map load", name="twin-reaches")
@@ -70,16 +71,16 @@ async def test_each_go_of_the_movement_phase_on_a_map_comes_with_the_picture(tmp
         await t.run(t.gm, "gm dice", values="6 1")
         started = await t.run(t.gm, "godsfire phase next")  # alice holds initiative: her go, with the map
         await started.wait_for_final_message()
-        await settle(t.fake, timeout=120)  # (a bound, not a wait: the first picture starts the chart worker)
+        await settle(t.fake)  # (however long the first picture takes: it starts the chart worker)
         [first] = pictures()
         assert first.content == "🗺️ The Twin Reaches" and first.attachments[0].data.startswith(b"\x89PNG")
         await t.run(t.alice, "godsfire counters")  # a query: no new go, no picture
         moved = await t.run(t.alice, "godsfire movement move", counters="3 4", to="C3")
         await moved.wait_for_final_message()
-        await settle(t.fake, timeout=120)
+        await settle(t.fake)
         assert len(pictures()) == 1  # the same go goes on
         await t.run(t.alice, "godsfire movement done")  # bob's go to respond: the map again, with the move
-        await settle(t.fake, timeout=120)
+        await settle(t.fake)
         assert len(pictures()) == 2
     charts.close_pool()
 

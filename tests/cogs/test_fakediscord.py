@@ -317,7 +317,24 @@ async def test_defer_then_followups(world: World) -> None:
     assert [m.content for m in world.fake.channel_messages(world.orders)] == ["report ready (edited)"]
 
 
+async def test_by_default_no_wall_clock_deadline_but_the_order_of_events(world: World) -> None:
+    """Discord's 3 s are not measured by default (a loaded machine would fail a bot that does nothing wrong): a
+    late answer is accepted, and what a test checks is the order of the interaction, its acknowledgement and the
+    notes it makes."""
+    fake = world.fake
+    assert fake.interaction_deadline is None
+    before = fake.note("before the command")
+    late = await fake.invoke(world.guild, world.orders, world.alice, "sleepy")  # answers after 0.4 s: accepted
+    assert late.content == "finally" and not late.deadline_missed and fake.deadline_failures == []
+    after = fake.note("after its answer", late)
+    assert late.sent_tick is not None and before.tick < late.sent_tick < late.acknowledged_tick
+    assert late.acknowledged_before(after.tick) and not late.acknowledged_before(before.tick)
+    assert fake.notes == [before, after] and after.interaction is late
+    assert fake.interaction_result(late.id) is late
+
+
 async def test_interaction_deadline_is_enforced(world: World) -> None:
+    """Discord's deadline, modelled when a test asks for it (here a short one, the bot answering after 0.4 s)."""
     fake = world.fake
     fake.interaction_deadline = 0.2
     with pytest.raises(InteractionNotAcknowledged) as caught:
@@ -389,10 +406,7 @@ async def test_snowflakes_and_startup(fake: FakeDiscord) -> None:
     assert len({g.shard_id(2) for g in guilds}) == 2
     assert all(discord.utils.snowflake_time(g.id).year >= 2024 for g in guilds)
     bot = make_bot(Shared(), None)
-    loop = asyncio.get_running_loop()
-    started = loop.time()
     async with fake.run_bot(bot):
-        assert loop.time() - started < 1.0
         assert {g.id for g in bot.guilds} == {g.id for g in guilds}
         assert bot.user is not None and bot.user.id == fake.bot_user.id
         assert fake.global_commands == []  # this bot never synced

@@ -22,11 +22,20 @@ Typical use::
 
 Key behaviours (mirroring real Discord):
 
-* Interactions must be acknowledged within ``interaction_deadline`` seconds
-  (3 s by default) of INTERACTION_CREATE being written to the socket.  A late
-  initial callback gets ``404 {"code": 10062, "message": "Unknown interaction"}``
-  and is recorded in :attr:`FakeDiscord.deadline_failures`; a second initial
-  callback gets ``400 {"code": 40060}``.
+* Every interaction must be acknowledged (a second initial callback gets
+  ``400 {"code": 40060}``).  Discord's own rule, within 3 s of
+  INTERACTION_CREATE, is a wall-clock rule that a loaded test machine breaks
+  for a bot that does nothing wrong: the fake enforces it only when a test
+  asks (``interaction_deadline=DISCORD_ACK_SECONDS``; a late initial callback
+  then gets ``404 {"code": 10062, "message": "Unknown interaction"}`` and is
+  recorded in :attr:`FakeDiscord.deadline_failures`).  What a test checks
+  instead is the order of events: every interaction, its acknowledgement and
+  each :meth:`FakeDiscord.note` (e.g. "slow work began for this interaction")
+  get a tick of one counter, so "acknowledged before the slow work" is a fact
+  of the run, not of the machine's speed.
+* Every wait gives up after :data:`HANG_TIMEOUT` seconds (120 by default,
+  ``FAKEDISCORD_HANG_TIMEOUT`` in the environment): a bound that only turns a
+  real hang into a failure, never a few seconds a busy machine can exceed.
 * After a deferred (type 5) response, the first followup replaces the
   "thinking..." message, i.e. it *becomes* the original response.
 * ERROR-level log records from the ``discord`` loggers (where discord.py hides
@@ -67,6 +76,7 @@ import enum
 import itertools
 import json
 import logging
+import os
 import re
 import secrets
 import threading
@@ -88,6 +98,7 @@ __all__ = [
     "BotErrorLogged",
     "CallbackType",
     "CommandSync",
+    "DISCORD_ACK_SECONDS",
     "DeadlineFailure",
     "FakeAttachment",
     "FakeChannel",
@@ -98,9 +109,11 @@ __all__ = [
     "FakeMessage",
     "FakeRole",
     "FakeUser",
+    "HANG_TIMEOUT",
     "InteractionNotAcknowledged",
     "InteractionResult",
     "InvalidInteraction",
+    "Note",
     "RecordedRequest",
     "RunningBot",
     "snowflake_time_ms",
@@ -112,6 +125,12 @@ T = TypeVar("T")
 JSON = dict[str, Any]
 
 API_VERSION = 10
+DISCORD_ACK_SECONDS = 3.0
+"""Discord's deadline for an interaction's initial response; the fake enforces it only when asked
+(``FakeDiscord(interaction_deadline=DISCORD_ACK_SECONDS)``)."""
+HANG_TIMEOUT = float(os.environ.get("FAKEDISCORD_HANG_TIMEOUT", "120"))
+"""Seconds any wait of the fake (and of the tests' helpers) allows by default: only there to turn a hang into a
+failure, so generous that a loaded machine never reaches it."""
 DISCORD_EPOCH_MS = 1_420_070_400_000
 
 # Message flags
@@ -241,17 +260,19 @@ class InvalidInteraction(FakeDiscordError, ValueError):
 
 
 class InteractionNotAcknowledged(AssertionError):
-    """The bot did not acknowledge an interaction within the deadline.
+    """The bot did not acknowledge an interaction within the deadline (when one is enforced), or at all.
 
     ``result`` is the :class:`InteractionResult`; a late callback, if it
     arrives afterwards, is still recorded on it (``result.deadline_missed``).
     """
 
-    def __init__(self, result: InteractionResult) -> None:
-        super().__init__(
-            f"bot did not acknowledge {result.describe()} within "
-            f"{result.fake.interaction_deadline:.2f}s (Discord shows 'The application did not respond')"
-        )
+    def __init__(self, result: InteractionResult, waited: float | None = None) -> None:
+        deadline = result.fake.interaction_deadline
+        if waited is None and deadline is not None:
+            said = f"within {deadline:.2f}s (Discord shows 'The application did not respond')"
+        else:
+            said = f"at all (waited {waited if waited is not None else HANG_TIMEOUT:.0f}s: a hang)"
+        super().__init__(f"bot did not acknowledge {result.describe()} {said}")
         self.result = result
 
 
@@ -805,6 +826,16 @@ class DeadlineFailure:
 
 
 @dataclass
+class Note:
+    """Something a test marked in the run's order of events (:meth:`FakeDiscord.note`), for an interaction or
+    none."""
+
+    tick: int
+    what: str
+    interaction: InteractionResult | None = None
+
+
+@dataclass
 class _CapturedError:
     record: logging.LogRecord
     text: str
@@ -851,8 +882,12 @@ class InteractionResult:
         self.payload = payload
         self.source_message = source_message
         self.parent = parent
-        self.sent_at: float | None = None
+        self.sent_at: float | None = None  # (loop.time(): for a benchmark's figures, never a test's assertion)
         self.acknowledged_at: float | None = None
+        #: Ticks of the fake's order of events (:meth:`FakeDiscord.tick`): INTERACTION_CREATE written, the initial
+        #: response accepted.
+        self.sent_tick: int | None = None
+        self.acknowledged_tick: int | None = None
         self.response_type: int | None = None
         self.response_data: JSON = {}
         self.message: FakeMessage | None = None
@@ -919,6 +954,10 @@ class InteractionResult:
         out.extend(m for m in self.followups if m is not self.message)
         return out
 
+    def acknowledged_before(self, tick: int) -> bool:
+        """The initial response was accepted before the event of ``tick`` (a :class:`Note`'s, say)."""
+        return self.acknowledged_tick is not None and self.acknowledged_tick < tick
+
     def describe(self) -> str:
         """Human-readable label used in error messages."""
         kind = InteractionType(self.interaction_type).name.lower()
@@ -929,12 +968,12 @@ class InteractionResult:
 
     # -- waiting ----------------------------------------------------------------
 
-    async def wait_until(self, predicate: Callable[[InteractionResult], bool], timeout: float = 5.0) -> None:
+    async def wait_until(self, predicate: Callable[[InteractionResult], bool], timeout: float | None = None) -> None:
         """Wait until ``predicate(self)`` is true (re-checked on every change)."""
         await self.fake.wait_until(lambda: predicate(self), timeout=timeout, what=f"condition on {self.describe()}")
 
     async def wait_for_followup(
-        self, timeout: float = 5.0, check: Callable[[FakeMessage], bool] | None = None
+        self, timeout: float | None = None, check: Callable[[FakeMessage], bool] | None = None
     ) -> FakeMessage:
         """Return the next followup (POST to the interaction webhook) not yet returned by this method.
 
@@ -952,7 +991,7 @@ class InteractionResult:
 
         return await self.fake.wait_until(find, timeout=timeout, what=f"a followup to {self.describe()}")
 
-    async def wait_for_final_message(self, timeout: float = 5.0) -> FakeMessage:
+    async def wait_for_final_message(self, timeout: float | None = None) -> FakeMessage:
         """Wait until the original response exists and is no longer a "thinking..." placeholder."""
 
         def find() -> FakeMessage | None:
@@ -1126,7 +1165,8 @@ class FakeDiscord:
     bot_name:
         Username of the bot user / application.
     interaction_deadline:
-        Seconds the bot has to send the initial interaction response.
+        Seconds the bot has to send the initial interaction response (Discord: :data:`DISCORD_ACK_SECONDS`), or
+        None (the default): any time, up to :data:`HANG_TIMEOUT` (a test checks the order of events instead).
     heartbeat_interval:
         Gateway heartbeat interval (seconds) announced in HELLO.
     strict_routes:
@@ -1140,7 +1180,7 @@ class FakeDiscord:
         *,
         token: str = "fake-bot-token",
         bot_name: str = "FakeBot",
-        interaction_deadline: float = 3.0,
+        interaction_deadline: float | None = None,
         heartbeat_interval: float = 41.25,
         strict_routes: bool = True,
         capture_errors: bool = True,
@@ -1183,6 +1223,9 @@ class FakeDiscord:
         self.deadline_failures: list[DeadlineFailure] = []
         #: Every interaction sent to the bot, in order.
         self.interactions: list[InteractionResult] = []
+        #: What tests marked in the order of events (:meth:`note`), in order.
+        self.notes: list[Note] = []
+        self._ticks = itertools.count(1)
         self._interactions: dict[int, InteractionResult] = {}
         self._interactions_by_token: dict[str, InteractionResult] = {}
 
@@ -1322,7 +1365,7 @@ class FakeDiscord:
         self,
         bot: discord.Client,
         *,
-        timeout: float = 5.0,
+        timeout: float | None = None,
         reconnect: bool = True,
         ready_timeout: float | None = None,
     ) -> RunningBot:
@@ -1344,6 +1387,7 @@ class FakeDiscord:
         loop = asyncio.get_running_loop()
         task = loop.create_task(bot.start(self.token, reconnect=reconnect), name="fakediscord-bot")
         running = RunningBot(self, bot, task)
+        timeout = HANG_TIMEOUT if timeout is None else timeout
         deadline = loop.time() + timeout
         try:
             while not bot.is_ready():
@@ -1365,7 +1409,7 @@ class FakeDiscord:
         self,
         bot: discord.Client,
         *,
-        timeout: float = 5.0,
+        timeout: float | None = None,
         reconnect: bool = True,
         ready_timeout: float | None = None,
     ) -> AsyncIterator[discord.Client]:
@@ -1581,7 +1625,7 @@ class FakeDiscord:
         self,
         channel: FakeChannel | int,
         *,
-        timeout: float = 5.0,
+        timeout: float | None = None,
         check: Callable[[FakeMessage], bool] | None = None,
         since: FakeMessage | int | None = None,
         author: FakeUser | None = None,
@@ -1833,7 +1877,7 @@ class FakeDiscord:
         """Number of identified sessions with a live websocket."""
         return sum(1 for s in self._sessions if s.alive and s.connection is not None and not s.connection.closing)
 
-    async def wait_for_connection(self, guild: FakeGuild | int | None = None, timeout: float = 5.0) -> None:
+    async def wait_for_connection(self, guild: FakeGuild | int | None = None, timeout: float | None = None) -> None:
         """Wait until a bot session covering ``guild`` is connected."""
         gid = None if guild is None else self._guild(guild).id
         await self.wait_until(lambda: self._session_for(gid), timeout=timeout, what="a connected bot")
@@ -1871,7 +1915,7 @@ class FakeDiscord:
         if taken:
             raise BotErrorLogged([e.record for e in taken], [e.text for e in taken])
 
-    async def wait_for_error(self, *, match: str | None = None, timeout: float = 5.0) -> logging.LogRecord:
+    async def wait_for_error(self, *, match: str | None = None, timeout: float | None = None) -> logging.LogRecord:
         """Wait for a captured ERROR record whose text contains ``match``; consume and return it."""
 
         def find() -> logging.LogRecord | None:
@@ -1888,7 +1932,7 @@ class FakeDiscord:
         self,
         predicate: Callable[[], T | None],
         *,
-        timeout: float = 5.0,
+        timeout: float | None = None,
         what: str = "condition",
         raise_errors: bool = True,
     ) -> T:
@@ -1896,9 +1940,10 @@ class FakeDiscord:
 
         Raises :class:`BotErrorLogged` as soon as an error is captured (unless
         ``raise_errors`` is False or ``fail_on_errors`` is off) and
-        ``TimeoutError`` after ``timeout`` seconds.
+        ``TimeoutError`` after ``timeout`` seconds (default :data:`HANG_TIMEOUT`: a hang).
         """
         loop = asyncio.get_running_loop()
+        timeout = HANG_TIMEOUT if timeout is None else timeout
         deadline = loop.time() + timeout
         while True:
             if raise_errors:
@@ -1912,6 +1957,22 @@ class FakeDiscord:
             event = self._changed
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(event.wait(), remaining)
+
+    def interaction_result(self, interaction_id: int) -> InteractionResult | None:
+        """What happened to the interaction of that id (one the fake sent), if any."""
+        return self._interactions.get(int(interaction_id))
+
+    def tick(self) -> int:
+        """The next tick of the run's order of events (interactions sent and acknowledged, notes)."""
+        return next(self._ticks)
+
+    def note(self, what: str, interaction: InteractionResult | None = None) -> Note:
+        """Mark something in the order of events, e.g. "slow work began" for an interaction: a test then asks
+        ``result.acknowledged_before(note.tick)`` rather than timing anything."""
+        noted = Note(self.tick(), what, interaction)
+        self.notes.append(noted)
+        self._notify()
+        return noted
 
     def _notify(self) -> None:
         self._changed.set()
@@ -2417,7 +2478,7 @@ class FakeDiscord:
         locale: str = "en-US",
     ) -> InteractionResult:
         self._raise_errors()
-        await self.wait_until(lambda: self._session_for(guild.id), timeout=5.0, what="a connected, ready bot session")
+        await self.wait_until(lambda: self._session_for(guild.id), what="a connected, ready bot session")
         session = self._session_for(guild.id)
         assert session is not None
         self._action_mark = self.snowflakes.last
@@ -2467,11 +2528,18 @@ class FakeDiscord:
         written: asyncio.Future[float] = loop.create_future()
         session.dispatch("INTERACTION_CREATE", payload, future=written)
         result.sent_at = await written
-        deadline = result.sent_at + self.interaction_deadline
+        result.sent_tick = self.tick()
 
         def acknowledged() -> bool:
             return result.response_type is not None
 
+        if self.interaction_deadline is None:
+            try:
+                await self.wait_until(acknowledged, what=result.describe())
+            except TimeoutError:
+                raise InteractionNotAcknowledged(result, HANG_TIMEOUT) from None
+            return result
+        deadline = result.sent_at + self.interaction_deadline
         try:
             await self.wait_until(acknowledged, timeout=max(0.0, deadline - loop.time()), what=result.describe())
         except TimeoutError:
@@ -2983,7 +3051,8 @@ class FakeDiscord:
             result.rejected_callbacks.append((400, body))
             raise _HTTPError(400, 40060, "Interaction has already been acknowledged.")
         elapsed = now - (result.sent_at if result.sent_at is not None else now)
-        if result.sent_at is None or elapsed > self.interaction_deadline:
+        late = self.interaction_deadline is not None and elapsed > self.interaction_deadline
+        if result.sent_at is None or late:
             result.deadline_missed = True
             result.rejected_callbacks.append((404, body))
             self.deadline_failures.append(DeadlineFailure(result.id, result.describe(), elapsed, cb_type))
@@ -3006,6 +3075,7 @@ class FakeDiscord:
         result.response_type = int(cb_type)
         result.response_data = data
         result.acknowledged_at = now
+        result.acknowledged_tick = self.tick()
         self._notify()
         with_response = req.query.get("with_response", "").lower() in ("1", "true")
         return _json_response(response) if with_response else _no_content()
@@ -3723,7 +3793,7 @@ class RunningBot:
         if not self.bot.is_closed():
             await discord.Client.close(self.bot)
 
-    async def close(self, *, timeout: float = 5.0, check_errors: bool = True) -> None:
+    async def close(self, *, timeout: float | None = None, check_errors: bool = True) -> None:
         """Close the bot and wait for ``bot.start`` to return (re-raising its exception, if any).
 
         Raises :class:`BotErrorLogged` for unconsumed captured errors unless
@@ -3732,7 +3802,7 @@ class RunningBot:
         if not self.bot.is_closed():
             await self.bot.close()
         try:
-            await asyncio.wait_for(asyncio.shield(self.task), timeout)
+            await asyncio.wait_for(asyncio.shield(self.task), HANG_TIMEOUT if timeout is None else timeout)
         except TimeoutError:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -370,7 +370,7 @@ async def test_the_scheduler_wakes_a_game_by_itself(tmp_path):
         await t.run(t.gm, "gm dice", values="5")
         posted = len(t.messages())
         t.clock.advance(seconds=0.3)  # the bot's clock reaches the reminder as the real time passes
-        reminder = await t.fake.wait_for_message(t.channel, check=lambda m: m.content.startswith("⏰"), timeout=5)
+        reminder = await t.fake.wait_for_message(t.channel, check=lambda m: m.content.startswith("⏰"))
         assert reminder.content.startswith(f"⏰ Turn 1 ends {at(12)}. Still to act:\n{mention(t.alice)}")
         await settle(t.fake)
         assert len(t.messages()) == posted + 1

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from discordkit import Config, at, config, settle, start_war, table, texts
-from fakediscord import ADMINISTRATOR, MANAGE_MESSAGES, PIN_MESSAGES
+from fakediscord import ADMINISTRATOR, HANG_TIMEOUT, MANAGE_MESSAGES, PIN_MESSAGES
 
 import bot as bot_module
 import service.settings as settings_module
@@ -312,11 +312,11 @@ async def test_the_clock_writes_the_health_file_while_the_bot_runs(tmp_path):
             # load: the job is made to beat faster instead)
             scheduler.reschedule_job("health", trigger="interval", seconds=0.05)
             health.unlink()
-            for _ in range(100):  # written again within a few beats
-                if health.exists():
-                    break
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + HANG_TIMEOUT  # written again at the next beats (the bound: a hang)
+            while not health.exists():
+                assert loop.time() < deadline, "the health file was not written again"
                 await asyncio.sleep(0.02)
-            assert health.exists()
         health.unlink()
         await asyncio.sleep(0.2)
         assert not health.exists()  # closed: no longer written

@@ -10,6 +10,7 @@ import threading
 import discord
 import pytest
 from discordkit import START, start_war, table, texts
+from fakediscord import HANG_TIMEOUT
 
 import bot as bot_module
 from data.store import SHUTTING_DOWN, Store, StoreUnavailable
@@ -17,8 +18,8 @@ from data.store import SHUTTING_DOWN, Store, StoreUnavailable
 
 async def test_store_close_twice_at_once_and_again(tmp_path):
     store = await Store.open(tmp_path / "referee.db")
-    await asyncio.wait_for(asyncio.gather(store.close(), store.close()), 10)
-    await asyncio.wait_for(store.close(), 10)
+    await asyncio.wait_for(asyncio.gather(store.close(), store.close()), HANG_TIMEOUT)
+    await asyncio.wait_for(store.close(), HANG_TIMEOUT)
     with pytest.raises(StoreUnavailable, match="^the referee is shutting down; nothing changed"):
         await store.live_game("anywhere")
 
@@ -28,7 +29,7 @@ async def test_store_close_lets_the_write_in_flight_commit_and_refuses_new_ones(
     release = threading.Event()
 
     def work(con):
-        release.wait(10)
+        release.wait(HANG_TIMEOUT)
         con.execute("INSERT INTO games (channel, guild_id, gm, created_at) VALUES ('c', NULL, 'gm', 'now')")
 
     in_flight = asyncio.ensure_future(store._transaction(work))
@@ -39,7 +40,7 @@ async def test_store_close_lets_the_write_in_flight_commit_and_refuses_new_ones(
         await store.games(live_only=False)
     assert not closing.done()
     release.set()
-    await asyncio.wait_for(asyncio.gather(in_flight, closing), 10)
+    await asyncio.wait_for(asyncio.gather(in_flight, closing), HANG_TIMEOUT)
     again = await Store.open(tmp_path / "referee.db")
     try:
         assert [row.channel for row in await again.games(live_only=False)] == ["c"]
@@ -51,7 +52,7 @@ async def test_bot_close_twice_at_once(tmp_path):
     async with table(tmp_path) as t:
         async with t.bot() as rb:
             await start_war(t)
-            await asyncio.wait_for(asyncio.gather(rb.bot.close(), rb.bot.close()), 10)
+            await asyncio.wait_for(asyncio.gather(rb.bot.close(), rb.bot.close()), HANG_TIMEOUT)
             assert rb.bot.is_closed() and rb.bot.store.closed
 
 
@@ -62,11 +63,11 @@ async def test_closing_with_40_interactions_in_flight_answers_or_refuses_each(tm
         async with t.bot() as rb:
             await start_war(t)
             hold = threading.Event()
-            blocker = asyncio.ensure_future(rb.bot.store.db._execute(lambda: hold.wait(10)))
+            blocker = asyncio.ensure_future(rb.bot.store.db._execute(lambda: hold.wait(HANG_TIMEOUT)))
             sent = [asyncio.ensure_future(t.fake.invoke(t.guild, t.channel, t.gm, "gm dice", options={"values": "4"}))
                     for _ in range(40)]
             loop = asyncio.get_running_loop()
-            deadline = loop.time() + 10
+            deadline = loop.time() + HANG_TIMEOUT  # (a bound on a hang, not a timing)
             while sum(task.get_name() == "CommandTree-invoker" for task in asyncio.all_tasks()) < 40:
                 assert loop.time() < deadline, "the bot never received the 40 commands"
                 await asyncio.sleep(0.01)
@@ -74,8 +75,8 @@ async def test_closing_with_40_interactions_in_flight_answers_or_refuses_each(tm
             late = [await t.fake.invoke(t.guild, t.channel, t.alice, "nation show") for _ in range(5)]
             hold.set()
             await blocker
-            answers = await asyncio.wait_for(asyncio.gather(*sent), 20)
-            await asyncio.wait_for(closing, 20)
+            answers = await asyncio.wait_for(asyncio.gather(*sent), HANG_TIMEOUT)
+            await asyncio.wait_for(closing, HANG_TIMEOUT)
     assert all("entered the next 1 die" in texts(a) for a in answers), [texts(a) for a in answers]
     assert all(SHUTTING_DOWN in texts(r) and r.ephemeral for r in late)
     t.fake.assert_no_errors()

@@ -1,5 +1,5 @@
-"""The page server's bounded bookkeeping: a least-recently-used cache and per-address request buckets, each with a
-fixed size, so that no visitor can make them grow."""
+"""The page server's bounded bookkeeping: a least-recently-used cache, per-address request buckets and slots held
+at once, each with a fixed size, so that no visitor can make them grow."""
 
 from __future__ import annotations
 
@@ -52,3 +52,28 @@ class TokenBuckets:
         while len(self.buckets) > self.size:
             self.buckets.popitem(last=False)
         return wait
+
+
+class Slots:
+    """Things held at once (live streams, downloads), bounded in all and per key (an address)."""
+
+    def __init__(self, total: int, per_key: int) -> None:
+        self.total, self.per_key = total, per_key
+        self.held: dict[str, int] = {}
+        self.count = 0
+
+    def take(self, key: str) -> bool:
+        """A slot for `key`, or False: none left in all or for it."""
+        held = self.held.get(key, 0)
+        if self.count >= self.total or held >= self.per_key:
+            return False
+        self.held[key] = held + 1
+        self.count += 1
+        return True
+
+    def give(self, key: str) -> None:
+        """The slot `take` gave back."""
+        self.count -= 1
+        held = self.held.pop(key, 1) - 1
+        if held > 0:
+            self.held[key] = held

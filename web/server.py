@@ -12,7 +12,7 @@ Routes (GET, and HEAD with it; any other method is 405):
   final results of an ended game, the map (where the game has one), the history charts, the roll ledger with /log
   rolls' filters as query parameters (`who`, `purpose`, `turn_from`, `turn_to`, `gm_entered`, `free`, `page`) and
   the story of a turn (`turn`);
-- `/g/<token>/rolls.csv`: the roll ledger as CSV, the file /log export writes;
+- `/g/<token>/rolls.csv`: the roll ledger as CSV, the file /log export writes, streamed a page of rows at a time;
 - `/g/<token>/chart/game.svg`: the game chart (/game chart's) as SVG, drawn in the charts' worker process;
 - `/g/<token>/chart/map.svg`: the picture of the game's board (its rule set's `board_picture`: a map), likewise —
   404 for a game without one;
@@ -22,7 +22,9 @@ Routes (GET, and HEAD with it; any other method is 405):
 
 Anything else, an unknown token or a rotated one answers the same 404. Every response carries strict headers (a
 Content-Security-Policy without inline script or style, no referrer: the link is a secret). Requests are limited
-per address (a token bucket; behind a reverse proxy `trust_proxy=True` takes the address from X-Forwarded-For).
+per address (a token bucket; behind a reverse proxy `trust_proxy=True` takes the address from X-Forwarded-For);
+connections, their time, live streams and downloads are bounded too, and nothing of a request is logged
+(`web.guard`).
 Pages are cached by (game, version, query), charts by (game, version, name): 200 pages a second cost little.
 """
 
@@ -32,7 +34,6 @@ import asyncio
 import contextlib
 import gzip
 import hashlib
-import io
 import logging
 import math
 import time
@@ -50,11 +51,12 @@ from engine.errors import BadInput, RefereeError
 from engine.mapspec import MapPicture
 from engine.rulesets import GameState, ruleset
 from service import charts, mappicture
-from service.ledger import FREE, MAX_PURPOSE, empty_text, ledger_page, write_ledger
+from service.ledger import FREE, MAX_PURPOSE, empty_text, ledger_page
 from service.referee import Referee
 from service.reports import Report
 from service.story import game_story, story_lines
-from web.bounds import Lru, TokenBuckets
+from web.bounds import Lru, Slots, TokenBuckets
+from web.guard import PAGE_CSP, STATUS_WORDS, Guard, GuardedSite, Limits, plain, secure
 from web.render import (
     LEDGER_ROWS,
     MAX_WHO,
@@ -69,18 +71,15 @@ from web.render import (
     time_mark,
     view_html,
 )
+from web.stream import CSV_ROWS, send, stream_csv
 
-__all__ = ["PAGE_PATH", "GamePages", "page_url"]
+__all__ = ["PAGE_CSP", "PAGE_PATH", "GamePages", "Limits", "page_url"]
 
 log = logging.getLogger("referee.web")
 
 PAGE_PATH = "/g/"
 HERE = Path(__file__).resolve().parent
-PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-            "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'self'"
-STATUS_WORDS = {400: "bad request", 404: "not found", 405: "method not allowed", 429: "too many requests",
-                500: "the page could not be made; try again later", 503: "busy; try again later"}
 GZIP_LEVEL = 6
 CHARTS = ("game",)  # the charts a page serves: /game chart's
 MAP = "map"  # the picture of the board, where the game has one (`RuleSet.board_picture`)
@@ -113,7 +112,8 @@ class GamePages:
                  poll_seconds: float = 2.0, heartbeat_seconds: float = 15.0, max_listeners: int = 1000,
                  max_listeners_per_address: int = 8, page_cache: int = 256, chart_cache: int = 32,
                  remake_seconds: float = 2.0, recheck_seconds: float = 0.5, own_reads: bool = True,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 limits: Limits | None = None, max_downloads: int = 16, max_downloads_per_address: int = 4,
+                 csv_rows: int = CSV_ROWS, clock: Callable[[], float] = time.monotonic) -> None:
         self.referee = referee
         # What the pages read, they read through `reads`: once started (`own_reads`), a referee on a connection of
         # its own to the same database, so that a page never queues behind the commands in the store's one database
@@ -139,12 +139,18 @@ class GamePages:
         self.trust_proxy = trust_proxy
         self.limits = TokenBuckets(rate, burst, max_addresses, clock)
         self.poll_seconds, self.heartbeat_seconds = poll_seconds, heartbeat_seconds
-        self.max_listeners, self.max_listeners_per_address = max_listeners, max_listeners_per_address
+        # connections, their time and live streams (web.guard): from this process's file limit unless given
+        self.server_limits = limits if limits is not None else Limits.of()
+        self.max_listeners = min(max_listeners, self.server_limits.streams)
+        self.max_listeners_per_address = max_listeners_per_address
+        self._listening = Slots(self.max_listeners, max_listeners_per_address)
+        self._downloads = Slots(max_downloads, max_downloads_per_address)  # rolls.csv streams at once
+        self.csv_rows = csv_rows
+        self.guard: Guard | None = None  # once started
         self.pages = Lru(page_cache)
         self.charts = Lru(chart_cache)
         self._building: dict[Hashable, asyncio.Task[bytes]] = {}
         self._watches: dict[int, Watch] = {}
-        self._listening: dict[str, int] = {}
         self._closing = False
         self._unsubscribe = referee.on_commit(self.committed)
         self._runner: web.AppRunner | None = None
@@ -164,7 +170,13 @@ class GamePages:
 
     @property
     def listeners(self) -> int:
-        return sum(self._listening.values())
+        return self._listening.count
+
+    @property
+    def port(self) -> int | None:
+        """The port served on, once started (`start` on port 0 takes a free one)."""
+        sites = list(self._runner.sites) if self._runner is not None else []
+        return sites[0].port if sites and isinstance(sites[0], GuardedSite) else None
 
     async def start(self, host: str, port: int) -> None:
         """Serve on `host`:`port` until `close()` (in the running event loop, beside the bot). OSError, in one line
@@ -176,14 +188,18 @@ class GamePages:
                 self.reads = Referee(self._reader, self.referee.rules_by_set, clock=self.referee.clock)
         runner = self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await runner.setup()
+        limits = self.server_limits
+        self.guard = Guard(limits, per_address=not self.trust_proxy)  # (behind a proxy, all come from it)
         try:
-            await web.TCPSite(runner, host, port).start()
+            await GuardedSite(runner, host, port, self.guard).start()
         except OSError as err:  # the port taken, an address this machine does not have: closed again, one line
             await self.close()
             reason = err.strerror or str(err) or type(err).__name__
             raise OSError(f"cannot serve the game pages on {host}:{port} ({reason}): check WEB_HOST and WEB_PORT "
                           "(another program on that port?)") from None
-        log.info("game pages served on %s:%s as %s", host, port, self.public_url)
+        log.info("game pages served on %s:%s as %s: at most %d connections (%d an address), %d live streams, "
+                 "a request within %g s (file limit %d)", host, port, self.public_url, limits.connections,
+                 self.guard.per_address, self.max_listeners, limits.head_seconds, limits.files)
 
     async def committed(self, report: Report, by_clock: bool) -> None:
         """A change of a game committed by this process: its readers' live updates look at once (a change made by
@@ -199,6 +215,9 @@ class GamePages:
         runner, self._runner = self._runner, None
         if runner is not None:
             await runner.cleanup()
+        guard, self.guard = self.guard, None
+        if guard is not None:
+            guard.close()
         reader, self._reader = self._reader, None
         self.reads = self.referee
         if reader is not None:
@@ -229,16 +248,9 @@ class GamePages:
 
     @staticmethod
     async def _headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
-        """Strict headers on every response, errors included."""
-        headers = response.headers
-        headers.setdefault("Content-Security-Policy", PAGE_CSP)
-        headers["Referrer-Policy"] = "no-referrer"
-        headers["X-Content-Type-Options"] = "nosniff"
-        headers["X-Robots-Tag"] = "noindex, nofollow"
-        headers["X-Frame-Options"] = "DENY"
-        headers["Cross-Origin-Opener-Policy"] = "same-origin"
-        headers.setdefault("Cache-Control", "no-store")
-        headers["Server"] = "referee"
+        """Strict headers on every response, errors included (aiohttp's own answers to a malformed request, which
+        no signal sees, get them from `GuardedHandler.handle_error`)."""
+        secure(response.headers)
 
     @web.middleware
     async def _errors(self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -345,13 +357,33 @@ class GamePages:
         return web.Response(body=body, content_type="text/html", charset="utf-8", headers=headers)
 
     async def rolls_csv(self, request: web.Request) -> web.StreamResponse:
+        """The ledger as /log export's CSV, streamed a page of rows at a time (`web.stream`); downloads at once are
+        bounded in all and per address (503 beyond)."""
         game_id, _, _ = await self._page(request)
-        out = io.BytesIO()
-        namer = Namer(self.names, (await self.reads.store.game(game_id)).guild_id)
-        await write_ledger(self.reads.store, game_id, "csv", out, who=namer.person)  # names, never Discord ids
-        return web.Response(body=out.getvalue(), content_type="text/csv", charset="utf-8",
-                            headers={"Content-Disposition": 'attachment; filename="roll-ledger.csv"',
-                                     "Cache-Control": "no-store"})
+        headers = {"Content-Type": "text/csv; charset=utf-8", "Cache-Control": "no-store",
+                   "Content-Disposition": 'attachment; filename="roll-ledger.csv"'}
+        if request.method == "HEAD":
+            return web.Response(headers=headers)
+        address = self.address(request)
+        if self._closing or not self._downloads.take(address):
+            return plain(503, "too many ledger downloads at once; try again later", {"Retry-After": "10"})
+        try:
+            namer = Namer(self.names, (await self.reads.store.game(game_id)).guild_id)  # names, never Discord ids
+            response = web.StreamResponse(headers=headers)
+            await response.prepare(request)
+            try:
+                await stream_csv(self.reads.store, game_id, lambda data: self._send(request, response, data),
+                                 namer.person, self.csv_rows)
+            except Exception as err:  # (the answer has begun: no other can follow; the reader sees it cut short)
+                if not isinstance(err, ConnectionError):
+                    log.exception("a game's ledger download failed")
+                raise ConnectionResetError("the download was cut short") from None
+        finally:
+            self._downloads.give(address)
+        return response
+
+    async def _send(self, request: web.Request, response: web.StreamResponse, data: bytes) -> None:
+        await send(request, response, data, self.server_limits.send_seconds, self.guard)
 
     async def chart(self, request: web.Request) -> web.StreamResponse:
         game_id, _, version = await self._page(request)
@@ -388,17 +420,15 @@ class GamePages:
         if request.method == "HEAD":
             return web.Response(headers=headers)
         address = self.address(request)
-        if self._closing or self.listeners >= self.max_listeners \
-                or self._listening.get(address, 0) >= self.max_listeners_per_address:
+        if self._closing or not self._listening.take(address):
             return plain(503, "too many live pages open; try again later", {"Retry-After": "30"})
-        self._listening[address] = self._listening.get(address, 0) + 1
         listener = asyncio.Event()
         watch = self._watch(game_id, version)
         watch.listeners.add(listener)
         response = web.StreamResponse(headers=headers)
         try:
             await response.prepare(request)
-            await response.write(f"retry: 5000\n\nevent: version\ndata: {version}\n\n".encode())
+            await self._send(request, response, f"retry: 5000\n\nevent: version\ndata: {version}\n\n".encode())
             sent = version
             while not self._closing:
                 try:
@@ -406,23 +436,19 @@ class GamePages:
                 except TimeoutError:
                     if await self.reads.store.page_game(token) != game_id:
                         break
-                    await response.write(b": heartbeat\n\n")
+                    await self._send(request, response, b": heartbeat\n\n")
                     continue
                 listener.clear()
                 if self._closing:
                     break
                 if watch.version is not None and watch.version != sent:
                     sent = watch.version
-                    await response.write(f"event: version\ndata: {sent}\n\n".encode())
+                    await self._send(request, response, f"event: version\ndata: {sent}\n\n".encode())
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
             watch.listeners.discard(listener)
-            left = self._listening.get(address, 1) - 1
-            if left:
-                self._listening[address] = left
-            else:
-                self._listening.pop(address, None)
+            self._listening.give(address)
         return response
 
     def _watch(self, game_id: int, version: str) -> Watch:
@@ -574,8 +600,3 @@ class GamePages:
         )
         return html.encode("utf-8")
 
-
-def plain(status: int, words: str, headers: dict[str, str] | None = None) -> web.Response:
-    """A one-line plain-text answer (an error's)."""
-    return web.Response(status=status, text=f"{status}: {words}\n", content_type="text/plain", charset="utf-8",
-                        headers=headers or {})

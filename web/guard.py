@@ -1,0 +1,271 @@
+"""The page server's guard (issue 33): no visitor can starve it of connections or files, nor fill its log.
+
+- A connection must send a whole request head (its line and headers) within `head_seconds` of opening; one kept
+  alive is closed after `idle_seconds` without a whole next request (aiohttp's `keepalive_timeout`). A request's
+  body is never read (every route is GET): what is left of one is discarded for at most `LINGER_SECONDS`.
+- An answer its client does not read is given up after `send_seconds` (the connection closed).
+- At most `per_address` connections at once from one address (IPv6: one /64), `connections` in all: both are
+  counted when a connection is made, and one beyond is closed at once, before a byte is read. `connections` comes
+  from the process's file limit (RLIMIT_NOFILE) less a reserve for the database, Discord, the chart worker and
+  the log, so that the server never runs out of files; live-update streams are capped at half of it.
+- aiohttp's own answers to a malformed request (a bad request line, too long a line or header) are the page's
+  plain one-line answers with its strict headers, and say nothing of the request. Nothing of a request is logged
+  (its URL holds the game's secret token): refusals, timeouts and malformed requests are counted and told in one
+  line a minute at most.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+from collections import Counter
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from aiohttp import web
+from aiohttp.web_server import Server
+
+__all__ = ["PAGE_CSP", "STATUS_WORDS", "Guard", "GuardedHandler", "GuardedSite", "Limits", "file_limit", "peer_key",
+           "plain", "secure"]
+
+log = logging.getLogger("referee.web")
+
+PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+            "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+STATUS_WORDS = {400: "bad request", 404: "not found", 405: "method not allowed", 413: "request too large",
+                429: "too many requests", 431: "request headers too large",
+                500: "the page could not be made; try again later", 503: "busy; try again later",
+                504: "the page took too long; try again later"}
+UNKNOWN_FILES = 1024  # the file limit assumed when the system tells none (or "unlimited")
+RESERVE_SHARE, RESERVE_MIN = 4, 128  # files kept for everything else: a quarter of the limit, at least 128
+MOST_CONNECTIONS = 16_384  # whatever the file limit: each connection costs memory too
+LINGER_SECONDS = 2.0
+SUMMARY_SECONDS = 60.0
+TOLD = {"address": "refused (already {per_address} from its address)", "full": "refused (already {connections} "
+        "open)", "slow": "closed without a whole request in {head_seconds:g} s", "bad": "malformed, answered 400",
+        "stalled": "closed, their answer unread for {send_seconds:g} s", "failed": "failed inside aiohttp"}
+
+
+def file_limit() -> int:
+    """The process's limit of open files (the soft RLIMIT_NOFILE); `UNKNOWN_FILES` when there is none to read."""
+    try:
+        import resource
+    except ImportError:  # (not on Windows)
+        return UNKNOWN_FILES
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return UNKNOWN_FILES if soft == resource.RLIM_INFINITY or soft <= 0 else int(soft)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a connection may take: its time to send a request and to read its answer, the size of a request head,
+    and the connections (and live-update streams) at once."""
+
+    connections: int = 768
+    streams: int = 384
+    per_address: int = 32
+    head_seconds: float = 5.0
+    idle_seconds: float = 10.0
+    send_seconds: float = 30.0
+    max_line: int = 4096  # bytes of the request line, and of a header (a page's URL is under 1,100)
+    max_headers: int = 64
+    files: int = 1024  # the file limit they were derived from (shown in the log)
+
+    @classmethod
+    def of(cls, files: int | None = None, **given: Any) -> Limits:
+        """The limits for a process that may open `files` files (default: this process's file limit)."""
+        files = file_limit() if files is None else files
+        connections = max(8, min(MOST_CONNECTIONS, files - max(RESERVE_MIN, files // RESERVE_SHARE)))
+        given.setdefault("connections", connections)
+        given.setdefault("streams", given["connections"] // 2)
+        return cls(files=files, **given)
+
+
+def peer_key(peer: Any) -> str:
+    """What the connections of one address are counted by: its IP address, an IPv6 one by its /64 (one machine may
+    hold a whole /64)."""
+    host = str(peer[0]) if isinstance(peer, tuple | list) and peer else str(peer)
+    if ":" not in host:
+        return host
+    try:
+        address = ipaddress.IPv6Address(host.split("%", 1)[0])
+    except ValueError:
+        return host[:64]
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.IPv6Network((address, 64), strict=False))
+
+
+def secure(headers: MutableMapping[str, str]) -> None:
+    """The strict headers every answer carries (an answer's own Content-Security-Policy and Cache-Control kept)."""
+    headers.setdefault("Content-Security-Policy", PAGE_CSP)
+    headers["Referrer-Policy"] = "no-referrer"
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["X-Robots-Tag"] = "noindex, nofollow"
+    headers["X-Frame-Options"] = "DENY"
+    headers["Cross-Origin-Opener-Policy"] = "same-origin"
+    headers.setdefault("Cache-Control", "no-store")
+    headers["Server"] = "referee"
+
+
+def plain(status: int, words: str, headers: dict[str, str] | None = None) -> web.Response:
+    """A one-line plain-text answer (an error's)."""
+    return web.Response(status=status, text=f"{status}: {words}\n", content_type="text/plain", charset="utf-8",
+                        headers=headers or {})
+
+
+class Guard:
+    """The connections open, by address and in all, and what was refused or closed, told once a minute at most.
+    `per_address=False` (behind a reverse proxy, every connection comes from it): only the cap in all."""
+
+    def __init__(self, limits: Limits, per_address: bool = True) -> None:
+        self.limits = limits
+        self.per_address = limits.per_address if per_address else limits.connections
+        self.held: dict[str, int] = {}
+        self.open = 0
+        self.counts: Counter[str] = Counter()
+        self._summary: asyncio.TimerHandle | None = None
+
+    def admit(self, peer: Any) -> str | None:
+        """A connection from `peer` counted (its key returned), or None: refused, at a cap."""
+        if self.open >= self.limits.connections:
+            self.note("full")
+            return None
+        key = peer_key(peer)
+        held = self.held.get(key, 0)
+        if held >= self.per_address:
+            self.note("address")
+            return None
+        self.held[key] = held + 1
+        self.open += 1
+        return key
+
+    def release(self, key: str) -> None:
+        self.open -= 1
+        held = self.held.pop(key, 1) - 1
+        if held > 0:
+            self.held[key] = held
+
+    def note(self, what: str) -> None:
+        """One more of `what` (a key of `TOLD`); the summary is told `SUMMARY_SECONDS` after the first."""
+        self.counts[what] += 1
+        if self._summary is None:
+            self._summary = asyncio.get_running_loop().call_later(SUMMARY_SECONDS, self.tell)
+
+    def tell(self) -> None:
+        """The summary line of what was counted since the last one (nothing when nothing was)."""
+        if self._summary is not None:
+            self._summary.cancel()
+            self._summary = None
+        if not self.counts:
+            return
+        words = {"per_address": self.per_address, "connections": self.limits.connections,
+                 "head_seconds": self.limits.head_seconds, "send_seconds": self.limits.send_seconds}
+        parts = [f"{count:,} {TOLD[what].format(**words)}" for what, count in sorted(self.counts.items())]
+        self.counts.clear()
+        log.warning("game pages' connections since the last summary: %s", "; ".join(parts))
+
+    def close(self) -> None:
+        self.tell()
+
+
+class GuardedHandler(web.RequestHandler):
+    """aiohttp's handler of one connection, counted by the guard (closed at once beyond its caps), closed when it
+    sends no whole request in time, answering a malformed request plainly and logging nothing of it."""
+
+    __slots__ = ("_guard", "_peer", "_head_timer")
+
+    def __init__(self, manager: Server, guard: Guard, **kwargs: Any) -> None:
+        super().__init__(manager, **kwargs)
+        self._guard = guard
+        self._peer: str | None = None
+        self._head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = self._guard.admit(transport.get_extra_info("peername"))
+        if peer is None:
+            self._parser = None  # (no cycle left for the collector: this handler is dropped at once)
+            cast(asyncio.Transport, transport).abort()
+            return
+        self._peer = peer
+        super().connection_made(transport)
+        if self._keepalive_handle is not None:  # (aiohttp's keep-alive timer times the first request too: ours does)
+            self._keepalive_handle.cancel()
+            self._keepalive_handle = None
+        self._head_timer = self._loop.call_later(self._guard.limits.head_seconds, self._head_late)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        # aiohttp counts each request whose head it has parsed (a malformed one too); after the first, its own
+        # keep-alive timer bounds the wait for the next (`idle_seconds`, not moved on by a partial request)
+        if self._head_timer is not None and self._request_count:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_late(self) -> None:
+        self._head_timer = None
+        if not self._request_count:
+            self._guard.note("slow")
+            self.force_close()
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        if self._peer is None:  # refused: nothing was set up
+            return
+        self._guard.release(self._peer)
+        self._peer = None
+        super().connection_lost(exc)
+
+    async def finish_response(self, request: web.BaseRequest, resp: web.StreamResponse,
+                              start_time: float | None) -> tuple[web.StreamResponse, bool]:
+        try:
+            async with asyncio.timeout(self._guard.limits.send_seconds):
+                return await super().finish_response(request, resp, start_time)
+        except TimeoutError:
+            self._guard.note("stalled")
+            self.force_close()
+            return resp, True  # (as a client gone: the connection is not used again)
+
+    def handle_error(self, request: web.BaseRequest, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        """aiohttp's answer to a malformed request (or a failure past the page's own handling): one plain line with
+        the strict headers, never the request's words (they may hold the token), nothing logged but a count."""
+        self._guard.note("bad" if status < 500 else "failed")
+        if request.writer.output_size > 0:
+            raise ConnectionError("the answer had begun")  # (as aiohttp's own: the connection is closed)
+        response = plain(status, STATUS_WORDS.get(status, "error"))
+        secure(response.headers)
+        response.force_close()
+        return response
+
+    def log_exception(self, *args: Any, **kwargs: Any) -> None:
+        self._guard.note("failed")  # (aiohttp's exception logging names the request; counted instead)
+
+
+class GuardedSite(web.TCPSite):
+    """A TCP site whose connections are `GuardedHandler`s of `guard`."""
+
+    def __init__(self, runner: web.BaseRunner, host: str, port: int, guard: Guard) -> None:
+        super().__init__(runner, host, port)
+        self.guard = guard
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)  # (registered with its runner, as TCPSite.start does)
+        server = self._runner.server
+        assert server is not None
+        loop = asyncio.get_running_loop()
+        limits, guard = self.guard.limits, self.guard
+
+        def handler() -> GuardedHandler:
+            return GuardedHandler(server, guard, loop=loop, keepalive_timeout=limits.idle_seconds, access_log=None,
+                                  max_line_size=limits.max_line, max_field_size=limits.max_line,
+                                  max_headers=limits.max_headers, lingering_time=LINGER_SECONDS)
+
+        self._server = await loop.create_server(handler, self._host, self._port, backlog=self._backlog,
+                                                reuse_address=self._reuse_address, reuse_port=self._reuse_port)
+        sockets = self._server.sockets
+        self._bound_port = sockets[0].getsockname()[1] if sockets else self._port

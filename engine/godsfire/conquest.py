@@ -9,13 +9,19 @@ from __future__ import annotations
 
 from engine.core import Tx
 from engine.godsfire.setup import conquer
-from engine.godsfire.state import FIGHTING, GodsfireState, System
+from engine.godsfire.state import FIGHTING, Counter, GodsfireState, System, place_key
 from engine.names import name_key
 
 
-def taker(state: GodsfireState, system: System) -> str | None:
-    """The player who has taken `system` by force, if one has."""
-    in_cell = [c for c in state.counters_at(system.name) if c.kind != "GB"]
+def taker(state: GodsfireState, system: System, by_place: dict[str, list[Counter]] | None = None) -> str | None:
+    """The player who has taken `system` by force, if one has (`by_place`: `state.counters_by_place()`, for a
+    look at every system)."""
+    places = state.counters_by_place() if by_place is None else by_place
+
+    def counters_at(at: str) -> list[Counter]:
+        return places.get(place_key(at), [])
+
+    in_cell = [c for c in counters_at(system.name) if c.kind != "GB"]
     holders = {c.owner for c in in_cell}
     if len(holders) != 1 or None in holders or not any(c.kind in FIGHTING for c in in_cell):
         return None
@@ -29,7 +35,7 @@ def taker(state: GodsfireState, system: System) -> str | None:
     if system.owner is not None and not state.at_war(winner, system.owner):
         return None
     for region in system.regions:
-        here = [c for c in state.counters_at(f"{system.name} {region.number}") if c.kind != "GB"]
+        here = [c for c in counters_at(f"{system.name} {region.number}") if c.kind != "GB"]
         if not here or any(c.owner is None or name_key(c.owner) != name_key(winner) for c in here):
             return None
     return winner
@@ -37,10 +43,12 @@ def taker(state: GodsfireState, system: System) -> str | None:
 
 def take_systems(tx: Tx[GodsfireState]) -> None:
     """Every system taken by force this Combat Phase changes hands."""
+    by_place = tx.state.counters_by_place()
     for system in list(tx.state.systems):
         current = tx.state.system(system.name)
-        winner = taker(tx.state, current)
+        winner = taker(tx.state, current, by_place)
         if winner is not None:
             whose = f"{current.owner}'s" if current.owner else "neutral"
             conquer(tx, current.name, winner, f"{winner} holds {current.name}'s cell and every region of it: "
                     f"{whose} {current.name} is taken by force")
+            by_place = tx.state.counters_by_place()

@@ -24,8 +24,9 @@ from engine.godsfire.common import OWN_SYSTEM_PARAM, REGION_PARAM, RULESET, acti
 from engine.godsfire.dues import on_the_way
 from engine.godsfire.events import change_player, change_region, change_system
 from engine.godsfire.rules import ECONOMY, UNIT_TYPES, GodsfireRules
-from engine.godsfire.state import PHASE_NAMES, GodsfireState, Player, Region, System
+from engine.godsfire.state import MAX_BOX_UNITS, PHASE_NAMES, GodsfireState, Player, Region, System
 from engine.godsfire.steps import open_step, take_step
+from engine.godsfire.table import require_room
 from engine.names import name_key
 from engine.vocabulary import NUMBERS, Command, Param
 
@@ -381,6 +382,9 @@ def buy(tx: Tx[GodsfireState], action: Buy) -> None:
     if region.bought + action.count > most[region.economy]:
         raise RuleViolation(f"the sheet: {region.economy} regions may produce up to {most[region.economy]} units "
                             f"a turn; region {region.number} of {system.name} has bought {region.bought}")
+    if region.to_place.get(kind, 0) + action.count > MAX_BOX_UNITS:
+        raise RuleViolation(f"region {region.number} of {system.name} has {region.to_place.get(kind, 0)} {kind} "
+                            f"waiting to be placed: at most {MAX_BOX_UNITS} a type (place them at D.14 first)")
     cost = int(table["cost"]) * action.count
     _pay(tx, system, cost, f"{action.count} {kind}")
     _jealousy_warning(tx, system, region, cost, action.confirm)
@@ -492,14 +496,16 @@ def place(tx: Tx[GodsfireState], action: Place) -> None:
     where = f"{system.name}'s system cell" if kind == "SQD" else f"region {region.number}"
     reason = f"{action.count} new {kind} placed in {where} (D.14)"
     change_region(tx, system.name, region.number, reason, to_place=to_place)
-    if kind == "SQD":  # squadrons never go on the ground
-        units = dict(system.units)
-        units[kind] = units.get(kind, 0) + action.count
+    units = dict(system.units if kind == "SQD" else region.units)  # squadrons never go on the ground
+    units[kind] = units.get(kind, 0) + action.count
+    if units[kind] > MAX_BOX_UNITS:
+        raise RuleViolation(f"{where} would hold {units[kind]} {kind}: a box holds at most {MAX_BOX_UNITS} of a type "
+                            "(move some out first)")
+    if kind == "SQD":
         change_system(tx, system.name, reason, units=units)
     else:
-        units = dict(region.units)
-        units[kind] = units.get(kind, 0) + action.count
         change_region(tx, system.name, region.number, reason, units=units)
+    require_room(tx.state, f"placing {action.count} {kind}")
 
 
 # --- "Change Ministers!" -------------------------------------------------------------------------

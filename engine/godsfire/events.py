@@ -10,10 +10,12 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from engine.core import Tx
+from engine.errors import RuleViolation
 from engine.events import Event
 from engine.godsfire.board import Board, board_from_plain
 from engine.godsfire.rules import GodsfireHouse
 from engine.godsfire.state import (
+    MAX_COUNTERS,
     Attack,
     Counter,
     GodsfireState,
@@ -35,6 +37,14 @@ SINGLE: dict[str, type] = {"initiative": Initiative, "transit": Transit}
 TIMES = ("since",)  # record fields that are moments (ISO text in their plain form)
 
 
+_FLAT = (str, int, float, bool, type(None))
+
+
+def _copied(item: Any) -> Any:
+    """`item` as its own copy: a flat value is itself (immutable), anything else is deep-copied."""
+    return item if isinstance(item, _FLAT) else copy.deepcopy(item)
+
+
 def to_plain(value: Any) -> Any:
     """A record (or a list of them) as plain JSON values: what the log and the export hold."""
     if isinstance(value, list):
@@ -43,16 +53,16 @@ def to_plain(value: Any) -> Any:
         return value.plain()
     if hasattr(value, "__dataclass_fields__"):
         out = {}
-        for f in fields(value):
-            item = getattr(value, f.name)
-            out[f.name] = item.isoformat() if isinstance(item, datetime) else copy.deepcopy(item)
+        for name in _known(type(value)):
+            item = getattr(value, name)
+            out[name] = item.isoformat() if isinstance(item, datetime) else _copied(item)
         return out
-    return copy.deepcopy(value)
+    return _copied(value)
 
 
 def _record(cls: type, raw: dict[str, Any]) -> Any:
-    known = {f.name for f in fields(cls)}
-    values = {k: copy.deepcopy(v) for k, v in raw.items() if k in known}
+    known = _known(cls)
+    values = {k: _copied(v) for k, v in raw.items() if k in known}
     for key in TIMES:
         if isinstance(values.get(key), str):
             values[key] = datetime.fromisoformat(values[key])
@@ -267,6 +277,10 @@ def change_player(tx: Tx[GodsfireState], player: str, reason: str, **new: Any) -
 
 def change_game(tx: Tx[GodsfireState], reason: str, **new: Any) -> GameChanged | None:
     _check_fields(GodsfireState, new)
+    counters = new.get("counters")
+    if counters is not None and len(counters) > max(MAX_COUNTERS, len(tx.state.counters)):
+        raise RuleViolation(f"the table holds at most {MAX_COUNTERS:,} counters, and this would make "
+                            f"{len(counters):,} (the GM takes some off with /godsfire counter remove)")
     changes, before = _diff(tx.state, new)
     if not changes:
         return None
@@ -275,9 +289,20 @@ def change_game(tx: Tx[GodsfireState], reason: str, **new: Any) -> GameChanged |
     return event
 
 
+def _known(cls: type) -> tuple[str, ...]:
+    """The field names of a record class in order (looked up once a class)."""
+    found = _KNOWN.get(cls)
+    if found is None:
+        found = _KNOWN[cls] = tuple(f.name for f in fields(cls))
+    return found
+
+
+_KNOWN: dict[type, tuple[str, ...]] = {}
+
+
 def _check_fields(cls: type, new: dict[str, Any]) -> None:
-    known = {f.name for f in fields(cls)}
-    unknown = set(new) - known
+    known = _known(cls)
+    unknown = set(new) - set(known)
     if unknown:
         raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
 

@@ -5,6 +5,7 @@ rulings are in docs/godsfire.md."""
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections.abc import Callable
@@ -91,13 +92,15 @@ def _levels_to_deduct(tx: Tx[GodsfireState], player: Player, count: int, chosen:
             raise BadInput(f"the default costs {due} economic level{'s' if due != 1 else ''}: list {due} "
                            f"regions in lower: (one entry per level), not {len(entries)}")
         return [(s.name, n) for s, n in entries]
-    levels = {(s.name, r.number): ECONOMY.index(r.economy) for s in systems for r in s.regions}
-    order = list(levels)
+    # the highest level first, ties in the game's order: a heap of (-level, position), one level off a pop
+    heap = [(-ECONOMY.index(r.economy), i, (s.name, r.number))
+            for i, (s, r) in enumerate((s, r) for s in systems for r in s.regions)]
+    heapq.heapify(heap)
     picked: list[tuple[str, int]] = []
     for _ in range(due):
-        best = max(order, key=lambda k: (levels[k], -order.index(k)))
-        levels[best] -= 1
-        picked.append(best)
+        level, i, key = heapq.heappop(heap)
+        picked.append(key)
+        heapq.heappush(heap, (level + 1, i, key))
     return picked
 
 

@@ -29,7 +29,17 @@ from engine.godsfire.events import (
     system_to_dict,
 )
 from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, Band, GodsfireRules
-from engine.godsfire.state import MAX_PLANETS, MAX_REGIONS, GodsfireState, Player, Region, System
+from engine.godsfire.state import (
+    MAX_BOX_UNITS,
+    MAX_PLANETS,
+    MAX_PLAYERS,
+    MAX_REGIONS,
+    MAX_SYSTEMS,
+    GodsfireState,
+    Player,
+    Region,
+    System,
+)
 from engine.names import MAX_NAME, clean_name, name_key, refuse_look_alike
 
 MAX_COUNT = 999  # any count a GM sets by hand: units, money, loans
@@ -123,6 +133,8 @@ def roll_economy(tx: Tx[GodsfireState], who: str | None, system: str, number: in
 
 def join(tx: Tx[GodsfireState], name: str, government: str | None = None) -> Player:
     """Add a new player (every national allegiance at the house start level); returns it."""
+    if len(tx.state.players) >= MAX_PLAYERS:
+        raise RuleViolation(f"a game has at most {MAX_PLAYERS} players; {name} would be one more")
     level = int(tx.state.house.national_allegiance_start)
     tx.emit(PlayerAdded(name, {party: level for party in PARTIES}, government))
     return tx.state.player(name)
@@ -183,6 +195,8 @@ def add_system(tx: Tx[GodsfireState], action: AddSystem) -> None:
         action = replace(action, planets=cell.planets)
         if state.find_system(name) is not None:
             raise RuleViolation(f"there is already a system called {name}")
+    if len(state.systems) >= MAX_SYSTEMS:
+        raise RuleViolation(f"a game has at most {MAX_SYSTEMS} systems; {name} would be one more")
     if not 1 <= action.planets <= MAX_PLANETS:
         raise BadInput(f"a system has 1 to {MAX_PLANETS} planets, not {action.planets}")
     if not 1 <= action.regions <= MAX_REGIONS:
@@ -211,6 +225,8 @@ def add_system(tx: Tx[GodsfireState], action: AddSystem) -> None:
         regions.append(Region(number, party, allegiance, economy))
     system = System(name, owner, planets=action.planets, units=units, regions=regions)
     tx.emit(SystemAdded(system_to_dict(system)))
+    if units:
+        table.require_room(tx.state, f"neutral {name}'s starting units")
     if new_player:
         assert owner is not None
         change_player(tx, owner, "National Government on the first system", government=name)
@@ -377,12 +393,17 @@ def parse_value(tx: Tx[GodsfireState], kind: str, field: str, text: str) -> Any:
             unit = key.upper()
             if unit not in UNIT_TYPES:
                 raise BadInput(f"unit types are {', '.join(UNIT_TYPES)}, not {key!r}")
-            units[unit] = _int(value, f"{field} {unit}")
+            if unit == "SQD" and kind == "region":
+                raise BadInput("the sheet (A.2.4): SQDs never go on the ground: a region's units are AG and PDF "
+                               "(a system's SQDs are in its cell: set them without region:)")
+            units[unit] = _int(value, f"{field} {unit}", high=MAX_BOX_UNITS)
         return {k: v for k, v in units.items() if v}
     if how == _BY_PLAYER:
         money: dict[str, int] = {}
+        last = int(tx.rules.table("subversion")["track"]) - 1  # the track's bottom circle (0 = the top)
         for key, value in _pairs(text, field):
-            money[state.player(key).name] = _int(value, f"{field} of {key}")
+            money[state.player(key).name] = (_int(value, f"{field} of {key}", high=last) if field == "subversion_step"
+                                             else _int(value, f"{field} of {key}"))
         return {k: v for k, v in money.items() if v} if field == "subversion" else money
     if how == "national":
         levels = {}
@@ -436,8 +457,11 @@ def set_field(tx: Tx[GodsfireState], action: SetField) -> None:
     if action.region is not None:
         region = system.region(action.region)
         value = parse_value(tx, "region", field, action.value)
-        if change_region(tx, system.name, region.number, reason, **{field: value}) is None:
+        if change_region(tx, system.name, region.number, reason, **{field: value},
+                         **_subversion_kept(system, region, field, value)) is None:
             raise RuleViolation(f"{system.name} region {region.number}'s {field} is already {action.value}")
+        if field == "units":
+            table.require_room(tx.state, f"{system.name} region {region.number}'s units")
         return
     value = parse_value(tx, "system", field, action.value)
     if field == "owner":
@@ -446,6 +470,8 @@ def set_field(tx: Tx[GodsfireState], action: SetField) -> None:
         raise RuleViolation(f"{system.name} is neutral: a neutral system has no loans")
     if change_system(tx, system.name, reason, **{field: value}) is None:
         raise RuleViolation(f"{system.name}'s {field} is already {action.value}")
+    if field == "units":
+        table.require_room(tx.state, f"{system.name}'s units")
     if field == "owner" and value is None and system.loans:
         change_system(tx, system.name, f"{system.name} is neutral: its loans go with its owner", loans=[])
     if field == "owner" and value is not None:
@@ -458,6 +484,21 @@ def set_field(tx: Tx[GodsfireState], action: SetField) -> None:
             lose_government(tx, system.name, previous.name)
         if value is not None:
             offer_government(tx, value, system.name)
+
+
+def _subversion_kept(system: System, region: Region, field: str, value: Any) -> dict[str, Any]:
+    """A region's subversion steps kept with its money (a step is the circle a player's money is on): a step
+    set for a player with no money there is refused, and the steps of money set to none go with it."""
+    if field == "subversion_step":
+        idle = [p for p in value if region.subversion.get(p, 0) <= 0]
+        if idle:
+            raise RuleViolation(f"{idle[0]} has no subversion money in {system.name} region {region.number}: a step "
+                                "is the circle a player's money is on (set subversion first)")
+    if field == "subversion":
+        steps = {p: step for p, step in region.subversion_step.items() if value.get(p, 0) > 0}
+        if steps != region.subversion_step:
+            return {"subversion_step": steps}
+    return {}
 
 
 def _drop_own_subversion(tx: Tx[GodsfireState], system_name: str, owner: str) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from engine.errors import UnknownName
 from engine.godsfire.board import MAX_PLANETS as MAX_PLANETS
@@ -48,6 +50,12 @@ class Loan:
 
 
 MAX_REGIONS = 12  # a system's regions at the most (numbered from 1)
+# The largest game, kept so that its slowest command stays small (bench/godsfire_worst.py measures it): every
+# command, the import and the GM's hand edits hold to these.
+MAX_PLAYERS = 50
+MAX_SYSTEMS = 100  # a map holds at most 60 (board.MAX_MAP_SYSTEMS); the sheet's games have tens
+MAX_COUNTERS = 2_000  # on the table: a player's whole force is tens of units, 50 players' under 2,000
+MAX_BOX_UNITS = 300  # units of one type in one box (a system cell's or a region's): ten times any sheet force
 
 
 @dataclass
@@ -208,31 +216,42 @@ class GodsfireState:
     board: Board | None = None  # the map the GM loaded (None: positions are named freely)
 
     def find_player(self, name: str) -> Player | None:
+        exact = _exact(self.players, name, self.__dict__, "_player_at")
+        if exact is not None:
+            return exact
         key = name_key(name)
         return next((p for p in self.players if name_key(p.name) == key), None) if key else None
 
     def player(self, name: str) -> Player:
         """A player by name (case, spacing and invisible characters aside) or an unambiguous start of it; a
         refusal naming the players."""
-        found = named_item(name, self.players, lambda p: p.name, "player")
+        found = _exact(self.players, name, self.__dict__, "_player_at") or named_item(
+            name, self.players, lambda p: p.name, "player")
         if found is None:
             raise UnknownName(f"no player called {name!r} in this game (players: "
                                 f"{', '.join(p.name for p in self.players) or 'none yet'})")
         return found
 
     def find_system(self, name: str) -> System | None:
+        exact = _exact(self.systems, name, self.__dict__, "_system_at")
+        if exact is not None:
+            return exact
         key = name_key(name)
         return next((s for s in self.systems if name_key(s.name) == key), None) if key else None
 
     def system(self, name: str) -> System:
         """A system by name or an unambiguous start of it; a refusal naming the systems."""
-        found = named_item(name, self.systems, lambda s: s.name, "system")
+        found = _exact(self.systems, name, self.__dict__, "_system_at") or named_item(
+            name, self.systems, lambda s: s.name, "system")
         if found is None:
             raise UnknownName(f"no system called {name!r} in this game (systems: "
                                 f"{', '.join(s.name for s in self.systems) or 'none yet'})")
         return found
 
     def systems_of(self, player: str) -> list[System]:
+        found = self.find_player(player)
+        if found is not None:  # (an owner is written as its player is)
+            return [s for s in self.systems if s.owner == found.name]
         key = name_key(player)
         return [s for s in self.systems if s.owner is not None and name_key(s.owner) == key]
 
@@ -248,7 +267,38 @@ class GodsfireState:
 
     def counters_at(self, at: str) -> list[Counter]:
         key = name_key(at)
-        return [c for c in self.counters if name_key(c.at) == key]
+        return [c for c in self.counters if c.at == at or place_key(c.at) == key]
+
+    def counters_by_place(self) -> dict[str, list[Counter]]:
+        """Every counter under its position's `name_key` (one pass: for a look at many positions)."""
+        found: dict[str, list[Counter]] = {}
+        for c in self.counters:
+            found.setdefault(place_key(c.at), []).append(c)
+        return found
 
     def active_players(self) -> list[Player]:
         return [p for p in self.players if not p.out]
+
+
+@functools.lru_cache(maxsize=4096)
+def place_key(at: str) -> str:
+    """A position's `name_key`, remembered (a game has a few hundred positions at most)."""
+    return name_key(at)
+
+
+def _exact(items: list[Any], name: str, cache: dict[str, Any], slot: str) -> Any:
+    """The item of `items` whose stored name is exactly `name`, or None: a lookup by position kept beside the
+    state (not a field), checked on each hit and rebuilt when stale, so that an engine step naming systems and
+    players by their stored names (every event does) is not a scan of them with `name_key` each."""
+    at: dict[str, int] | None = cache.get(slot)
+    for attempt in (0, 1):
+        if at is not None:
+            i = at.get(name)
+            if i is not None and i < len(items) and items[i].name == name:
+                return items[i]
+            if len(at) == len(items):
+                return None
+        if attempt == 0:
+            at = {item.name: i for i, item in enumerate(items)}
+            cache[slot] = at
+    return None

@@ -18,7 +18,7 @@ from engine.errors import BadInput, RuleViolation
 from engine.godsfire.common import handles
 from engine.godsfire.events import change_game, change_region, change_system
 from engine.godsfire.rules import GodsfireRules
-from engine.godsfire.state import FIGHTING, KINDS, Counter, GodsfireState, System
+from engine.godsfire.state import FIGHTING, KINDS, MAX_COUNTERS, Counter, GodsfireState, System
 from engine.names import name_key
 
 MAX_CELL = 60  # the longest cell name
@@ -121,61 +121,113 @@ def side_of(state: GodsfireState, counter: Counter) -> str | None:
 # --- the boxes and the counters ------------------------------------------------------------------
 
 
-def _add(counters: list[Counter], kind: str, owner: str | None, at: str, ground: bool, first: int) -> None:
+def _boxes(state: GodsfireState) -> list[tuple[str, bool, str | None, dict[str, int]]]:
+    """Every box of the sheet (a system's cell, then its regions' ground): position, ground, owner, units."""
+    boxes: list[tuple[str, bool, str | None, dict[str, int]]] = []
+    for system in state.systems:
+        boxes.append((system.name, False, system.owner, system.units))
+        for region in system.regions:
+            boxes.append((f"{system.name} {region.number}", True, system.owner, region.units))
+    return boxes
+
+
+def reconciled(state: GodsfireState, limit: int = MAX_COUNTERS) -> tuple[list[Counter], int, int]:
+    """The counters once they match the sheet's boxes (copies), the next counter number, and how many counters
+    that is. One pass over the counters and one over the boxes; past `limit` counters the new ones are only
+    counted (the list is then short: the caller refuses), so a box of any size costs no more than the limit."""
+    counters = copy_counters(state)
+    first = state.next_counter
     number = max([first - 1, *(c.number for c in counters)]) + 1
-    counters.append(Counter(number, kind, owner, at, ground))
+    groups: dict[tuple[str, str, str | None], list[Counter]] = {}
+    for c in counters:
+        groups.setdefault((c.at, c.kind, c.owner), []).append(c)
+    gone: set[int] = set()  # the counters given up (by id)
+    total = len(counters)
+    for at, ground, owner, box in _boxes(state):
+        for kind in FIGHTING:
+            here = groups.setdefault((at, kind, owner), [])
+            want = int(box.get(kind, 0))
+            have = units(here)
+            if want - have > limit - total:  # over the limit: counted, not made
+                total += want - have
+                continue
+            for _ in range(want - have):
+                new = Counter(number, kind, owner, at, ground)
+                number += 1
+                here.append(new)
+                counters.append(new)
+            total += max(want - have, 0)
+            excess = have - want
+            while excess > 0 and here:  # fewer units in the box: the last counters give them up
+                extra = here[-1]
+                taken = min(extra.size, excess)
+                excess -= taken
+                if taken == extra.size:
+                    gone.add(id(here.pop()))
+                    total -= 1
+                else:
+                    extra.size -= taken
+    with_ng = {c.owner for c in counters if c.kind == "NG"}
+    for player in state.players:
+        if player.government and not player.out and player.name not in with_ng:
+            counters.append(Counter(number, "NG", player.name, player.government, False))
+            number += 1
+            total += 1
+    kept = [c for c in counters if id(c) not in gone]
+    return kept, max([first - 1, *(c.number for c in kept)]) + 1, total
+
+
+def room_problem(state: GodsfireState) -> str | None:
+    """Why the table would hold too many counters once the boxes are counters (`reconciled`), or None."""
+    total = reconciled(state)[2]
+    if total <= MAX_COUNTERS:
+        return None
+    return (f"the table holds at most {MAX_COUNTERS:,} counters, and the sheet's boxes and the counters would "
+            f"make {total:,} (take some off with /godsfire counter remove, or lower a box with /godsfire set)")
+
+
+def require_room(state: GodsfireState, why: str) -> None:
+    """Refuse (one line) when the boxes and counters would make more than MAX_COUNTERS counters."""
+    problem = room_problem(state)
+    if problem is not None:
+        raise RuleViolation(f"{why}: {problem}")
 
 
 def reconcile(tx: Tx[GodsfireState]) -> None:
     """Make the counters match the sheet's boxes (the boxes change by hand edits and D.14's placing): a box
     with more units than counters gets new counters there; one with fewer loses its last counters."""
     state: GodsfireState = tx.state
-    counters = copy_counters(state)
-    first = state.next_counter
-    boxes: list[tuple[str, bool, str | None, dict[str, int]]] = []
-    for system in state.systems:
-        boxes.append((system.name, False, system.owner, system.units))
-        for region in system.regions:
-            boxes.append((f"{system.name} {region.number}", True, system.owner, region.units))
-    for at, ground, owner, box in boxes:
-        for kind in FIGHTING:
-            here = [c for c in counters if c.at == at and c.kind == kind and c.owner == owner]
-            want = int(box.get(kind, 0))
-            for _ in range(want - units(here)):
-                _add(counters, kind, owner, at, ground, first)
-            excess = units(here) - want
-            for extra in here[::-1]:  # fewer units in the box: the last counters give them up
-                if excess <= 0:
-                    break
-                taken = min(extra.size, excess)
-                excess -= taken
-                if taken == extra.size:
-                    counters.remove(extra)
-                else:
-                    extra.size -= taken
-    for player in state.players:
-        ng = [c for c in counters if c.kind == "NG" and c.owner == player.name]
-        if player.government and not player.out and not ng:
-            _add(counters, "NG", player.name, player.government, False, first)
-    number = max([first - 1, *(c.number for c in counters)]) + 1
-    change_game(tx, "the counters match the sheet's boxes", counters=counters, next_counter=number)
+    counters, number, total = reconciled(state)
+    if total > MAX_COUNTERS:
+        require_room(state, "the counters cannot match the sheet's boxes")
+    if number != state.next_counter or len(counters) != len(state.counters) or any(
+            a.number != b.number or a.size != b.size for a, b in zip(counters, state.counters, strict=False)):
+        change_game(tx, "the counters match the sheet's boxes", counters=counters, next_counter=number)
 
 
 def sync(tx: Tx[GodsfireState]) -> None:
     """Write each system's and region's boxes from the counters there: its owner's units by type, the
     enemy units present (a system cell's make it "under siege")."""
     state: GodsfireState = tx.state
+    by_at: dict[str, list[Counter]] = {}
+    for c in state.counters:
+        if c.kind in FIGHTING:
+            by_at.setdefault(c.at, []).append(c)
     for system in state.systems:
-        in_cell = [c for c in state.counters if c.at == system.name and c.kind in FIGHTING]
-        own = [c for c in in_cell if c.owner == system.owner]
-        change_system(tx, system.name, "the counters on its cell", units=_by_kind(own),
-                      enemy_units=units(in_cell) - units(own))
+        own, enemy = _box(by_at.get(system.name, []), system.owner)
+        if own != system.units or enemy != system.enemy_units:
+            change_system(tx, system.name, "the counters on its cell", units=own, enemy_units=enemy)
         for region in system.regions:
-            at = f"{system.name} {region.number}"
-            here = [c for c in state.counters if c.at == at and c.kind in FIGHTING]
-            mine = [c for c in here if c.owner == system.owner]
-            change_region(tx, system.name, region.number, "the counters on its ground", units=_by_kind(mine),
-                          enemy_units=units(here) - units(mine))
+            mine, foes = _box(by_at.get(f"{system.name} {region.number}", []), system.owner)
+            if mine != region.units or foes != region.enemy_units:
+                change_region(tx, system.name, region.number, "the counters on its ground", units=mine,
+                              enemy_units=foes)
+
+
+def _box(here: list[Counter], owner: str | None) -> tuple[dict[str, int], int]:
+    """A box's own units by type and the enemy units in it, from the fighting counters at its position."""
+    own = [c for c in here if c.owner == owner]
+    return _by_kind(own), units(here) - units(own)
 
 
 def _by_kind(counters: list[Counter]) -> dict[str, int]:
@@ -252,7 +304,11 @@ def add_counters(tx: Tx[GodsfireState], action: AddCounters) -> None:
         raise RuleViolation("the sheet (A.2.4): SQDs never go on the ground")
     if kind == "GB" and not 1 <= action.amount <= 1_000_000:
         raise BadInput("amount: the money the GB counter is, 1 or more")
+    if kind in ("NG", "GB") and owner is None:
+        raise BadInput(f"owner: a {kind} counter is a player's (a neutral has no {kind})")
     reconcile(tx)
+    if kind == "NG":
+        _require_no_government_counter(tx.state, owner, action.count)
     counters = copy_counters(tx.state)
     number = tx.state.next_counter
     for i in range(action.count):
@@ -261,6 +317,16 @@ def add_counters(tx: Tx[GodsfireState], action: AddCounters) -> None:
     change_game(tx, f"the GM put {action.count} {kind} at {place.at}", counters=counters,
                 next_counter=number + action.count)
     sync(tx)
+
+
+def _require_no_government_counter(state: GodsfireState, owner: str | None, count: int) -> None:
+    """A player has one NG counter, while in the game (the sheet: National Government)."""
+    player = state.player(owner or "")
+    if player.out:
+        raise RuleViolation(f"{player.name} is out of the game: no National Government counter")
+    has = next((c for c in state.counters if c.kind == "NG" and c.owner == player.name), None)
+    if has is not None or count > 1:
+        raise RuleViolation(f"a player has one NG counter{f' ({player.name} has NG #{has.number})' if has else ''}")
 
 
 @handles(RemoveCounters)

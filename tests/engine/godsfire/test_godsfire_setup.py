@@ -209,7 +209,7 @@ def test_the_gm_sets_any_field_by_hand(sheet, action, check):
     (SetField("party", "X", "Alpha", 1), BadInput, "a party is R, M or E"),
     (SetField("economy", "I-3", "Alpha", 1), BadInput, "an economy level is S, A-1, A-2, I-1, I-2"),
     (SetField("revolt", "maybe", "Alpha", 1), BadInput, "true or false"),
-    (SetField("units", "SQD=1", "Alpha", 1), BadInput, None),  # SQDs are in space, but types are checked …
+    (SetField("units", "SQD=1", "Alpha", 1), BadInput, "SQDs never go on the ground"),  # (they would land, A.2.4)
     (SetField("units", "TANK=1", "Alpha", 1), BadInput, "unit types are SQD, AG, PDF"),
     (SetField("units", "AG", "Alpha", 1), BadInput, 'written like "AG=2 PDF=1"'),
     (SetField("subversion", "carol=1", "Alpha", 1), UnknownName, "no player called 'carol'"),
@@ -230,9 +230,6 @@ def test_the_gm_sets_any_field_by_hand(sheet, action, check):
     (SetField("allegiance", "3", "Alpha", 9), UnknownName, "Alpha has no region 9"),
 ])
 def test_hand_edits_are_checked(sheet, action, error, words):
-    if words is None:  # SQD in a region: allowed by the types (the GM's call); a real refusal follows
-        sheet.do(action)
-        return
     sheet.refuse(action, error, words)
 
 

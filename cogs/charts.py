@@ -23,8 +23,9 @@ LOOKUP_TIMEOUT = 5.0  # seconds the lookups of one chart may take in all
 
 
 async def send_chart(interaction: discord.Interaction, drawn: Chart | MapPicture) -> None:
-    """Post a chart (or a board's picture) for the channel (its options were checked before: a refusal changed
-    nothing and was seen only by the asker), drawn off the event loop, players by their names in this server."""
+    """Post a chart (or a board's picture) for the channel (acknowledged before its history was loaded,
+    `cogs.run`; its options were checked: a refusal changed nothing and was seen only by the asker), drawn off the
+    event loop, players by their names in this server."""
     if not interaction.response.is_done():
         await interaction.response.defer(thinking=True)
     sides = charts.sides(drawn)

@@ -142,12 +142,18 @@ def dispatcher(interaction: discord.Interaction) -> Dispatcher:
     return Dispatcher(bot.referee, Front(FRONT, bot.pages))
 
 
+def command_key(interaction: discord.Interaction) -> str:
+    """The idempotency key of the interaction's command: its id (Discord may deliver an interaction again; a
+    commit whose connection was lost is looked up by it)."""
+    return f"discord:{interaction.id}"
+
+
 def request(interaction: discord.Interaction, command: Command, given: dict[str, Any],
             confirmed: bool = False) -> Request:
     """The interaction's command as the service takes it: typed by the table (a refusal names the option)."""
     return Request(channel_key(interaction), actor(interaction), command, coerce_options(command, given),
                    command_text(command.path, given), gm_role=has_gm_role(interaction),
-                   guild_id=interaction.guild_id, confirmed=confirmed)
+                   guild_id=interaction.guild_id, confirmed=confirmed, key=command_key(interaction))
 
 
 Answer = Callable[[discord.Interaction, Report], Awaitable[None]]
@@ -172,7 +178,8 @@ async def run_action(interaction: discord.Interaction, action: Any, text: str,
     `vocabulary`: the command it was built from (refused in a game of another rule set)."""
     bot = bot_of(interaction)
     report = await bot.referee.act(channel_key(interaction), actor(interaction), action, text,
-                                   gm_role=has_gm_role(interaction), vocabulary=vocabulary)
+                                   gm_role=has_gm_role(interaction), vocabulary=vocabulary,
+                                   key=command_key(interaction))
     await answer_change(interaction, report, answer)
     return report
 

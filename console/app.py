@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import random
+import secrets
 import sqlite3
 import sys
 import threading
@@ -92,6 +93,8 @@ class Console:
         self.formatter = Formatter(fmt, emoji)
         self.db_path = db_path
         self._answer: list[str | Line] | None = None  # a command's lines, gathered while a format needs them whole
+        self._session = secrets.token_hex(6)  # each line's idempotency key: this session's, and the line's number
+        self._lines = 0
 
     def say(self, text: str) -> None:
         self._say(text.split("\n"))
@@ -161,13 +164,15 @@ class Console:
         """One input line (text, or bytes as read); a refusal prints one `error: …` line and changes nothing."""
         text = ""
         try:
+            self._lines += 1
+            key = self.line_key(self._lines)
             text = decode_line(line)
             parsed = parse_line(text)
             if parsed is None:
                 return
             self.gather()
             await self.catch_up()
-            await self.run(*parsed, command_text=typed_command(text, parsed[0]))
+            await self.run(*parsed, command_text=typed_command(text, parsed[0]), key=key)
         except RefereeError as err:
             self.say(f"error: {err}")
         except BrokenPipeError:
@@ -179,16 +184,24 @@ class Console:
         finally:
             self.flush()
 
+    def line_key(self, number: int) -> str:
+        """The idempotency key of this session's line `number`: the same line run again answers its first outcome
+        and applies nothing twice."""
+        return f"console:{self._session}:{number}"
+
     @property
     def dispatcher(self) -> Dispatcher:
         """The service as the console offers it: its pages' links (with --web), its own words."""
         return Dispatcher(self.referee, Front(FRONT, self.pages, no_pages=NO_PAGES, busy=BUSY_HERE))
 
-    async def run(self, actor: str, command: Command, raw: dict[str, str], command_text: str) -> None:
+    async def run(self, actor: str, command: Command, raw: dict[str, str], command_text: str,
+                  key: str | None = None) -> None:
         """One parsed line: its files made uploads, its options typed, the request run by the service, the reply
-        written out. The console asks no confirmation of a game's end (an undo's: `confirm:true`)."""
+        written out. The console asks no confirmation of a game's end (an undo's: `confirm:true`). `key`: the
+        line's idempotency key (`line_key`)."""
         options = coerce_options(command, self.uploads(command, raw))
-        asked = Request(CHANNEL, actor, command, options, command_text, confirmed=command.path == "game end")
+        asked = Request(CHANNEL, actor, command, options, command_text, confirmed=command.path == "game end",
+                        key=key)
         await self.render(asked, await self.dispatcher.run(asked))
 
     @staticmethod

@@ -78,7 +78,9 @@ class Request:
     """One command as a user gave it: where (`channel`: the store's key, `guild_id`: its server), who (`actor`: as
     stored; `gm_role`: the front-end's own GM permission), what (`command` and its typed `options`; `text`: the
     command as the game's log records it), and whether a step that asks first (an undo, a game's end) is
-    `confirmed`."""
+    `confirmed`. `key`: the front-end's id of what its user did (Discord's interaction id, the console's line id):
+    the command's idempotency key — a retry with it answers the first outcome and applies nothing twice, and a
+    commit whose connection was lost is looked up rather than guessed (no key: no such guard)."""
 
     channel: str
     actor: str
@@ -88,6 +90,7 @@ class Request:
     gm_role: bool = False
     guild_id: int | None = None
     confirmed: bool = False
+    key: str | None = None
 
     @property
     def logged(self) -> str:
@@ -146,7 +149,7 @@ class Dispatcher:
             lead = f"{upload.name} read."
         action = build_action(command, options)
         report = await self.referee.act(request.channel, request.actor, action, request.logged,
-                                        gm_role=request.gm_role, vocabulary=command)
+                                        gm_role=request.gm_role, vocabulary=command, key=request.key)
         return Changed(report=report, lead=lead)
 
     def page_links(self) -> PageLinks:
@@ -171,12 +174,14 @@ async def _help(dispatcher: Dispatcher, request: Request) -> Reply:
 @handles("game start")
 async def _start(dispatcher: Dispatcher, request: Request) -> Reply:
     referee, options = dispatcher.referee, request.options
+    if request.key is not None and (first := await referee.repeated(request.key)) is not None:
+        return Changed(report=first)  # a retry of a start that committed: its first answer
     if await referee.store.live_game(request.channel) is not None:
         raise RuleViolation(dispatcher.front.busy)
     found = check_start(options)  # an option its rule set does not take, refused before anything is created
     report = await referee.start_game(request.channel, request.actor, guild_id=request.guild_id,
                                       command=request.logged, ruleset_name=found.name, busy=dispatcher.front.busy,
-                                      params={k: v for k, v in options.items() if k != "ruleset"})
+                                      params={k: v for k, v in options.items() if k != "ruleset"}, key=request.key)
     return Changed(report=report)
 
 
@@ -217,7 +222,7 @@ async def _end(dispatcher: Dispatcher, request: Request) -> Reply:
     referee = dispatcher.referee
     if request.confirmed:
         report = await referee.act(request.channel, request.actor, clock.EndGame(), request.logged,
-                                   gm_role=request.gm_role, vocabulary=request.command)
+                                   gm_role=request.gm_role, vocabulary=request.command, key=request.key)
         return Changed(report=report)
     game_id = await referee.game_id(request.channel)
     state = await referee.state(request.channel)

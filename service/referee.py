@@ -189,10 +189,12 @@ class Referee(Undo):
 
     async def start_game(self, channel: str, actor: str, turn_hours: float | None = None,
                          guild_id: int | None = None, command: str = "/game start", ruleset_name: str | None = None,
-                         options: str | None = None, busy: str = BUSY, params: dict[str, Any] | None = None) -> Report:
+                         options: str | None = None, busy: str = BUSY, params: dict[str, Any] | None = None,
+                         key: str | None = None) -> Report:
         """A new game of a rule set in a channel with no live game; `actor` is its GM. `params`: /game start's
         options of the rule set (`RuleSet.start_params`), handed to its `start` whole; `turn_hours` and `options`
-        are two of them by name. `busy`: the refusal where a game runs already."""
+        are two of them by name. `busy`: the refusal where a game runs already. `key`: the command's idempotency
+        key, recorded with the game (a retry's first outcome: `repeated`)."""
         rules = ruleset(ruleset_name) if ruleset_name else default_ruleset()
         refusal = RuleViolation(busy)
         if await self.store.live_game(channel) is not None:
@@ -201,7 +203,7 @@ class Referee(Undo):
                               {"turn_hours": turn_hours, "options": options, **(params or {})})
         try:
             game_id, action_id = await self.store.create_game(channel, guild_id, outcome.state, outcome.events, actor,
-                                                              command, self.clock())
+                                                              command, self.clock(), key=key)
         except ChannelTaken:
             raise refusal from None
         report = Report(game_id, outcome.state, outcome.events, action_ids=[action_id])
@@ -209,21 +211,35 @@ class Referee(Undo):
         return report
 
     async def act(self, channel: str, actor: str, action: Any, command: str, gm_role: bool = False,
-                  vocabulary: Command | None = None) -> Report:
+                  vocabulary: Command | None = None, key: str | None = None) -> Report:
         """Catch up, then run one engine action and commit both: the channel's game found, loaded, changed and
         saved in one transaction, one round trip to the store. `vocabulary`: the command the action was built
         from, refused (before anything) in a game of another rule set.
 
-        A refusal raises and commits nothing but the catch-up."""
+        A refusal raises and commits nothing but the catch-up. `key`: the command's idempotency key (the
+        front-end's id of what its user did): a key that has committed already gets its first outcome again
+        (its events; its refusal), and nothing runs twice."""
         now = self.clock()
         try:
             game_id, result = await self.store.run_channel(channel, lambda state: self._plan(
-                state, now, actor, action, command, gm_role, vocabulary))
+                state, now, actor, action, command, gm_role, vocabulary), key=key, now=now)
         except NoLiveGame:
             raise NoGame(NO_GAME) from None
         report = self._report(game_id, result)
-        await self.committed(report)
+        if not result.repeated:  # (a repeat's listeners heard it the first time)
+            await self.committed(report)
         return report
+
+    async def repeated(self, key: str) -> Report | None:
+        """The report of the command that committed with this idempotency key, if one has (its events read back,
+        the game's state as it is now), else None."""
+        first = await self.store.first_outcome(key)
+        if first is None:
+            return None
+        game_id, plan = first
+        if plan.refusal is not None:
+            raise plan.refusal
+        return self._report(game_id, plan)
 
     def _plan(self, state: GameState, now: datetime, actor: str | None = None, action: Any = None, command: str = "",
               gm_role: bool = False, vocabulary: Command | None = None) -> Plan:

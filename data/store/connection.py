@@ -41,6 +41,19 @@ class StoreUnavailable(RefereeError):
     write that raises it changed nothing."""
 
 
+class CommitUnknown(StoreUnavailable):
+    """A write's COMMIT failed with a fault (the connection lost during it): the server may have committed it or
+    not. Its message is `StoreUnavailable`'s; a keyed command looks its key up before it says which
+    (`data.store.keys`)."""
+
+    def __init__(self, message: str, cause: str) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+AT_COMMIT = "referee_at_commit"  # set on a database error raised by COMMIT itself (`_transaction`)
+
+
 class Connection(Part):
     """The store's part that holds its connection: opening and closing, the database thread, reads, writes,
     transactions, group commit and faults (`Store` is made of it and of the other parts)."""
@@ -227,7 +240,10 @@ class Connection(Part):
         else:
             log.debug("the database %s is still unavailable: %s", self.path, err)
         self._fault = cause
-        return StoreUnavailable(f"the referee cannot {what} right now ({cause}); nothing changed — try again later")
+        message = f"the referee cannot {what} right now ({cause}); nothing changed — try again later"
+        if getattr(err, AT_COMMIT, False):
+            return CommitUnknown(message, cause)
+        return StoreUnavailable(message)
 
     def _reconnect(self, old: sqlite3.Connection) -> None:
         """A fresh connection in place of the old one (runs in the database thread)."""
@@ -330,7 +346,11 @@ def _transaction(con: sqlite3.Connection, work: Callable[[sqlite3.Connection], T
         if pause:
             print("store: pausing before commit", flush=True)
             time.sleep(pause)
-        con.execute("COMMIT")
+        try:
+            _commit(con)
+        except BaseException as err:  # the server may have committed before the connection failed
+            setattr(err, AT_COMMIT, True)
+            raise
         return result
     except BaseException as err:
         if con.in_transaction:
@@ -339,6 +359,11 @@ def _transaction(con: sqlite3.Connection, work: Callable[[sqlite3.Connection], T
             except Exception as failed:  # e.g. "cannot rollback" after a disk I/O error: report the first error
                 err.add_note(f"(the rollback failed too: {failed})")
         raise
+
+
+def _commit(con: sqlite3.Connection) -> None:
+    """COMMIT (a function of its own: the tests cut the connection here)."""
+    con.execute("COMMIT")
 
 
 def open_failure(path: str | os.PathLike[str], err: sqlite3.Error) -> str:

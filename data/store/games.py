@@ -9,12 +9,14 @@ import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from data.store import keys
+from data.store.connection import CommitUnknown, StoreUnavailable
 from data.store.encoding import _iso, event_json, pack_snapshot, snapshot_document
 from data.store.frontend import ANNOUNCE_GRACE, OUTBOX_IF_DISCORD, OUTBOX_INSERT
-from data.store.ledger import insert_history, record_history
+from data.store.ledger import action_events, insert_history, record_history
 from data.store.part import Part
 from engine.clock import next_deadline
 from engine.errors import RefereeError
@@ -99,25 +101,41 @@ class Plan:
     entries: list[Entry] = field(default_factory=list)
     refusal: BaseException | None = None
     action_ids: list[int] = field(default_factory=list)  # the logged actions of `entries`, once committed
+    repeated: bool = False  # the first outcome of its idempotency key, read back: nothing ran or committed now
 
 
 class Games(Part):
     """The store's part that creates, runs, saves, lists, exports and imports games."""
 
+    _keys_pruned: datetime | None = None  # when this store last deleted the keys older than a day
+
     async def create_game(
         self, channel: str, guild_id: int | None, state: GameState, events: list[Event],
-        actor: str, command: str, now: datetime,
+        actor: str, command: str, now: datetime, key: str | None = None,
     ) -> tuple[int, int]:
-        """A new game with its first action; returns (game id, action id)."""
+        """A new game with its first action; returns (game id, action id). `key`: the command's idempotency key,
+        recorded with it (a commit that lost the connection is looked up: `first_outcome` answers a retry)."""
+        ran: list[tuple[int, int]] = []
 
         def work(con: sqlite3.Connection) -> tuple[int, int]:
             game_id = self._insert_game(con, channel, guild_id, state.gm, now)
             action_id = self._log(con, game_id, actor, command, now, events)
             record_history(con, game_id, action_id, state, (), None, now)
             self._write_snapshot(con, game_id, state)
+            if key is not None:
+                self._record_key(con, key, game_id, action_id, [action_id], None, now)
+                ran.append((game_id, action_id))
             return game_id, action_id
 
-        return await self._transaction(work)
+        try:
+            return await self._transaction(work)
+        except CommitUnknown as err:
+            if key is None:
+                raise
+            first = await self._landed(key, err)  # saved, or `err` again: nothing changed
+            if ran and first.action_ids == [ran[-1][1]]:
+                return ran[-1]
+            return first.game_id, first.action_ids[-1]
 
     async def run_game(self, game_id: int, plan: Callable[[Any], Plan], announce: bool = False) -> Plan:
         """Load a game, run `plan(state)` on it and commit its entries and state: one transaction, one round
@@ -129,24 +147,96 @@ class Games(Part):
             raise result.refusal
         return result
 
-    async def run_channel(self, channel: str, plan: Callable[[Any], Plan]) -> tuple[int, Plan]:
+    async def run_channel(self, channel: str, plan: Callable[[Any], Plan], key: str | None = None,
+                          now: datetime | None = None) -> tuple[int, Plan]:
         """`run_game` for the channel's live game, the lookup folded into the same transaction: a command is one
-        round trip to the database thread. Returns the game's id with the plan; `NoLiveGame` when there is none."""
+        round trip to the database thread. Returns the game's id with the plan; `NoLiveGame` when there is none.
+
+        `key`: the command's idempotency key (`data.store.keys`), recorded with its outcome at `now`. A key that
+        has committed already answers its first outcome (the plan does not run: `Plan.repeated`); a COMMIT that
+        lost the connection is looked up once reconnected: saved (this plan's answer) or `StoreUnavailable`."""
 
         query = "SELECT id, ruleset, snapshot, snapshot_z FROM games WHERE channel = ? AND ended = 0"
         query += self._dialect.for_update
+        if key is not None:
+            keys.check_key(key)
+            now = now or datetime.now(UTC)
+        ran: list[tuple[int, Plan]] = []
 
         def work(con: sqlite3.Connection) -> tuple[int, Plan]:
+            if key is not None and (first := keys.recorded(con, key)) is not None:
+                return first.game_id, self._repeat(con, first)
             row = con.execute(query, (channel,)).fetchone()  # the game found and read (and locked) at once
             if row is None:
                 raise NoLiveGame(channel)
             state = ruleset(row[1]).state_from_dict(snapshot_document(row[2], row[3]))
-            return int(row[0]), self._run_plan(con, int(row[0]), plan, loaded=state)
+            result = self._run_plan(con, int(row[0]), plan, loaded=state)
+            if key is not None and now is not None:
+                mine = result.action_ids[-1] if result.refusal is None and result.action_ids else None
+                self._record_key(con, key, int(row[0]), mine, result.action_ids, result.refusal, now)
+                ran.append((int(row[0]), result))
+            return int(row[0]), result
 
-        game_id, result = await self._grouped(work, channel)
+        try:
+            game_id, result = await self._grouped(work, channel)
+        except CommitUnknown as err:
+            if key is None:
+                raise
+            first = await self._landed(key, err)  # saved, or `err` again: nothing changed
+            mine = [done for done in ran if done[1].action_ids == first.action_ids]  # this plan's own answer
+            game_id, result = mine[0] if mine else (first.game_id, await self._read(self._repeat, first))
+        except self._errors as err:  # another delivery of the key committed while this one ran (PostgreSQL)
+            again = await self.first_outcome(key) if key is not None and self._dialect.is_unique_violation(err) \
+                else None
+            if again is None:
+                raise
+            game_id, result = again
         if result.refusal is not None:
             raise result.refusal
         return game_id, result
+
+    async def first_outcome(self, key: str) -> tuple[int, Plan] | None:
+        """The first outcome of a command with this idempotency key, if one has committed: its game's id and a
+        `Plan.repeated` of what it logged (its events, read back; the game's state as it is now)."""
+
+        def work(con: sqlite3.Connection) -> tuple[int, Plan] | None:
+            first = keys.recorded(con, key)
+            return None if first is None else (first.game_id, self._repeat(con, first))
+
+        return await self._read(work)
+
+    def _record_key(self, con: sqlite3.Connection, key: str, game_id: int, action_id: int | None,
+                    action_ids: list[int], refusal: BaseException | None, now: datetime) -> None:
+        """A command's key recorded in its transaction (and, at most once an hour, the keys older than a day gone)."""
+        keys.record(con, key, game_id, action_id, action_ids, refusal, now)
+        if self._keys_pruned is None or now - self._keys_pruned >= keys.PRUNE_EVERY:
+            self._keys_pruned = now
+            keys.prune(con, now)
+
+    async def _landed(self, key: str, err: CommitUnknown) -> keys.Recorded:
+        """After a COMMIT that lost the connection: the key's outcome once reconnected if it was saved; else `err`
+        (nothing changed: now known); when the database cannot be read either, a refusal that says it cannot tell."""
+        try:
+            first = await self._read(keys.recorded, key)
+        except StoreUnavailable:
+            raise StoreUnavailable(keys.UNKNOWN.format(cause=err.cause)) from err
+        if first is None:
+            raise err
+        log.warning("a command's COMMIT lost the database connection but was saved (key %s)", key)
+        return first
+
+    def _repeat(self, con: sqlite3.Connection, first: keys.Recorded) -> Plan:
+        """A key's first outcome as a plan again: each action it logged with its live events, the game's state now,
+        its refusal. Nothing is run or written."""
+        name, document = self._document(con, first.game_id)
+        entries = []
+        for action_id in first.action_ids:
+            row = con.execute("SELECT actor, command, at FROM actions WHERE id = ?", (action_id,)).fetchone()
+            if row is not None:
+                events = action_events(con, first.game_id, action_id, name)
+                entries.append(Entry(row[0], row[1], datetime.fromisoformat(row[2]), events))
+        return Plan(ruleset(name).state_from_dict(document), entries, first.refusal(), list(first.action_ids),
+                    repeated=True)
 
     async def run_games(self, game_ids: list[int], plan: Callable[[Any], Plan],
                         quick: Callable[[str, dict[str, Any]], Quick | None] | None = None,

@@ -427,10 +427,10 @@ async def test_console_unexpected_error_is_logged_once_answered_once_and_the_loo
         await console.handle("gm /game start")
         real_run = Console.run
 
-        async def run(self, actor, command, raw, command_text):
+        async def run(self, actor, command, raw, command_text, key=None):
             if command.path == "game status":
                 raise KeyError("boom")
-            await real_run(self, actor, command, raw, command_text)
+            await real_run(self, actor, command, raw, command_text, key)
 
         monkeypatch.setattr(Console, "run", run)
         out.truncate(0)

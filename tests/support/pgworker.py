@@ -89,7 +89,7 @@ class Worker:
         committed (`run_game` raises the refusal after the commit; `/gm undo` catches up first, then may refuse)
         returns no report, and nothing else says what the clock applied (the plan is seen here instead)."""
         def wrapped(original: Any, plan_of: Any) -> Any:
-            async def run(target: Any, plan: Any, *args: Any) -> Any:
+            async def run(target: Any, plan: Any, *args: Any, **options: Any) -> Any:
                 seen: list[Plan] = []
 
                 def recording(state: Any) -> Plan:
@@ -98,7 +98,7 @@ class Worker:
                     return result
 
                 try:
-                    done = await original(target, recording, *args)
+                    done = await original(target, recording, *args, **options)
                 except BaseException as err:
                     if seen and seen[-1].refusal is err:  # raised after its entries committed
                         self.committed.append(seen[-1])

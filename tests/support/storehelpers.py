@@ -43,7 +43,8 @@ def write_snapshot(con: Any, game_id: int, document: dict[str, Any]) -> None:
 
 def undo_compact_snapshots(con: sqlite3.Connection) -> None:
     """A SQLite database taken back to before migration 015: every snapshot as JSON text, no `snapshot_z` (and so
-    before 016 too: no `game_pages`, no `rolls_by_game_id`)."""
+    before 016 too: no `game_pages`, no `rolls_by_game_id`; nor 018's `command_keys`)."""
+    con.execute("DROP TABLE IF EXISTS command_keys")
     con.execute("DROP TABLE IF EXISTS game_pages")
     con.execute("DROP INDEX IF EXISTS rolls_by_game_id")
     for game_id, text, packed in con.execute("SELECT id, snapshot, snapshot_z FROM games").fetchall():

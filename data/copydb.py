@@ -210,7 +210,9 @@ async def _count(store: Store, table: str) -> int:
     return int((await store._fetchall(f"SELECT COUNT(*) FROM {table}"))[0][0])
 
 
-BOOKKEEPING = {"referee_schema"}  # PostgreSQL's schema version (SQLite's is `PRAGMA user_version`)
+# Left behind: PostgreSQL's schema version (SQLite's is `PRAGMA user_version`), and the commands' idempotency keys
+# (migration 018: kept a day for retries of commands run against FROM; TO's commands start with none)
+BOOKKEEPING = {"referee_schema", "command_keys"}
 
 
 def _unknown_schema(con: Any) -> str:

@@ -112,7 +112,7 @@ class GamePages:
                  poll_seconds: float = 2.0, heartbeat_seconds: float = 15.0, max_listeners: int = 1000,
                  max_listeners_per_address: int = 8, page_cache: int = 256, chart_cache: int = 32,
                  remake_seconds: float = 2.0, recheck_seconds: float = 0.5, own_reads: bool = True,
-                 limits: Limits | None = None, max_downloads: int = 16, max_downloads_per_address: int = 4,
+                 limits: Limits | None = None, max_downloads: int = 8, max_downloads_per_address: int = 2,
                  csv_rows: int = CSV_ROWS, clock: Callable[[], float] = time.monotonic) -> None:
         self.referee = referee
         # What the pages read, they read through `reads`: once started (`own_reads`), a referee on a connection of
@@ -142,7 +142,6 @@ class GamePages:
         # connections, their time and live streams (web.guard): from this process's file limit unless given
         self.server_limits = limits if limits is not None else Limits.of()
         self.max_listeners = min(max_listeners, self.server_limits.streams)
-        self.max_listeners_per_address = max_listeners_per_address
         self._listening = Slots(self.max_listeners, max_listeners_per_address)
         self._downloads = Slots(max_downloads, max_downloads_per_address)  # rolls.csv streams at once
         self.csv_rows = csv_rows
@@ -198,7 +197,7 @@ class GamePages:
             raise OSError(f"cannot serve the game pages on {host}:{port} ({reason}): check WEB_HOST and WEB_PORT "
                           "(another program on that port?)") from None
         log.info("game pages served on %s:%s as %s: at most %d connections (%d an address), %d live streams, "
-                 "a request within %g s (file limit %d)", host, port, self.public_url, limits.connections,
+                 "a request within %g s (file limit %d)", host, self.port, self.public_url, limits.connections,
                  self.guard.per_address, self.max_listeners, limits.head_seconds, limits.files)
 
     async def committed(self, report: Report, by_clock: bool) -> None:

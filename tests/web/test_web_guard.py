@@ -97,12 +97,20 @@ async def test_a_kept_alive_connection_is_closed_once_idle(table):
     assert len(body) == int(headers["Content-Length"]) > 0
 
 
-@pytest.mark.parametrize("cap", ["per_address", "connections"])
-async def test_connections_beyond_a_cap_are_closed_at_once_and_the_others_served(table, cap):
+CSS = b"GET /static/page.css HTTP/1.1\r\nHost: referee\r\n\r\n"
+CSS_CLOSE = b"GET /static/page.css HTTP/1.1\r\nHost: referee\r\nConnection: close\r\n\r\n"
+
+
+async def answer(reader: asyncio.StreamReader) -> bytes:
+    """One kept-alive answer's head and body (a Content-Length one)."""
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HANG)
+    length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+    return head + await asyncio.wait_for(reader.readexactly(length), HANG)
+
+
+async def test_connections_beyond_the_per_address_cap_are_closed_at_once_and_the_others_served(table):
     await table.play(NATIONS[:2])
-    limits = Limits(head_seconds=HANG, per_address=3) if cap == "per_address" else \
-        Limits(head_seconds=HANG, connections=3, per_address=32)
-    async with started(table, limits=limits) as (pages, port):
+    async with started(table, limits=Limits(head_seconds=HANG, per_address=3)) as (pages, port):
         guard = pages.guard
         assert guard is not None
         held = [await asyncio.open_connection("127.0.0.1", port) for _ in range(3)]
@@ -110,14 +118,43 @@ async def test_connections_beyond_a_cap_are_closed_at_once_and_the_others_served
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         assert await until_eof(reader) == b""  # closed before a byte was read
         writer.close()
-        assert guard.counts["address" if cap == "per_address" else "full"] == 1
+        assert guard.counts["address"] == 1
         for reader, writer in held:  # the ones let in are served
-            writer.write(b"GET /static/page.css HTTP/1.1\r\nHost: referee\r\nConnection: close\r\n\r\n")
+            writer.write(CSS_CLOSE)
             assert (await until_eof(reader)).startswith(b"HTTP/1.1 200 OK\r\n")
             writer.close()
         await until(lambda: guard.open == 0)
-        status, _, _ = await raw(port, b"GET /static/page.css HTTP/1.1\r\nHost: referee\r\nConnection: close\r\n\r\n")
+        status, _, _ = await raw(port, CSS_CLOSE)
         assert status == 200 and not guard.held  # a place freed is taken again
+
+
+async def test_at_the_cap_in_all_the_oldest_connection_without_a_request_makes_room(table):
+    await table.play(NATIONS[:2])
+    limits = Limits(head_seconds=HANG, idle_seconds=HANG, connections=3, per_address=32)
+    async with started(table, limits=limits) as (pages, port):
+        guard = pages.guard
+        assert guard is not None
+        silent = [await asyncio.open_connection("127.0.0.1", port) for _ in range(3)]
+        await until(lambda: guard.open == 3)
+        status, _, _ = await raw(port, CSS_CLOSE)  # a reader gets in: the oldest silent one is closed for it
+        assert status == 200 and guard.counts["evicted"] == 1
+        assert await until_eof(silent[0][0]) == b""
+        assert not silent[1][0].at_eof() and not silent[2][0].at_eof()
+        for _, writer in silent:
+            writer.close()
+        await until(lambda: guard.open == 0)
+        busy = [await asyncio.open_connection("127.0.0.1", port) for _ in range(3)]
+        for reader, writer in busy:  # each has had its request answered, and is kept alive
+            writer.write(CSS)
+            assert (await answer(reader)).startswith(b"HTTP/1.1 200 OK\r\n")
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        assert await until_eof(reader) == b""  # none to make room: refused at once
+        writer.close()
+        assert guard.counts["full"] == 1 and guard.open == 3
+        for reader, writer in busy:  # and they are still served
+            writer.write(CSS_CLOSE)
+            assert (await until_eof(reader)).startswith(b"HTTP/1.1 200 OK\r\n")
+            writer.close()
 
 
 def test_the_caps_come_from_the_file_limit_with_a_reserve():

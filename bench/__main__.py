@@ -1,5 +1,5 @@
-"""How fast the referee is: engine actions, replay, store commits, memory, the roll ledger's export, charts.
-Prints figures only.
+"""How fast the referee is: engine actions, replay, store commits, memory, the roll ledger's export, charts, the
+page server under attack. Prints figures only.
 
     python -m bench
 """
@@ -150,12 +150,27 @@ def bench_charts() -> None:
     subprocess.run([sys.executable, "-m", "bench.charts"], check=True, cwd=Path(__file__).resolve().parent.parent)
 
 
+def bench_web_starve() -> None:
+    """The page server under the attacks of issue 33 (bench/web_starve.py): idle connections from one address and
+    from many, and 30 downloads of a 100,000-roll ledger's CSV; its own processes."""
+    subprocess.run([sys.executable, "-m", "bench.web_starve"], check=True, cwd=Path(__file__).resolve().parent.parent)
+
+
+def bench_announce() -> None:
+    """Exactly-once turn-end announcements (bench/announce.py): 5,000 games sharing a turn end, rolled over and
+    announced by the Discord clock's code on SQLite and PostgreSQL, one process and two with skewed clocks; the
+    duplicates counted. In a fresh process (it may start a PostgreSQL server)."""
+    subprocess.run([sys.executable, "-m", "bench.announce"], check=True, cwd=Path(__file__).resolve().parent.parent)
+
+
 def main() -> None:
     bench_engine()
     asyncio.run(bench_store())
     bench_memory()
     bench_export()
     bench_charts()
+    bench_announce()
+    bench_web_starve()
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from engine.godsfire.combat import (
 from engine.godsfire.common import acting_player, handles
 from engine.godsfire.events import change_game
 from engine.godsfire.phases import require_phase
-from engine.godsfire.state import FIGHTING, Attack, Counter, GodsfireState
+from engine.godsfire.state import FIGHTING, MAX_ATTACKS, Attack, Counter, GodsfireState
 from engine.names import name_key
 
 # --- announcing ----------------------------------------------------------------------------------
@@ -80,6 +80,8 @@ def announce(tx: Tx[GodsfireState], action: AnnounceAttack) -> None:
         raise RuleViolation(f"B: all attacks are announced before any is rolled; attack {done[0].number} is "
                             "already resolved this phase")
     player = acting_player(tx, action.player, "announce an attack")
+    if len(state.attacks) >= MAX_ATTACKS:
+        raise RuleViolation(f"a Combat Phase has at most {MAX_ATTACKS} attacks; {len(state.attacks)} are announced")
     if player.out:
         raise RuleViolation(f"{player.name} is out of the game (the sheet: National Government lost)")
     attackers = [player.name]

@@ -210,23 +210,27 @@ def unit_strength(state: GodsfireState, counter: Counter, target: table.Place) -
     return int(state.house.strength(counter.kind, on_system)) * counter.size  # a built-up counter: its units
 
 
-def defenders(state: GodsfireState, attack: Attack) -> list[Counter]:
+def defenders(state: GodsfireState, attack: Attack, by_place: dict[str, list[Counter]] | None = None,
+              ) -> list[Counter]:
     """The defending side's fighting units in an attack: at the target, and against a system cell also on the
-    ground of its regions (B.1.5)."""
+    ground of its regions (B.1.5). `by_place`: `state.counters_by_place()`, for many attacks at once."""
     target = place_at(state, attack.target)
-    found = [c for c in state.counters_at(target.at) if c.kind in FIGHTING and same_name(c.owner, attack.defender)]
+    places = [target.at]
     if not target.ground and target.system is not None:
-        for region in target.system.regions:
-            found += [c for c in state.counters_at(f"{target.system.name} {region.number}")
-                      if c.kind in FIGHTING and same_name(c.owner, attack.defender)]
-    return found
+        places += [f"{target.system.name} {region.number}" for region in target.system.regions]
+    places_by_key = by_place if by_place is not None else state.counters_by_place()
+    return [c for at in places for c in places_by_key.get(name_key(at), [])
+            if c.kind in FIGHTING and same_name(c.owner, attack.defender)]
 
 
-def strengths(state: GodsfireState, attack: Attack) -> tuple[list[Counter], int, list[Counter], int]:
-    """The attacking units still on the table and their strength, the defending units and theirs."""
+def strengths(state: GodsfireState, attack: Attack, by_place: dict[str, list[Counter]] | None = None,
+              ) -> tuple[list[Counter], int, list[Counter], int]:
+    """The attacking units still on the table and their strength, the defending units and theirs (`by_place`:
+    as `defenders`)."""
     target = place_at(state, attack.target)
-    attackers = [c for c in state.counters if c.number in attack.units]
-    defending = defenders(state, attack)
+    units = set(attack.units)
+    attackers = [c for c in state.counters if c.number in units]
+    defending = defenders(state, attack, by_place)
     return (attackers, sum(unit_strength(state, c, target) for c in attackers),
             defending, sum(unit_strength(state, c, target) for c in defending))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine.core import Tx
 from engine.godsfire.events import change_game, change_player, change_system
-from engine.godsfire.state import GodsfireState, Shipment, System
+from engine.godsfire.state import GodsfireState, Shipment, System, place_key
 from engine.names import name_key
 
 # --- D.1.4 loan repayments due -------------------------------------------------------------------
@@ -23,13 +23,14 @@ def repayments_due(state: GodsfireState, player: str) -> list[System]:
 
 def shipments_due(state: GodsfireState, player: str | None = None) -> list[Shipment]:
     """The money in transit that lands this turn (the player's, or everyone's)."""
-    return [s for s in state.shipments if s.arrives <= state.turn
-            and (player is None or name_key(s.owner) == name_key(player))]
+    key = None if player is None else place_key(player)
+    return [s for s in state.shipments if s.arrives <= state.turn and (key is None or place_key(s.owner) == key)]
 
 
 def on_the_way(state: GodsfireState, player: str) -> int:
     """GB of the player's Money in Transit box still travelling (not to be taken out before they land)."""
-    return sum(s.amount for s in state.shipments if s.arrives > state.turn and name_key(s.owner) == name_key(player))
+    key = place_key(player)
+    return sum(s.amount for s in state.shipments if s.arrives > state.turn and place_key(s.owner) == key)
 
 
 def land_shipments(tx: Tx[GodsfireState], player: str | None = None) -> None:
@@ -40,13 +41,15 @@ def land_shipments(tx: Tx[GodsfireState], player: str | None = None) -> None:
     due = shipments_due(state, player)
     if not due:
         return
+    landing = {id(s) for s in due}
     change_game(tx, "the Money in Transit box: what lands now is taken out",
-                shipments=[s for s in state.shipments if s not in due])
+                shipments=[s for s in state.shipments if id(s) not in landing])
+    on_table = {c.number for c in tx.state.counters}
     for shipment in due:
         owner = tx.state.find_player(shipment.owner)
         if owner is None:
             continue
-        lost = shipment.carrier is not None and not any(c.number == shipment.carrier for c in tx.state.counters)
+        lost = shipment.carrier is not None and shipment.carrier not in on_table
         change_player(tx, owner.name, f"{shipment.amount} GB out of the Money in Transit box"
                       + (f": lost with their carrier #{shipment.carrier}" if lost else ""),
                       in_transit=max(0, owner.in_transit - shipment.amount))

@@ -15,6 +15,7 @@ from engine.events import Event
 from engine.godsfire.board import Board, board_from_plain
 from engine.godsfire.rules import GodsfireHouse
 from engine.godsfire.state import (
+    MAX_COUNTER_NUMBER,
     MAX_COUNTERS,
     Attack,
     Counter,
@@ -37,16 +38,26 @@ SINGLE: dict[str, type] = {"initiative": Initiative, "transit": Transit}
 TIMES = ("since",)  # record fields that are moments (ISO text in their plain form)
 
 
-_FLAT = (str, int, float, bool, type(None))
+_FLAT = frozenset({str, int, float, bool, type(None)})
 
 
 def _copied(item: Any) -> Any:
-    """`item` as its own copy: a flat value is itself (immutable), anything else is deep-copied."""
-    return item if isinstance(item, _FLAT) else copy.deepcopy(item)
+    """`item` as its own copy: a flat value is itself (immutable), lists and dicts of plain values copied
+    (faster than `copy.deepcopy`), anything else deep-copied."""
+    kind = type(item)
+    if kind in _FLAT:
+        return item
+    if kind is list:
+        return [_copied(x) for x in item]
+    if kind is dict:
+        return {k: _copied(v) for k, v in item.items()}
+    return copy.deepcopy(item)
 
 
 def to_plain(value: Any) -> Any:
     """A record (or a list of them) as plain JSON values: what the log and the export hold."""
+    if type(value) in _FLAT:
+        return value
     if isinstance(value, list):
         return [to_plain(v) for v in value]
     if isinstance(value, Board):
@@ -234,10 +245,26 @@ class ChartRead(GodsfireEvent):
 def _diff(target: object, new: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     changes, before = {}, {}
     for key, value in new.items():
-        plain_old, plain_new = to_plain(getattr(target, key)), to_plain(value)
+        old = getattr(target, key)
+        if type(old) is list and type(value) is list:  # the records both lists hold are written once
+            memo: dict[int, Any] = {}
+            plain_old, plain_new = _plain_items(old, memo), _plain_items(value, memo)
+        else:
+            plain_old, plain_new = to_plain(old), to_plain(value)
         if plain_old != plain_new:
             changes[key], before[key] = plain_new, plain_old
     return changes, before
+
+
+def _plain_items(items: list[Any], memo: dict[int, Any]) -> list[Any]:
+    """`to_plain` of each item, an item met before (by identity: both lists are alive) written once."""
+    out = []
+    for item in items:
+        found = memo.get(id(item))
+        if found is None:
+            found = memo[id(item)] = to_plain(item)
+        out.append(found)
+    return out
 
 
 def change_region(tx: Tx[GodsfireState], system: str, region: int, reason: str, **new: Any) -> RegionChanged | None:
@@ -281,6 +308,9 @@ def change_game(tx: Tx[GodsfireState], reason: str, **new: Any) -> GameChanged |
     if counters is not None and len(counters) > max(MAX_COUNTERS, len(tx.state.counters)):
         raise RuleViolation(f"the table holds at most {MAX_COUNTERS:,} counters, and this would make "
                             f"{len(counters):,} (the GM takes some off with /godsfire counter remove)")
+    if new.get("next_counter", 0) > MAX_COUNTER_NUMBER:
+        raise RuleViolation(f"this game has used up its counter numbers (they run below {MAX_COUNTER_NUMBER:,} and are "
+                            "never reused)")
     changes, before = _diff(tx.state, new)
     if not changes:
         return None

@@ -5,8 +5,8 @@ rulings are in docs/godsfire.md."""
 
 from __future__ import annotations
 
+import functools
 import heapq
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,8 +51,13 @@ class Borrow:
 def box_payment(rules: GodsfireRules, loan: Loan) -> int:
     """The amount on each box of a loan's track (house: ceil(amount × (1 + interest) / payments))."""
     table = rules.table("loans")
-    owed = loan.amount * (1 + Fraction(str(table["interest"])))
-    return math.ceil(owed / int(table["payments"]))
+    rate = _rate(str(table["interest"]))  # 1 + interest, as a fraction n / d: the box is ceil(amount n / (d payments))
+    return -(-loan.amount * rate.numerator // (rate.denominator * int(table["payments"])))
+
+
+@functools.lru_cache(maxsize=16)
+def _rate(interest: str) -> Fraction:
+    return 1 + Fraction(interest)
 
 
 def _parse_lower(raw: str, state: GodsfireState) -> list[tuple[System, int]]:

@@ -79,13 +79,19 @@ def _leave(tx: Tx[GodsfireState], phase: str) -> None:
     if phase == "movement":
         left = movement.movement_left(state, tx.rules)
         if left:
-            raise RuleViolation("the Movement Phase is not over: " + "; ".join(left))
+            raise RuleViolation("the Movement Phase is not over: " + _first(left))
     elif phase == "combat":
         left = combat.combat_left(state)
         if left:
-            raise RuleViolation("the Combat Phase is not over: " + "; ".join(left))
+            raise RuleViolation("the Combat Phase is not over: " + _first(left))
         combat.clear_combat(tx)
         conquest.take_systems(tx)
+
+
+def _first(left: list[str], most: int = 5) -> str:
+    """The first few of what is left, in one line (a large game may have dozens of stacks over)."""
+    more = f"; and {len(left) - most} more" if len(left) > most else ""
+    return "; ".join(left[:most]) + more
 
 
 @handles(NextPhase)

@@ -109,7 +109,9 @@ def _apply(tx: Tx[GodsfireState], plan: _Plan, code: str, counters: list[Counter
     return code
 
 
-def _resolve_one(tx: Tx[GodsfireState], plan: _Plan) -> None:
+def _resolve_one(tx: Tx[GodsfireState], plan: _Plan, counters: list[Counter]) -> None:
+    """One attack rolled and its result applied to `counters`, the working counters of all the attacks (the
+    table takes them once all are rolled: `resolve`)."""
     state: GodsfireState = tx.state
     attack = plan.attack
     nebula = is_nebula(attack)
@@ -120,8 +122,7 @@ def _resolve_one(tx: Tx[GodsfireState], plan: _Plan) -> None:
         done = replace(attack, result="DE", column="", die=0, attack=plan.strength, defence=0)
         change_game(tx, f"{head}: the National Government there has no units to defend it",
                     attacks=[done if a.number == attack.number else a for a in state.attacks])
-        _governments_fall(tx, attack)
-        return
+        return  # (its fall comes once every attack is rolled)
     if plan.strength == 0 or plan.defence == 0:
         missing = "the attackers" if plan.strength == 0 else "the defenders"
         done = replace(attack, result=VOID, column="", die=0, attack=plan.strength, defence=plan.defence)
@@ -132,16 +133,12 @@ def _resolve_one(tx: Tx[GodsfireState], plan: _Plan) -> None:
                               f"attack {attack.number}: {attack_words(state, attack)}", attack.attackers[0],
                               f"attack {attack.number} ({attack_words(state, attack)}): ")
     state = tx.state
-    counters = table.copy_counters(state)
     choices = list(state.choices)
     words = _apply(tx, plan, read.result, counters, choices)
     done = replace(attack, result=read.result, column=read.column, die=read.die, attack=plan.strength,
                    defence=plan.defence)
     change_game(tx, f"{head}: {read.column}, die {read.die}: {read.result} — {words}",
-                attacks=[done if a.number == attack.number else a for a in state.attacks], choices=choices,
-                counters=counters)
-    table.sync(tx)
-    _governments_fall(tx, attack)
+                attacks=[done if a.number == attack.number else a for a in state.attacks], choices=choices)
 
 
 def _governments(state: GodsfireState, attack: Attack) -> list[Counter]:
@@ -176,12 +173,18 @@ def resolve(tx: Tx[GodsfireState], action: ResolveAttacks) -> None:
     table.reconcile(tx)
     state: GodsfireState = tx.state
     plans = []
+    by_place = state.counters_by_place()
     for attack in state.attacks:
         if not attack.result:
-            attackers, strength, defending, defence = strengths(state, attack)
+            attackers, strength, defending, defence = strengths(state, attack, by_place)
             plans.append(_Plan(attack, attackers, strength, defending, defence))
+    counters = table.copy_counters(state)
     for plan in plans:
-        _resolve_one(tx, plan)
+        _resolve_one(tx, plan, counters)
+    if len(counters) != len(tx.state.counters):  # the losses leave the table together: it is written once
+        left = {c.number for c in counters}
+        lost = [c for c in tx.state.counters if c.number not in left]
+        table.set_counters(tx, counters, f"the attacks' losses leave the table: {counter_numbers(lost)}")
     tidy_choices(tx)
     for plan in plans:
         _governments_fall(tx, plan.attack)

@@ -12,7 +12,19 @@ from pydantic import Field
 from engine.errors import BadInput
 from engine.godsfire.board import read_map
 from engine.godsfire.rules import ECONOMY, PARTIES, GodsfireHouse
-from engine.godsfire.state import MAX_REGIONS, PHASES, STEPS
+from engine.godsfire.state import (
+    MAX_ATTACKS,
+    MAX_BOX_UNITS,
+    MAX_COUNTER_NUMBER,
+    MAX_COUNTERS,
+    MAX_LISTED,
+    MAX_PLAYERS,
+    MAX_REGIONS,
+    MAX_SHIPMENTS,
+    MAX_SYSTEMS,
+    PHASES,
+    STEPS,
+)
 from engine.names import name_key
 from engine.schema import (
     MAX_FORCED_DICE,
@@ -29,17 +41,14 @@ from engine.schema import (
     validate,
 )
 
-MAX_PLAYERS = 50
-MAX_SYSTEMS = 500
 MAX_LOANS = 20
-MAX_COUNT = 1_000_000  # money and unit counts
-MAX_COUNTERS = 5_000  # counters on the table
+MAX_COUNT = 1_000_000  # money and other counts that are only numbers (the play's own bounds are in `state`)
 
 Count = Annotated[int, count(0, MAX_COUNT)]
 Level = Annotated[int, count(0, 5)]
 UnitType = Literal["SQD", "AG", "PDF"]
 Party = Literal[PARTIES]  # type: ignore[valid-type]  # the tuple's words: pydantic reads them, mypy cannot
-Units = Annotated[dict[UnitType, Count], Field(max_length=3)]
+Units = Annotated[dict[UnitType, Annotated[int, count(0, MAX_BOX_UNITS)]], Field(max_length=3)]
 ByPlayer = Annotated[dict[Name, Count], Field(max_length=MAX_PLAYERS)]
 
 
@@ -94,13 +103,15 @@ class Player(Strict):
 
 Kind = Literal["SQD", "AG", "PDF", "NG", "GB"]
 Cell = Annotated[str, Field(min_length=1, max_length=60)]
-Numbers = Annotated[list[Annotated[int, count(1, MAX_COUNT)]], Field(max_length=MAX_COUNTERS)]
+CounterNumber = Annotated[int, count(1, MAX_COUNTER_NUMBER - 1)]
+Numbers = Annotated[list[CounterNumber], Field(max_length=MAX_COUNTERS)]
+Listed = Annotated[list[CounterNumber], Field(max_length=MAX_LISTED)]  # counters named in one command
 Names = Annotated[list[Name], Field(max_length=MAX_PLAYERS)]
 HowMany = Annotated[int, count(0, MAX_COUNTERS)]
 
 
 class Counter(Strict):
-    number: Annotated[int, count(1, MAX_COUNT)]
+    number: CounterNumber
     kind: Kind
     owner: Name | None = None
     at: Cell
@@ -123,7 +134,7 @@ class Initiative(Strict):
 
 class Transit(Strict):
     mover: Name
-    counters: Numbers
+    counters: Listed
     cell: Cell
     to: Cell
     ground: bool = False
@@ -137,7 +148,7 @@ class Transit(Strict):
 class Attack(Strict):
     number: Annotated[int, count(1, MAX_COUNT)]
     attackers: Names
-    units: Numbers
+    units: Listed
     target: Cell
     ground: bool = False
     defender: Name | None = None
@@ -165,7 +176,7 @@ class Shipment(Strict):
     source: Cell
     to: Cell
     arrives: Annotated[int, count(1, MAX_COUNT)]
-    carrier: Annotated[int, count(1, MAX_COUNT)] | None = None
+    carrier: CounterNumber | None = None
 
 
 class Game(Strict):
@@ -184,13 +195,13 @@ class Game(Strict):
     done: Annotated[dict[Name, Annotated[list[Literal[STEPS]], Field(max_length=len(STEPS))]],  # type: ignore[valid-type]
                     Field(max_length=MAX_PLAYERS)] = {}
     counters: Annotated[list[Counter], Field(max_length=MAX_COUNTERS)] = []
-    next_counter: Annotated[int, count(1, MAX_COUNT)] = 1
+    next_counter: Annotated[int, count(1, MAX_COUNTER_NUMBER)] = 1
     initiative: Initiative | None = None
     transit: Transit | None = None
-    attacks: Annotated[list[Attack], Field(max_length=MAX_COUNTERS)] = []
+    attacks: Annotated[list[Attack], Field(max_length=MAX_ATTACKS)] = []
     next_attack: Annotated[int, count(1, MAX_COUNT)] = 1
-    choices: Annotated[list[LossChoice], Field(max_length=MAX_COUNTERS)] = []
-    shipments: Annotated[list[Shipment], Field(max_length=MAX_COUNTERS)] = []
+    choices: Annotated[list[LossChoice], Field(max_length=MAX_ATTACKS)] = []
+    shipments: Annotated[list[Shipment], Field(max_length=MAX_SHIPMENTS)] = []
     neutral_control: Annotated[dict[Name, Name], Field(max_length=MAX_SYSTEMS)] = {}
     victory: Literal["gm", "last-ng", "most-systems"] = "gm"
     victory_turns: Annotated[int, count(0, 10_000)] = 0
@@ -241,6 +252,7 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
         for j, region in enumerate(system.regions):
             for field in ("subversion", "subversion_step"):
                 raw = getattr(region, field)
+                _once(list(raw), f"systems[{i}].regions[{j}].{field}")
                 setattr(region, field, {player(k, f"systems[{i}].regions[{j}].{field}"): v for k, v in raw.items()})
     for i, each in enumerate(players):
         if each.government is not None:
@@ -252,12 +264,22 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
             each.government = seat.name
     game.wars = [sorted(player(n, f"game.wars[{i}]") for n in pair) for i, pair in enumerate(game.wars)]
     game.order = [player(n, f"game.order[{i}]") for i, n in enumerate(game.order)]
+    _once(list(game.done), "game.done")
     game.done = {player(n, "game.done"): steps for n, steps in game.done.items()}
     _spell_procedure(game, player_names, {name_key(s.name): s.name for s in systems})
     clean = export.model_dump(exclude={"rolls"})
     clean["game"]["house"] = house.as_dict()
     clean["rolls"] = rolls_from(data, now)
     return clean
+
+
+def _once(names: list[str], path: str) -> None:
+    """Refuse a player named twice among an object's keys (as "alice" and "ALICE": one would be lost)."""
+    seen: dict[str, str] = {}
+    for name in names:
+        first = seen.setdefault(name_key(name), name)
+        if first != name:
+            raise refuse(f"{path}.{name}", f"{name!r} and {first!r} are one player, named twice")
 
 
 def _spell_procedure(game: Game, players: dict[str, str], systems: dict[str, str]) -> None:

@@ -11,8 +11,8 @@ from engine.errors import RefereeError
 from engine.godsfire import schema
 from engine.godsfire.events import from_plain, system_from_dict, system_to_dict, to_plain
 from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, GodsfireHouse, GodsfireRules
-from engine.godsfire.state import KINDS, PHASES, STEPS, GodsfireState, Player
-from engine.godsfire.table import place_of
+from engine.godsfire.state import FIGHTING, KINDS, PHASES, STEPS, GodsfireState, Initiative, Player, Region
+from engine.godsfire.table import place_of, room_problem
 from engine.names import look_alike_problems, name_key
 from engine.rulesets import register_schema
 
@@ -84,6 +84,29 @@ def loan_payments(rules: GodsfireRules | None) -> int | None:
         return int(rules.table("loans")["payments"])
     except (AttributeError, KeyError, TypeError, ValueError):
         return None
+
+
+def subversion_track(rules: GodsfireRules | None) -> int | None:
+    """How many circles the subversion track has (the `[subversion]` table's `track`); None without the rules."""
+    if rules is None:
+        return None
+    try:
+        return int(rules.table("subversion")["track"])
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _step_problems(region: Region, path: str, at: str, track: int | None) -> list[str]:
+    """A region's subversion steps: each the circle of a player's money there (D.8 moves it down a circle a
+    turn, off the track past the last), so one only for money, and on the track."""
+    problems = []
+    for name, step in region.subversion_step.items():
+        if region.subversion.get(name, 0) <= 0:
+            problems.append(f"{path}: {at}: a subversion step for {name}, who has no subversion money there")
+        elif track is not None and not 0 <= step < track:
+            problems.append(f"{path}: {at}: {name}'s money on circle {step} of a {track}-circle track (circles 0 to "
+                            f"{track - 1}; money past the last is off the track)")
+    return problems
 
 
 def check_state(state: GodsfireState, rules: GodsfireRules | None) -> list[str]:
@@ -191,6 +214,7 @@ def _system_problems(state: GodsfireState, rules: GodsfireRules | None, problems
     problems.extend(f"systems: {p}" for p in look_alike_problems([s.name for s in state.systems], "system"))
     names = _names(state)
     payments = loan_payments(rules)
+    track = subversion_track(rules)
     for i, system in enumerate(state.systems):
         where, path = system.name, f"systems[{i}]"
         if system.owner is not None and system.owner not in names:
@@ -239,6 +263,10 @@ def _system_problems(state: GodsfireState, rules: GodsfireRules | None, problems
                         problems.append(f"{rpath}.{field}: {at}: subversion by {name!r}, who is not a player")
                     elif system.owner is not None and name_key(name) == name_key(system.owner):
                         problems.append(f"{rpath}.{field}: {at} is subverted by its own owner {name}")
+            problems += _step_problems(region, f"{rpath}.subversion_step", at, track)
+            if "SQD" in region.units:
+                problems.append(f"{rpath}.units: {at} holds {region.units['SQD']} SQD on the ground (A.2.4: SQDs never "
+                                "land; a system's SQDs are in its cell)")
 
 
 def _order_problems(state: GodsfireState, problems: list[str]) -> None:
@@ -299,6 +327,8 @@ def _procedure_problems(state: GodsfireState) -> list[str]:
         elif counter.ground and counter.kind == "SQD":
             problems.append(f"{path}.ground: SQD #{counter.number} is on the ground (A.2.4: SQDs never land)")
     on_table = set(numbers)
+    by_number = {c.number: c for c in state.counters}
+    problems += _counter_problems(state)
     ini = state.initiative
     if ini is not None:
         path = "game.initiative"
@@ -317,6 +347,8 @@ def _procedure_problems(state: GodsfireState) -> list[str]:
             problems.append(f"{path}.held: {ini.holder} holds initiative a second time this turn")
         elif not 1 <= ini.round <= rounds:
             problems.append(f"{path}.round: round {ini.round} of {rounds} (A.1.4)")
+        else:
+            problems += _held_problems(state, ini)
     transit = state.transit
     if transit is not None:
         path = "game.transit"
@@ -358,6 +390,13 @@ def _procedure_problems(state: GodsfireState) -> list[str]:
         elif set(attack.units) & attacking:
             problems.append(f"{path}.units: a unit attacks once a phase (B); attack {attack.number} reuses one")
         attacking |= set(attack.units)
+        where = _position(state, attack.target)
+        if where is None or where != (attack.target, attack.ground):
+            written = "names no region of that system" if where is None else f"the table writes {where[0]!r}" + (
+                " on the ground" if where[1] else " in space")
+            problems.append(f"{path}.target: attack {attack.number} is on {attack.target!r}"
+                            f"{' on the ground' if attack.ground else ''}, which {written}")
+    resolved = {a.number for a in state.attacks if a.result}
     for i, choice in enumerate(state.choices):
         path = f"game.choices[{i}]"
         player_ok(choice.chooser, f"{path}.chooser", "a pending choice", gm=True)
@@ -367,6 +406,9 @@ def _procedure_problems(state: GodsfireState) -> list[str]:
             problems.append(f"{path}.counters: a pending {choice.kind} choice among counters not on the table")
         elif choice.kind == "losses" and not 1 <= choice.count <= len(choice.counters):
             problems.append(f"{path}.count: {choice.count} losses to choose among {len(choice.counters)} units")
+        if choice.attack and choice.attack not in resolved:
+            problems.append(f"{path}.attack: a pending {choice.kind} choice of attack {choice.attack}, which is no "
+                            "attack resolved this phase")
     for i, shipment in enumerate(state.shipments):
         path = f"game.shipments[{i}]"
         player_ok(shipment.owner, f"{path}.owner", "money in transit")
@@ -379,12 +421,56 @@ def _procedure_problems(state: GodsfireState) -> list[str]:
                             f"interphase; it is turn {state.turn} (D.3)")
         if shipment.carrier is not None and not 1 <= shipment.carrier < state.next_counter:
             problems.append(f"{path}.carrier: #{shipment.carrier} is no counter of the game")
+        carrier = by_number.get(shipment.carrier) if shipment.carrier is not None else None
+        if carrier is not None and (carrier.kind not in ("SQD", "AG") or carrier.owner != shipment.owner):
+            problems.append(f"{path}.carrier: #{carrier.number} is {carrier.owner or 'no one'}'s {carrier.kind}, not "
+                            f"one of {shipment.owner}'s ships (SQD or AG, D.3.2)")
     systems = {s.name for s in state.systems}
     for system, player in state.neutral_control.items():
         path = f"game.neutral_control.{system}"
         if system not in systems:
             problems.append(f"{path}: neutral control of {system!r}, no system")
         player_ok(player, path, f"neutral control of {system}")
+    return problems
+
+
+def _held_problems(state: GodsfireState, ini: Initiative) -> list[str]:
+    """A.1.4-5: initiative passes down the order, each player in it holding it once (one gone out of the game is
+    passed over): those who held it are the players before the holder, all of them but those out."""
+    before = state.order[:state.order.index(ini.holder)]
+    later = next((name for name in ini.held if name not in before), None)
+    if later is not None:
+        return [(f"game.initiative.held: {later} held initiative before {ini.holder}, but comes after them in the "
+                 f"order ({', '.join(state.order)})")]
+    out = {p.name for p in state.players if p.out}
+    skipped = next((name for name in before if name not in ini.held and name not in out), None)
+    if skipped is not None:
+        return [(f"game.initiative.held: {skipped} comes before {ini.holder} in the order "
+                 f"({', '.join(state.order)}) but has not held initiative")]
+    return []
+
+
+def _counter_problems(state: GodsfireState) -> list[str]:
+    """What the table's counters break beyond their own fields: a National Government or money counter is one
+    player's (one NG each), only units are built up, and the boxes and counters fit on the table."""
+    problems = []
+    governments: dict[str, int] = {}
+    for i, counter in enumerate(state.counters):
+        path = f"game.counters[{i}]"
+        if counter.kind in ("NG", "GB") and counter.owner is None:
+            problems.append(f"{path}.owner: {counter.kind} #{counter.number} is no player's (a National Government "
+                            "or money counter is a player's)")
+        if counter.kind == "NG" and counter.owner is not None:
+            if counter.owner in governments:
+                problems.append(f"{path}: {counter.owner} has a second NG counter (#{governments[counter.owner]} and "
+                                f"#{counter.number}); a player has one")
+            governments.setdefault(counter.owner, counter.number)
+        if counter.size != 1 and counter.kind not in FIGHTING:
+            problems.append(f"{path}.size: {counter.kind} #{counter.number} holds {counter.size}: only units (SQD, AG, "
+                            "PDF) are built up (A.2.5)")
+    room = room_problem(state)
+    if room is not None:
+        problems.append(f"game.counters: {room}")
     return problems
 
 

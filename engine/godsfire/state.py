@@ -5,11 +5,11 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from engine.errors import UnknownName
+from engine.godsfire.board import MAX_MAP_SYSTEMS, Board
 from engine.godsfire.board import MAX_PLANETS as MAX_PLANETS
-from engine.godsfire.board import Board
 from engine.godsfire.rules import GodsfireHouse
 from engine.names import name_key, named_item
 
@@ -53,9 +53,13 @@ MAX_REGIONS = 12  # a system's regions at the most (numbered from 1)
 # The largest game, kept so that its slowest command stays small (bench/godsfire_worst.py measures it): every
 # command, the import and the GM's hand edits hold to these.
 MAX_PLAYERS = 50
-MAX_SYSTEMS = 100  # a map holds at most 60 (board.MAX_MAP_SYSTEMS); the sheet's games have tens
+MAX_SYSTEMS = MAX_MAP_SYSTEMS  # 60, as a map holds: the sheet's games have tens
 MAX_COUNTERS = 2_000  # on the table: a player's whole force is tens of units, 50 players' under 2,000
 MAX_BOX_UNITS = 300  # units of one type in one box (a system cell's or a region's): ten times any sheet force
+MAX_LISTED = 40  # counters named in one command
+MAX_COUNTER_NUMBER = 1_000_000  # the numbers a game's counters are given (never reused) run below this
+MAX_ATTACKS = 50  # announced in one Combat Phase: a few a player is the sheet's use
+MAX_SHIPMENTS = 100  # in the Money in Transit box at once: two a player
 
 
 @dataclass
@@ -72,6 +76,8 @@ class System:
     repaid_turn: int = 0  # the turn whose loan repayments (D.1) the system made
 
     def region(self, number: int) -> Region:
+        if 0 < number <= len(self.regions) and self.regions[number - 1].number == number:
+            return self.regions[number - 1]  # (regions are numbered 1, 2, … in order)
         found = next((r for r in self.regions if r.number == number), None)
         if found is None:
             raise UnknownName(f"{self.name} has no region {number} (its regions: "
@@ -220,7 +226,7 @@ class GodsfireState:
         if exact is not None:
             return exact
         key = name_key(name)
-        return next((p for p in self.players if name_key(p.name) == key), None) if key else None
+        return next((p for p in self.players if place_key(p.name) == key), None) if key else None
 
     def player(self, name: str) -> Player:
         """A player by name (case, spacing and invisible characters aside) or an unambiguous start of it; a
@@ -237,7 +243,7 @@ class GodsfireState:
         if exact is not None:
             return exact
         key = name_key(name)
-        return next((s for s in self.systems if name_key(s.name) == key), None) if key else None
+        return next((s for s in self.systems if place_key(s.name) == key), None) if key else None
 
     def system(self, name: str) -> System:
         """A system by name or an unambiguous start of it; a refusal naming the systems."""
@@ -267,7 +273,8 @@ class GodsfireState:
 
     def counters_at(self, at: str) -> list[Counter]:
         key = name_key(at)
-        return [c for c in self.counters if c.at == at or place_key(c.at) == key]
+        there = {where for where in {c.at for c in self.counters} if place_key(where) == key}
+        return [c for c in self.counters if c.at in there]
 
     def counters_by_place(self) -> dict[str, list[Counter]]:
         """Every counter under its position's `name_key` (one pass: for a look at many positions)."""
@@ -282,11 +289,18 @@ class GodsfireState:
 
 @functools.lru_cache(maxsize=4096)
 def place_key(at: str) -> str:
-    """A position's `name_key`, remembered (a game has a few hundred positions at most)."""
+    """A position's, system's or player's `name_key`, remembered (a game has a few hundred of them at most)."""
     return name_key(at)
 
 
-def _exact(items: list[Any], name: str, cache: dict[str, Any], slot: str) -> Any:
+class _Named(Protocol):
+    name: str
+
+
+N = TypeVar("N", bound=_Named)
+
+
+def _exact(items: list[N], name: str, cache: dict[str, Any], slot: str) -> N | None:
     """The item of `items` whose stored name is exactly `name`, or None: a lookup by position kept beside the
     state (not a field), checked on each hit and rebuilt when stale, so that an engine step naming systems and
     players by their stored names (every event does) is not a scan of them with `name_key` each."""

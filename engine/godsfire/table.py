@@ -19,10 +19,10 @@ from engine.godsfire.common import handles
 from engine.godsfire.events import change_game, change_region, change_system
 from engine.godsfire.rules import GodsfireRules
 from engine.godsfire.state import FIGHTING, KINDS, MAX_COUNTERS, Counter, GodsfireState, System
+from engine.godsfire.state import MAX_LISTED as MAX_LISTED
 from engine.names import name_key
 
 MAX_CELL = 60  # the longest cell name
-MAX_LISTED = 40  # counters named in one command
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from engine.godsfire import table
 from engine.godsfire.common import PLAYER_PARAM, acting_player, handles
 from engine.godsfire.events import change_game, change_player, change_system
 from engine.godsfire.rules import GodsfireRules
-from engine.godsfire.state import Counter, GodsfireState, Shipment
+from engine.godsfire.state import MAX_SHIPMENTS, Counter, GodsfireState, Shipment
 from engine.godsfire.steps import open_step, take_step
 from engine.names import name_key
 from engine.vocabulary import Command, Param
@@ -95,6 +95,9 @@ def send_money(tx: Tx[GodsfireState], action: SendMoney) -> None:
     player = acting_player(tx, action.player, "send money")
     open_step(tx, player.name, "transfer")  # it lands the money due this turn (D.3.1)
     player = tx.state.player(player.name)
+    if len(tx.state.shipments) >= MAX_SHIPMENTS:
+        raise RuleViolation(f"the Money in Transit box holds at most {MAX_SHIPMENTS} sums at once; wait for some to "
+                            "land")
     if not 1 <= action.amount <= 1_000_000:
         raise BadInput("amount: 1 GB or more")
     to = state.system(action.to)

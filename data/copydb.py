@@ -213,12 +213,15 @@ async def _count(store: Store, table: str) -> int:
 # Left behind: PostgreSQL's schema version (SQLite's is `PRAGMA user_version`), and the commands' idempotency keys
 # (migration 018: kept a day for retries of commands run against FROM; TO's commands start with none)
 BOOKKEEPING = {"referee_schema", "command_keys"}
+# Columns known and left behind: which process holds an announcement, and its lease, are FROM's processes' (migration
+# 017); a copied announcement is fresh in TO, as a commit leaves it
+NOT_COPIED = {"announcements": {"owner", "lease_until"}}
 
 
 def _unknown_schema(con: Any) -> str:
     """The tables and columns of a database that `TABLES` does not name (a migration newer than the copy), in
     words; empty when it knows them all."""
-    known = {table.name: set(table.columns) for table in TABLES}
+    known = {table.name: set(table.columns) | NOT_COPIED.get(table.name, set()) for table in TABLES}
     if isinstance(con, sqlite3.Connection):
         names = [row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
                                                " AND name NOT LIKE 'sqlite_%' ORDER BY name")]

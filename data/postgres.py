@@ -101,7 +101,10 @@ class Connection:
             self._pg.row_factory = _row_factory
             self._pg.execute(f"SET lock_timeout = {int(lock_timeout * 1000)}")
             if schema is not None:
-                self._pg.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                try:
+                    self._pg.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateSchema):
+                    pass  # another process made it at the same moment (IF NOT EXISTS does not see that one)
                 self._pg.execute(f'SET search_path TO "{schema}"')
         except BaseException:
             self._pg.close()

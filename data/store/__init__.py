@@ -45,8 +45,10 @@ from data.store.connection import (
 from data.store.encoding import _iso, _json, event_json, pack_snapshot, snapshot_document
 from data.store.frontend import (
     ANNOUNCE_GRACE,
+    ANNOUNCE_LEASE,
     OUTBOX_IF_DISCORD,
     OUTBOX_INSERT,
+    OUTBOX_PAGE,
     PAGE_TOKEN,
     PAGE_TOKEN_BYTES,
     PAGE_VERSION,
@@ -85,8 +87,9 @@ class Store(Games, Ledger, FrontEnd, Schema, Connection):
 
 
 __all__ = [
-    "ACTION_EVENTS", "ANNOUNCE_GRACE", "BUSY_TIMEOUT", "CLOSE_TIMEOUT", "GAME_MOVED_ON", "MIGRATIONS",
-    "OUTBOX_IF_DISCORD", "OUTBOX_INSERT", "PAGE_TOKEN", "PAGE_TOKEN_BYTES", "PAGE_VERSION", "PAUSE_BEFORE_COMMIT",
+    "ACTION_EVENTS", "ANNOUNCE_GRACE", "ANNOUNCE_LEASE", "BUSY_TIMEOUT", "CLOSE_TIMEOUT", "GAME_MOVED_ON",
+    "MIGRATIONS", "OUTBOX_IF_DISCORD", "OUTBOX_INSERT", "OUTBOX_PAGE", "PAGE_TOKEN", "PAGE_TOKEN_BYTES", "PAGE_VERSION",
+    "PAUSE_BEFORE_COMMIT",
     "SHUTTING_DOWN", "ActionRow", "ChannelTaken", "DmReminder", "Entry", "GameMovedOn", "GameRow", "LedgerFilter",
     "ListedGame", "LoggedAction", "LoggedEvent", "NoLiveGame", "Plan", "Quick", "ReportMessage", "Store",
     "StoreUnavailable", "_iso", "_json", "_transaction", "event_json", "insert_history", "migration_files",

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import aiosqlite
 
 from data import postgres
 
+MIGRATION_LOCK = 0x7265_6665_7265_6531  # PostgreSQL's advisory lock key of the migrations ("referee1")
 UNIQUE_VIOLATION = "23505"  # PostgreSQL's SQLSTATE for a second live game in a channel (the unique index)
 SQLITE_FULL = 13
 # SQLite's primary result codes that mean the database, not the command, failed: what to tell the user.
@@ -35,6 +37,16 @@ _FAULTS = {
 }
 
 
+@dataclass(frozen=True)
+class Lease:
+    """A lease on announcements taken or renewed now, in the forms each database's clock wants: SQLite's ends by the
+    process's clock (`at`, now, and `until`, its end: ISO-8601 UTC), PostgreSQL's by the server's (`seconds`)."""
+
+    at: str
+    until: str
+    seconds: float
+
+
 class Dialect:
     """What one database does its own way. `SQLite` and `PostgreSQL` say it; the store asks `store._dialect`."""
 
@@ -44,6 +56,9 @@ class Dialect:
     for_update: ClassVar[str]
     reconnects_to_read: ClassVar[bool]  # a fault's lost connection is renewed before a read too, not only a write
     backs_up_before_migrating: ClassVar[bool]  # a migration that changes stored data takes a backup first
+    # the whole run of migrations holds a lock of the database's (`lock_migrations`); else each migration's own
+    # transaction is enough (SQLite's BEGIN IMMEDIATE holds the file)
+    locks_migrations: ClassVar[bool]
     insertion_order: ClassVar[str]  # the column that orders a table's rows as they were inserted (`dm_reminders`)
     full_disk: ClassVar[str | None]  # the fault of a full disk: it has passed once a write makes the database grow
     # Turn a player's reminders by DM on (`set_dm_reminder`): a new row, or the player's row renewed and last in order
@@ -90,14 +105,27 @@ class Dialect:
         index (`remind_at` cleared): by one process only."""
         raise NotImplementedError
 
-    def take_announcements(self, con: Any, at: str, until: str) -> list[Any]:
-        """(game id, action id) rows of the announcements due by `at` (at most 500, oldest first), each taken by
-        this process: its time moves on to `until`."""
+    def take_announcements(self, con: Any, owner: str, lease: Lease, limit: int) -> list[Any]:
+        """(game id, action id) rows of at most `limit` announcements (oldest first) whose lease has run out, or that
+        are nobody's (owner ''), each claimed for `owner` with a new lease: by one process only."""
+        raise NotImplementedError
+
+    def hold_announcements(self, con: Any, owner: str, action_ids: list[int], lease: Lease) -> list[int]:
+        """Of these announcements, claim or renew for `owner` those that are its own, are nobody's, are fresh from a
+        commit (no owner yet) or whose lease has run out; returns the ids it holds now (a lost one is not among
+        them, nor one already sent and deleted)."""
         raise NotImplementedError
 
     def schema_version(self, con: Any) -> int:
         """The database's schema version."""
         raise NotImplementedError
+
+    def lock_migrations(self, con: Any, wait: float) -> None:
+        """Hold the lock that serialises migrations across processes (waiting at most `wait` seconds for another
+        process's migrations), when `locks_migrations`."""
+
+    def unlock_migrations(self, con: Any) -> None:
+        """Let go of `lock_migrations`' lock."""
 
     def set_schema_version(self, con: Any, number: int) -> None:
         """Record the schema version a migration brought (inside its transaction)."""
@@ -112,6 +140,7 @@ class SQLite(Dialect):
     for_update = ""  # BEGIN IMMEDIATE already holds the whole database
     reconnects_to_read = False
     backs_up_before_migrating = True
+    locks_migrations = False
     insertion_order = "rowid"
     full_disk = _FAULTS[SQLITE_FULL]
     set_dm_reminder = ("INSERT OR REPLACE INTO dm_reminders (game_id, player, before_minutes, failed, sent)"
@@ -158,11 +187,20 @@ class SQLite(Dialect):
         con.executemany("UPDATE games SET remind_at = NULL WHERE id = ?", [(r[0],) for r in rows])
         return rows
 
-    def take_announcements(self, con: sqlite3.Connection, at: str, until: str) -> list[Any]:
-        rows = con.execute("SELECT game_id, action_id FROM announcements WHERE due_at <= ?"
-                           " ORDER BY action_id LIMIT 500", (at,)).fetchall()
-        con.executemany("UPDATE announcements SET due_at = ? WHERE action_id = ?", [(until, r[1]) for r in rows])
+    # The lease's end is `due_at`, by the process's clock (`Lease.at`, `Lease.until`): one process owns the file.
+    def take_announcements(self, con: sqlite3.Connection, owner: str, lease: Lease, limit: int) -> list[Any]:
+        rows = con.execute("SELECT game_id, action_id FROM announcements WHERE due_at <= ? OR owner = ''"
+                           " ORDER BY action_id LIMIT ?", (lease.at, limit)).fetchall()
+        con.executemany("UPDATE announcements SET owner = ?, due_at = ? WHERE action_id = ?",
+                        [(owner, lease.until, r[1]) for r in rows])
         return rows
+
+    def hold_announcements(self, con: sqlite3.Connection, owner: str, action_ids: list[int],
+                           lease: Lease) -> list[int]:
+        query = ("UPDATE announcements SET owner = ?, due_at = ? WHERE action_id = ?"
+                 " AND (owner IS NULL OR owner = '' OR owner = ? OR due_at <= ?)")
+        return [action_id for action_id in action_ids
+                if con.execute(query, (owner, lease.until, action_id, owner, lease.at)).rowcount]
 
     def schema_version(self, con: sqlite3.Connection) -> int:
         return int(con.execute("PRAGMA user_version").fetchone()[0])
@@ -180,6 +218,7 @@ class PostgreSQL(Dialect):
     for_update = " FOR UPDATE"
     reconnects_to_read = True  # a lost connection is no use for reading either
     backs_up_before_migrating = False
+    locks_migrations = True
     insertion_order = "seq"
     full_disk = None
     set_dm_reminder = ("INSERT INTO dm_reminders (game_id, player, before_minutes, failed, sent) VALUES (?, ?, ?, 0, ?)"
@@ -230,16 +269,42 @@ class PostgreSQL(Dialect):
             " AND remind_at <= ? ORDER BY id FOR UPDATE SKIP LOCKED) RETURNING id, guild_id",
             (at,)).fetchall()
 
-    def take_announcements(self, con: Any, at: str, until: str) -> list[Any]:
+    # The lease's end is `lease_until`, by the server's clock (now()): the processes' clocks may disagree. A row
+    # another transaction holds is skipped (SKIP LOCKED): that one is taking it, renewing it or deleting it (sent).
+    def take_announcements(self, con: Any, owner: str, lease: Lease, limit: int) -> list[Any]:
         return con.execute(
-            "UPDATE announcements SET due_at = ? WHERE action_id IN (SELECT action_id FROM announcements"
-            " WHERE due_at <= ? ORDER BY action_id LIMIT 500 FOR UPDATE SKIP LOCKED)"
-            " RETURNING game_id, action_id", (until, at)).fetchall()
+            "UPDATE announcements SET owner = ?, lease_until = now() + ? * interval '1 second'"
+            " WHERE action_id IN (SELECT action_id FROM announcements WHERE lease_until <= now() OR owner = ''"
+            " ORDER BY action_id LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING game_id, action_id",
+            (owner, lease.seconds, limit)).fetchall()
+
+    def hold_announcements(self, con: Any, owner: str, action_ids: list[int], lease: Lease) -> list[int]:
+        return [int(r[0]) for r in con.execute(
+            "UPDATE announcements SET owner = ?, lease_until = now() + ? * interval '1 second'"
+            " WHERE action_id IN (SELECT action_id FROM announcements WHERE action_id = ANY(?)"
+            " AND (owner IS NULL OR owner = '' OR owner = ? OR lease_until <= now())"
+            " ORDER BY action_id FOR UPDATE SKIP LOCKED) RETURNING action_id",
+            (owner, lease.seconds, action_ids, owner)).fetchall()]
 
     def schema_version(self, con: Any) -> int:
         con.execute("CREATE TABLE IF NOT EXISTS referee_schema (version INTEGER NOT NULL)")
         row = con.execute("SELECT MAX(version) FROM referee_schema").fetchone()
         return int(row[0] or 0)
+
+    def lock_migrations(self, con: Any, wait: float) -> None:
+        # a session-level advisory lock (one key for every schema of the database), waited for longer than a
+        # command waits for a row: another process's migrations may take a while
+        before = con.execute("SHOW lock_timeout").fetchone()[0]
+        con.execute("SELECT set_config('lock_timeout', ?, false)", (f"{int(wait * 1000)}ms",))
+        try:
+            con.execute("SELECT pg_advisory_lock(?)", (MIGRATION_LOCK,)).fetchone()
+        finally:
+            con.execute("SELECT set_config('lock_timeout', ?, false)", (before,))
+
+    def unlock_migrations(self, con: Any) -> None:
+        if con.in_transaction:  # (a failed migration's transaction is rolled back already; this is a safeguard)
+            con.execute("ROLLBACK")
+        con.execute("SELECT pg_advisory_unlock(?)", (MIGRATION_LOCK,)).fetchone()
 
     def set_schema_version(self, con: Any, number: int) -> None:
         con.execute("DELETE FROM referee_schema")

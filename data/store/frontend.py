@@ -6,6 +6,7 @@ token.
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 import sqlite3
@@ -16,16 +17,24 @@ from typing import Any
 
 import orjson
 
+from data.store.dialect import Lease
 from data.store.encoding import _iso, _json
 from data.store.ledger import action_events, game_ruleset
 from data.store.part import Part
 from engine.events import Event
 
-# How long the clock's announcement of a catch-up is its own process's to send before another may (`announcements`)
+# How long the clock's announcement of a catch-up is its own process's to send before another may (`announcements`):
+# the grace of a commit's new row (PostgreSQL's column default says it too: migration 017), then the lease of the
+# process that claimed it, renewed while it is queued or being sent (`hold_announcements`)
 ANNOUNCE_GRACE = timedelta(minutes=2)
+ANNOUNCE_LEASE = ANNOUNCE_GRACE
+OUTBOX_PAGE = 500  # announcements taken from the outbox at a time (`take_unannounced`)
+HOLD_CHUNK = 5000  # announcements renewed in one transaction (the others wait for the write lock meanwhile)
+# A commit's announcement: no owner yet, the committing process's for the grace (it claims it when it renews)
 OUTBOX_INSERT = "INSERT INTO announcements (action_id, due_at, game_id) VALUES (?, ?, ?)"
-OUTBOX_IF_DISCORD = ("INSERT INTO announcements (action_id, due_at, game_id)"
-                     " SELECT ?, ?, id FROM games WHERE id = ? AND guild_id IS NOT NULL")
+# A refused command's catch-up: nobody's (owner ''), any process's clock takes it at once
+OUTBOX_IF_DISCORD = ("INSERT INTO announcements (action_id, due_at, game_id, owner)"
+                     " SELECT ?, ?, id, '' FROM games WHERE id = ? AND guild_id IS NOT NULL")
 PAGE_TOKEN_BYTES = 18  # a game page's token: 144 random bits, 24 URL-safe characters (issue 22)
 PAGE_VERSION = ("(SELECT COALESCE(MAX(id), 0) FROM actions WHERE game_id = g.id),"
                 " (SELECT COALESCE(MAX(id), 0) FROM rolls WHERE game_id = g.id), g.ended")  # `page_version`'s parts
@@ -109,13 +118,33 @@ class FrontEnd(Part):
 
         return await self._transaction(work)
 
-    async def take_unannounced(self, now: datetime) -> list[tuple[int, int, list[Event]]]:
-        """The clock's announcements left unsent past their time (their process died after the commit): (game id,
-        action id, its live events), oldest first. Each is taken by one process: its time moves on by the grace
-        (should this process die too, another takes it then); `announced` removes it once sent."""
+    # Exactly once (migration 017): each announcement is one process's at a time, its `outbox_owner`, for a lease
+    # it renews while it has it queued or is sending it (`hold_announcements`), and checks just before it sends
+    # (a lease lost: not sent). Another process takes it (`take_unannounced`) only once the lease ran out
+    # unrenewed: its owner died, or is cut off from the database. The lease ends by the database's clock where
+    # there is one (PostgreSQL's now(): the processes' clocks may disagree by hours), else by `now` (SQLite: one
+    # process owns the file). `announced` deletes it once sent. (A process that dies after its message went out
+    # and before the delete leaves it to be said again: the one send that is not exactly once.)
+
+    _outbox_owner: str | None = None
+
+    @property
+    def outbox_owner(self) -> str:
+        """This store's id as the owner of the announcements it claims: random, made when first asked (two stores,
+        in one process or two, are two owners)."""
+        if self._outbox_owner is None:
+            self._outbox_owner = secrets.token_hex(8)
+        return self._outbox_owner
+
+    async def take_unannounced(self, now: datetime, limit: int = OUTBOX_PAGE) -> list[tuple[int, int, list[Event]]]:
+        """The clock's announcements whose owner let their lease run out (it died after the commit, or before it
+        sent them all) or that are nobody's: (game id, action id, its live events), at most `limit`, oldest
+        first. Each is claimed for this store (`outbox_owner`) with a new lease, by one process only; `announced`
+        removes it once sent."""
+        lease = _lease(now)
 
         def work(con: sqlite3.Connection) -> list[tuple[int, int, list[Event]]]:
-            rows = self._dialect.take_announcements(con, _iso(now), _iso(now + ANNOUNCE_GRACE))
+            rows = self._dialect.take_announcements(con, self.outbox_owner, lease, limit)
             taken, rulesets = [], {}
             for game_id, action_id in sorted((int(r[0]), int(r[1])) for r in rows):
                 if game_id not in rulesets:  # (looked up once a game: many actions of one game may be due)
@@ -125,8 +154,23 @@ class FrontEnd(Part):
 
         return await self._transaction(work)
 
+    async def hold_announcements(self, action_ids: Sequence[int], now: datetime) -> list[int]:
+        """Claim or renew the lease of these announcements for this store (the ones it has queued, or the one it is
+        about to send) where they are its own, fresh from a commit, nobody's, or their lease ran out; returns the
+        ids it holds now, in order. One missing was lost to another process or sent already: it is not to be sent
+        here."""
+        lease, owner, held = _lease(now), self.outbox_owner, []
+        ids = list(dict.fromkeys(action_ids))
+        for start in range(0, len(ids), HOLD_CHUNK):
+            chunk = ids[start:start + HOLD_CHUNK]
+            got = set(await self._transaction(functools.partial(self._dialect.hold_announcements, owner=owner,
+                                                                action_ids=chunk, lease=lease)))
+            held += [action_id for action_id in chunk if action_id in got]
+        return held
+
     async def announced(self, action_ids: Sequence[int]) -> None:
-        """The clock's announcements of these actions are sent: out of the outbox."""
+        """The clock's announcements of these actions are sent: out of the outbox (whoever holds them now: another
+        process that took one then finds it gone, and does not send it again)."""
         if action_ids:
             await self._transaction(lambda con: con.executemany(
                 "DELETE FROM announcements WHERE action_id = ?", [(action_id,) for action_id in action_ids]))
@@ -206,6 +250,11 @@ class FrontEnd(Part):
         await self._transaction(lambda con: con.executemany(
             "INSERT INTO report_messages (action_id, channel_id, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             [(action_id, channel_id, message_id) for action_id in action_ids]))
+
+
+def _lease(now: datetime) -> Lease:
+    """A lease of `ANNOUNCE_LEASE` from now, in each database's terms."""
+    return Lease(_iso(now), _iso(now + ANNOUNCE_LEASE), ANNOUNCE_LEASE.total_seconds())
 
 
 def _page_version(row: Any) -> str:

@@ -6,6 +6,7 @@ changes stored data.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import logging
 import re
@@ -17,6 +18,7 @@ from data.store.dialect import Dialect
 from data.store.part import Part
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+MIGRATION_WAIT = 300.0  # seconds a process waits for another's migrations (PostgreSQL's lock) before it gives up
 log = logging.getLogger("referee.store")
 
 
@@ -27,16 +29,21 @@ class Schema(Part):
         """Apply every numbered migration newer than the database; returns the schema version.
 
         A migration is an `NNN_name.sql` script or an `NNN_name.py` module whose `migrate(connection)`
-        runs; each runs in a transaction of its own with the new version number.
+        runs; each runs in a transaction of its own with the new version number, which reads the version again
+        first: several processes opening one database at once apply each migration once. On SQLite that
+        transaction (`BEGIN IMMEDIATE`) holds the file; on PostgreSQL the whole run holds the dialect's migration
+        lock (an advisory lock), the version read again once it is held.
         """
+        files = migration_files(self.dialect)
+        if self._dialect.locks_migrations:
+            return await self._write(_migrate_locked, self._dialect, files)
         version = await self._read(self._dialect.schema_version)
-        for number, path in migration_files(self.dialect):
+        for number, path in files:
             if number <= version:
                 continue
             if self._dialect.backs_up_before_migrating and version:
                 await self._backup_before(version, number, path)
-            await self._write(_apply_migration, self._dialect, number, path)
-            version = number
+            version = await self._write(_apply_migration, self._dialect, number, path)
         return version
 
     async def _backup_before(self, version: int, number: int, path: Path) -> None:
@@ -54,8 +61,30 @@ class Schema(Part):
             log.warning("backed up %s to %s before migration %03d", self.path, copy, number)
 
 
-def _apply_migration(con: sqlite3.Connection, dialect: Dialect, number: int, path: Path) -> None:
-    def work(con: sqlite3.Connection) -> None:
+def _migrate_locked(con: sqlite3.Connection, dialect: Dialect, files: list[tuple[int, Path]]) -> int:
+    """Every migration newer than the database, under the dialect's migration lock (PostgreSQL: held by this
+    connection's session, released at the end whatever happened). Runs in the database thread."""
+    dialect.lock_migrations(con, MIGRATION_WAIT)
+    try:
+        version = dialect.schema_version(con)  # (read once the lock is held: another process may have migrated)
+        for number, path in files:
+            if number > version:
+                version = _apply_migration(con, dialect, number, path)
+    except BaseException:
+        with contextlib.suppress(Exception):  # (a lost connection has let go of it already: the first error counts)
+            dialect.unlock_migrations(con)
+        raise
+    dialect.unlock_migrations(con)
+    return version
+
+
+def _apply_migration(con: sqlite3.Connection, dialect: Dialect, number: int, path: Path) -> int:
+    """Migration `number` in a transaction of its own, unless the database (read again in that transaction) has it
+    already; returns the schema version."""
+    def work(con: sqlite3.Connection) -> int:
+        version = dialect.schema_version(con)
+        if version >= number:
+            return version  # another process applied it since this one read the version
         if path.suffix == ".py":
             spec = importlib.util.spec_from_file_location(f"migration_{number:03d}", path)
             assert spec is not None and spec.loader is not None
@@ -66,8 +95,9 @@ def _apply_migration(con: sqlite3.Connection, dialect: Dialect, number: int, pat
             for statement in _statements(path.read_text()):
                 con.execute(statement)
         dialect.set_schema_version(con, number)
+        return number
 
-    _transaction(con, work)
+    return _transaction(con, work)
 
 
 def _statements(script: str) -> list[str]:

@@ -14,6 +14,9 @@ a rollover's memory does not grow with its games. A command's own follow-up
 
 Every process runs the clock of every Discord game, whatever its shard: the store serialises each game's
 catch-up, so of several processes one applies and announces what fell due, and when one dies the others go on.
+Each announcement is said once: the process that applied it holds it in the store's outbox by a lease, renewed
+while it waits in the `Announcer`'s queue (`keep_leases`) and checked just before it is sent; another process's
+`sweep` takes it only once the lease has run out unrenewed (issue 33).
 With HEALTH_FILE set, the clock writes the time into that file whenever its timer runs and every
 `HEALTH_INTERVAL` while the bot is connected, for a supervisor to check its age.
 
@@ -42,7 +45,7 @@ from cogs.host import RefereeHost
 from cogs.remind import remind_players
 from cogs.render import NO_PINGS, message_batches, report_embeds, results_embed, status_embed, with_page_link
 from cogs.util import HELD, channel_id_of, holding, note_report_message, rolled
-from data.store import GameRow, StoreUnavailable
+from data.store import ANNOUNCE_LEASE, OUTBOX_PAGE, GameRow, StoreUnavailable
 from engine.clock import next_deadline
 from engine.events import Event, GameEnded
 from engine.rulesets import GameState
@@ -56,7 +59,10 @@ TIMER = "clock"
 RETRY_AFTER = timedelta(seconds=30)  # when a tick fails (the store cannot save, or a fault): try again, no spin
 HEALTH = "health"
 OUTBOX = "outbox"
-OUTBOX_SWEEP = 60.0  # seconds between two looks at the outbox of announcements (an announcement's grace: 2 min)
+# seconds between two looks at the outbox of announcements, each renewing the leases of those queued first (a
+# lease lasts ANNOUNCE_LEASE, 2 min: renewed four times in it)
+OUTBOX_SWEEP = ANNOUNCE_LEASE.total_seconds() / 4
+RENEW_EVERY = timedelta(seconds=OUTBOX_SWEEP)  # the announcer renews its leases between two sends as often too
 HEALTH_INTERVAL = 30.0  # seconds between two writes of the health file while connected (tests make it shorter)
 HELD_EVENTS = 1000  # queued catch-ups whose events the announcer keeps in memory (the others': read back)
 FOLLOWED = 10_000  # games whose newest followed-up change the clock remembers (an older one arriving after: re-read)
@@ -92,11 +98,13 @@ class Announcer:
     a rollover of 100,000 games queues 100,000 pairs of ids (`_Run`), not 100,000 games' events."""
 
     def __init__(self, per_second: float = ANNOUNCEMENTS_PER_SECOND, follow: Follow | None = None,
-                 hold: int = HELD_EVENTS) -> None:
+                 hold: int = HELD_EVENTS, before: Callable[[], Awaitable[None]] | None = None) -> None:
         self.interval = 1 / per_second
         self.follow = follow
         self.hold = hold
+        self.before = before  # awaited before each announcement (the clock renews its leases when they need it)
         self.held = 0  # queued catch-ups whose events are kept here
+        self.sending: int | None = None  # the action id of the catch-up being announced now
         # (send, game id, action id, events): a `send` of its own; (None, ...) a catch-up for `follow`; or
         # (a _Run, None, None, None): catch-ups for `follow` whose events are read back
         self.queue: deque[tuple[Callable[[], Awaitable[None]] | _Run | None, int | None, int | None,
@@ -106,6 +114,16 @@ class Announcer:
     def __len__(self) -> int:
         """The announcements queued."""
         return sum(len(send) if isinstance(send, _Run) else 1 for send, *_ in self.queue)
+
+    def action_ids(self) -> list[int]:
+        """The action ids of the catch-ups queued or being announced: the announcements whose leases are renewed."""
+        ids = [] if self.sending is None else [self.sending]
+        for send, _, action_id, _ in self.queue:
+            if isinstance(send, _Run):
+                ids.extend(send.ids[send.next + 1::2])
+            elif send is None and action_id is not None:
+                ids.append(action_id)
+        return ids
 
     def put(self, send: Callable[[], Awaitable[None]], game_id: int | None = None) -> None:
         self._push((send, game_id, None, None))
@@ -143,6 +161,14 @@ class Announcer:
                 if send is None:
                     self.held -= 1
             started = loop.time()
+            self.sending = action_id if send is None else None
+            if self.before is not None:
+                try:
+                    await self.before()
+                except StoreUnavailable as err:  # (the announcement's own check says whether it is still ours)
+                    log.warning("the announcer could not renew its leases: %s", err)
+                except Exception:
+                    log.exception("the announcer failed to renew its leases")
             try:
                 if send is not None:
                     await send()
@@ -152,6 +178,8 @@ class Announcer:
                 log.warning("an announcement of game %s waits: %s", game_id, err, extra={"game_id": game_id})
             except Exception:
                 log.exception("an announcement of game %s failed", game_id, extra={"game_id": game_id})
+            finally:
+                self.sending = None
             await asyncio.sleep(max(0.0, self.interval - (loop.time() - started)))
 
     def close(self) -> None:
@@ -191,7 +219,8 @@ class Clock(commands.Cog):
         self._health_failed = False
         self._followed: OrderedDict[int, int] = OrderedDict()  # each game's newest change followed up (`newest`)
         self._unsubscribe: Callable[[], None] = lambda: None
-        self.announcer = Announcer(follow=self.follow_caught)
+        self.announcer = Announcer(follow=self.follow_caught, before=self.keep_leases)
+        self._renewed: datetime | None = None  # when the leases of the announcements queued were last renewed
         # coalesce: missed firings run once; no grace limit: a late firing still runs (it only catches up).
         self.scheduler = AsyncIOScheduler(timezone=UTC, job_defaults={
             "coalesce": True, "misfire_grace_time": None, "max_instances": 1,
@@ -292,12 +321,35 @@ class Clock(commands.Cog):
                     self.arm_at(self.now() + RETRY_AFTER)
 
     async def sweep(self) -> None:
-        """Announce what a process caught up and then died before announcing (the outbox), past its grace: at
-        every tick, and every OUTBOX_SWEEP seconds (an unannounced catch-up is no reason to arm the timer)."""
-        for game_id, action_id, events in await self.bot.store.take_unannounced(self.now()):
-            log.warning("announcing game %s's catch-up %s, left unannounced", game_id, action_id,
-                        extra={"game_id": game_id})
-            self.announcer.put_caught(game_id, action_id, events)
+        """Renew the leases of the announcements queued here, then announce what another process (or this one
+        before a restart) caught up and left unannounced past its lease — it died, or lost the database — and
+        what is nobody's (the outbox): at every tick, and every OUTBOX_SWEEP seconds (an unannounced catch-up is
+        no reason to arm the timer)."""
+        await self.keep_leases(renew=True)
+        while True:
+            taken = await self.bot.store.take_unannounced(self.now(), OUTBOX_PAGE)
+            for game_id, action_id, events in taken:
+                self.announcer.put_caught(game_id, action_id, events)
+            if taken:
+                log.warning("announcing %d catch-up(s) left unannounced (games %s)", len(taken),
+                            ", ".join(str(g) for g in sorted({g for g, _, _ in taken})[:10]))
+            if len(taken) < OUTBOX_PAGE:
+                return
+
+    async def keep_leases(self, renew: bool = False) -> None:
+        """Renew the leases of the announcements queued or being sent, when RENEW_EVERY has passed since the last
+        renewal (`renew`: now). The announcer calls it before each announcement, the outbox's job at each run."""
+        now = self.now()
+        if not renew and self._renewed is not None and timedelta(0) <= now - self._renewed < RENEW_EVERY:
+            return
+        self._renewed = now
+        ids = self.announcer.action_ids()
+        try:
+            if ids:
+                await self.bot.store.hold_announcements(ids, now)
+        except BaseException:
+            self._renewed = None  # (tried again before the next announcement)
+            raise
 
     async def sweep_job(self) -> None:
         """The outbox's own job: a failure is logged and the next run tries again."""
@@ -333,20 +385,32 @@ class Clock(commands.Cog):
         await self.follow(game_id, events, action_id)
 
     async def announce_and_follow(self, report: Report) -> None:
+        """Announce a catch-up (its announcements checked as this process's first: one another process took is
+        not said here, nor followed up), then the rest of `after_change`."""
+        if report.action_ids:
+            held = await self.bot.store.hold_announcements(report.action_ids, self.now())
+            if len(held) < len(set(report.action_ids)):
+                log.info("game %s's catch-up %s is another process's to announce now: not said here",
+                         report.game_id, report.action_ids, extra={"game_id": report.game_id})
+                return
         if report.events:
-            channel = self.channel(await self.bot.store.game(report.game_id))
-            noting = _FirstSent(channel) if report.action_ids and rolled(report) else None
-            announce = adapter_of(report.state).announce
-            if announce is not None:
-                await announce(self, cast(discord.PartialMessageable, noting or channel), report)
-            else:
-                for batch in message_batches(report_embeds(report.events, report.state, by_clock=True)):
-                    await (noting or channel).send(embeds=batch, allowed_mentions=NO_PINGS)
-            if noting is not None and noting.first is not None:
-                await note_report_message(self.bot, report, noting.first.channel.id, noting.first.id)
+            await self.say(report)
         if report.action_ids:
             await self.bot.store.announced(report.action_ids)  # (out of the outbox: said)
         await self.after_change(report)
+
+    async def say(self, report: Report) -> None:
+        """The announcement itself: the report's events in the game's channel (its rule set's way, if it has one)."""
+        channel = self.channel(await self.bot.store.game(report.game_id))
+        noting = _FirstSent(channel) if report.action_ids and rolled(report) else None
+        announce = adapter_of(report.state).announce
+        if announce is not None:
+            await announce(self, cast(discord.PartialMessageable, noting or channel), report)
+        else:
+            for batch in message_batches(report_embeds(report.events, report.state, by_clock=True)):
+                await (noting or channel).send(embeds=batch, allowed_mentions=NO_PINGS)
+        if noting is not None and noting.first is not None:
+            await note_report_message(self.bot, report, noting.first.channel.id, noting.first.id)
 
     def channel(self, row: GameRow) -> discord.PartialMessageable:
         channel_id = channel_id_of(row.channel)

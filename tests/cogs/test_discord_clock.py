@@ -317,6 +317,9 @@ async def test_a_catch_up_whose_process_died_before_announcing_it_is_announced_o
             assert len(t.messages()) == posted
         t.clock.advance(minutes=3)
         async with t.bot() as other:
+            if other.bot.store.dialect == "postgresql":  # (its grace runs by the server's clock: 3 minutes pass)
+                await other.bot.store._transaction(lambda con: con.execute(
+                    "UPDATE announcements SET lease_until = lease_until - interval '3 minutes'"))
             await other.bot.get_cog("Clock").tick()
             await settle(t.fake)
             assert await other.bot.store.take_unannounced(t.clock() + timedelta(hours=1)) == []

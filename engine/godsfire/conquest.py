@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from engine.core import Tx
 from engine.godsfire.setup import conquer
-from engine.godsfire.state import FIGHTING, Counter, GodsfireState, System, place_key
+from engine.godsfire.state import FIGHTING, Counter, GodsfireState, System, cached_key
 from engine.names import name_key
 
 
@@ -19,7 +19,7 @@ def taker(state: GodsfireState, system: System, by_place: dict[str, list[Counter
     places = state.counters_by_place() if by_place is None else by_place
 
     def counters_at(at: str) -> list[Counter]:
-        return places.get(place_key(at), [])
+        return places.get(cached_key(at), [])
 
     in_cell = [c for c in counters_at(system.name) if c.kind != "GB"]
     holders = {c.owner for c in in_cell}
@@ -44,11 +44,13 @@ def taker(state: GodsfireState, system: System, by_place: dict[str, list[Counter
 def take_systems(tx: Tx[GodsfireState]) -> None:
     """Every system taken by force this Combat Phase changes hands."""
     by_place = tx.state.counters_by_place()
+    reconciled = False  # (the counters made to match the boxes once, by the first conquest)
     for system in list(tx.state.systems):
         current = tx.state.system(system.name)
         winner = taker(tx.state, current, by_place)
         if winner is not None:
             whose = f"{current.owner}'s" if current.owner else "neutral"
             conquer(tx, current.name, winner, f"{winner} holds {current.name}'s cell and every region of it: "
-                    f"{whose} {current.name} is taken by force")
+                    f"{whose} {current.name} is taken by force", reconciled)
+            reconciled = True
             by_place = tx.state.counters_by_place()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine.core import Tx
 from engine.godsfire.events import change_game, change_player, change_system
-from engine.godsfire.state import GodsfireState, Shipment, System, place_key
+from engine.godsfire.state import GodsfireState, Shipment, System, cached_key
 from engine.names import name_key
 
 # --- D.1.4 loan repayments due -------------------------------------------------------------------
@@ -23,14 +23,14 @@ def repayments_due(state: GodsfireState, player: str) -> list[System]:
 
 def shipments_due(state: GodsfireState, player: str | None = None) -> list[Shipment]:
     """The money in transit that lands this turn (the player's, or everyone's)."""
-    key = None if player is None else place_key(player)
-    return [s for s in state.shipments if s.arrives <= state.turn and (key is None or place_key(s.owner) == key)]
+    key = None if player is None else cached_key(player)
+    return [s for s in state.shipments if s.arrives <= state.turn and (key is None or cached_key(s.owner) == key)]
 
 
 def on_the_way(state: GodsfireState, player: str) -> int:
     """GB of the player's Money in Transit box still travelling (not to be taken out before they land)."""
-    key = place_key(player)
-    return sum(s.amount for s in state.shipments if s.arrives > state.turn and place_key(s.owner) == key)
+    key = cached_key(player)
+    return sum(s.amount for s in state.shipments if s.arrives > state.turn and cached_key(s.owner) == key)
 
 
 def land_shipments(tx: Tx[GodsfireState], player: str | None = None) -> None:

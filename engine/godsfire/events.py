@@ -63,8 +63,12 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, Board):
         return value.plain()
     if hasattr(value, "__dataclass_fields__"):
+        names = _known(type(value))
+        fast = getattr(value, "__dict__", None)
+        if fast is not None and len(fast) == len(names) and _FLAT.issuperset(map(type, fast.values())):
+            return dict(fast)  # (a record of flat values, a counter say: its fields as they are, in order)
         out = {}
-        for name in _known(type(value)):
+        for name in names:
             item = getattr(value, name)
             out[name] = item.isoformat() if isinstance(item, datetime) else _copied(item)
         return out
@@ -73,6 +77,9 @@ def to_plain(value: Any) -> Any:
 
 def _record(cls: type, raw: dict[str, Any]) -> Any:
     known = _known(cls)
+    if cls not in _TIMED and len(raw) == len(known) and _FLAT.issuperset(map(type, raw.values())) and \
+            raw.keys() == _KNOWN_SET[cls]:
+        return cls(**raw)  # (every field, each a flat value and none a moment: nothing to copy or read)
     values = {k: _copied(v) for k, v in raw.items() if k in known}
     for key in TIMES:
         if isinstance(values.get(key), str):
@@ -324,10 +331,15 @@ def _known(cls: type) -> tuple[str, ...]:
     found = _KNOWN.get(cls)
     if found is None:
         found = _KNOWN[cls] = tuple(f.name for f in fields(cls))
+        _KNOWN_SET[cls] = frozenset(found)
+        if _KNOWN_SET[cls] & set(TIMES):
+            _TIMED.add(cls)
     return found
 
 
 _KNOWN: dict[type, tuple[str, ...]] = {}
+_KNOWN_SET: dict[type, frozenset[str]] = {}
+_TIMED: set[type] = set()  # record classes with a moment among their fields
 
 
 def _check_fields(cls: type, new: dict[str, Any]) -> None:
@@ -342,21 +354,21 @@ def _check_fields(cls: type, new: dict[str, Any]) -> None:
 
 def system_to_dict(system: System) -> dict[str, Any]:
     """A system as plain JSON values: every field (new fields included), regions and loans as dicts."""
-    raw = {f.name: copy.deepcopy(getattr(system, f.name)) for f in fields(System)}
+    raw = {name: _copied(getattr(system, name)) for name in _known(System) if name not in ("regions", "loans")}
     raw["regions"] = [region_to_dict(r) for r in system.regions]
     raw["loans"] = [{"amount": loan.amount, "box": loan.box} for loan in system.loans]
     return raw
 
 
 def region_to_dict(region: Region) -> dict[str, Any]:
-    return {f.name: copy.deepcopy(getattr(region, f.name)) for f in fields(Region)}
+    return {name: _copied(getattr(region, name)) for name in _known(Region)}
 
 
 def system_from_dict(raw: dict[str, Any]) -> System:
     """The inverse of `system_to_dict` (fields it lacks take their defaults)."""
     known = {f.name for f in fields(System)} - {"regions", "loans"}
-    system = System(**{k: copy.deepcopy(v) for k, v in raw.items() if k in known})
-    system.regions = [Region(**copy.deepcopy(r)) for r in raw.get("regions", [])]
+    system = System(**{k: _copied(v) for k, v in raw.items() if k in known})
+    system.regions = [Region(**_copied(r)) for r in raw.get("regions", [])]
     system.loans = [Loan(**loan) for loan in raw.get("loans", [])]
     return system
 

@@ -24,8 +24,8 @@ from engine.godsfire.state import (
     MAX_SYSTEMS,
     PHASES,
     STEPS,
+    cached_key,
 )
-from engine.names import name_key
 from engine.schema import (
     MAX_FORCED_DICE,
     Name,
@@ -230,13 +230,13 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
         except BadInput as err:
             raise refuse("game.board", str(err)) from None
     players, systems = export.players, export.systems
-    unique([name_key(p.name) for p in players], lambda i: f"players[{i}].name", "that name")
-    unique([name_key(s.name) for s in systems], lambda i: f"systems[{i}].name", "that name")
-    player_names = {name_key(p.name): p.name for p in players}
-    system_owner = {name_key(s.name): s for s in systems}
+    unique([cached_key(p.name) for p in players], lambda i: f"players[{i}].name", "that name")
+    unique([cached_key(s.name) for s in systems], lambda i: f"systems[{i}].name", "that name")
+    player_names = {cached_key(p.name): p.name for p in players}
+    system_owner = {cached_key(s.name): s for s in systems}
 
     def player(name: str, path: str) -> str:
-        found = player_names.get(name_key(name))
+        found = player_names.get(cached_key(name))
         if found is None:
             raise refuse(path, f"{name!r} is not a player of this game")
         return found
@@ -256,17 +256,17 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
                 setattr(region, field, {player(k, f"systems[{i}].regions[{j}].{field}"): v for k, v in raw.items()})
     for i, each in enumerate(players):
         if each.government is not None:
-            seat = system_owner.get(name_key(each.government))
+            seat = system_owner.get(cached_key(each.government))
             if seat is None:
                 raise refuse(f"players[{i}].government", f"{each.government!r} is not a system of this game")
-            if seat.owner is None or name_key(seat.owner) != name_key(each.name):
+            if seat.owner is None or cached_key(seat.owner) != cached_key(each.name):
                 raise refuse(f"players[{i}].government", f"{seat.name} is not {each.name}'s")
             each.government = seat.name
     game.wars = [sorted(player(n, f"game.wars[{i}]") for n in pair) for i, pair in enumerate(game.wars)]
     game.order = [player(n, f"game.order[{i}]") for i, n in enumerate(game.order)]
     _once(list(game.done), "game.done")
     game.done = {player(n, "game.done"): steps for n, steps in game.done.items()}
-    _spell_procedure(game, player_names, {name_key(s.name): s.name for s in systems})
+    _spell_procedure(game, player_names, {cached_key(s.name): s.name for s in systems})
     clean = export.model_dump(exclude={"rolls"})
     clean["game"]["house"] = house.as_dict()
     clean["rolls"] = rolls_from(data, now)
@@ -277,7 +277,7 @@ def _once(names: list[str], path: str) -> None:
     """Refuse a player named twice among an object's keys (as "alice" and "ALICE": one would be lost)."""
     seen: dict[str, str] = {}
     for name in names:
-        first = seen.setdefault(name_key(name), name)
+        first = seen.setdefault(cached_key(name), name)
         if first != name:
             raise refuse(f"{path}.{name}", f"{name!r} and {first!r} are one player, named twice")
 
@@ -287,7 +287,7 @@ def _spell_procedure(game: Game, players: dict[str, str], systems: dict[str, str
     have is left as written: `snapshot.check_state` refuses it, naming the field)."""
 
     def who(name: str | None) -> str | None:
-        return None if name is None else players.get(name_key(name), name)
+        return None if name is None else players.get(cached_key(name), name)
 
     for counter in game.counters:
         counter.owner = who(counter.owner)
@@ -305,7 +305,7 @@ def _spell_procedure(game: Game, players: dict[str, str], systems: dict[str, str
         choice.chooser = who(choice.chooser) or choice.chooser
     for shipment in game.shipments:
         shipment.owner = who(shipment.owner) or shipment.owner
-        shipment.to = systems.get(name_key(shipment.to), shipment.to)
-    unique([name_key(k) for k in game.neutral_control], lambda i: "game.neutral_control", "that system")
-    game.neutral_control = {systems.get(name_key(k), k): who(v) or v for k, v in game.neutral_control.items()}
+        shipment.to = systems.get(cached_key(shipment.to), shipment.to)
+    unique([cached_key(k) for k in game.neutral_control], lambda i: "game.neutral_control", "that system")
+    game.neutral_control = {systems.get(cached_key(k), k): who(v) or v for k, v in game.neutral_control.items()}
     game.winner = who(game.winner)

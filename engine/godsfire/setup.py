@@ -247,12 +247,14 @@ def conquer_system(tx: Tx[GodsfireState], action: ConquerSystem) -> None:
     conquer(tx, system.name, owner, f"conquered by {owner}")
 
 
-def conquer(tx: Tx[GodsfireState], system_name: str, owner: str, why: str) -> None:
+def conquer(tx: Tx[GodsfireState], system_name: str, owner: str, why: str, reconciled: bool = False) -> None:
     """A system taken: the sheet's conquered neutral (Neutrals: allegiance and economic levels rolled, every party
     Reactionary), and the rulings' conquest by force of a player's system. The loser's counters left in the
     system go (its National Government with them: the loser is out); the boxes are written from the counters
-    left, so nothing is duplicated; the loser's loans and everyone's subversion there go."""
-    table.reconcile(tx)
+    left, so nothing is duplicated; the loser's loans and everyone's subversion there go. `reconciled`: the counters
+    are known to match every box (as after an earlier conquest of the same phase): only this system's are written."""
+    if not reconciled:
+        table.reconcile(tx)
     state: GodsfireState = tx.state
     system = state.system(system_name)
     loser = system.owner
@@ -273,7 +275,7 @@ def conquer(tx: Tx[GodsfireState], system_name: str, owner: str, why: str) -> No
         change_region(tx, system.name, number, why, party=party, allegiance=allegiance,
                       economy=economy, revolt=False, subversion={}, subversion_step={}, desubversion=0,
                       counter_subversion=0)
-    table.sync(tx)
+    table.sync(tx, system.name if reconciled else None)
     for c in gone:
         if c.kind == "NG" and c.owner is not None and not tx.state.player(c.owner).out:
             lose_government(tx, system.name, c.owner)

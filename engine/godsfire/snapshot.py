@@ -11,9 +11,9 @@ from engine.errors import RefereeError
 from engine.godsfire import schema
 from engine.godsfire.events import from_plain, system_from_dict, system_to_dict, to_plain
 from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, GodsfireHouse, GodsfireRules
-from engine.godsfire.state import FIGHTING, KINDS, PHASES, STEPS, GodsfireState, Initiative, Player, Region
+from engine.godsfire.state import FIGHTING, KINDS, PHASES, STEPS, GodsfireState, Initiative, Player, Region, cached_key
 from engine.godsfire.table import place_of, room_problem
-from engine.names import look_alike_problems, name_key
+from engine.names import look_alike_problems
 from engine.rulesets import register_schema
 
 register_schema("godsfire", schema.validate_export)  # imports are checked by it before `state_from_dict`
@@ -164,7 +164,7 @@ def _game_problems(state: GodsfireState, problems: list[str]) -> None:
         at = f"game.wars[{i}]"
         if len(pair) != 2 or any(name not in names for name in pair):
             problems.append(f"{at}: a war between {pair}, not two players")
-        elif name_key(pair[0]) == name_key(pair[1]):
+        elif cached_key(pair[0]) == cached_key(pair[1]):
             problems.append(f"{at}: {pair[0]} is at war with themselves")
         elif list(pair) != sorted(pair):
             problems.append(f"{at}: a war's pair is written sorted ({sorted(pair)})")
@@ -184,7 +184,7 @@ def _game_problems(state: GodsfireState, problems: list[str]) -> None:
 
 
 def _player_problems(state: GodsfireState, problems: list[str]) -> None:
-    player_keys = [name_key(p.name) for p in state.players]
+    player_keys = [cached_key(p.name) for p in state.players]
     if len(player_keys) != len(set(player_keys)):
         problems.append("players: two players share a name")
     problems.extend(f"players: {p}" for p in look_alike_problems([p.name for p in state.players], "player"))
@@ -195,7 +195,7 @@ def _player_problems(state: GodsfireState, problems: list[str]) -> None:
             if system is None:
                 problems.append(f"{at}.government: {player.name}'s National Government is on "
                                 f"{player.government!r}, no system")
-            elif system.owner is None or name_key(system.owner) != name_key(player.name):
+            elif system.owner is None or cached_key(system.owner) != cached_key(player.name):
                 problems.append(f"{at}.government: {player.name}'s National Government is on {system.name}, "
                                 "not one of theirs")
         if set(player.national_allegiance) - set(PARTIES):
@@ -208,7 +208,7 @@ def _player_problems(state: GodsfireState, problems: list[str]) -> None:
 
 
 def _system_problems(state: GodsfireState, rules: GodsfireRules | None, problems: list[str]) -> None:
-    system_keys = [name_key(s.name) for s in state.systems]
+    system_keys = [cached_key(s.name) for s in state.systems]
     if len(system_keys) != len(set(system_keys)):
         problems.append("systems: two systems share a name")
     problems.extend(f"systems: {p}" for p in look_alike_problems([s.name for s in state.systems], "system"))
@@ -261,7 +261,7 @@ def _system_problems(state: GodsfireState, rules: GodsfireRules | None, problems
                 for name in getattr(region, field):
                     if name not in names:
                         problems.append(f"{rpath}.{field}: {at}: subversion by {name!r}, who is not a player")
-                    elif system.owner is not None and name_key(name) == name_key(system.owner):
+                    elif system.owner is not None and cached_key(name) == cached_key(system.owner):
                         problems.append(f"{rpath}.{field}: {at} is subverted by its own owner {name}")
             problems += _step_problems(region, f"{rpath}.subversion_step", at, track)
             if "SQD" in region.units:
@@ -295,9 +295,10 @@ def _procedure_problems(state: GodsfireState) -> list[str]:
     names = _names(state)
 
     def player_ok(name: str | None, path: str, what: str, gm: bool = False) -> None:
-        if name is not None and name not in names and not (gm and name_key(name) == name_key(state.gm)):
+        if name is not None and name not in names and not (gm and cached_key(name) == cached_key(state.gm)):
             problems.append(f"{path}: {what} names {name!r}, who is not a player")
 
+    positions: dict[str, tuple[str, bool] | None] = {}  # each position read once
     numbers = [c.number for c in state.counters]
     if len(numbers) != len(set(numbers)) or any(not 1 <= n < state.next_counter for n in numbers):
         problems.append(f"game.counters: counter numbers must be distinct, from 1 and below next_counter "
@@ -314,7 +315,8 @@ def _procedure_problems(state: GodsfireState) -> list[str]:
         if not 0 <= counter.moved <= state.turn:
             problems.append(f"{path}.moved: counter #{counter.number} moved in turn {counter.moved}, after the "
                             f"current turn {state.turn}")
-        where = _position(state, counter.at)
+        where = positions[counter.at] if counter.at in positions else positions.setdefault(
+            counter.at, _position(state, counter.at))
         if where is None:
             problems.append(f"{path}.at: counter #{counter.number} is at {counter.at!r}, which names no region of "
                             "that system" + (" and no cell of the map" if state.board is not None else ""))
@@ -379,10 +381,10 @@ def _procedure_problems(state: GodsfireState) -> list[str]:
             problems.append(f"{path}.attackers: attack {attack.number} has no attacker")
         for j, name in enumerate(attack.attackers):
             player_ok(name, f"{path}.attackers[{j}]", f"attack {attack.number}")
-        if len({name_key(n) for n in attack.attackers}) != len(attack.attackers):
+        if len({cached_key(n) for n in attack.attackers}) != len(attack.attackers):
             problems.append(f"{path}.attackers: attack {attack.number} names an attacker twice")
         player_ok(attack.defender, f"{path}.defender", f"attack {attack.number}")
-        if attack.defender is not None and any(name_key(n) == name_key(attack.defender) for n in attack.attackers):
+        if attack.defender is not None and any(cached_key(n) == cached_key(attack.defender) for n in attack.attackers):
             problems.append(f"{path}.defender: {attack.defender} attacks themselves in attack {attack.number}")
         if not attack.units or len(set(attack.units)) != len(attack.units) or \
                 any(not 1 <= n < state.next_counter for n in attack.units):

@@ -225,8 +225,8 @@ class GodsfireState:
         exact = _exact(self.players, name, self.__dict__, "_player_at")
         if exact is not None:
             return exact
-        key = name_key(name)
-        return next((p for p in self.players if place_key(p.name) == key), None) if key else None
+        key = cached_key(name)
+        return next((p for p in self.players if cached_key(p.name) == key), None) if key else None
 
     def player(self, name: str) -> Player:
         """A player by name (case, spacing and invisible characters aside) or an unambiguous start of it; a
@@ -242,8 +242,8 @@ class GodsfireState:
         exact = _exact(self.systems, name, self.__dict__, "_system_at")
         if exact is not None:
             return exact
-        key = name_key(name)
-        return next((s for s in self.systems if place_key(s.name) == key), None) if key else None
+        key = cached_key(name)
+        return next((s for s in self.systems if cached_key(s.name) == key), None) if key else None
 
     def system(self, name: str) -> System:
         """A system by name or an unambiguous start of it; a refusal naming the systems."""
@@ -273,14 +273,14 @@ class GodsfireState:
 
     def counters_at(self, at: str) -> list[Counter]:
         key = name_key(at)
-        there = {where for where in {c.at for c in self.counters} if place_key(where) == key}
+        there = {where for where in {c.at for c in self.counters} if cached_key(where) == key}
         return [c for c in self.counters if c.at in there]
 
     def counters_by_place(self) -> dict[str, list[Counter]]:
         """Every counter under its position's `name_key` (one pass: for a look at many positions)."""
         found: dict[str, list[Counter]] = {}
         for c in self.counters:
-            found.setdefault(place_key(c.at), []).append(c)
+            found.setdefault(cached_key(c.at), []).append(c)
         return found
 
     def active_players(self) -> list[Player]:
@@ -288,9 +288,10 @@ class GodsfireState:
 
 
 @functools.lru_cache(maxsize=4096)
-def place_key(at: str) -> str:
-    """A position's, system's or player's `name_key`, remembered (a game has a few hundred of them at most)."""
-    return name_key(at)
+def cached_key(name: str) -> str:
+    """A name's `name_key` (a position's, system's or player's), remembered: a game has a few hundred names, and
+    the engine compares them over and over."""
+    return name_key(name)
 
 
 class _Named(Protocol):

@@ -205,15 +205,16 @@ def reconcile(tx: Tx[GodsfireState]) -> None:
         change_game(tx, "the counters match the sheet's boxes", counters=counters, next_counter=number)
 
 
-def sync(tx: Tx[GodsfireState]) -> None:
+def sync(tx: Tx[GodsfireState], only: str | None = None) -> None:
     """Write each system's and region's boxes from the counters there: its owner's units by type, the
-    enemy units present (a system cell's make it "under siege")."""
+    enemy units present (a system cell's make it "under siege"). `only`: one system's (the rest are known to
+    match their counters)."""
     state: GodsfireState = tx.state
     by_at: dict[str, list[Counter]] = {}
     for c in state.counters:
         if c.kind in FIGHTING:
             by_at.setdefault(c.at, []).append(c)
-    for system in state.systems:
+    for system in state.systems if only is None else [state.system(only)]:
         own, enemy = _box(by_at.get(system.name, []), system.owner)
         if own != system.units or enemy != system.enemy_units:
             change_system(tx, system.name, "the counters on its cell", units=own, enemy_units=enemy)

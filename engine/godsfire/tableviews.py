@@ -10,7 +10,7 @@ from typing import Any
 from engine.godsfire import table
 from engine.godsfire.combat import combat_lines
 from engine.godsfire.rules import GodsfireRules
-from engine.godsfire.state import GodsfireState
+from engine.godsfire.state import Counter, GodsfireState
 from engine.names import name_key
 from engine.view import At, Line, Part, Person, Strong, View, item, line, view
 
@@ -29,8 +29,10 @@ def counters_view(state: GodsfireState, rules: GodsfireRules | None, actor: str,
         at = table.place_of(state, options["at"]).at
         shown = [c for c in shown if c.at == at]
     lines: list[Line] = []
-    for at in dict.fromkeys(c.at for c in shown):
-        here = [c for c in shown if c.at == at]
+    by_at: dict[str, list[Counter]] = {}
+    for c in shown:
+        by_at.setdefault(c.at, []).append(c)
+    for at, here in by_at.items():
         words = ", ".join(f"{f'{c.amount} GB' if c.kind == 'GB' else c.kind} #{c.number} "
                           f"({c.owner or 'neutral'}{', moved' if c.moved == state.turn else ''})" for c in here)
         lines.append(item(f"{at}{' (ground)' if here[0].ground else ''}: {words}"))

@@ -10,6 +10,7 @@ from engine.errors import BadInput
 from engine.nations import clock, gm, peace, views, war
 from engine.nations import history as nations_history
 from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, STATS
+from engine.nations.schema import MAX_STAT, MAX_STAT_HELD
 from engine.vocabulary import CHART_FILE, CONSOLE, LIST, NUMBERS, TEXT, Command, Group, Param, Player
 
 # The names offered as choices (data/nations.toml holds the types and ranks; a test keeps these equal).
@@ -52,7 +53,9 @@ def parse_unit_ids(text: str) -> list[int]:
 def _set_stat(o: dict[str, Any]) -> gm.SetStat:
     raw = str(o["value"]).strip()
     if not re.fullmatch(r"[+-]?\d+", raw):
-        raise BadInput(f"a stat value is a whole number (or +N / -N to adjust), not {raw!r}")
+        raise BadInput(f"a stat value is a whole number (or +N / -N to adjust), not {raw[:20]!r}")
+    if len(raw.lstrip("+-").lstrip("0")) > len(str(MAX_STAT_HELD)):  # (before it is read: it may be very long)
+        raise BadInput(f"a GM sets a stat to at most {MAX_STAT:,}, not {raw[:20]}{'…' if len(raw) > 20 else ''}")
     return gm.SetStat(o["nation"], o["stat"], int(raw), relative=raw[0] in "+-")
 
 

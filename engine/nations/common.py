@@ -12,6 +12,7 @@ from engine.events import Notice
 from engine.names import name_key
 from engine.nations.events import BattleEnded, NationEliminated, StatChanged, UnitChanged
 from engine.nations.rules import ACTION_KINDS, Rules
+from engine.nations.schema import MAX_GAME_UNITS, MAX_KEPT_BATTLES, MAX_LIVE_BATTLES, MAX_NATIONS, MAX_UNITS
 from engine.nations.state import Battle, GameState, Nation
 
 RULESET = "nations"
@@ -54,7 +55,7 @@ def eliminate_nation(tx: Tx[GameState], nation: Nation, reason: str, by: str | N
 def close_battle(tx: Tx[GameState], battle: Battle, result: str, winner: str | None, loser: str | None,
                  reason: str = "") -> None:
     """End the battle, freeing its units; survivors return to full HP (house setting)."""
-    survivors = [(n, u) for n in tx.state.nations.values() for u in n.units.values() if u.battle == battle.id]
+    survivors = [(n, u) for n in sides_of(tx.state, battle) for u in n.units.values() if u.battle == battle.id]
     tx.emit(BattleEnded(battle.id, result, winner, loser, reason))
     if tx.state.house.full_hp_after_battle:
         for owner, unit in survivors:
@@ -64,21 +65,33 @@ def close_battle(tx: Tx[GameState], battle: Battle, result: str, winner: str | N
                                     unit.rank, unit.hp, type=unit.type))
 
 
+def sides_of(state: GameState, battle: Battle) -> list[Nation]:
+    """The battle's two nations, in the game's order: only their units can be in it (not every unit of the game
+    is looked at when it ends: an elimination may end a hundred battles at once)."""
+    return [n for n in state.nations.values() if n.name in (battle.attacker, battle.defender)]
+
+
 def cut_to_land(tx: Tx[GameState], nation: Nation, reason: str) -> bool:
-    """Cut E and M to fit the land, one point at a time from the larger (ruling: M on a tie).
+    """Cut E and M to fit the land, one point at a time from the larger (ruling: M on a tie), worked out at once.
 
     True if MILITARY was cut.
     """
-    tie = tx.state.house.land_cut_tie
-    cut = {"economy": 0, "military": 0}
+    excess = nation.economy + nation.military - nation.land
+    if excess <= 0:
+        return False
     economy, military = nation.economy, nation.military
-    while economy + military > nation.land:
-        if military > economy or (military == economy and tie == "military"):
-            military -= 1
-            cut["military"] += 1
-        else:
-            economy -= 1
-            cut["economy"] += 1
+    first = min(excess, abs(military - economy))  # from the larger, until they are equal
+    if military > economy or (military == economy and tx.state.house.land_cut_tie == "military"):
+        military -= first
+    else:
+        economy -= first
+    rest = excess - first  # then in turn, the tie's first (the next point always comes off the larger)
+    tie_first = -(-rest // 2)
+    if tx.state.house.land_cut_tie == "military":
+        military, economy = military - tie_first, economy - rest // 2
+    else:
+        economy, military = economy - tie_first, military - rest // 2
+    cut = {"economy": nation.economy - economy, "military": nation.military - military}
     for stat, points in cut.items():
         if points:
             change_stat(tx, nation, stat, -points, f"cut to fit land ({reason})")
@@ -116,6 +129,43 @@ def notice_gm_override(tx: Tx[GameState], nation: Nation, before: list[str]) -> 
     new = [b for b in broken_rules(tx.rules, nation) if b not in before]
     if new and not nation.eliminated:
         tx.emit(Notice(f"GM override: {nation.name} now breaks the rules: {'; '.join(new)}.", nation=nation.name))
+
+
+# --- the game's bounds (an export of the game always imports again: `engine.nations.schema`) --------
+
+
+def room_for_nation(state: GameState) -> None:
+    """Refuse a new nation in a game that has MAX_NATIONS."""
+    if len(state.nations) >= MAX_NATIONS:
+        raise RuleViolation(f"this game has {len(state.nations)} nations, the most a game may have")
+
+
+def room_for_units(state: GameState, nation: Nation | None, count: int) -> None:
+    """Refuse `count` new units of `nation` (None: a nation not made yet) beyond MAX_UNITS a nation or
+    MAX_GAME_UNITS a game."""
+    held = len(nation.units) if nation is not None else 0
+    if held + count > MAX_UNITS:
+        whose = f"{nation.name} has {held}" if nation is not None else f"that is {count}"
+        raise RuleViolation(f"a nation has at most {MAX_UNITS} units: {whose}")
+    total = sum(len(n.units) for n in state.nations.values())
+    if total + count > MAX_GAME_UNITS:
+        raise RuleViolation(f"a game has at most {MAX_GAME_UNITS:,} units in all, and this one has {total:,}: "
+                            "disband or remove some first")
+
+
+def room_for_battle(state: GameState) -> None:
+    """Refuse a new battle while MAX_LIVE_BATTLES are under way."""
+    live = sum(1 for b in state.battles.values() if not b.over)
+    if live >= MAX_LIVE_BATTLES:
+        raise RuleViolation(f"{live} battles are under way in this game, the most at once: wait for one to end")
+
+
+def no_battle(state: GameState, battle_id: int) -> str:
+    """Why there is no battle of that number: there never was, or it ended long ago (`snapshot.kept_battles`)."""
+    if 1 <= battle_id < state.next_battle_id:
+        return (f"Battle #{battle_id} is over and no longer kept: a game keeps its last {MAX_KEPT_BATTLES} battles "
+                "over (/log game tells every one)")
+    return f"There is no battle #{battle_id}"
 
 
 # --- lookups -------------------------------------------------------------------------------------

@@ -474,8 +474,8 @@ class BattleEnded(NationsEvent):
         battle.stage, battle.result, battle.deadline, battle.reminder_at = "over", self.result, None, None
         if self.winner is not None and self.winner in state.nations:
             state.nations[self.winner].battles_won += 1
-        for nation in state.nations.values():
-            for unit in nation.units.values():
+        for name in (battle.attacker, battle.defender):  # only its two nations' units can be in it
+            for unit in state.nations[name].units.values() if name in state.nations else ():
                 if unit.battle == self.battle:
                     unit.battle = None
         return state

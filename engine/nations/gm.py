@@ -18,6 +18,7 @@ from engine.nations.common import (
     handles,
     notice_gm_override,
     notice_if_over_cap,
+    room_for_units,
 )
 from engine.nations.events import (
     ActionGranted,
@@ -30,6 +31,7 @@ from engine.nations.events import (
 )
 from engine.nations.peace import add_unit, player_name, refuse_look_alike_player
 from engine.nations.rules import ACTION_KINDS, STAT_CODES, STATS, Rules
+from engine.nations.schema import MAX_STAT
 from engine.nations.state import GameState, Nation, Unit
 
 
@@ -110,6 +112,8 @@ def set_stat(tx: Tx[GameState], action: SetStat) -> None:
     value = current + action.value if action.relative else action.value
     if value < 0:
         raise RuleViolation(f"{stat.upper()} cannot go below 0 (it would be {value})")
+    if value > MAX_STAT and value > current:  # (one that play took higher may still be lowered)
+        raise BadInput(f"a GM sets {stat.upper()} to at most {MAX_STAT:,}, not {value:,}")
     if value == current:
         raise RuleViolation(f"{nation.name}'s {stat.upper()} is already {value}")
     before = broken_rules(tx.rules, nation)
@@ -145,7 +149,9 @@ def gm_add_unit(tx: Tx[GameState], action: AddUnit) -> None:
         unit_type = tx.rules.unit_type(action.unit_type)
     except RulesError as err:
         raise BadInput(str(err)) from None
-    add_unit(tx, nation, unit_type, _rank(tx, action.rank), "added by GM", by=tx.ctx.actor)
+    rank = _rank(tx, action.rank)
+    room_for_units(tx.state, nation, 1)
+    add_unit(tx, nation, unit_type, rank, "added by GM", by=tx.ctx.actor)
     notice_if_over_cap(tx, nation)
 
 

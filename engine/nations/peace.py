@@ -20,6 +20,8 @@ from engine.nations.common import (
     handles,
     notice_if_over_cap,
     rival,
+    room_for_nation,
+    room_for_units,
     turn_summary,
     type_mp,
 )
@@ -215,6 +217,8 @@ def claim_preset(tx: Tx[GameState], action: ClaimPreset) -> None:
         raise BadInput(f"{name} (slot {preset.slot}) keeps the seed's name: leave out name:")
     name = validate_name(tx.state, name)
     player = resolve_player(tx, action.player)
+    room_for_nation(tx.state)
+    room_for_units(tx.state, None, sum(preset.units.values()))
     house = tx.state.house
     add_nation(tx, NationAdded(
         name=name, player=player, economy=preset.economy, stability=preset.stability,
@@ -258,6 +262,8 @@ def create_nation(tx: Tx[GameState], action: CreateNation) -> None:
                 f"they cost {mp.get(kind, 0)}"
             )
     player = resolve_player(tx, action.player)
+    room_for_nation(tx.state)
+    room_for_units(tx.state, None, sum(units.values()))
     add_nation(tx, NationAdded(
         name=name, player=player, economy=economy, stability=draft.stability, military=military,
         propaganda=draft.propaganda, land=draft.land, strength=strength, weakness=weakness,
@@ -328,6 +334,7 @@ def recruit(tx: Tx[GameState], action: Recruit) -> None:
     blocked = quarter_rule_block(rules, nation, unit_type)
     if blocked:
         raise RuleViolation(blocked)
+    room_for_units(tx.state, nation, 1)
     spend_action(tx, nation, "economy")
     comparison = ">=" if tx.state.house.recruit_meets_difficulty else ">"
     roll = tx.roll(f"recruit {unit_type}", nation.name, economy_modifiers(tx, nation), profile.rd, comparison)

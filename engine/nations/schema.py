@@ -12,6 +12,7 @@ from engine.names import name_key
 from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, HouseSettings
 from engine.schema import (
     MAX_FORCED_DICE,
+    MAX_TURN,
     Id,
     Name,
     Number,
@@ -34,14 +35,18 @@ from engine.schema import (
 
 MAX_NATIONS = 100
 MAX_UNITS = 500  # per nation
-MAX_BATTLES = 2_000
+MAX_GAME_UNITS = 10_000  # every nation's together: each command of a game loads and saves them all
+MAX_LIVE_BATTLES = 200  # under way at once
+MAX_KEPT_BATTLES = 100  # over, kept in the state (the newest; the log keeps every one)
+MAX_BATTLES = 2_000  # in an export (an older one may hold more battles over: the newest MAX_KEPT_BATTLES are kept)
 MAX_DUELS = 200  # per battle
 MAX_ROUNDS = 500  # per duel
-MAX_STAT = 10_000
+MAX_STAT = 10_000  # what a GM sets a stat to, at the most
+MAX_STAT_HELD = 1_000_000  # what a stat may come to in play: every nation's land conquered, a long game's points
 MAX_HP = 10_000
 MAX_PAUSED_SECONDS = 366 * 24 * 3600
 
-Stat = Annotated[int, count(0, MAX_STAT)]
+Stat = Annotated[int, count(0, MAX_STAT_HELD)]
 UnitIds = Annotated[list[Id], Field(max_length=MAX_UNITS)]
 
 
@@ -75,7 +80,7 @@ class Nation(Strict):
     actions_used: Annotated[list[Literal[ACTION_KINDS]],  # type: ignore[valid-type]  # (as Bonus.kind)
                             Field(max_length=len(ACTION_KINDS))] = []
     extra_actions: Annotated[int, count(0, 100)] = 0
-    battles_won: Annotated[int, count(0, 1_000_000)] = 0
+    battles_won: Annotated[int, count(0, MAX_STAT_HELD)] = 0
     bonuses: Annotated[list[Bonus], Field(max_length=len(BONUS_KINDS))] = []
     units: Annotated[list[Unit], Field(max_length=MAX_UNITS)] = []
 
@@ -132,7 +137,7 @@ class Battle(Strict):
 
 class Game(Strict):
     ruleset: Literal["nations"] = "nations"
-    turn: Annotated[int, count(1, 100_000)]
+    turn: Annotated[int, count(1, MAX_TURN)]
     turn_hours: float
     turn_started_at: TimeText | None = None
     turn_ends_at: Time
@@ -158,9 +163,12 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
     BadInput naming the first field that is wrong. The result's `rolls` are checked too."""
     at_most(data.get("nations"), MAX_NATIONS, "nations")
     at_most(data.get("battles"), MAX_BATTLES, "battles")
-    for i, nation in enumerate(data.get("nations") or []):
-        if isinstance(nation, dict):
-            at_most(nation.get("units"), MAX_UNITS, f"nations[{i}].units")
+    listed = [n.get("units") if isinstance(n, dict) else None for n in data.get("nations") or []]
+    for i, units in enumerate(listed):
+        at_most(units, MAX_UNITS, f"nations[{i}].units")
+    held = sum(len(units) for units in listed if isinstance(units, list))
+    if held > MAX_GAME_UNITS:
+        raise refuse("nations", f"at most {MAX_GAME_UNITS:,} units in all, not {held:,}")
     export: Export = validate(Export, data, now)
     game = export.game
     house = house_from(HouseSettings, game.house, "game.house")
@@ -218,11 +226,16 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
         for j, order in enumerate(battle.retreat_orders):
             if order.unit not in fighting:
                 raise refuse(f"battles[{i}].retreat_orders[{j}].unit", f"unit #{order.unit} is not in this battle")
-    live = {b.id for b in battles if b.state != "over"}
+    live = {b.id: b for b in battles if b.state != "over"}
+    if len(live) > MAX_LIVE_BATTLES:
+        raise refuse("battles", f"at most {MAX_LIVE_BATTLES} under way at once, not {len(live):,}")
     for i, nation in enumerate(nations):
         for j, unit in enumerate(nation.units):
             if unit.battle is not None and unit.battle not in live:
                 raise refuse(f"nations[{i}].units[{j}].battle", f"battle #{unit.battle} is not being fought")
+            if unit.battle is not None and nation.name not in (live[unit.battle].attacker, live[unit.battle].defender):
+                raise refuse(f"nations[{i}].units[{j}].battle", f"{nation.name} does not fight in battle "
+                                                                f"#{unit.battle}")
     clean = export.model_dump(exclude={"rolls"})
     clean["game"]["house"] = house.as_dict()
     clean["rolls"] = rolls_from(data, now)

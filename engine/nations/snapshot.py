@@ -38,8 +38,19 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
             "next_battle_id": state.next_battle_id,
         },
         "nations": [_nation_to_dict(n) for n in state.nations.values()],
-        "battles": [battle_to_dict(b) for b in state.battles.values()],
+        "battles": [battle_to_dict(b) for b in kept_battles(state)],
     }
+
+
+def kept_battles(state: GameState) -> list[Battle]:
+    """The battles a game keeps: every one under way and the newest `schema.MAX_KEPT_BATTLES` over. Each command
+    loads and saves the state, so the battles of a long game are not all kept in it: the log tells every one. (A
+    command's own report still sees those it ended: they leave when the state is saved.)"""
+    over = sorted(b.id for b in state.battles.values() if b.over)
+    if len(over) <= schema.MAX_KEPT_BATTLES:
+        return list(state.battles.values())
+    dropped = set(over[:-schema.MAX_KEPT_BATTLES])
+    return [b for b in state.battles.values() if b.id not in dropped]
 
 
 def battle_to_dict(battle: Battle) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 from engine.describe import plural
 from engine.events import Event
 from engine.game import When
-from engine.nations.common import actions_left, army_mp, viewed_nation
+from engine.nations.common import actions_left, army_mp, no_battle, viewed_nation
 from engine.nations.describe import results_lines, unit_ref, winner_line
 from engine.nations.rules import Rules
 from engine.nations.state import GameState, Nation
@@ -123,7 +123,7 @@ def battles_view(state: GameState, rules: Rules, actor: str, options: dict[str, 
     battle_id = options.get("battle")
     battles = [b for b in state.battles.values() if battle_id in (None, b.id)]
     if not battles:
-        return view("No battles." if battle_id is None else f"There is no battle #{battle_id}.")
+        return view("No battles." if battle_id is None else f"{no_battle(state, battle_id)}.")
     shown: list[Section] = []
     for b in battles:
         status = b.result if b.over else {

@@ -18,7 +18,9 @@ from engine.nations.common import (
     change_stat,
     close_battle,
     handles,
+    no_battle,
     rival,
+    room_for_battle,
 )
 from engine.nations.events import (
     BattleAwaits,
@@ -89,7 +91,8 @@ class CancelBattle:
 def _battle(tx: Tx[GameState], battle_id: int) -> Battle:
     battle = tx.state.battles.get(battle_id)
     if battle is None:
-        raise BadInput(f"there is no battle #{battle_id}")
+        why = no_battle(tx.state, battle_id)
+        raise BadInput(why[:1].lower() + why[1:])
     if battle.over:
         raise RuleViolation(f"battle #{battle_id} is over ({battle.result})")
     return battle
@@ -179,6 +182,7 @@ def declare_attack(tx: Tx[GameState], action: DeclareAttack) -> None:
     target = rival(tx, nation, action.target, "attack")
     units = _pick_units(tx, nation, action.units)
     retreat_at = _retreat_threshold(action.retreat_at)
+    room_for_battle(tx.state)
     spend_action(tx, nation, "attack")
     battle_id = tx.state.next_battle_id
     tx.emit(BattleDeclared(battle_id, nation.name, target.name, [u.id for u in units], retreat_at,

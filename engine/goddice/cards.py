@@ -23,6 +23,8 @@ TARGETS = ("defender", "any", "any2", "any3", "all")
 ARROWS = {"defender": 1, "any": 1, "any2": 2, "any3": 3, "all": 0}
 OPTIONS = ("campaign", "resurrection", "free_for_all")
 MAX_LIFE = 1000
+MAX_CARD_CHARACTERS = 100
+"""The most characters a card file has (a game's pool of cards holds one kind a character)."""
 MAX_TITLE = 40
 """The longest title of a character or an attack in a card file."""
 
@@ -199,6 +201,8 @@ def cards_from_dict(raw: dict[str, Any]) -> Cards:
             raise RulesError(f"dice.attack_faces must show each of {' '.join(ATTACK_FACES)}, not {faces}")
         god_faces = tuple(str(f).upper() for f in dice["god_faces"])
         characters: dict[str, CharacterCard] = {}
+        if len(raw["characters"]) > MAX_CARD_CHARACTERS:
+            raise RulesError(f"a card file has at most {MAX_CARD_CHARACTERS} characters, not {len(raw['characters'])}")
         for key, c in dict(raw["characters"]).items():
             where = f"characters.{key}"
             unknown = set(c) - {"title", "god", "life", "basic", "attacks", "wild"}

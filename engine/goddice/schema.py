@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-from engine.goddice.cards import OPTIONS, GoddiceHouse, cards_from_dict
+from engine.goddice.cards import MAX_CARD_CHARACTERS, MIN_REMINDER_HOURS, OPTIONS, GoddiceHouse, cards_from_dict
 from engine.goddice.state import PHASES
 from engine.house import RulesError
 from engine.names import name_key
@@ -37,7 +37,8 @@ from engine.schema import (
 MAX_PLAYERS = 8
 MAX_CHARACTERS = 20  # per player
 MAX_LIFE = 10_000
-MAX_POOL = 100  # kinds of character card left to draft
+MAX_POOL = MAX_CARD_CHARACTERS  # kinds of character card left to draft
+MAX_REMINDERS = int(TIME_WINDOW.total_seconds() / 3600 / MIN_REMINDER_HOURS) + 1  # a move waited on since move_since
 MAX_DICE = 100
 
 
@@ -89,7 +90,7 @@ class Game(Strict):
     turn: Turn = 0
     started_at: TimeText
     move_since: Time | None = None
-    reminders: Annotated[int, count(0, 1000)] = 0
+    reminders: Annotated[int, count(0, MAX_REMINDERS)] = 0
     chooser: PlayerName | None = None
     picks: Annotated[list[PlayerName], Field(max_length=MAX_PLAYERS * MAX_CHARACTERS)] = []
     pool: Annotated[dict[Short, Annotated[int, count(0, 100)]], Field(max_length=MAX_POOL)] = {}

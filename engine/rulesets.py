@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from engine.core import Context, Outcome, Tx
     from engine.events import Event
     from engine.history import Point
+    from engine.ledgercheck import LedgerTerms
     from engine.mapspec import MapPicture
 
 __all__ = ["RULESETS", "Deadline", "GameState", "Glance", "RuleSet", "Rules", "S", "When", "Who", "default_ruleset",
@@ -87,6 +88,9 @@ class RuleSet(Generic[S]):
     # the die a ledger row of named faces rolled, from its purpose: (state, purpose) → Die (/log fairness)
     faces_die: Callable[[S, str], Die] | None = None
     change_line: Callable[[S, Event[Any], When, Who], str | None] | None = None  # /log gm: an event's before → after
+    # (state, rules) → what its roll ledger may hold: its dice, who rolls, its turn (`engine.ledgercheck`); an
+    # import's rolls are checked against it. None: it says nothing, and its games import without rolls
+    ledger_terms: Callable[[S, Rules], LedgerTerms] | None = None
     # /log game: the turn an event opens (a turn's end, a turn's or phase's start), None for any other event;
     # None here: the game is one turn long in its story
     turn_mark: Callable[[Event[Any]], int | None] | None = None

@@ -1,16 +1,20 @@
 """An export file read for /game import: its bytes as a JSON object, bounded, or one line saying why not (what the
-object holds is checked by `Referee.import_game`); and what an import brought in, in one line."""
+object holds is checked by `Referee.import_game`); its rolls checked against the game they come with; and what an
+import brought in, in one line."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Sequence
+from datetime import datetime
 from typing import Any
 
 from engine.commands import MAX_EXPORT_BYTES
 from engine.errors import BadInput
-from engine.rulesets import GameState, ruleset
+from engine.ledgercheck import check_ledger
+from engine.rulesets import GameState, Rules, ruleset, ruleset_of
 
-__all__ = ["MAX_EXPORT_BYTES", "imported_summary", "read_export"]
+__all__ = ["MAX_EXPORT_BYTES", "check_rolls", "imported_summary", "read_export"]
 
 
 def read_export(raw: bytes | str) -> dict[str, Any]:
@@ -57,3 +61,13 @@ def imported_summary(state: GameState, source: str) -> str:
     """One line saying what an import brought in, e.g. "Nations game imported from x.json: turn 3, 4 nations"."""
     rules = ruleset(state.ruleset)
     return f"{rules.title} game imported from {source}: {rules.summary(state)}"
+
+
+def check_rolls(state: GameState, rolls: Sequence[dict[str, Any]], rules: Rules, gm: Collection[str],
+                now: datetime) -> None:
+    """An import's rolls (as its schema left them) checked against the game built from it, as its rule set
+    describes its ledger (`RuleSet.ledger_terms`): BadInput naming the first roll the game could not have made.
+    `gm`: who may have rolled as the GM (the export's GM, the importer)."""
+    found = ruleset_of(state)
+    terms = None if found.ledger_terms is None else found.ledger_terms(state, rules)
+    check_ledger(rolls, terms, gm, now, found.title, found.side_word)

@@ -30,6 +30,7 @@ from engine.mapspec import MapPicture
 from engine.rulesets import RULESETS, GameState, default_ruleset, ruleset
 from engine.view import At, Part, Person, View, line
 from service.digest import MAX_DIGEST, parse_since
+from service.imports import check_rolls
 from service.reports import (
     CLOCK_ACTOR,
     MAX_LISTED,
@@ -462,6 +463,7 @@ class Referee(Undo):
         except RecursionError:
             raise BadInput("that export is not valid: it is nested too deeply") from None
         rolls = clean.pop("rolls")
+        exported_gm = str(clean["game"].get("gm") or actor)  # (the rolls may name the game's GM before the import)
         clean["game"]["gm"] = actor
         try:
             state = rules.state_from_dict(clean)
@@ -473,6 +475,7 @@ class Referee(Undo):
         problems = rules.check_state(state, self.rules_for(rules.name))
         if problems:
             raise RuleViolation("that export breaks the rules: " + "; ".join(problems[:5]))
+        check_rolls(state, rolls, self.rules_for(rules.name), {exported_gm, actor}, self.clock())
         try:
             game_id, action_id = await self.store.import_game(channel, guild_id, state, rolls, actor, command,
                                                               self.clock(), history)

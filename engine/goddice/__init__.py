@@ -13,10 +13,11 @@ from __future__ import annotations
 from engine.fairness import Die
 from engine.goddice import attack, clock, commands, describe, events, gm, setup, snapshot, turn, views  # noqa: F401  (handlers)
 from engine.goddice import history as goddice_history
-from engine.goddice.cards import rules_from_dict
+from engine.goddice.cards import GoddiceRules, rules_from_dict
 from engine.goddice.common import RULESET, find_player, waiting_for
 from engine.goddice.describe import MOVES, STAGES
 from engine.goddice.state import SEATING, GoddiceState
+from engine.ledgercheck import LedgerTerms
 from engine.rulesets import Glance, RuleSet, register
 from engine.view import Person, line
 from engine.vocabulary import LIST, Param
@@ -42,6 +43,23 @@ def faces_die(state: GoddiceState, purpose: str) -> Die:
     if purpose == "god":
         return Die("God die", tuple(state.cards.god_faces))
     return Die("attack die", tuple(state.cards.attack_faces))
+
+
+GOD_DICE = 2  # the God dice rolled together each turn (`turn`)
+MOST_ATTACK_DICE = 30  # a card file's most attack dice (`cards.cards_from_dict`)
+
+
+def ledger_terms(state: GoddiceState, rules: GoddiceRules) -> LedgerTerms:
+    """What a God Dice ledger may hold: the game's dice with named faces, rolled by its players, two God dice or
+    the card file's attack dice at a time (the roll-off's may be another card file's: cards change after it), up
+    to the turn; its turns count again from 1 in each campaign game, one after each game won."""
+
+    def faces(purpose: str) -> tuple[Die, int]:
+        most = GOD_DICE if purpose == "god" else MOST_ATTACK_DICE if purpose == "rolloff" else state.cards.attack_count
+        return faces_die(state, purpose), most
+
+    return LedgerTerms(faces=faces, rollers=frozenset(p.name for p in state.players), turn=state.turn,
+                       restarts=sum(p.wins for p in state.players))
 
 
 RULES = register(RuleSet(
@@ -73,5 +91,6 @@ RULES = register(RuleSet(
     history_stats=goddice_history.HISTORY_STATS,
     game_chart=("life",),
     faces_die=faces_die,
+    ledger_terms=ledger_terms,
     page=lambda state, rules: [views.status_view(state, rules)],  # seats, whose move, every character's life
 ))

@@ -41,6 +41,7 @@ from engine.godsfire.common import RULESET
 from engine.godsfire.rules import GodsfireRules, rules_from_dict
 from engine.godsfire.state import PHASE_NAMES, GodsfireState
 from engine.godsfire.steps import interphase_left
+from engine.ledgercheck import LedgerTerms
 from engine.rulesets import Glance, RuleSet, register
 from engine.view import Line, Part, Person, View, line
 
@@ -106,6 +107,14 @@ def glance(state: GodsfireState) -> Glance:
                   min(due, default=None))
 
 
+def ledger_terms(state: GodsfireState, rules: GodsfireRules) -> LedgerTerms:
+    """What a Godsfire ledger may hold: the sheet's d6, rolled by the players (a neutral's by no one), up to the
+    turn; a chart read by hand (`charts`: combat, transit, a money die) by whoever asked for it."""
+    by_hand = frozenset({"combat", "transit attack", *(f"money ({colour} die)" for colour in rules.money)})
+    return LedgerTerms(sides=frozenset({rules.die_sides}), rollers=frozenset(p.name for p in state.players),
+                       unnamed=True, open_purpose=by_hand.__contains__, turn=state.turn)
+
+
 RULES = register(RuleSet(
     name=RULESET,
     title="Godsfire",
@@ -118,6 +127,7 @@ RULES = register(RuleSet(
     forced_dice=setup.forced_dice,
     event_line=describe.event_line,
     change_line=describe.change_line,
+    ledger_terms=ledger_terms,
     commands=commands.COMMANDS,
     groups=commands.GROUPS,
     renamed=commands.RENAMED,

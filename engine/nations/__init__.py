@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.core import Context, Outcome
 from engine.errors import BadInput
+from engine.ledgercheck import LedgerTerms
 from engine.nations import clock, commands, describe, events, gm, peace, snapshot, views, war  # noqa: F401  (handlers)
 from engine.nations import history as nations_history
 from engine.nations.common import RULESET, actions_left, find_nation
@@ -52,6 +53,13 @@ def glance(state: GameState) -> Glance:
     return Glance(f"turn {state.turn}" + (", paused" if state.paused else ""), awaiting, min(due, default=None))
 
 
+def ledger_terms(state: GameState, rules: Rules) -> LedgerTerms:
+    """What a Nations ledger may hold: the data file's numbered die, rolled by the nations, up to the game's turn,
+    in the battles and for the units it has numbered."""
+    return LedgerTerms(sides=frozenset({rules.die_sides}), rollers=frozenset(n.name for n in state.nations.values()),
+                       turn=state.turn, battles=state.next_battle_id - 1, units=state.next_unit_id - 1)
+
+
 RULES = register(RuleSet(
     name=RULESET,
     title="Nations",
@@ -64,6 +72,7 @@ RULES = register(RuleSet(
     forced_dice=gm.forced_dice,
     event_line=describe.event_line,
     change_line=describe.change_line,
+    ledger_terms=ledger_terms,
     start_params=(Param("turn_hours", float, help="turn length in hours", low=0.1, high=336.0),),
     commands=commands.COMMANDS,
     groups=commands.GROUPS,

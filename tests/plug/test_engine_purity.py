@@ -34,7 +34,8 @@ def engine_files() -> list[Path]:
 
 SHARED_CORE = {"__init__.py", "game.py", "core.py", "events.py", "dice.py", "clock.py", "errors.py", "rulesets.py",
                "gm.py", "house.py", "vocabulary.py", "commands.py", "describe.py", "names.py", "view.py",
-               "schema.py", "toml_text.py", "fairness.py", "history.py", "chartspec.py", "mapspec.py"}
+               "schema.py", "toml_text.py", "fairness.py", "history.py", "chartspec.py", "mapspec.py",
+               "ledgercheck.py"}
 RULE_SETS = {"nations", "goddice", "godsfire"}
 
 

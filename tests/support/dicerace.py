@@ -20,6 +20,7 @@ from engine.clock import Deadline
 from engine.core import Context, Outcome, Tx, handles
 from engine.errors import BadInput, RuleViolation
 from engine.events import Event, GameEnded
+from engine.ledgercheck import LedgerTerms
 from engine.rulesets import RuleSet, register, register_schema, unregister
 from engine.schema import rolls_from
 from engine.view import At, Person, Strong, View, item, line, view
@@ -262,6 +263,11 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
     return {"game": dict(game), "racers": [dict(r) for r in racers], "rolls": rolls_from(data, now)}
 
 
+def ledger_terms(state: RaceState, rules: RaceRules) -> LedgerTerms:
+    """Its ledger: the rules' die, rolled by the racers, up to the current move."""
+    return LedgerTerms(sides=frozenset({rules.die_sides}), rollers=frozenset(state.racers), turn=state.turn)
+
+
 def find_racer(state: RaceState, name: str) -> str:
     found = [r for r in state.racers if r.lower().startswith(name.strip().lower())]
     if len(found) != 1:
@@ -285,7 +291,7 @@ def register_dicerace() -> RuleSet[RaceState]:
         event_line=event_line, commands=COMMANDS, rank=50, rules_from_dict=rules_from_dict,
         start_params=(Param("turn_hours", float, help="a move's time limit in hours", low=0.1, high=48.0),),
         summary=lambda state: f"move {state.turn}, {len(state.racers)} racers", status=status,
-        find_side=find_racer, actor_note=None,
+        find_side=find_racer, actor_note=None, ledger_terms=ledger_terms,
     ))
 
 

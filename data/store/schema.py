@@ -41,7 +41,10 @@ class Schema(Part):
         for number, path in files:
             if number <= version:
                 continue
-            if self._dialect.backs_up_before_migrating and version:
+            if self._dialect.backs_up_before_migrating and version and path.suffix == ".py":
+                version = await self._read(self._dialect.schema_version)  # (another process may have migrated it)
+                if number <= version:
+                    continue
                 await self._backup_before(version, number, path)
             version = await self._write(_apply_migration, self._dialect, number, path)
         return version

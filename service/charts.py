@@ -6,16 +6,22 @@ What a chart shows is plain data (`engine.chartspec.Chart`); `draw` lays it out 
 side in its colour, marks where something happened — on a dark background that reads on Discord's dark theme
 and stays legible scaled down to a phone's width. `render` draws it in a worker process, so the bot keeps
 answering while it draws (matplotlib is pure Python in large part: in a thread it would hold the interpreter's
-lock for most of a second), with a bounded wait.
+lock for most of a second), with a bounded wait. The worker ends with the process that started it, however that
+one ends (a `kill -9` included): see `_worker_start`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import io
 import logging
 import multiprocessing
+import os
+import signal
+import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -41,6 +47,8 @@ SMALL_PANEL_INCHES = 1.9  # a panel of a chart of three or more
 MARKERS = {"battle won": "^", "battle lost": "v", "conquest": "*", "eliminated": "X", "system taken": "D"}  # else "o"
 FONT = 12
 DOTTED_TURNS = 40  # a line of this many turns or fewer shows a dot at each
+PARENT_POLL = 1.0  # seconds between a worker's looks at whether the process that started it still runs
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends (Linux)
 
 
 def sides(drawn: Chart | MapPicture) -> list[str]:
@@ -169,8 +177,41 @@ def _executor() -> ProcessPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_worker_start, initargs=(os.getpid(),))
         return _pool
+
+
+def _worker_start(parent: int) -> None:
+    """First thing in a worker: end when `parent` (the process that started it) ends. A worker waits for its next
+    chart on a pipe it holds both ends of, so it would never notice on its own: a parent killed with -9 left
+    its worker (~130 MB) behind for good. On Linux the kernel is asked to send SIGTERM when the parent ends
+    (prctl PR_SET_PDEATHSIG, which follows the thread that started the worker: the event loop's, which lives as
+    long as the process); everywhere, a thread of the worker looks every PARENT_POLL seconds whether its parent
+    changed (an orphan's parent is another process). A parent that ended before either was in place is seen at
+    once."""
+    _signal_when_parent_ends()
+    if os.getppid() != parent:
+        os._exit(0)
+    threading.Thread(target=_watch_parent, args=(parent,), name="chart worker's parent watch", daemon=True).start()
+
+
+def _signal_when_parent_ends() -> bool:
+    """Linux: SIGTERM to this process when its parent ends. False where prctl is not to be had."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) == 0)
+    except (AttributeError, OSError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    """End this worker once its parent is another process than `parent`."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL)
+    os._exit(0)
 
 
 def close_pool() -> None:

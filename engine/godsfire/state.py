@@ -306,14 +306,12 @@ def _exact(items: list[N], name: str, cache: dict[str, Any], slot: str) -> N | N
     state (not a field), checked on each hit and rebuilt when stale, so that an engine step naming systems and
     players by their stored names (every event does) is not a scan of them with `name_key` each."""
     at: dict[str, int] | None = cache.get(slot)
-    for attempt in (0, 1):
-        if at is not None:
-            i = at.get(name)
-            if i is not None and i < len(items) and items[i].name == name:
-                return items[i]
-            if len(at) == len(items):
-                return None
-        if attempt == 0:
-            at = {item.name: i for i, item in enumerate(items)}
-            cache[slot] = at
-    return None
+    if at is not None:
+        i = at.get(name)
+        if i is not None and i < len(items) and items[i].name == name:
+            return items[i]
+        if i is None and len(at) == len(items):
+            return None  # (not a stored name: the caller looks further)
+    at = cache[slot] = {item.name: i for i, item in enumerate(items)}
+    i = at.get(name)
+    return items[i] if i is not None else None

@@ -204,3 +204,20 @@ def test_a_players_national_government_and_money_counters_are_theirs():
     t.refuse(table.AddCounters("NG", "K1", "neutral"), BadInput, "a NG counter is a player's")
     t.refuse(table.AddCounters("GB", "K1", None, 1, 3), BadInput, "a GB counter is a player's")
     t.refuse(table.AddCounters("NG", "K1", "alice"), RuleViolation, "a player has one NG counter (alice has NG #")
+
+
+@pytest.mark.parametrize("phase", ["movement", "combat", "interphase"])
+def test_the_largest_legal_game_imports_back(phase):
+    """The game at every bound at once (`bench/godsfire_worst.py` times its commands) is one the import takes:
+    the bounds of play and of the import agree."""
+    from bench.godsfire_worst import NOW, largest_state
+    from engine.godsfire import schema
+    from engine.godsfire.snapshot import check_state, state_from_dict, state_to_dict
+
+    state = largest_state(phase)
+    assert len(state.counters) == MAX_COUNTERS and len(state.players) == MAX_PLAYERS
+    clean = schema.validate_export({**state_to_dict(state), "rolls": []}, NOW)
+    clean.pop("rolls")
+    rebuilt = state_from_dict(clean)
+    assert state_to_dict(rebuilt) == state_to_dict(state)
+    assert check_state(rebuilt, Table().rules) == []

@@ -12,8 +12,9 @@ attacker and the readers; it reads the server's open files and memory in /proc.
    the latency of a page read from other addresses (127.0.0.2 and on, a new connection each) meanwhile, beside
    the same read with no attack; then the same with every connection reopened as soon as the server closes it,
    for `--seconds` (the server's CPU and its log's size told too).
-2. `--downloads` downloads of `/g/<token>/rolls.csv` at once, each from an address of its own: their answers and
-   the server's resident memory before, at its peak and after.
+2. `--downloads` downloads of `/g/<token>/rolls.csv`, each from an address of its own, all at once, then 8 at a
+   time (the server's cap): their answers, the server's resident memory before, at its peak and after, and a
+   page read meanwhile.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ MIB = 1024 * 1024
 PAGE_READS = 100  # page requests timed in each phase (from 20 addresses: under the limit of requests per address)
 READERS = 20
 SPREAD = 100  # addresses of the attack from many addresses
+DOWNLOADS_AT_ONCE = 8  # the server's cap on downloads at once (`GamePages.max_downloads`)
 HANG = 60.0
 
 
@@ -280,11 +282,17 @@ async def _reopen(port: int, count: int, seconds: float) -> dict[str, int]:
     return {"opened": opened[0], **failed}
 
 
-async def downloads(server: Server, count: int) -> dict[str, Any]:
-    """`count` downloads of the CSV at once, each from an address of its own (127.0.0.100 and on)."""
+async def downloads(server: Server, count: int, at_once: int) -> dict[str, Any]:
+    """`count` downloads of the CSV, `at_once` at a time, each from an address of its own (127.0.0.100 and on)."""
     import aiohttp
 
+    turns = asyncio.Semaphore(at_once)
+
     async def one(i: int) -> tuple[int, int]:
+        async with turns:
+            return await fetch(i)
+
+    async def fetch(i: int) -> tuple[int, int]:
         connector = aiohttp.TCPConnector(force_close=True, local_addr=(f"127.0.0.{100 + i}", 0))
         async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=300)) as session:
             async with session.get(f"http://127.0.0.1:{server.port}{server.path}/rolls.csv") as response:
@@ -372,15 +380,17 @@ async def run(files: int, idle: int, rolls: int, count: int, seconds: float, roo
                 f"meanwhile: {pages_text(reads)}")
             out(f"  the server's log during the attack: {server.log_bytes - log_before:,} bytes"
                 + (f"; its counts: {json.dumps(stats['counts'])}" if stats["counts"] is not None else ""))
-            loading = asyncio.create_task(downloads(server, count))
-            await asyncio.sleep(0.5)
-            reads = await read_pages(server.port, server.path, count=50, pace=0.1)
-            r = await loading
-            answers = ", ".join(f"{n} × {status}" for status, n in sorted(r["statuses"].items()))
-            out(f"  {count} downloads of rolls.csv ({rolls:,} rolls, {r['size'] / MIB:.1f} MiB each) at once from "
-                f"{count} addresses: {answers} in {r['took']:.1f} s; the server's memory "
-                f"{r['before'] / MIB:.0f} MiB before, {r['peak'] / MIB:.0f} MiB at its peak, "
-                f"{r['after'] / MIB:.0f} MiB after; a page read meanwhile: {pages_text(reads)}")
+            for at_once in (count, DOWNLOADS_AT_ONCE) if count > DOWNLOADS_AT_ONCE else (count,):
+                loading = asyncio.create_task(downloads(server, count, at_once))
+                await asyncio.sleep(0.5)
+                reads = await read_pages(server.port, server.path, count=50, pace=0.1)
+                r = await loading
+                answers = ", ".join(f"{n} × {status}" for status, n in sorted(r["statuses"].items()))
+                out(f"  {count} downloads of rolls.csv ({rolls:,} rolls, {r['size'] / MIB:.1f} MiB each) from "
+                    f"{count} addresses, " + ("all at once" if at_once >= count else f"{at_once} at a time")
+                    + f": {answers} in {r['took']:.1f} s; the server's memory {r['before'] / MIB:.0f} MiB before, "
+                    f"{r['peak'] / MIB:.0f} MiB at its peak, {r['after'] / MIB:.0f} MiB after; a page read "
+                    f"meanwhile: {pages_text(reads)}")
     resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 

@@ -4,8 +4,8 @@
   alive is closed after `idle_seconds` without a whole next request (aiohttp's `keepalive_timeout`). A request's
   body is never read (every route is GET): what is left of one is discarded for at most `LINGER_SECONDS`.
 - An answer its client does not read is given up after `send_seconds` (the connection closed).
-- At most `per_address` connections at once from one address (IPv6: one /64), `connections` in all: both are
-  counted when a connection is made, and one beyond is closed at once, before a byte is read — except that when
+- At most `per_address` connections at once from one address (IPv6: one /64), `connections` in all: each is
+  counted as the server accepts it, and one beyond is closed there and then, before a byte is read — except that when
   all are taken, the oldest connection that has not yet sent a whole request is closed to make room (so that many
   addresses holding connections open cannot shut readers out). `connections` comes from the process's file limit
   (RLIMIT_NOFILE) less a reserve for the database, Discord, the chart worker and the log, so that the server

@@ -1,10 +1,9 @@
-"""Issue 33: a page server that cannot be starved — raw sockets against the server started on 127.0.0.1 (a free
-port): a connection that sends no whole request is closed, and so is one kept alive and idle; connections beyond
-the per-address cap are closed at once, and at the cap in all the oldest one without a request makes room (none
-left: closed at once); live streams are capped below the file limit; aiohttp's
-own 400 answers carry the page's headers; nothing of a request (its token) is logged, only a summary line; the
-ledger's CSV is streamed a page of rows at a time. Every wait is for an event (the connection's end), bounded only
-against a hang: no timing is asserted."""
+"""Issue 33: a page server that cannot be starved — raw sockets against the server started on 127.0.0.1 (a free port):
+a connection that sends no whole request is closed, and so is one kept alive and idle; connections beyond the
+per-address cap are closed at once, and at the cap in all the oldest one without a request makes room (none left:
+closed at once); live streams are capped below the file limit; aiohttp's own 400 answers carry the page's headers;
+nothing of a request (its token) is logged, only a summary line; the ledger's CSV is streamed a page of rows at a
+time. Every wait is for an event (the connection's end), bounded only against a hang: no timing is asserted."""
 
 from __future__ import annotations
 

@@ -153,8 +153,8 @@ class Game(Strict):
 
 class Export(Strict):
     game: Game
-    nations: Annotated[list[Nation], Field(max_length=MAX_NATIONS)]
-    battles: Annotated[list[Battle], Field(max_length=MAX_BATTLES)] = []
+    nations: Annotated[list[Any], Field(max_length=MAX_NATIONS)]  # each a Nation, validated one by one
+    battles: Annotated[list[Any], Field(max_length=MAX_BATTLES)] = []  # each a Battle, one by one
     rolls: Any = None  # validated one by one (`engine.schema.rolls_from`)
 
 
@@ -170,13 +170,16 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
     if held > MAX_GAME_UNITS:
         raise refuse("nations", f"at most {MAX_GAME_UNITS:,} units in all, not {held:,}")
     export: Export = validate(Export, data, now)
+    # the nations and battles one by one: no single call of the validator holds the interpreter for long (an
+    # import is checked in a thread of its own while the other games play)
+    nations: list[Nation] = [validate(Nation, n, now, ("nations", i)) for i, n in enumerate(export.nations)]
+    battles: list[Battle] = [validate(Battle, b, now, ("battles", i)) for i, b in enumerate(export.battles)]
     game = export.game
     house = house_from(HouseSettings, game.house, "game.house")
     checked_value(house, "turn_hours", game.turn_hours, "game.turn_hours")
     if game.turn_started_at is not None and datetime.fromisoformat(game.turn_started_at) > datetime.fromisoformat(
             game.turn_ends_at):
         raise refuse("game.turn_started_at", "is after game.turn_ends_at")
-    nations = export.nations
     unique([name_key(n.name) for n in nations], lambda i: f"nations[{i}].name", "that name")
     owner: dict[int, str] = {}  # unit id -> nation name
     for i, nation in enumerate(nations):
@@ -189,7 +192,6 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
                 raise refuse(f"nations[{i}].units[{j}].id", f"unit #{unit.id} is already {owner[unit.id]}'s")
             owner[unit.id] = nation.name
     by_key = {name_key(n.name): n.name for n in nations}
-    battles = export.battles
     unique([b.id for b in battles], lambda i: f"battles[{i}].id", "that id")
     for i, battle in enumerate(battles):
         for side in ("attacker", "defender"):
@@ -236,7 +238,9 @@ def validate_export(data: dict[str, Any], now: datetime) -> dict[str, Any]:
             if unit.battle is not None and nation.name not in (live[unit.battle].attacker, live[unit.battle].defender):
                 raise refuse(f"nations[{i}].units[{j}].battle", f"{nation.name} does not fight in battle "
                                                                 f"#{unit.battle}")
-    clean = export.model_dump(exclude={"rolls"})
+    clean = export.model_dump(exclude={"rolls", "nations", "battles"})
+    clean["nations"] = [n.model_dump() for n in nations]
+    clean["battles"] = [b.model_dump() for b in battles]
     clean["game"]["house"] = house.as_dict()
     clean["rolls"] = rolls_from(data, now)
     return clean

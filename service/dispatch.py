@@ -242,7 +242,7 @@ async def _import(dispatcher: Dispatcher, request: Request) -> Reply:
     upload: Upload = request.options["file"]
     raw = await upload.read()  # (a file that cannot be read is refused by its reader, naming it)
     try:
-        data = read_export(raw)  # size, UTF-8, JSON, nesting; what it holds: the import checks
+        data = await asyncio.to_thread(read_export, raw)  # size, UTF-8, JSON, nesting (off the event loop)
     except BadInput as err:
         raise BadInput(f"cannot import {upload.name}: {err}") from None
     report = await referee.import_game(request.channel, request.actor, data, guild_id=request.guild_id,

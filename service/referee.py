@@ -25,7 +25,7 @@ from engine.core import Context, execute
 from engine.dice import FacesRecord, FreeRoll, RandomRoller, Roller, RollRecord, free_roll
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import Event
-from engine.history import check_history
+from engine.history import HistoryEntry, check_history
 from engine.mapspec import MapPicture
 from engine.rulesets import RULESETS, GameState, default_ruleset, ruleset
 from engine.view import At, Part, Person, View, line
@@ -448,37 +448,45 @@ class Referee(Undo):
         """A game from an export, in a channel with no live game; the importer becomes its GM."""
         if await self.store.live_game(channel) is not None:
             raise RuleViolation("this channel already has a game running: end it first with /game end")
-        titles = " or ".join(r.title for r in RULESETS.values())
-        if not isinstance(data, dict) or not isinstance(data.get("game"), dict):
-            raise BadInput(f"that is not a {titles} export: it has no game object")
+        now = self.clock()
+
+        def checked() -> tuple[GameState, list[dict[str, Any]], list[HistoryEntry]]:
+            titles = " or ".join(r.title for r in RULESETS.values())
+            if not isinstance(data, dict) or not isinstance(data.get("game"), dict):
+                raise BadInput(f"that is not a {titles} export: it has no game object")
+            try:
+                rules = ruleset(data["game"].get("ruleset", default_ruleset().name))
+            except BadInput:
+                raise BadInput(f"that is not a {titles} export: its game.ruleset names no rule set this referee "
+                               "plays") from None
+            exported = dict(data)
+            history = check_history(exported.pop("history", None), now)  # the stat history: the shared format
+            try:
+                clean = rules.validate_export(exported, now)  # BadInput naming the field; nothing built yet
+            except RecursionError:
+                raise BadInput("that export is not valid: it is nested too deeply") from None
+            rolls = clean.pop("rolls")
+            exported_gm = str(clean["game"].get("gm") or actor)  # (the rolls may name its GM before the import)
+            clean["game"]["gm"] = actor
+            try:
+                state = rules.state_from_dict(clean)
+            except (AttributeError, KeyError, TypeError, ValueError) as err:  # a gap in the schema: a refusal
+                raise BadInput(f"that is not a {rules.title} export: {type(err).__name__} {err}") from None
+            if state.ended:
+                raise RuleViolation("that export is of a game that has ended: nothing is left to play in it, so it "
+                                    "cannot be imported (an export of a game still running can)")
+            problems = rules.check_state(state, self.rules_for(rules.name))
+            if problems:
+                raise RuleViolation("that export breaks the rules: " + "; ".join(problems[:5]))
+            check_rolls(state, rolls, self.rules_for(rules.name), {exported_gm, actor}, now)
+            return state, rolls, history
+
+        # Checked in a thread of its own, before the store is called: a file of 5 MB takes a second to check, during
+        # which the event loop (every other server's commands) would wait; only the final write holds the store.
+        state, rolls, history = await asyncio.to_thread(checked)
         try:
-            rules = ruleset(data["game"].get("ruleset", default_ruleset().name))
-        except BadInput:
-            raise BadInput(f"that is not a {titles} export: its game.ruleset names no rule set this referee "
-                           "plays") from None
-        data = dict(data)
-        history = check_history(data.pop("history", None), self.clock())  # the stat history: the shared format
-        try:
-            clean = rules.validate_export(data, self.clock())  # BadInput naming the field; nothing built yet
-        except RecursionError:
-            raise BadInput("that export is not valid: it is nested too deeply") from None
-        rolls = clean.pop("rolls")
-        exported_gm = str(clean["game"].get("gm") or actor)  # (the rolls may name the game's GM before the import)
-        clean["game"]["gm"] = actor
-        try:
-            state = rules.state_from_dict(clean)
-        except (AttributeError, KeyError, TypeError, ValueError) as err:  # a gap in the schema: still a refusal
-            raise BadInput(f"that is not a {rules.title} export: {type(err).__name__} {err}") from None
-        if state.ended:
-            raise RuleViolation("that export is of a game that has ended: nothing is left to play in it, so it cannot "
-                                "be imported (an export of a game still running can)")
-        problems = rules.check_state(state, self.rules_for(rules.name))
-        if problems:
-            raise RuleViolation("that export breaks the rules: " + "; ".join(problems[:5]))
-        check_rolls(state, rolls, self.rules_for(rules.name), {exported_gm, actor}, self.clock())
-        try:
-            game_id, action_id = await self.store.import_game(channel, guild_id, state, rolls, actor, command,
-                                                              self.clock(), history)
+            game_id, action_id = await self.store.import_game(channel, guild_id, state, rolls, actor, command, now,
+                                                              history)
         except ChannelTaken:
             raise RuleViolation("this channel already has a game running: end it first with /game end") from None
         except (KeyError, TypeError, ValueError) as err:

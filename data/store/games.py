@@ -5,6 +5,7 @@ undo, export and import, and the queries that find and list games.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -16,7 +17,7 @@ from data.store import keys
 from data.store.connection import CommitUnknown, StoreUnavailable
 from data.store.encoding import _iso, event_json, pack_snapshot, snapshot_document
 from data.store.frontend import ANNOUNCE_GRACE, OUTBOX_IF_DISCORD, OUTBOX_INSERT
-from data.store.ledger import action_events, insert_history, record_history
+from data.store.ledger import ROLL_INSERT, action_events, insert_history, record_history, roll_row
 from data.store.part import Part
 from engine.clock import next_deadline
 from engine.errors import RefereeError
@@ -541,13 +542,17 @@ class Games(Part):
         """A new game from an export's state, rolls and stat history: one GameImported event, the rolls and the
         history as they were, then whatever of the state the history does not show yet (at the import). Returns
         (the game's id, its import's logged action's id)."""
-        snapshot = ruleset_of(state).state_to_dict(state)
+        def parts() -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+            return ruleset_of(state).state_to_dict(state), [roll_row(roll) for roll in rolls]
+
+        # made in a thread of their own, before the transaction: 100,000 rolls would hold the event loop, or the
+        # database thread (and so every other game's command), for a good part of a second
+        snapshot, rows = await asyncio.to_thread(parts)
 
         def work(con: sqlite3.Connection) -> tuple[int, int]:
             game_id = self._insert_game(con, channel, guild_id, state.gm, now)
             action_id = self._log(con, game_id, actor, command, now, [GameImported(snapshot)])
-            for roll in rolls:
-                self._insert_roll(con, game_id, None, roll)
+            con.executemany(ROLL_INSERT, [(game_id, None, *row) for row in rows])
             insert_history(con, game_id, None, history)
             record_history(con, game_id, action_id, state, (), last_point(history), now)
             self._write_snapshot(con, game_id, state)

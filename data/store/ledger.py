@@ -35,6 +35,26 @@ ACTION_EVENTS = "SELECT data FROM events WHERE game_id = ? AND action_id = ? AND
 log = logging.getLogger("referee.store")
 
 
+ROLL_INSERT = ("INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
+               " comparison, success, forced, at, battle, unit, faces, sides)"
+               " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+"""One ledger row: its game, its action, then `roll_row`'s columns."""
+
+
+def roll_row(roll: dict[str, Any]) -> tuple[Any, ...]:
+    """A roll's columns after its game and action (`ROLL_INSERT`): a numbered die with modifiers, or (with `faces`
+    and no `die`) dice with named faces. Plain work, outside any transaction (an import makes its rows first)."""
+    if "faces" in roll and "die" not in roll:
+        forced = roll.get("forced") or []
+        return (roll.get("turn", 0), roll.get("player"), roll["purpose"], None, None, None, None, None, None,
+                sum(map(bool, forced)) if isinstance(forced, list) else int(bool(forced)), roll.get("at") or "",
+                None, None, json.dumps([str(f) for f in roll["faces"]]), None)
+    return (roll.get("turn", 0), roll.get("nation"), roll["purpose"], roll["die"],
+            json.dumps(roll.get("modifiers", {})), roll["total"], roll.get("target"), roll.get("comparison"),
+            None if roll.get("success") is None else int(bool(roll["success"])), int(bool(roll["forced"])),
+            roll.get("at") or "", roll.get("battle"), roll.get("unit"), None, roll.get("sides", 10))
+
+
 @dataclass(frozen=True)
 class LoggedEvent:
     id: int
@@ -103,25 +123,7 @@ class Ledger(Part):
     def _insert_roll(self, con: sqlite3.Connection, game_id: int, action_id: int | None,
                      roll: dict[str, Any]) -> None:
         """One ledger row: a numbered die with modifiers, or (with `faces` and no `die`) dice with named faces."""
-        row: tuple[Any, ...]  # the columns below, in order
-        if "faces" in roll and "die" not in roll:
-            forced = roll.get("forced") or []
-            row = (game_id, action_id, roll.get("turn", 0), roll.get("player"), roll["purpose"], None, None, None,
-                   None, None, None, sum(map(bool, forced)) if isinstance(forced, list) else int(bool(forced)),
-                   roll.get("at") or "", None, None, json.dumps([str(f) for f in roll["faces"]]), None)
-        else:
-            row = (
-                game_id, action_id, roll.get("turn", 0), roll.get("nation"), roll["purpose"], roll["die"],
-                json.dumps(roll.get("modifiers", {})), roll["total"], roll.get("target"), roll.get("comparison"),
-                None if roll.get("success") is None else int(bool(roll["success"])), int(bool(roll["forced"])),
-                roll.get("at") or "", roll.get("battle"), roll.get("unit"), None, roll.get("sides", 10),
-            )
-        con.execute(
-            "INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
-            " comparison, success, forced, at, battle, unit, faces, sides)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            row,
-        )
+        con.execute(ROLL_INSERT, (game_id, action_id, *roll_row(roll)))
 
     async def add_free_roll(self, game_id: int, actor: str, roll: FreeRoll, turn: int, now: datetime) -> None:
         """Log a free roll (/roll) in a game's ledger: a rolls row of no action, marked `free` (see migration

@@ -12,10 +12,13 @@ from data.store import ActionRow, LoggedEvent, Store
 from engine.commands import MAX_UNDO_STEPS
 from engine.describe import plural
 from engine.errors import BadInput, NotGM, RuleViolation
-from engine.events import ActionUndone, Event, replay
+from engine.events import EVENT_TYPES, ActionUndone, Event, replay
 from engine.rulesets import GameState
 from service.reports import CLOCK_ACTOR, Report, UndoneAction, UndoPreview
 
+FOUNDATIONAL = tuple(sorted({kind for (_, kind), found in EVENT_TYPES.items()
+                            if found.starts_game or issubclass(found, ActionUndone)}))
+"""The kinds of event whose action undo never takes back: a game's start (or import), an undo."""
 MOVED_ON = ("the game moved on since this preview (those actions were already undone, or something happened since): "
             "/gm undo again to see what is last now")
 
@@ -43,8 +46,7 @@ class Undo:
     async def _undo_targets(self, game_id: int, steps: int) -> list[ActionRow]:
         """The last `steps` actions undo may take back (fewer when there are fewer), newest first: not the
         clock's, not the game's start, not an undo."""
-        logged = await self.store.events(game_id)
-        foundational = {e.action_id for e in logged if e.event.starts_game or isinstance(e.event, ActionUndone)}
+        foundational = await self.store.actions_with(game_id, FOUNDATIONAL)
         return [a for a in await self.store.actions(game_id, limit=1000, include_undone=False)
                 if a.actor != CLOCK_ACTOR and a.id not in foundational][:steps]
 
@@ -64,7 +66,8 @@ class Undo:
         logged = await self.store.events(game_id)
         ids = {a.id for a in targets}
         try:
-            new_state = replay(e.event for e in logged if e.action_id not in ids)
+            # replayed in a thread of its own: a long log takes seconds, which the event loop must not wait
+            new_state = await asyncio.to_thread(replay, [e.event for e in logged if e.action_id not in ids])
         except (KeyError, ValueError, IndexError) as err:
             which = targets[0].command if len(targets) == 1 else f"the last {len(targets)} actions"
             raise RuleViolation(f"{which} cannot be undone any more ({err})") from None

@@ -382,7 +382,10 @@ class Games(Part):
                     raise GameMovedOn(GAME_MOVED_ON)
             for undone_id in ids:
                 for table in ("events", "rolls", "history"):
-                    con.execute(f"UPDATE {table} SET undone = 1 WHERE action_id = ?", (undone_id,))
+                    # (by its game first: each table is indexed by game, not by action, and a server's database
+                    # holds every game's log)
+                    con.execute(f"UPDATE {table} SET undone = 1 WHERE game_id = ? AND action_id = ?",
+                                (game_id, undone_id))
                 con.execute("UPDATE actions SET undone = 1 WHERE id = ?", (undone_id,))
             new_id = self._log(con, game_id, actor, command, now, undo_events)
             self._write_snapshot(con, game_id, state)

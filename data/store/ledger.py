@@ -5,6 +5,7 @@ GM's digest mark.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -33,6 +34,7 @@ from engine.rulesets import GameState, ruleset_of
 # The live events of one action of a game (its game first: SQLite indexes events by game, not by action)
 ACTION_EVENTS = "SELECT data FROM events WHERE game_id = ? AND action_id = ? AND undone = 0 ORDER BY id"
 log = logging.getLogger("referee.store")
+EVENTS_PAGE = 20_000  # events read in one turn of the database thread
 
 
 ROLL_INSERT = ("INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
@@ -142,16 +144,36 @@ class Ledger(Part):
     # --- reading it back ---------------------------------------------------------------------------
 
     async def events(self, game_id: int, include_undone: bool = False) -> list[LoggedEvent]:
-        query = "SELECT id, action_id, data, undone FROM events WHERE game_id = ?"
+        """The game's logged events, oldest first. A long game's log (hundreds of thousands of events) is read a page
+        at a time (each page one short turn of the database thread, so other games' commands go between them) and
+        parsed in a thread of its own (not the database thread, nor the event loop)."""
+        query = "SELECT id, action_id, data, undone FROM events WHERE game_id = ? AND id > ?"
         if not include_undone:
             query += " AND undone = 0"
+        query += " ORDER BY id LIMIT ?"
+        def page_after(con: sqlite3.Connection, after: int) -> list[tuple[Any, ...]]:
+            return [tuple(r) for r in con.execute(query, (game_id, after, EVENTS_PAGE))]
 
-        def work(con: sqlite3.Connection) -> list[LoggedEvent]:
-            ruleset = game_ruleset(con, game_id)
-            return [LoggedEvent(r["id"], r["action_id"], event_from_dict(orjson.loads(r["data"]), ruleset),
-                                bool(r["undone"])) for r in con.execute(query + " ORDER BY id", (game_id,))]
+        ruleset = await self._read(game_ruleset, game_id)
+        rows: list[tuple[Any, ...]] = []
+        while True:
+            page = await self._read(page_after, rows[-1][0] if rows else 0)
+            rows += page
+            if len(page) < EVENTS_PAGE:
+                break
 
-        return await self._read(work)
+        def parsed() -> list[LoggedEvent]:
+            return [LoggedEvent(at, action_id, event_from_dict(orjson.loads(data), ruleset), bool(undone))
+                    for at, action_id, data, undone in rows]
+
+        return await asyncio.to_thread(parsed)
+
+    async def actions_with(self, game_id: int, kinds: Sequence[str]) -> set[int]:
+        """The game's live actions that logged an event of one of these kinds (no event is read whole)."""
+        marks = ",".join("?" * len(kinds))
+        rows = await self._fetchall(f"SELECT DISTINCT action_id FROM events WHERE game_id = ? AND undone = 0 AND kind"
+                                    f" IN ({marks})", (game_id, *kinds))
+        return {int(row[0]) for row in rows}
 
     async def replayed(self, game_id: int) -> Any:
         """The game's state rebuilt from its live events (what the snapshot must equal)."""

@@ -35,7 +35,7 @@ from data.store import SHUTTING_DOWN, Store, StoreUnavailable
 from engine.dice import Roller
 from engine.errors import RefereeError
 from service import charts, logformat
-from service.referee import Referee, utc_now
+from service.referee import SWITCH_INTERVAL, Referee, utc_now
 from service.settings import DEFAULT_WEB_PORT, ENVIRONMENT, Settings
 
 if TYPE_CHECKING:
@@ -440,6 +440,7 @@ def fail(message: str, token: str | None = None) -> int:
 
 async def serve(settings: Settings, runtime: Runtime | None = None) -> None:
     """Open the store (a failure ends here, before Discord is contacted), then run the bot until it closes."""
+    sys.setswitchinterval(SWITCH_INTERVAL)  # an import's check in its thread stalls no other server's command
     store = await Store.open(settings.db_path)
     try:
         bot = create_bot(settings, runtime)

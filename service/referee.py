@@ -45,6 +45,11 @@ log = logging.getLogger("referee.service")
 NO_GAME = "there is no game in this channel: start one with /game start"
 BUSY = "this channel already has a game running: /game status shows it"
 DUE_BATCH = 200  # games caught up in one transaction
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread holds the interpreter before another that waits for it takes it (the bot sets it: CPython's
+default is 5 ms). An import is checked, and an undo's log replayed, in threads of their own; at the default, each
+other game's command (many short turns of the event loop and of the database thread, each waiting its turn) waits
+hundreds of ms meanwhile, at 0.5 ms a few (bench/stall.py)."""
 MAX_ROLLS_SHOWN = 1000
 GAME_OVER = "Game over: this is the channel's last game, ended. /game start starts a new one here."
 NO_PAGES = ("this bot serves no game pages: its host turns them on with WEB_PORT (and PUBLIC_URL, the address players "

@@ -163,6 +163,13 @@ def bench_announce() -> None:
     subprocess.run([sys.executable, "-m", "bench.announce"], check=True, cwd=Path(__file__).resolve().parent.parent)
 
 
+def bench_stall() -> None:
+    """No game stalls another (bench/stall.py): the other games' latency while the largest legal game of each rule
+    set runs its slowest command, or the largest legal import, again and again. In a fresh process (it sets the
+    interpreter's switch interval as the bot does)."""
+    subprocess.run([sys.executable, "-m", "bench.stall"], check=True, cwd=Path(__file__).resolve().parent.parent)
+
+
 def main() -> None:
     bench_engine()
     asyncio.run(bench_store())
@@ -171,6 +178,7 @@ def main() -> None:
     bench_charts()
     bench_announce()
     bench_web_starve()
+    bench_stall()
 
 
 if __name__ == "__main__":

@@ -9,3 +9,4 @@ CREATE TABLE command_keys (
     outcome    TEXT    NOT NULL,             -- JSON: every action it logged, in order, and its refusal if any
     created_at TEXT    NOT NULL              -- ISO-8601 UTC
 ) WITHOUT ROWID;
+CREATE INDEX command_keys_created ON command_keys (created_at);

@@ -208,7 +208,7 @@ class Games(Part):
 
     def _record_key(self, con: sqlite3.Connection, key: str, game_id: int, action_id: int | None,
                     action_ids: list[int], refusal: BaseException | None, now: datetime) -> None:
-        """A command's key recorded in its transaction (and, at most once an hour, the keys older than a day gone)."""
+        """A command's key recorded in its transaction (and, each PRUNE_EVERY at most, a batch of expired keys gone)."""
         keys.record(con, key, game_id, action_id, action_ids, refusal, now)
         if self._keys_pruned is None or now - self._keys_pruned >= keys.PRUNE_EVERY:
             self._keys_pruned = now

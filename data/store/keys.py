@@ -5,7 +5,8 @@ So a retry with the same key (Discord delivering an interaction again, a line ru
 outcome instead of applying the command twice, and a command whose COMMIT lost the connection
 (`connection.CommitUnknown`: the server may have committed it or not) is looked up once the store reconnects: saved
 (its real answer) or not (nothing changed), never a guess. Keys are kept a day (`KEEP`): Discord's interactions
-expire in 15 minutes; the store deletes older ones, at most once an hour, in a command's transaction.
+expire in 15 minutes; the store deletes older ones, a bounded batch at most every 2 seconds, in a command's
+transaction.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from engine import errors
 from engine.errors import RefereeError
 
 KEEP = timedelta(days=1)
-PRUNE_EVERY = timedelta(hours=1)
+PRUNE_EVERY = timedelta(seconds=2)
+# keys deleted at a time: a prune holds the database thread about a millisecond and keeps up with 500 keys a second
+PRUNE_BATCH = 1_000
 MAX_KEY = 200  # characters: a front-end's key is an id, not text a user typed
 UNKNOWN = ("the referee lost the database while saving this ({cause}) and cannot tell yet whether it was saved: "
            "/game status shows whether it was, before you try again")
@@ -73,5 +76,6 @@ def record(con: sqlite3.Connection, key: str, game_id: int, action_id: int | Non
 
 
 def prune(con: sqlite3.Connection, now: datetime) -> None:
-    """Delete the keys older than KEEP."""
-    con.execute("DELETE FROM command_keys WHERE created_at < ?", ((now - KEEP).isoformat(),))
+    """Delete the oldest keys older than KEEP, at most PRUNE_BATCH of them (through their `created_at` index)."""
+    con.execute("DELETE FROM command_keys WHERE key IN (SELECT key FROM command_keys WHERE created_at < ?"
+                " ORDER BY created_at LIMIT ?)", ((now - KEEP).isoformat(), PRUNE_BATCH))

@@ -190,6 +190,22 @@ async def test_keys_older_than_a_day_are_deleted_as_commands_come(ref, store):
     assert keys.KEEP == timedelta(days=1)
 
 
+async def test_a_prune_deletes_a_bounded_batch_oldest_first(ref, store, monkeypatch):
+    """However many keys a busy day left, one prune holds the database thread for a batch alone."""
+    await two_nations(ref)
+    monkeypatch.setattr(keys, "PRUNE_BATCH", 3)
+    for n in range(5):
+        await ref.act("chan", "gm", gm.SetStat("Charon", "land", 1, relative=True), "/gm set", key=f"old{n}")
+        ref.clock.advance(seconds=1)
+    ref.clock.advance(days=1, seconds=5)
+    await ref.act("chan", "gm", gm.SetStat("Charon", "land", 1, relative=True), "/gm set", key="now1")
+    assert [r[0] for r in await store._fetchall("SELECT key FROM command_keys ORDER BY key")] == [
+        "now1", "old3", "old4"]
+    ref.clock.advance(seconds=keys.PRUNE_EVERY.total_seconds())
+    await ref.act("chan", "gm", gm.SetStat("Charon", "land", 1, relative=True), "/gm set", key="now2")
+    assert [r[0] for r in await store._fetchall("SELECT key FROM command_keys ORDER BY key")] == ["now1", "now2"]
+
+
 async def test_a_key_is_bounded(ref, store):
     await two_nations(ref)
     with pytest.raises(ValueError, match="idempotency key"):

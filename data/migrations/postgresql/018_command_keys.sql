@@ -6,3 +6,4 @@ CREATE TABLE command_keys (
     outcome    TEXT   NOT NULL,
     created_at TEXT   NOT NULL
 );
+CREATE INDEX command_keys_created ON command_keys (created_at);

@@ -177,7 +177,7 @@ GM_LATE = (
                                   "(default 1)", low=1, high=MAX_UNDO_STEPS),
              P("confirm", bool, help="console: true to undo after reading the preview (Discord asks with buttons)",
                only=CONSOLE)),
-            gm_only=True),
+            gm_only=True, private=True, slow=True),  # slow: its preview replays the game's log
     Command("gm house", "change a house setting for this game",
             (P("key", required=True, help="the house setting to change", complete="house_key"),
              P("value", required=True, help="its new value for this game", words=TEXT)),

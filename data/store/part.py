@@ -33,6 +33,7 @@ class Part:
     _dialect: Dialect  # what SQLite and PostgreSQL do differently
     dialect: str  # "sqlite" or "postgresql"
     path: str  # what logs may show
+    busy_timeout: float  # seconds a write waits for another program's lock
     page_rotations: int
     _errors: tuple[type[BaseException], ...]  # the database's errors
 

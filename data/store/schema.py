@@ -38,15 +38,23 @@ class Schema(Part):
         if self._dialect.locks_migrations:
             return await self._write(_migrate_locked, self._dialect, files)
         version = await self._read(self._dialect.schema_version)
-        for number, path in files:
-            if number <= version:
-                continue
-            if self._dialect.backs_up_before_migrating and version and path.suffix == ".py":
-                version = await self._read(self._dialect.schema_version)  # (another process may have migrated it)
+        if all(number <= version for number, _ in files):
+            return version
+        # Another process opening the file may be migrating it: its migrations are waited for (as PostgreSQL's
+        # lock is), not refused after a command's busy timeout.
+        await self._read(_wait_for_locks, MIGRATION_WAIT)
+        try:
+            for number, path in files:
                 if number <= version:
                     continue
-                await self._backup_before(version, number, path)
-            version = await self._write(_apply_migration, self._dialect, number, path)
+                if self._dialect.backs_up_before_migrating and version and path.suffix == ".py":
+                    version = await self._read(self._dialect.schema_version)  # (another process may have migrated)
+                    if number <= version:
+                        continue
+                    await self._backup_before(version, number, path)
+                version = await self._write(_apply_migration, self._dialect, number, path)
+        finally:
+            await self._read(_wait_for_locks, self.busy_timeout)
         return version
 
     async def _backup_before(self, version: int, number: int, path: Path) -> None:
@@ -62,6 +70,11 @@ class Schema(Part):
                                    "nothing changed") from None
         if copy is not None:
             log.warning("backed up %s to %s before migration %03d", self.path, copy, number)
+
+
+def _wait_for_locks(con: sqlite3.Connection, seconds: float) -> None:
+    """How long SQLite waits for another connection's lock before it refuses (runs in the database thread)."""
+    con.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
 
 
 def _migrate_locked(con: sqlite3.Connection, dialect: Dialect, files: list[tuple[int, Path]]) -> int:

@@ -41,14 +41,20 @@ class StoreUnavailable(RefereeError):
     write that raises it changed nothing."""
 
 
+# What a command whose COMMIT lost the connection is told when nobody can tell whether it landed.
+UNKNOWN_IF_SAVED = ("the referee lost the database while saving this ({cause}) and cannot tell yet whether it was "
+                    "saved: /game status shows whether it was, before you try again")
+
+
 class CommitUnknown(StoreUnavailable):
     """A write's COMMIT failed with a fault (the connection lost during it): the server may have committed it or
-    not. Its message is `StoreUnavailable`'s; a keyed command looks its key up before it says which
-    (`data.store.keys`)."""
+    not, so its message says it cannot tell; a keyed command looks its key up first (`data.store.keys`) and, when
+    it did not land, says `nothing_changed`."""
 
-    def __init__(self, message: str, cause: str) -> None:
-        super().__init__(message)
+    def __init__(self, cause: str, nothing_changed: str) -> None:
+        super().__init__(UNKNOWN_IF_SAVED.format(cause=cause))
         self.cause = cause
+        self.nothing_changed = nothing_changed
 
 
 AT_COMMIT = "referee_at_commit"  # set on a database error raised by COMMIT itself (`_transaction`)
@@ -242,7 +248,7 @@ class Connection(Part):
         self._fault = cause
         message = f"the referee cannot {what} right now ({cause}); nothing changed — try again later"
         if getattr(err, AT_COMMIT, False):
-            return CommitUnknown(message, cause)
+            return CommitUnknown(cause, message)
         return StoreUnavailable(message)
 
     def _reconnect(self, old: sqlite3.Connection) -> None:

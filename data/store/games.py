@@ -133,7 +133,7 @@ class Games(Part):
         except CommitUnknown as err:
             if key is None:
                 raise
-            first = await self._landed(key, err)  # saved, or `err` again: nothing changed
+            first = await self._landed(key, err)  # saved, or refused: nothing changed
             if ran and first.action_ids == [ran[-1][1]]:
                 return ran[-1]
             return first.game_id, first.action_ids[-1]
@@ -183,7 +183,7 @@ class Games(Part):
         except CommitUnknown as err:
             if key is None:
                 raise
-            first = await self._landed(key, err)  # saved, or `err` again: nothing changed
+            first = await self._landed(key, err)  # saved, or refused: nothing changed
             mine = [done for done in ran if done[1].action_ids == first.action_ids]  # this plan's own answer
             game_id, result = mine[0] if mine else (first.game_id, await self._read(self._repeat, first))
         except self._errors as err:  # another delivery of the key committed while this one ran (PostgreSQL)
@@ -215,14 +215,15 @@ class Games(Part):
             keys.prune(con, now)
 
     async def _landed(self, key: str, err: CommitUnknown) -> keys.Recorded:
-        """After a COMMIT that lost the connection: the key's outcome once reconnected if it was saved; else `err`
-        (nothing changed: now known); when the database cannot be read either, a refusal that says it cannot tell."""
+        """After a COMMIT that lost the connection: the key's outcome once reconnected if it was saved; else a
+        refusal saying nothing changed (now known); when the database cannot be read either, one saying it cannot
+        tell."""
         try:
             first = await self._read(keys.recorded, key)
         except StoreUnavailable:
             raise StoreUnavailable(keys.UNKNOWN.format(cause=err.cause)) from err
         if first is None:
-            raise err
+            raise StoreUnavailable(err.nothing_changed) from err
         log.warning("a command's COMMIT lost the database connection but was saved (key %s)", key)
         return first
 

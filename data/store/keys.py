@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 import orjson
 
+from data.store.connection import UNKNOWN_IF_SAVED
 from engine import errors
 from engine.errors import RefereeError
 
@@ -25,8 +26,7 @@ PRUNE_EVERY = timedelta(seconds=2)
 # keys deleted at a time: a prune holds the database thread about a millisecond and keeps up with 500 keys a second
 PRUNE_BATCH = 1_000
 MAX_KEY = 200  # characters: a front-end's key is an id, not text a user typed
-UNKNOWN = ("the referee lost the database while saving this ({cause}) and cannot tell yet whether it was saved: "
-           "/game status shows whether it was, before you try again")
+UNKNOWN = UNKNOWN_IF_SAVED
 
 
 @dataclass(frozen=True)

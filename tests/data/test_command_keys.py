@@ -108,11 +108,16 @@ async def test_a_commit_cut_before_it_landed_answers_nothing_changed_and_a_retry
     await assert_snapshot_is_replay(store, game_id)
 
 
-async def test_a_command_without_a_key_is_answered_as_before(ref, store, monkeypatch):
+@pytest.mark.parametrize("landed", [False, True])
+async def test_a_command_without_a_key_is_told_that_no_one_can_tell(ref, store, monkeypatch, landed):
+    """With no key to look up, a cut COMMIT may or may not have landed: the answer says so, never "nothing
+    changed"."""
     await two_nations(ref)
-    cut_commits(monkeypatch, landed=False)
-    with pytest.raises(StoreUnavailable, match=SAVE_FAILED):
+    cut_commits(monkeypatch, landed=landed)
+    with pytest.raises(StoreUnavailable) as refused:
         await ref.act("chan", "gm", gm.SetStat("Charon", "land", 1, relative=True), "/gm set")
+    said = str(refused.value)
+    assert "cannot tell yet whether it was saved" in said and "nothing changed" not in said
     monkeypatch.undo()
     await ref.act("chan", "gm", gm.SetStat("Charon", "land", 1, relative=True), "/gm set")
     assert await scalar(store, "SELECT COUNT(*) FROM command_keys") == 0

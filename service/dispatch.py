@@ -305,7 +305,8 @@ async def _gm_log(dispatcher: Dispatcher, request: Request) -> Reply:
 
 @handles("roll")
 async def _roll(dispatcher: Dispatcher, request: Request) -> Reply:
-    roll, logged = await dispatcher.referee.free_roll(request.channel, request.actor, request.options["dice"])
+    roll, logged = await dispatcher.referee.free_roll(request.channel, request.actor, request.options["dice"],
+                                                      key=request.key)
     return Rolled(roll=roll, logged=logged)
 
 

@@ -388,17 +388,19 @@ class Referee(Undo):
             raise BadInput(f"limit is 1 to {MAX_ROLLS_SHOWN}, not {limit}")
         return await self.store.rolls(await self.shown_game_id(channel), nation, limit)
 
-    async def free_roll(self, channel: str, actor: str, dice: str) -> tuple[FreeRoll, bool]:
+    async def free_roll(self, channel: str, actor: str, dice: str, key: str | None = None) -> tuple[FreeRoll, bool]:
         """/roll: any dice (d20 notation, bounded; BadInput before any die for what is refused), rolled with the
         referee's roller. Logged in the channel's live game's ledger, if there is one, as a free roll: a rolls
         row of no action, so it never counts for a rule, never takes a GM-entered die, and /gm undo never takes
-        it back. Returns the roll and whether it was logged."""
+        it back. Returns the roll and whether it was logged. `key`: the command's idempotency key; a retry of a
+        logged roll answers that roll again and logs nothing."""
         roll = free_roll(dice, self.roller)
         game_id = await self.store.live_game(channel)
         if game_id is None:
             return roll, False
         state = await self.store.load(game_id)
-        await self.store.add_free_roll(game_id, actor, roll, int(getattr(state, "turn", 0) or 0), self.clock())
+        roll = await self.store.add_free_roll(game_id, actor, roll, int(getattr(state, "turn", 0) or 0),
+                                              self.clock(), key=key)
         await self.committed(Report(game_id, state, []))
         return roll, True
 

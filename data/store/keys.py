@@ -19,6 +19,7 @@ import orjson
 
 from data.store.connection import UNKNOWN_IF_SAVED
 from engine import errors
+from engine.dice import FreeRoll
 from engine.errors import RefereeError
 
 KEEP = timedelta(days=1)
@@ -36,6 +37,7 @@ class Recorded:
     game_id: int
     action_ids: list[int]
     refused: tuple[str, str] | None = None
+    free_roll: FreeRoll | None = None  # a /roll's: the roll it logged
 
     def refusal(self) -> RefereeError | None:
         """The first refusal again, as its kind of refusal (a refusal of no known kind: a `RefereeError`)."""
@@ -60,17 +62,20 @@ def recorded(con: sqlite3.Connection, key: str) -> Recorded | None:
     if row is None:
         return None
     outcome = orjson.loads(row[1])
-    refused = outcome.get("refused")
+    refused, rolled = outcome.get("refused"), outcome.get("free_roll")
     return Recorded(int(row[0]), [int(i) for i in outcome.get("actions", [])],
-                    (str(refused[0]), str(refused[1])) if refused else None)
+                    (str(refused[0]), str(refused[1])) if refused else None,
+                    FreeRoll(str(rolled[0]), str(rolled[1]), int(rolled[2])) if rolled else None)
 
 
 def record(con: sqlite3.Connection, key: str, game_id: int, action_id: int | None, action_ids: list[int],
-           refusal: BaseException | None, now: datetime) -> None:
+           refusal: BaseException | None, now: datetime, free_roll: FreeRoll | None = None) -> None:
     """Record a command's key with its outcome, in the command's own transaction (one INSERT)."""
     outcome: dict[str, object] = {"actions": action_ids}
     if refusal is not None:
         outcome["refused"] = [type(refusal).__name__, str(refusal)]
+    if free_roll is not None:
+        outcome["free_roll"] = [free_roll.expression, free_roll.breakdown, free_roll.total]
     con.execute("INSERT INTO command_keys (key, game_id, action_id, outcome, created_at) VALUES (?, ?, ?, ?, ?)",
                 (key, game_id, action_id, orjson.dumps(outcome).decode(), now.isoformat()))
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from data.store import keys
+from data.store.connection import CommitUnknown
 from data.store.encoding import _iso, _json, event_json
 from data.store.part import Part
 from engine.dice import FacesRecord, FreeRoll, RollRecord
@@ -127,19 +129,36 @@ class Ledger(Part):
         """One ledger row: a numbered die with modifiers, or (with `faces` and no `die`) dice with named faces."""
         con.execute(ROLL_INSERT, (game_id, action_id, *roll_row(roll)))
 
-    async def add_free_roll(self, game_id: int, actor: str, roll: FreeRoll, turn: int, now: datetime) -> None:
+    async def add_free_roll(self, game_id: int, actor: str, roll: FreeRoll, turn: int, now: datetime,
+                            key: str | None = None) -> FreeRoll:
         """Log a free roll (/roll) in a game's ledger: a rolls row of no action, marked `free` (see migration
-        009). It changes no state and is no action: the undo, the replay and the export never see it."""
+        009). It changes no state and is no action: the undo, the replay and the export never see it.
 
-        def work(con: sqlite3.Connection) -> None:
+        Returns the roll logged: `roll`, or, when a roll with the same idempotency `key` was logged already (a
+        retry), that first one, and nothing is written."""
+
+        def work(con: sqlite3.Connection) -> FreeRoll:
+            if key is not None:
+                first = keys.recorded(con, keys.check_key(key))
+                if first is not None and first.free_roll is not None:
+                    return first.free_roll
             con.execute(
                 "INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
                 " comparison, success, forced, at, battle, unit, faces, sides, free)"
                 " VALUES (?, NULL, ?, ?, ?, ?, '{}', ?, NULL, NULL, NULL, 0, ?, NULL, NULL, NULL, 0, ?)",
                 (game_id, turn, actor, f"free roll {roll.expression}", roll.total, roll.total, _iso(now),
                  roll.breakdown))
+            if key is not None:
+                keys.record(con, key, game_id, None, [], None, now, free_roll=roll)
+            return roll
 
-        await self._transaction(work)
+        try:
+            return await self._transaction(work)
+        except CommitUnknown as err:
+            if key is None:
+                raise
+            first = await self._landed(key, err)  # saved, or refused: nothing changed
+            return first.free_roll or roll
 
     # --- reading it back ---------------------------------------------------------------------------
 

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     import aiosqlite
 
     from data import postgres
+    from data.store import keys
+    from data.store.connection import CommitUnknown
     from data.store.dialect import Dialect
     from engine.dice import FacesRecord, RollRecord
     from engine.events import Event
@@ -44,6 +46,9 @@ class Part:
         async def _write(self, function: Callable[..., T], *args: Any) -> T: ...
         async def _transaction(self, work: Callable[[sqlite3.Connection], T]) -> T: ...
         async def _grouped(self, work: Callable[[sqlite3.Connection], T], channel: str) -> T: ...
+
+        # the games' (`Games`): a keyed command's outcome after its COMMIT lost the connection
+        async def _landed(self, key: str, err: CommitUnknown) -> keys.Recorded: ...
 
         # the schema's (`Schema`)
         async def migrate(self) -> int: ...

@@ -247,3 +247,29 @@ async def test_a_new_store_has_the_keys_table(tmp_path):
         assert await scalar(store, "SELECT COUNT(*) FROM command_keys") == 0
     finally:
         await store.close()
+
+
+async def test_a_free_roll_retried_with_its_key_answers_the_first_roll_and_logs_it_once(ref, store):
+    game_id = await two_nations(ref)
+    ref.roller.push(3, 4)
+    first, logged = await ref.free_roll("chan", "alice", "2d6", key="discord:1101")
+    assert logged and first.total == 7
+    ref.roller.push(6, 6)
+    again, logged = await ref.free_roll("chan", "alice", "2d6", key="discord:1101")
+    assert logged and again == first  # the first roll, not the 12 a second roll would have made
+    assert await scalar(store, f"SELECT COUNT(*) FROM rolls WHERE game_id = {game_id} AND free IS NOT NULL") == 1
+
+
+@pytest.mark.parametrize("landed", [True, False])
+async def test_a_free_roll_whose_commit_is_cut_is_answered_truthfully(ref, store, monkeypatch, landed):
+    game_id = await two_nations(ref)
+    cut_commits(monkeypatch, landed=landed)
+    ref.roller.push(2, 5)
+    if landed:
+        rolled, logged = await ref.free_roll("chan", "alice", "2d6", key="discord:1102")
+        assert logged and rolled.total == 7
+    else:
+        with pytest.raises(StoreUnavailable, match=SAVE_FAILED):
+            await ref.free_roll("chan", "alice", "2d6", key="discord:1102")
+    monkeypatch.undo()
+    assert await scalar(store, f"SELECT COUNT(*) FROM rolls WHERE game_id = {game_id} AND free IS NOT NULL") == int(landed)

@@ -147,7 +147,7 @@ def test_bot_py_web_serves_the_console_games_page_and_stops_with_the_console(tmp
         link = re.search(r"The game's page: (\S+)", out).group(1)
         assert re.fullmatch(rf"http://127\.0\.0\.1:{port}/g/[A-Za-z0-9_-]{{24}}", link)
         # the console waits for its next line: the page answers meanwhile
-        with urllib.request.urlopen(link, timeout=20) as page:
+        with urllib.request.urlopen(link, timeout=60) as page:
             assert page.status == 200 and "Gracchan Republic" in page.read().decode("utf-8")
         console.stdin.write("alice /gm page rotate\ngm /gm page rotate\n")
         console.stdin.flush()
@@ -156,12 +156,12 @@ def test_bot_py_web_serves_the_console_games_page_and_stops_with_the_console(tmp
         new = re.search(r"new link: (\S+)", out).group(1)
         assert new != link
         with pytest.raises(urllib.error.HTTPError) as gone:
-            urllib.request.urlopen(link, timeout=20)
+            urllib.request.urlopen(link, timeout=60)
         assert gone.value.code == 404
         console.stdin.close()
         assert console.wait(timeout=60) == 0
         with pytest.raises(OSError):  # the server stopped with the console
-            urllib.request.urlopen(new, timeout=5)
+            urllib.request.urlopen(new, timeout=60)
     finally:
         if console.poll() is None:
             console.kill()

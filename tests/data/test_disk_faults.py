@@ -58,7 +58,7 @@ def start(db: Path, discord: bool = False, user: list[str] | None = None) -> sub
     else:
         command.append("--console")
     try:
-        return subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20,
+        return subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
                               cwd=REPO, env=env)
     except subprocess.TimeoutExpired:
         pytest.fail(f"{command} hung")

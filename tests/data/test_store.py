@@ -174,7 +174,7 @@ def test_a_failing_migration_changes_nothing_and_releases_the_database(tmp_path)
     folder.mkdir()
     try:
         done = subprocess.run([sys.executable, "-c", FAILED_MIGRATION_SCRIPT, str(REPO), str(folder),
-                               str(tmp_path / "m.db")], capture_output=True, text=True, timeout=20)
+                               str(tmp_path / "m.db")], capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
         pytest.fail("the process hung after a failed migration")
     assert f"version {LATEST} half_done 0" in done.stdout, done.stdout + done.stderr

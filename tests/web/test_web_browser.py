@@ -268,7 +268,7 @@ async def test_the_page_updates_by_itself_when_a_command_lands(nations, tab):
         assert "ECONOMY 11" in await tab.text("#standings")
         await tab.js("window.__same_document = true;")
         await nations.play(['gm /gm dice values:"10"', "bob /economy military"])  # 10 > 9: M +1, E -1
-        await tab.wait("return document.querySelectorAll('#ledger tr.roll').length === 5", timeout=15,
+        await tab.wait("return document.querySelectorAll('#ledger tr.roll').length === 5", timeout=60,
                        what="the new roll in the ledger")
         rows = await tab.texts("#ledger tr.roll")  # the newest first
         assert "Charon, grow military: d10 10" in rows[0], rows
@@ -287,7 +287,7 @@ async def test_a_rotated_link_answers_404_and_the_new_one_works(nations, tab):
         assert await tab.status(old) == 404
         # a page still open at the old link shows no more of the game: at the next change it is marked stale
         await nations.play(['gm /gm dice values:"10"', "bob /economy military"])
-        await tab.wait("return document.querySelector('main').classList.contains('stale')", timeout=15,
+        await tab.wait("return document.querySelector('main').classList.contains('stale')", timeout=60,
                        what="the open page at the old link marked stale")
         assert len(await tab.texts("#ledger tr.roll")) == 4
         await tab.open(old)

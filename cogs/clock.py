@@ -394,7 +394,13 @@ class Clock(commands.Cog):
                          report.game_id, report.action_ids, extra={"game_id": report.game_id})
                 return
         if report.events:
-            await self.say(report)
+            try:
+                await self.say(report)
+            except discord.NotFound:  # the channel deleted: no announcement will ever reach it, now or on a retry
+                log.warning("game %s's channel is gone: its announcement of actions %s is dropped",
+                            report.game_id, report.action_ids, extra={"game_id": report.game_id})
+                await self.bot.store.announced(report.action_ids)
+                return
         if report.action_ids:
             await self.bot.store.announced(report.action_ids)  # (out of the outbox: said)
         await self.after_change(report)

@@ -171,3 +171,24 @@ async def test_a_process_never_announces_what_it_lost_to_another_while_cut_off(t
             await settle(t.fake)
             assert said(t, rooms, posted) == [1] * 3
             assert await outbox_rows(rb.bot.store) == 0
+
+
+async def test_an_announcement_to_a_deleted_channel_is_dropped_not_retried_forever(tmp_path, caplog):
+    """A game whose channel an admin deleted: its turn end cannot be said, now or ever. It leaves the outbox at
+    once (a warning in the log), instead of being taken again after every lease; the other games are said."""
+    async with table(tmp_path) as t, t.bot() as rb:
+        rooms = await rooms_with_games(t, 3)
+        posted = {room.id: len(t.messages(room)) for room in rooms}
+        clock = quiet(rb)
+        t.fake.delete_channel(rooms[1])
+        t.clock.advance(hours=13)
+        await clock.tick()
+        await settle(t.fake)
+        assert said(t, [rooms[0], rooms[2]], posted) == [1, 1]
+        assert await outbox_rows(rb.bot.store) == 0
+        assert "channel is gone" in caplog.text
+        caplog.clear()
+        await lapse(t.clock, rb.bot.store, 5)  # past any lease: nothing left to take again
+        await clock.sweep()
+        await settle(t.fake)
+        assert "announcement of game" not in caplog.text and said(t, [rooms[0], rooms[2]], posted) == [1, 1]

@@ -1494,6 +1494,14 @@ class FakeDiscord:
         self._dispatch_guild("CHANNEL_CREATE", channel.to_payload(), g.id, INTENT_GUILDS)
         return channel
 
+    def delete_channel(self, channel: FakeChannel | int) -> None:
+        """Delete a channel, as a server's admin does: anything the bot then sends to it is 404 Unknown Channel.
+        (The gateway's CHANNEL_DELETE is not sent: the bot's cache may still hold it, as after a missed event.)"""
+        ch = self._channel(channel)
+        self._channels.pop(ch.id, None)
+        for guild in self.guilds.values():
+            guild.channels.pop(ch.id, None)
+
     def add_thread(
         self, channel: FakeChannel | int, name: str, *, owner: FakeUser | None = None, private: bool = False
     ) -> FakeChannel:

@@ -19,6 +19,7 @@ import aiosqlite
 
 from data import postgres
 from data.store.dialect import POSTGRESQL, SQLITE, Dialect
+from data.store.keys import UNKNOWN
 from data.store.part import Part
 from engine.errors import RefereeError
 
@@ -41,18 +42,13 @@ class StoreUnavailable(RefereeError):
     write that raises it changed nothing."""
 
 
-# What a command whose COMMIT lost the connection is told when nobody can tell whether it landed.
-UNKNOWN_IF_SAVED = ("the referee lost the database while saving this ({cause}) and cannot tell yet whether it was "
-                    "saved: /game status shows whether it was, before you try again")
-
-
 class CommitUnknown(StoreUnavailable):
     """A write's COMMIT failed with a fault (the connection lost during it): the server may have committed it or
     not, so its message says it cannot tell; a keyed command looks its key up first (`data.store.keys`) and, when
     it did not land, says `nothing_changed`."""
 
     def __init__(self, cause: str, nothing_changed: str) -> None:
-        super().__init__(UNKNOWN_IF_SAVED.format(cause=cause))
+        super().__init__(UNKNOWN.format(cause=cause))
         self.cause = cause
         self.nothing_changed = nothing_changed
 

@@ -17,7 +17,6 @@ from datetime import datetime, timedelta
 
 import orjson
 
-from data.store.connection import UNKNOWN_IF_SAVED
 from engine import errors
 from engine.dice import FreeRoll
 from engine.errors import RefereeError
@@ -27,7 +26,9 @@ PRUNE_EVERY = timedelta(seconds=2)
 # keys deleted at a time: a prune holds the database thread about a millisecond and keeps up with 500 keys a second
 PRUNE_BATCH = 1_000
 MAX_KEY = 200  # characters: a front-end's key is an id, not text a user typed
-UNKNOWN = UNKNOWN_IF_SAVED
+# What a command whose COMMIT lost the connection is told when nobody can tell whether it landed.
+UNKNOWN = ("the referee lost the database while saving this ({cause}) and cannot tell yet whether it was saved: "
+           "/game status shows whether it was, before you try again")
 
 
 @dataclass(frozen=True)

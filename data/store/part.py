@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
     from data import postgres
     from data.store import keys
-    from data.store.connection import CommitUnknown
     from data.store.dialect import Dialect
     from engine.dice import FacesRecord, RollRecord
     from engine.events import Event
@@ -48,7 +47,7 @@ class Part:
         async def _grouped(self, work: Callable[[sqlite3.Connection], T], channel: str) -> T: ...
 
         # the games' (`Games`): a keyed command's outcome after its COMMIT lost the connection
-        async def _landed(self, key: str, err: CommitUnknown) -> keys.Recorded: ...
+        async def _landed(self, key: str, err: Any) -> keys.Recorded: ...  # err: a CommitUnknown
 
         # the schema's (`Schema`)
         async def migrate(self) -> int: ...

@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "tests" / "support") not in sys.path:
     sys.path.append(str(ROOT / "tests" / "support"))  # tests/support/pgserver.py: the throwaway server
 
-from bench.build import GUILD_ID, PRESETS, T0, TURN_HOURS, build_store, play_template  # noqa: E402
+from bench.build import GUILD_ID, PRESETS, T0, TURN_HOURS, build_store, play_template, postgres_server  # noqa: E402
 from bench.postgres import drop_schema, with_schema  # noqa: E402
 from cogs.clock import Clock  # noqa: E402
 from service.reports import Report  # noqa: E402
@@ -237,18 +237,7 @@ async def report(args: argparse.Namespace) -> None:
                                                   args.lease, leases)))
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
-        reason, server = ("--sqlite-only" if args.sqlite_only else None), None
-        if reason is None and not args.url:
-            from pgserver import PgServer, unavailable
-
-            reason = unavailable()
-            if reason is None:
-                server = PgServer()
-                try:
-                    args.url = server.start()
-                except RuntimeError as err:
-                    server.stop()
-                    server, reason = None, str(err).splitlines()[0]
+        args.url, server, reason = postgres_server(args.url, "--sqlite-only" if args.sqlite_only else None)
         if reason is not None:
             out(f"PostgreSQL rows skipped: {reason}")
             return

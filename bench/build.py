@@ -140,6 +140,29 @@ async def grow_or_grant(referee: Any, channel: str, i: int, players: list[str], 
         await referee.act(channel, "gm", GrantAction(nations[who], "economy"), "/gm action grant")
 
 
+def postgres_server(url: str | None, skip: str | None = None) -> tuple[str | None, Any, str | None]:
+    """A PostgreSQL server for a bench's rows: (its URL, the throwaway server started for them or None when `url`
+    was given, None) — or (None, None, the reason the rows are skipped: `skip`, or why none could start). Stop a
+    throwaway server with `.stop()`."""
+    if skip is not None:
+        return None, None, skip
+    if url:
+        return url, None, None
+    if str(TESTS) not in sys.path:
+        sys.path.insert(0, str(TESTS))
+    from pgserver import PgServer, unavailable  # tests/support/pgserver.py: the throwaway server
+
+    reason = unavailable()
+    if reason is not None:
+        return None, None, reason
+    server = PgServer()
+    try:
+        return server.start(), server, None
+    except RuntimeError as err:
+        server.stop()
+        return None, None, str(err).splitlines()[0]
+
+
 def _discord() -> Any:
     """The fake Discord and the test kit (tests/ on the path)."""
     if str(TESTS) not in sys.path:

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "tests" / "support") not in sys.path:
     sys.path.append(str(ROOT / "tests" / "support"))  # tests/support/pgserver.py: the throwaway server
 
-from bench.build import PRESETS, T0, grow_or_grant, play_template  # noqa: E402
+from bench.build import PRESETS, T0, grow_or_grant, play_template, postgres_server  # noqa: E402
 
 PROCESSES = (1, 2, 4)
 PAYLOAD = json.dumps({"kind": "EconomyGrown", "nation": "Gracchan Republic", "roll": list(range(20))})
@@ -239,19 +239,7 @@ def report(args: argparse.Namespace) -> None:
     sqlite_note = (f"SQLite: one file, WAL, synchronous={sqlite['synchronous']} (the store's settings); "
                    "raw: sqlite3, BEGIN IMMEDIATE + INSERT + COMMIT")
     notes = [sqlite_note]
-    reason = "--sqlite-only" if args.sqlite_only else None
-    server = None
-    if reason is None and not args.url:
-        from pgserver import PgServer, unavailable
-
-        reason = unavailable()
-        if reason is None:
-            server = PgServer()
-            try:
-                args.url = server.start()
-            except RuntimeError as err:
-                server.stop()
-                server, reason = None, str(err).splitlines()[0]
+    args.url, server, reason = postgres_server(args.url, "--sqlite-only" if args.sqlite_only else None)
     if reason is not None:
         out(f"PostgreSQL rows skipped: {reason}")
     else:

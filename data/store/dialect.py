@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -21,6 +22,7 @@ from data import postgres
 
 MIGRATION_LOCK = 0x7265_6665_7265_6531  # PostgreSQL's advisory lock key of the migrations ("referee1")
 UNIQUE_VIOLATION = "23505"  # PostgreSQL's SQLSTATE for a second live game in a channel (the unique index)
+SQLITE_BUSY = 5
 SQLITE_FULL = 13
 # SQLite's primary result codes that mean the database, not the command, failed: what to tell the user.
 _FAULTS = {
@@ -318,8 +320,22 @@ POSTGRESQL = PostgreSQL()
 def _configure(con: sqlite3.Connection, busy_timeout: float) -> None:
     """Every connection's settings (the busy timeout first, so that a locked database is waited for)."""
     con.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-    con.execute("PRAGMA journal_mode = WAL")
+    _into_wal(con, busy_timeout)
     con.execute("PRAGMA foreign_keys = ON")
+
+
+def _into_wal(con: sqlite3.Connection, busy_timeout: float) -> None:
+    """WAL mode. Turning a new file into WAL while another connection opens it too can be refused at once
+    ("database is locked": SQLite's busy handler is not asked then), so it is tried again until the busy timeout."""
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            con.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if getattr(err, "sqlite_errorcode", 0) & 0xFF != SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _sqlite_fault(err: BaseException) -> str | None:

@@ -272,4 +272,5 @@ async def test_a_free_roll_whose_commit_is_cut_is_answered_truthfully(ref, store
         with pytest.raises(StoreUnavailable, match=SAVE_FAILED):
             await ref.free_roll("chan", "alice", "2d6", key="discord:1102")
     monkeypatch.undo()
-    assert await scalar(store, f"SELECT COUNT(*) FROM rolls WHERE game_id = {game_id} AND free IS NOT NULL") == int(landed)
+    logged = await scalar(store, f"SELECT COUNT(*) FROM rolls WHERE game_id = {game_id} AND free IS NOT NULL")
+    assert logged == int(landed)

@@ -346,24 +346,16 @@ async def run(files: int, idle: int, rolls: int, count: int, seconds: float, roo
             quiet = await read_pages(server.port, server.path)
             out(f"  no attack: {server.files_open()} files open; a page read: {pages_text(quiet)}")
             log_before = server.log_bytes
-            pairs = await open_idle(server.port, idle)
-            held = await settled(server, pairs)
-            files_held = server.files_open()
-            during = await read_pages(server.port, server.path)
-            stats = await server.stats()
-            out(f"  {len(pairs):,} idle connections opened: the server keeps {held:,} "
-                f"({stats['open'] if stats['open'] is not None else '?'} by its own count), {files_held:,} files "
-                f"open; a page read meanwhile: {pages_text(during)}")
-            close_all(pairs)
-            pairs = await open_idle(server.port, idle, SPREAD)
-            held = await settled(server, pairs)
-            files_held = server.files_open()
-            during = await read_pages(server.port, server.path)
-            stats = await server.stats()
-            out(f"  {len(pairs):,} idle connections opened from {SPREAD} addresses: the server keeps {held:,} "
-                f"({stats['open'] if stats['open'] is not None else '?'} by its own count), {files_held:,} files "
-                f"open; a page read meanwhile: {pages_text(during)}")
-            close_all(pairs)
+            for addresses, whence in ((1, ""), (SPREAD, f" from {SPREAD} addresses")):
+                pairs = await open_idle(server.port, idle, addresses)
+                held = await settled(server, pairs)
+                files_held = server.files_open()
+                during = await read_pages(server.port, server.path)
+                stats = await server.stats()
+                out(f"  {len(pairs):,} idle connections opened{whence}: the server keeps {held:,} "
+                    f"({stats['open'] if stats['open'] is not None else '?'} by its own count), {files_held:,} "
+                    f"files open; a page read meanwhile: {pages_text(during)}")
+                close_all(pairs)
             cpu = server.cpu()
             attack = asyncio.create_task(reopening(server.port, idle, seconds))
             await asyncio.sleep(min(1.0, seconds / 4))

@@ -32,7 +32,7 @@ from console.files import (
     write_new_file,
 )
 from console.format import Formatter
-from console.lines import decode_line, parse_line, read_line, typed_command
+from console.lines import decode_line, parse_line, read_line, strip_comment, typed_command
 from console.terminal import history_path, line_editing
 from data.store import Store, StoreUnavailable
 from engine import clock
@@ -166,7 +166,7 @@ class Console:
         try:
             self._lines += 1
             key = self.line_key(self._lines)
-            text = decode_line(line)
+            text = strip_comment(decode_line(line))  # a comment is the GM's note: never parsed nor recorded
             parsed = parse_line(text)
             if parsed is None:
                 return

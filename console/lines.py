@@ -86,6 +86,17 @@ def parse_line(line: str) -> tuple[str, Command, dict[str, str]] | None:
     return actor, command, read_options(command, [*words[after_path - len(leftover):after_path], *rest], line)
 
 
+def strip_comment(line: str) -> str:
+    """The line without its `#` comment (a `#` outside quotes starts one, as the line's words are read): what is
+    parsed and recorded, so that nothing of a comment reaches the game's log. A whole-line comment leaves "". A
+    line that cannot be read (an open quote) is left whole, for `parse_line` to refuse."""
+    try:
+        words = split_words(line)
+    except ValueError:
+        return line
+    return line[:words[-1].end] if words else ""
+
+
 def typed_command(text: str, actor: str) -> str:
     """The command as typed, without the name in front: what the game's log records."""
     return text.strip().split(None, 1)[1] if actor else text.strip()

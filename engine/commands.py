@@ -24,6 +24,7 @@ from engine.vocabulary import (
     File,
     Group,
     Param,
+    Player,
     build_action,
     coerce_options,
     parse_dice,
@@ -53,8 +54,11 @@ OVERWRITE = P("overwrite", bool, help="console: true to replace an existing file
 
 
 def _dice(o: dict[str, Any]) -> Any:
+    """/gm dice as an action (the dispatcher decides the binding's default by front-end: `gm.binding`)."""
     text = str(o["values"]).strip()
-    return gm.ClearDice() if text.lower() == "clear" else gm.QueueDice(parse_dice(text))
+    if text.lower() == "clear":
+        return gm.ClearDice()
+    return gm.QueueDice(parse_dice(text), gm.binding(o.get("player"), o.get("purpose"), gm.GM_ONLY))
 
 
 def _game_start() -> Command:
@@ -103,23 +107,25 @@ GAME_AFTER_START = (
     Command("game status", "where this channel's game stands"),
     Command("game list", "the games running in this server: channel, rule set, turn, who owes a move, deadline",
             private=True),
-    Command("game digest", "everything since a time or the last digest, for a turn post: actions and their rolls, "
-                           "turn ends, expiries, battles (anyone may read one; the GM's, without since:, "
-                           "moves the mark where the next one starts)",
-            (P("since", help='a UTC time (2026-03-01T12:00) or a span back (12h, 2d, 90m); default: the GM\'s '
-                             'last digest, or the game\'s start', low=1, high=40),)),
-    Command("game chart", "each side's strength over the game, as a picture (Nations: LAND with battles and "
-                          "conquests; God Dice: every character's life; Godsfire: systems and money)",
+    Command("game digest", "everything since a time or the GM's last digest, for a turn post: actions, rolls, "
+                           "turn ends, battles",
+            (P("since", help='a UTC time (2026-03-01T12:00) or a span back (12h, 2d, 90m); default: the last digest or '
+                             'the start', low=1, high=40),)),
+    Command("game chart", "each side's strength over the game as a picture (Nations: LAND; God Dice: life; "
+                          "Godsfire: systems)",
             CHART_FILE, chart=chartspec.game_chart, shows_ended=True),
     Command("game page", "the link to this game's page on the web: standings, charts, ledger and story, always "
                          "current", shows_ended=True, private=True),
-    Command("game end", "end this game (GM)", action=lambda o: clock.EndGame(), gm_only=True),
+    Command("game end", "end this game (GM)",
+            (P("confirm", bool, help="console: true to end it after reading what would end (Discord asks with "
+                                     "buttons)", only=CONSOLE),),
+            action=lambda o: clock.EndGame(), gm_only=True),
     Command("game import", "load a game from a JSON export into a channel with no game; you become its GM",
             (P("file", File, required=True, help="a JSON export of a game (from /gm export)", words=TEXT,
                high=MAX_EXPORT_BYTES),), private=True, slow=True, file_what="an export"),
 )
-LOG = (Command("log rolls", "the roll ledger, newest first, a page at a time (filters: who, purpose, turns, GM-entered,"
-                            " free rolls)",
+LOG = (Command("log rolls", "the roll ledger, newest first, a page at a time (filters: who, purpose, turns, "
+                            "GM-entered, free)",
                (P("nation", help="Nations: one nation's; God Dice: one player's", words=TEXT, low=1, high=100,
                   complete="side"),
                 P("purpose", help="rolls whose purpose contains this, e.g. recruit or attack", words=TEXT, low=1,
@@ -140,8 +146,8 @@ LOG = (Command("log rolls", "the roll ledger, newest first, a page at a time (fi
                 OVERWRITE), private=True, slow=True),
        Command("log gm", "the GM's log: every GM act with who, when and before → after, newest first",
                (P("page", int, help="which page (1: the newest acts)", low=1, high=MAX_PAGE),)),
-       Command("log game", "the story of a turn, in order: actions, rolls, battles, turn ends, expiries (default: "
-                           "the current turn, so far)",
+       Command("log game", "the story of a turn in order: actions, rolls, battles, turn ends, expiries (default: "
+                           "this turn)",
                (P("turn", int, help="which turn (default: the current one)", low=1, high=MAX_TURN),)),
        Command("log fairness", "are the dice fair? each die's faces against a fair die's, chi-square tested "
                                "(GM-entered dice apart)", slow=True))
@@ -158,18 +164,27 @@ def _discord_only(o: dict[str, Any]) -> Any:
     raise BadInput(DM_REMINDERS_ON_DISCORD)
 
 
-REMIND = (Command("remind me", "your reminders in this game by direct message (on Discord): your turn's end, a "
-                               "choice or move that waits for you",
-                  (P("dm", required=True, choices=("on", "off"), help="on: reminders by DM; off: the channel's "
-                                                                       "mentions only"),
+REMIND = (Command("remind me", "your reminders in this game by direct message: your turn's end, a choice or "
+                               "move that waits for you",
+                  (P("dm", choices=("on", "off"), help="on: reminders by DM in this game; off: the channel's "
+                                                       "mentions only"),
                    P("before", help="how long before your turn ends the reminder comes: 10m to 24h (default 2h)",
-                     low=1, high=40)),
+                     low=1, high=40),
+                   P("quiet", help="your quiet hours, all games: DMs wait till they end, e.g. 23:00-07:30; off: none",
+                     words=TEXT, low=1, high=60),
+                   P("timezone", help="the time zone of your quiet hours, e.g. Europe/Paris or +02:00",
+                     low=1, high=40, complete="timezone")),
                   action=_discord_only, private=True),)
 GM_DICE = (
-    Command("gm dice", "enter the next dice by hand (\"clear\" empties the queue)",
+    Command("gm dice", "enter the next dice by hand, seen by you alone until rolled (\"clear\" empties, "
+                       "\"waiting\" lists them)",
             (P("values", required=True,
-               help='the dice in the order they will be rolled, e.g. "7 3 10"; "clear" empties', words=LIST),),
-            action=_dice, gm_only=True),
+               help='the dice in the order they will be rolled, e.g. "7 3 10"; "clear" empties; "waiting" lists',
+               words=LIST),
+             P("player", Player, help="the player whose next roll takes them (default: your own commands' rolls)"),
+             P("purpose", help='a roll whose purpose holds this word takes them, e.g. initiative, combat, "battle #3"',
+               words=TEXT, low=1, high=40)),
+            action=_dice, gm_only=True, private=True),
 )
 GM_LATE = (
     Command("gm undo", "undo the game's last action (or last N), rolls included, after a preview",

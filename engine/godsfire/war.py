@@ -326,8 +326,8 @@ COMMANDS: tuple[Command, ...] = (
             action=lambda o: SendMoney(int(o["amount"]), o["from"], o["to"], _opt(o, "cells"),
                                        None if o.get("ship") is None else int(o["ship"]),
                                        None if o.get("turns") is None else int(o["turns"]), o.get("player"))),
-    Command("godsfire money carry", "D.3: take money out as a GB counter, to move it on the table (at war: "
-            "subversion money is carried, D.11.1)",
+    Command("godsfire money carry", "D.3: take money out as a GB counter, to move it (at war: subversion money is "
+            "carried, D.11.1)",
             (P("amount", int, True, help="GB", low=1, high=999),
              P("from", required=True, help="a system of yours, or ng", complete="purse"), PLAYER_PARAM),
             action=lambda o: CarryMoney(int(o["amount"]), o["from"], o.get("player"))),

@@ -81,8 +81,8 @@ COMMANDS: tuple[Command, ...] = (
             action=lambda o: peace.CreateNation(o["name"], o["economy"], o["military"], o["strength"],
                                                   o["weakness"], parse_units(o.get("units") or ""), o.get("player"))),
     Command("nation show", "a nation's stats, bonuses and army", (NATION,), view=views.show_nation),
-    Command("nation chart", "a picture of the nations' stats over the turns: one nation or every one, one stat or "
-                            "all (default: every nation's LAND, battles and conquests marked)",
+    Command("nation chart", "a picture of the nations' stats over the turns: one nation or all, one stat or all "
+                            "(default: LAND)",
             (P("nation", help="a nation (default: every nation)", words=TEXT, complete="nation"),
              P("stat", help="one stat (default: LAND for every nation, all five for one)", choices=STATS),
              *CHART_FILE), chart=nations_history.nation_chart, shows_ended=True),

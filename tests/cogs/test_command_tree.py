@@ -44,3 +44,31 @@ async def test_the_registered_commands_are_the_recorded_ones(tmp_path):
         mine = next((c for c in found if c["name"] == name), None)  # type: ignore[index]
         assert mine == command, f"/{name} differs from golden/commands.json"
     assert [c["name"] for c in found] == [c["name"] for c in recorded]  # type: ignore[index]
+
+
+def _described(node: object, path: str) -> list[tuple[str, str]]:
+    """Every description in a built command (its own, its subcommands', its options'), with where it is."""
+    found = [(path, str(getattr(node, "description", "")))]
+    for param in getattr(node, "parameters", []):
+        found.append((f"{path} {param.name}:", str(param.description)))
+    for child in getattr(node, "commands", []):
+        found += _described(child, f"{path} {child.name}")
+    return found
+
+
+def test_every_description_fits_whole():
+    """Each description a player reads is the table's own words, within Discord's 100 characters: none shortened
+    with "…", none marked (GM) twice."""
+    from cogs.slash import DESCRIPTION_LIMIT, build
+    from engine.commands import COMMANDS
+
+    for command in COMMANDS:  # at the source: the table's words fit, so `fit` never cuts one
+        assert len(command.described) <= DESCRIPTION_LIMIT, f"/{command.path}: {command.described!r}"
+        for param in command.params_for("discord"):
+            assert len(param.help or param.name) <= DESCRIPTION_LIMIT, f"/{command.path} {param.name}: {param.help!r}"
+    described = [found for top in build() for found in _described(top, f"/{top.name}")]
+    assert len(described) > 300
+    for where, text in described:
+        assert 0 < len(text) <= DESCRIPTION_LIMIT, where
+        assert not text.endswith("…"), f"{where} {text!r}"
+        assert "(GM) (GM)" not in text and "(GM)(GM)" not in text, f"{where} {text!r}"

@@ -30,21 +30,26 @@ from typing import TYPE_CHECKING
 from engine.chartspec import Chart
 from engine.errors import RefereeError
 from engine.mapspec import MapPicture
-from service.chartstyle import BACKGROUND, DPI, FAINT, GRID, INK, PANEL_BACKGROUND
+from service.chartstyle import DPI, THEMES, Look
 from service.mappicture import draw_map, picture_sides, relabel_picture
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["FORMATS", "RENDER_TIMEOUT", "close_pool", "draw", "relabel", "render", "render_png", "render_svg",
+__all__ = ["FORMATS", "RENDER_TIMEOUT", "Look", "close_pool", "draw", "relabel", "render", "render_png", "render_svg",
            "sides"]
 
 log = logging.getLogger("referee.charts")
 
 RENDER_TIMEOUT = 30.0  # seconds a chart may take (the worker's first chart also imports matplotlib)
-WIDTH_INCHES, PANEL_INCHES, TOP_INCHES = 7.2, 3.0, 0.9  # 936 px wide; a panel 390 px high
+WIDTH_INCHES, PANEL_INCHES, TOP_INCHES = 7.2, 3.0, 0.6  # 936 px wide; a panel 390 px high
+NARROW_INCHES, NARROW_PANEL_INCHES = 4.2, 2.6  # a phone's page: 546 px wide, its words twice as large once scaled
 SMALL_PANEL_INCHES = 1.9  # a panel of a chart of three or more
+LEGEND_ROW_INCHES = 0.3
 MARKERS = {"battle won": "^", "battle lost": "v", "conquest": "*", "eliminated": "X", "system taken": "D"}  # else "o"
+MARK_LAYER = {"conquest": 2, "eliminated": 3, "system taken": 2}  # drawn over the battles' triangles (layer 0)
+MARK_SIZE = {"conquest": 15, "eliminated": 12}  # a star is thin: larger, so it shows around a triangle under it
+DEFAULT_LOOK = Look()
 FONT = 12
 DOTTED_TURNS = 40  # a line of this many turns or fewer shows a dot at each
 PARENT_POLL = 1.0  # seconds between a worker's looks at whether the process that started it still runs
@@ -65,67 +70,75 @@ def relabel(drawn: Chart | MapPicture, label: Callable[[str], str]) -> Chart | M
     return drawn.relabel(label)
 
 
-def draw(chart: Chart | MapPicture) -> Figure:
+def draw(chart: Chart | MapPicture, look: Look = DEFAULT_LOOK) -> Figure:
     """The chart (or a board's picture) as a matplotlib figure (no pyplot: nothing global, safe in any thread or
-    process)."""
+    process), in `look`'s theme and width. The layout is matplotlib's constrained one with the legend outside the
+    panels, below the turn axis: room is made for every legend row, so it never covers the axis label or a line."""
     if isinstance(chart, MapPicture):
         return draw_map(chart)
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
+    theme = THEMES[look.theme]
     panels = chart.panels
-    legend_rows = (len(chart.sides()) + 2) // 3
-    panel_inches = PANEL_INCHES if len(panels) <= 2 else SMALL_PANEL_INCHES
-    height = TOP_INCHES + panel_inches * len(panels) + 0.3 * legend_rows + 0.4
-    figure = Figure(figsize=(WIDTH_INCHES, height), dpi=DPI, facecolor=BACKGROUND)
-    figure.suptitle(chart.title, color=INK, fontsize=FONT + 2, fontweight="bold", x=0.02, ha="left",
-                    y=1 - 0.25 / height)
-    bottom = (0.3 * legend_rows + 0.55) / height
-    top = 1 - TOP_INCHES / height
-    axes_list = figure.subplots(len(panels), 1, sharex=True, squeeze=False,
-                                gridspec_kw={"top": top, "bottom": bottom, "left": 0.09, "right": 0.98,
-                                             "hspace": 0.35})[:, 0]
+    columns = 2 if look.narrow else 3
+    legend_rows = (len(chart.sides()) + len(_mark_kinds(chart)) + columns - 1) // columns
+    width = NARROW_INCHES if look.narrow else WIDTH_INCHES
+    panel_inches = (NARROW_PANEL_INCHES if look.narrow else PANEL_INCHES) if len(panels) <= 2 else SMALL_PANEL_INCHES
+    height = TOP_INCHES + panel_inches * len(panels) + LEGEND_ROW_INCHES * legend_rows + 0.5
+    figure = Figure(figsize=(width, height), dpi=DPI, facecolor=theme.background, layout="constrained")
+    figure.get_layout_engine().set(h_pad=0.06, w_pad=0.06, hspace=0.06)  # type: ignore[union-attr]
+    figure.suptitle(chart.title, color=theme.ink, fontsize=FONT + 2, fontweight="bold", x=0.02, ha="left")
+    axes_list = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     kinds: dict[str, None] = {}
     for axes, shown in zip(axes_list, panels, strict=True):
-        axes.set_facecolor(PANEL_BACKGROUND)
-        axes.set_title(shown.title, color=INK, fontsize=FONT, loc="left")
+        axes.set_facecolor(theme.panel)
+        axes.set_title(shown.title, color=theme.ink, fontsize=FONT, loc="left")
         widths = _widths(len(shown.series))
-        for series, width in zip(shown.series, widths, strict=True):
+        for series, line_width in zip(shown.series, widths, strict=True):
             turns = [t for t, _ in series.points]
             values = [v for _, v in series.points]
             # each turn's value at its end, joined; dots while the turns are few enough to tell apart
-            axes.plot(turns, values, color=series.colour, linewidth=width, label=series.side,
-                      marker="o" if len(turns) <= DOTTED_TURNS else None, markersize=width + 2.5, gid=series.side)
-        for mark in shown.marks:
-            symbol = MARKERS.get(mark.kind, "o")
+            axes.plot(turns, values, color=theme.colour(series.colour), linewidth=line_width, label=series.side,
+                      marker="o" if len(turns) <= DOTTED_TURNS else None, markersize=line_width + 2.5,
+                      gid=series.side, zorder=2)
+        # marks over the lines, the rarer and graver ones on top (a conquest's star over a battle's triangle)
+        for mark in sorted(shown.marks, key=lambda m: MARK_LAYER.get(m.kind, 0)):
             kinds[mark.kind] = None
-            axes.plot([mark.turn], [mark.value], linestyle="none", marker=symbol, markersize=11, color=mark.colour,
-                      markeredgecolor=INK, markeredgewidth=1.0, zorder=5, gid=f"mark:{mark.kind}:{mark.side}")
-        axes.tick_params(colors=FAINT, labelsize=FONT - 1)
-        axes.grid(True, color=GRID, linewidth=0.7)
+            layer = MARK_LAYER.get(mark.kind, 0)
+            axes.plot([mark.turn], [mark.value], linestyle="none", marker=MARKERS.get(mark.kind, "o"),
+                      markersize=MARK_SIZE.get(mark.kind, 11), color=theme.colour(mark.colour),
+                      markeredgecolor=theme.ink, markeredgewidth=1.0, zorder=5 + layer,
+                      gid=f"mark:{mark.kind}:{mark.side}")
+        axes.tick_params(colors=theme.faint, labelsize=FONT - 1)
+        axes.grid(True, color=theme.grid, linewidth=0.7)
         for spine in axes.spines.values():
-            spine.set_color(GRID)
-        axes.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
-        axes.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=5 if len(panels) > 2 else 6))
+            spine.set_color(theme.grid)
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5 if look.narrow else 8))
+        axes.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=4 if len(panels) > 2 or look.narrow else 6))
         values = [v for series in shown.series for _, v in series.points]
         if values and max(values) - min(values) < 4:  # a flat line: whole numbers around it, not 9.8 10.0 10.2
             axes.set_ylim(min(values) - 2, max(values) + 2)
     turns = [t for shown in panels for series in shown.series for t, _ in series.points]
     if turns and max(turns) == min(turns):  # one turn so far: whole turns around it, not 0.95 1.00 1.05
         axes_list[-1].set_xlim(min(turns) - 1, max(turns) + 1)
-    axes_list[-1].set_xlabel("turn", color=FAINT, fontsize=FONT)
+    axes_list[-1].set_xlabel("turn", color=theme.faint, fontsize=FONT)
     side_colours = _side_colours(chart)
-    handles = [Line2D([], [], color=colour, linewidth=3) for colour in side_colours.values()]
+    handles = [Line2D([], [], color=theme.colour(colour), linewidth=3) for colour in side_colours.values()]
     labels = list(side_colours)
-    handles += [Line2D([], [], linestyle="none", marker=MARKERS.get(k, "o"), markersize=9, color=FAINT,
-                       markeredgecolor=INK) for k in kinds]
+    handles += [Line2D([], [], linestyle="none", marker=MARKERS.get(k, "o"), markersize=9, color=theme.faint,
+                       markeredgecolor=theme.ink) for k in kinds]
     labels += list(kinds)
-    legend = figure.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.02, 0.005), ncol=3, frameon=False,
+    legend = figure.legend(handles, labels, loc="outside lower left", ncol=columns, frameon=False,
                            fontsize=FONT - 1, handlelength=1.6, columnspacing=1.2)
     for text in legend.get_texts():
-        text.set_color(INK)
+        text.set_color(theme.ink)
     return figure
+
+
+def _mark_kinds(chart: Chart) -> list[str]:
+    return list(dict.fromkeys(m.kind for p in chart.panels for m in p.marks))
 
 
 def _widths(count: int) -> list[float]:
@@ -143,26 +156,26 @@ def _side_colours(chart: Chart) -> dict[str, str]:
     return found
 
 
-def render_png(chart: Chart | MapPicture) -> bytes:
+def render_png(chart: Chart | MapPicture, look: Look = DEFAULT_LOOK) -> bytes:
     """The chart as PNG bytes (runs in the worker process, or inline)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    figure = draw(chart)
+    figure = draw(chart, look)
     FigureCanvasAgg(figure)
     out = io.BytesIO()
-    figure.savefig(out, format="png", facecolor=BACKGROUND)
+    figure.savefig(out, format="png", facecolor=figure.get_facecolor())
     return out.getvalue()
 
 
-def render_svg(chart: Chart | MapPicture) -> bytes:
+def render_svg(chart: Chart | MapPicture, look: Look = DEFAULT_LOOK) -> bytes:
     """The chart as SVG bytes (runs in the worker process, or inline): its text drawn as paths (no font needed),
     no date in its metadata (the same chart is the same file), no script."""
     from matplotlib.backends.backend_svg import FigureCanvasSVG
 
-    figure = draw(chart)
+    figure = draw(chart, look)
     FigureCanvasSVG(figure)
     out = io.BytesIO()
-    figure.savefig(out, format="svg", facecolor=BACKGROUND, metadata={"Date": None})
+    figure.savefig(out, format="svg", facecolor=figure.get_facecolor(), metadata={"Date": None})
     return out.getvalue()
 
 
@@ -225,15 +238,16 @@ def close_pool() -> None:
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-async def render(chart: Chart | MapPicture, timeout: float = RENDER_TIMEOUT, fmt: str = "png") -> bytes:
-    """The chart as PNG (or `fmt="svg"`: SVG) bytes, drawn in the worker process while the event loop goes on. A
-    worker that died is replaced once; a chart that takes longer than `timeout` is refused (the worker is
-    restarted)."""
+async def render(chart: Chart | MapPicture, timeout: float = RENDER_TIMEOUT, fmt: str = "png",
+                 look: Look = DEFAULT_LOOK) -> bytes:
+    """The chart as PNG (or `fmt="svg"`: SVG) bytes in `look` (a board's picture has one look), drawn in the worker
+    process while the event loop goes on. A worker that died is replaced once; a chart that takes longer than
+    `timeout` is refused (the worker is restarted)."""
     make = FORMATS[fmt]
     loop = asyncio.get_running_loop()
     for attempt in (1, 2):
         try:
-            return await asyncio.wait_for(loop.run_in_executor(_executor(), make, chart), timeout)
+            return await asyncio.wait_for(loop.run_in_executor(_executor(), make, chart, look), timeout)
         except BrokenProcessPool:
             log.warning("the chart worker died; starting another (attempt %d)", attempt)
             close_pool()

@@ -27,6 +27,7 @@ from engine.errors import BadInput, RefereeError
 from engine.history import MAX_TURN
 from engine.rulesets import GameState, RuleSet
 from engine.view import At, Line, Part, Person, Strong, View
+from service.chartstyle import Look
 from service.ledger import FREE, MAX_PAGE, MAX_PURPOSE, checked_filter
 
 Names = Callable[[int | None, str], str]
@@ -43,6 +44,36 @@ STORY_BYTES = 40_000  # … and at most about this much of their HTML (the page 
 MAX_WHO = 64  # characters of the ledger's side filter
 MAX_QUERY = 1000  # characters of a query string
 YES, NO = ("1", "on", "true", "yes"), ("0", "off", "false", "no")
+
+# A chart's looks on the page, by the suffix of its file's name, each with the media that asks for it: the browser
+# takes the first source that matches (a phone's width, then the reader's light or dark theme).
+PHONE = "(max-width: 40rem)"
+LIGHT_READER = "(prefers-color-scheme: light)"
+CHART_LOOKS: dict[str, tuple[Look, str | None]] = {
+    "-narrow-light": (Look("light", narrow=True), f"{PHONE} and {LIGHT_READER}"),
+    "-narrow": (Look("dark", narrow=True), PHONE),
+    "-light": (Look("light"), LIGHT_READER),
+    "": (Look("dark"), None),
+}
+
+
+@dataclass(frozen=True)
+class ChartSource:
+    src: str
+    media: str | None
+
+
+def chart_sources(base: str, version: str) -> list[ChartSource]:
+    """A chart's `<picture>` sources for the page, the fallback (dark, wide: Discord's look) last."""
+    return [ChartSource(f"{base}{suffix}.svg?v={version}", media) for suffix, (_, media) in CHART_LOOKS.items()]
+
+
+def chart_look(name: str, charts: tuple[str, ...]) -> tuple[str, Look] | None:
+    """The chart and its look that a file's name asks for (`game-narrow-light`), or None when it names none."""
+    for suffix, (look, _) in CHART_LOOKS.items():
+        if name.endswith(suffix) and name[:len(name) - len(suffix)] in charts:
+            return name[:len(name) - len(suffix)], look
+    return None
 
 
 def iso(moment: datetime) -> str:

@@ -13,7 +13,8 @@ Routes (GET, and HEAD with it; any other method is 405):
   rolls' filters as query parameters (`who`, `purpose`, `turn_from`, `turn_to`, `gm_entered`, `free`, `page`) and
   the story of a turn (`turn`);
 - `/g/<token>/rolls.csv`: the roll ledger as CSV, the file /log export writes, streamed a page of rows at a time;
-- `/g/<token>/chart/game.svg`: the game chart (/game chart's) as SVG, drawn in the charts' worker process;
+- `/g/<token>/chart/game.svg`: the game chart (/game chart's) as SVG, drawn in the charts' worker process (and
+  `game-light`, `game-narrow`, `game-narrow-light`: for a light theme, a phone's width, `web.render.CHART_LOOKS`);
 - `/g/<token>/chart/map.svg`: the picture of the game's board (its rule set's `board_picture`: a map), likewise —
   404 for a game without one;
 - `/g/<token>/events`: server-sent events, `event: version` whenever the game changes (one poller a game, shared
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gzip
 import hashlib
 import logging
@@ -62,6 +64,8 @@ from web.render import (
     MAX_WHO,
     Namer,
     Query,
+    chart_look,
+    chart_sources,
     ledger_filter,
     ledger_row,
     line_html,
@@ -387,9 +391,10 @@ class GamePages:
     async def chart(self, request: web.Request) -> web.StreamResponse:
         game_id, _, version = await self._page(request)
         name = request.match_info["name"]
-        if name not in (*CHARTS, MAP):
+        found = chart_look(name, CHARTS)
+        if name != MAP and found is None:
             raise web.HTTPNotFound()
-        make = self.render_map if name == MAP else self.render_chart
+        make = self.render_map if found is None else functools.partial(self.render_chart, look=found[1])
         body = await self._once(self.charts, ("chart", game_id, version, name), lambda: make(game_id))
         fresh = request.query.get("v") == version  # the page asks for the version it shows: that never changes
         return web.Response(body=body, content_type="image/svg+xml",
@@ -490,7 +495,7 @@ class GamePages:
         drawn = chart(state, history, {})
         return drawn.relabel(namer.text)
 
-    async def render_chart(self, game_id: int) -> bytes:
+    async def render_chart(self, game_id: int, look: charts.Look) -> bytes:
         store = self.reads.store
         row = await store.game(game_id)
         state = await store.load(game_id)
@@ -498,7 +503,7 @@ class GamePages:
             drawn = self.game_chart(state, await store.history(game_id), Namer(self.names, row.guild_id))
         except BadInput:
             raise web.HTTPNotFound() from None
-        return await charts.render(drawn, fmt="svg")
+        return await charts.render(drawn, fmt="svg", look=look)
 
     def board_picture(self, state: GameState, namer: Namer) -> MapPicture | None:
         """The picture of the game's board (its rule set's `board_picture`), its sides by their shown names; None
@@ -568,7 +573,7 @@ class GamePages:
             results=results,
             chart_title=namer.text(chart_title) if chart_title else None,
             chart_note=chart_note,
-            charts=[f"{token}/chart/{name}.svg?v={version}" for name in CHARTS] if chart_title else [],
+            charts=[chart_sources(f"{token}/chart/{name}", version) for name in CHARTS] if chart_title else [],
             board=f"{token}/chart/{MAP}.svg?v={version}" if board is not None else None,
             board_title=board.title if board is not None else None,
             board_caption=board.caption if board is not None else None,

@@ -146,10 +146,13 @@ ADD_REACTIONS = 1 << 6
 VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
 MANAGE_MESSAGES = 1 << 13
+EMBED_LINKS = 1 << 14
+ATTACH_FILES = 1 << 15
 READ_MESSAGE_HISTORY = 1 << 16
 MANAGE_ROLES = 1 << 28
 CREATE_PUBLIC_THREADS = 1 << 35
 CREATE_PRIVATE_THREADS = 1 << 36
+MANAGE_THREADS = 1 << 34
 SEND_MESSAGES_IN_THREADS = 1 << 38
 PIN_MESSAGES = 1 << 51
 ALL_PERMISSIONS = discord.Permissions.all().value
@@ -180,6 +183,7 @@ INTENT_DIRECT_MESSAGE_REACTIONS = 1 << 13
 INTENT_MESSAGE_CONTENT = 1 << 15
 
 THREAD_TYPES = (10, 11, 12)
+FORUM = 15  # a forum channel: its posts are threads (each opened by a starter message); it takes no message itself
 
 
 class Op(enum.IntEnum):
@@ -422,7 +426,7 @@ class FakeRole:
 
 @dataclass(eq=False)
 class FakeChannel:
-    """A guild channel, thread (types 10-12) or DM channel (type 1)."""
+    """A guild channel, thread (types 10-12), forum (type 15) or DM channel (type 1)."""
 
     id: int
     name: str
@@ -481,6 +485,10 @@ class FakeChannel:
             payload["last_pin_timestamp"] = self.last_pin_timestamp
         if self.type == 2:
             payload.update(bitrate=64000, user_limit=0, rtc_region=None)
+        if self.type == FORUM:
+            payload.update(available_tags=[], default_reaction_emoji=None, default_sort_order=None,
+                           default_forum_layout=0, default_thread_rate_limit_per_user=0,
+                           default_auto_archive_duration=self.auto_archive_duration)
         if self.is_thread:
             payload.pop("permission_overwrites")
             payload.pop("position")
@@ -1506,19 +1514,54 @@ class FakeDiscord:
         self, channel: FakeChannel | int, name: str, *, owner: FakeUser | None = None, private: bool = False
     ) -> FakeChannel:
         """Create a thread under a text channel."""
-        parent = self._channel(channel)
+        return self._open_thread(self._channel(channel), name, 12 if private else 11, (owner or self.bot_user).id)
+
+    def _open_thread(self, parent: FakeChannel, name: str, ttype: int, owner_id: int, *,
+                     thread_id: int | None = None, auto_archive_duration: int = 1440) -> FakeChannel:
         g = self._guild(parent.guild_id or 0)
         thread = FakeChannel(
-            self.snowflakes.next(),
+            thread_id or self.snowflakes.next(),
             name,
-            type=12 if private else 11,
+            type=ttype,
             guild_id=g.id,
             parent_id=parent.id,
-            owner_id=(owner or self.bot_user).id,
+            owner_id=owner_id,
+            auto_archive_duration=auto_archive_duration,
         )
         self._register_channel(g, thread)
         self._dispatch_guild("THREAD_CREATE", {**thread.to_payload(), "newly_created": True}, g.id, INTENT_GUILDS)
         return thread
+
+    def add_forum(self, guild: FakeGuild | int, name: str, *, overwrites: Sequence[JSON] = ()) -> FakeChannel:
+        """Create a forum channel (type 15): it takes no message itself; each post is a thread (`add_forum_post`)."""
+        return self.add_channel(guild, name, type=FORUM, overwrites=overwrites)
+
+    def add_forum_post(
+        self, forum: FakeChannel | int, name: str, *, owner: FakeUser | FakeMember, content: str = "…"
+    ) -> FakeChannel:
+        """A member opens a post in a forum: a public thread whose parent is the forum, opened by the member's
+        starter message (its id the thread's, as on Discord)."""
+        parent = self._channel(forum)
+        if parent.type != FORUM:
+            raise FakeDiscordError(f"#{parent.name} is not a forum")
+        user = self._user(owner)
+        thread = self._open_thread(parent, name, 11, user.id)
+        self._create_message(thread, user, {"content": content}, {}, message_id=thread.id)
+        return thread
+
+    def set_thread(
+        self, thread: FakeChannel | int, *, archived: bool | None = None, locked: bool | None = None
+    ) -> None:
+        """What Discord or a moderator does to a thread: auto-archive it after inactivity (`archived=True`),
+        lock it, or open it again; the bot hears THREAD_UPDATE."""
+        ch = self._channel(thread)
+        if not ch.is_thread:
+            raise FakeDiscordError(f"#{ch.name} is not a thread")
+        if archived is not None:
+            ch.archived = archived
+        if locked is not None:
+            ch.locked = locked
+        self._dispatch_guild("THREAD_UPDATE", ch.to_payload(), ch.guild_id, INTENT_GUILDS)
 
     def add_role(
         self,
@@ -2620,6 +2663,7 @@ class FakeDiscord:
         msg_type: int = 0,
         interaction: InteractionResult | None = None,
         extra_flags: int = 0,
+        message_id: int | None = None,
     ) -> FakeMessage:
         _validate_message(payload)
         attachments = self._attachments_for(payload, files, channel.id) or []
@@ -2627,7 +2671,7 @@ class FakeDiscord:
         if interaction is not None:
             flags |= int(payload.get("flags") or 0) & EPHEMERAL
         msg = FakeMessage(
-            id=self.snowflakes.next(),
+            id=message_id or self.snowflakes.next(),
             channel_id=channel.id,
             guild_id=channel.guild_id,
             author=author,
@@ -3215,9 +3259,7 @@ class FakeDiscord:
         channel = self._req_channel(req)
         body = req.json()
         if channel.is_thread:
-            self._require_bot(channel)
-            if channel.owner_id != self.bot_user.id:
-                self._require_bot(channel, MANAGE_CHANNELS)
+            self._require_thread_edit(channel, body)
         else:
             self._require_bot(channel, MANAGE_CHANNELS)
         for key in ("name", "topic", "position", "archived", "locked", "auto_archive_duration"):
@@ -3230,6 +3272,26 @@ class FakeDiscord:
         event = "THREAD_UPDATE" if channel.is_thread else "CHANNEL_UPDATE"
         self._dispatch_guild(event, channel.to_payload(), channel.guild_id, INTENT_GUILDS)
         return _json_response(channel.to_payload())
+
+    def _require_thread_edit(self, channel: FakeChannel, body: JSON) -> None:
+        """Discord's rules for editing a thread (threads topic): opening it again (`archived: false`) needs only
+        being in it (here: able to write in it) while it is unlocked, and its creator or Manage Threads when it is
+        locked; its name, archiving and auto-archive by its creator or Manage Threads; locking, Manage Threads.
+        Manage Channels on the parent, as a moderator has, does too."""
+        self._require_bot(channel)
+        guild = self.guilds[channel.guild_id or 0]
+        perms = self._permissions(guild, self._bot_member(guild), channel)
+        manages = bool(perms & (MANAGE_THREADS | MANAGE_CHANNELS))
+        creator = channel.owner_id == self.bot_user.id
+        keys = set(body) - {"archived"} if body.get("archived") is False else set(body)
+        if body.get("archived") is False and channel.archived:
+            opens = manages or (creator if channel.locked else bool(perms & SEND_MESSAGES_IN_THREADS) or creator)
+            if not opens:
+                raise _HTTPError(403, 50013, "Missing Permissions")
+        if keys & {"locked", "rate_limit_per_user", "permission_overwrites", "parent_id"} and not manages:
+            raise _HTTPError(403, 50013, "Missing Permissions")
+        if keys and not (manages or creator):
+            raise _HTTPError(403, 50013, "Missing Permissions")
 
     async def _r_delete_channel(self, req: _Request) -> web.StreamResponse:
         channel = self._req_channel(req)
@@ -3268,9 +3330,8 @@ class FakeDiscord:
         channel = self._req_channel(req)
         if channel.is_thread:
             self._require_bot(channel, SEND_MESSAGES_IN_THREADS)
-            if channel.archived or channel.locked:
-                raise _HTTPError(400, 50083, "Thread is archived")
-        elif channel.type == 4:
+            self._require_open_thread(channel, unarchive=True)
+        elif channel.type in (4, FORUM):  # a category, or a forum (its posts take messages, not itself)
             raise _HTTPError(400, 50008, "Cannot send messages in a non-text channel")
         elif channel.is_dm:
             if any(u.id in self.closed_dms for u in channel.recipients):
@@ -3280,6 +3341,27 @@ class FakeDiscord:
         msg = self._create_message(channel, self.bot_user, req.json(), req.files)
         return _json_response(msg.to_payload())
 
+    def _bot_manages_threads(self, channel: FakeChannel) -> bool:
+        guild = self.guilds[channel.guild_id or 0]
+        return bool(self._permissions(guild, self._bot_member(guild), channel) & MANAGE_THREADS)
+
+    def _require_open_thread(self, channel: FakeChannel, *, unarchive: bool = False) -> None:
+        """Discord's rules for a thread the bot writes in (threads topic): a locked thread takes nothing from one
+        without Manage Threads; an archived one takes only a new message (`unarchive`), which opens it again
+        ("Sending a message will automatically unarchive the thread, unless the thread has been locked");
+        editing, pinning or reacting there is refused."""
+        if not channel.is_thread:
+            return
+        if channel.locked and not self._bot_manages_threads(channel):
+            if channel.archived:
+                raise _HTTPError(400, 50083, "Thread is archived")
+            raise _HTTPError(403, 160005, "Thread is locked")
+        if channel.archived:
+            if not unarchive:
+                raise _HTTPError(400, 50083, "Thread is archived")
+            channel.archived = False
+            self._dispatch_guild("THREAD_UPDATE", channel.to_payload(), channel.guild_id, INTENT_GUILDS)
+
     async def _r_get_message(self, req: _Request) -> web.StreamResponse:
         channel = self._req_channel(req)
         self._require_bot(channel, READ_MESSAGE_HISTORY)
@@ -3288,6 +3370,7 @@ class FakeDiscord:
     async def _r_edit_message(self, req: _Request) -> web.StreamResponse:
         channel = self._req_channel(req)
         msg = self._req_message(req, channel)
+        self._require_open_thread(channel)
         if msg.author.id != self.bot_user.id:
             body = req.json()
             if set(body) - {"flags"}:
@@ -3347,6 +3430,7 @@ class FakeDiscord:
     async def _r_pin(self, req: _Request) -> web.StreamResponse:
         channel = self._req_channel(req)
         self._require_pin_permission(channel)
+        self._require_open_thread(channel)
         msg = self._req_message(req, channel)
         if not msg.pinned:
             if len(self._pin_payloads(channel)) >= 50:
@@ -3377,6 +3461,7 @@ class FakeDiscord:
     async def _r_add_reaction(self, req: _Request) -> web.StreamResponse:
         channel = self._req_channel(req)
         self._require_bot(channel, READ_MESSAGE_HISTORY, ADD_REACTIONS)
+        self._require_open_thread(channel)
         msg = self._req_message(req, channel)
         self._add_reaction(msg, self.bot_user, unquote(req.params["emoji"]))
         return _no_content()
@@ -3407,26 +3492,33 @@ class FakeDiscord:
         return _no_content()
 
     def _new_thread(self, parent: FakeChannel, body: JSON, thread_id: int | None = None) -> FakeChannel:
-        if parent.guild_id is None or parent.type not in (0, 5):
+        if parent.guild_id is None or parent.type not in (0, 5, FORUM):
             raise _HTTPError(400, 50024, "Cannot execute action on this channel type")
+        if parent.type == FORUM:  # a post: a public thread opened by its starter message (Send Messages in the forum)
+            if thread_id is not None:
+                raise _HTTPError(400, 50024, "Cannot execute action on this channel type")
+            self._require_bot(parent, SEND_MESSAGES)
+            starter = body.get("message")
+            if not isinstance(starter, dict):
+                raise _form_error(["message"], "BASE_TYPE_REQUIRED", "This field is required")
+            _validate_message(starter)
+            thread = self._open_thread(parent, str(body.get("name") or "post"), 11, self.bot_user.id,
+                                       auto_archive_duration=int(body.get("auto_archive_duration") or 1440))
+            self._create_message(thread, self.bot_user, starter, {}, message_id=thread.id)
+            return thread
         ttype = int(body.get("type") or 11)
         self._require_bot(parent, CREATE_PRIVATE_THREADS if ttype == 12 else CREATE_PUBLIC_THREADS)
-        guild = self.guilds[parent.guild_id]
-        thread = FakeChannel(
-            thread_id or self.snowflakes.next(),
-            str(body.get("name") or "thread"),
-            type=ttype,
-            guild_id=guild.id,
-            parent_id=parent.id,
-            owner_id=self.bot_user.id,
-            auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
-        )
-        self._register_channel(guild, thread)
-        self._dispatch_guild("THREAD_CREATE", {**thread.to_payload(), "newly_created": True}, guild.id, INTENT_GUILDS)
-        return thread
+        return self._open_thread(parent, str(body.get("name") or "thread"), ttype, self.bot_user.id,
+                                 thread_id=thread_id,
+                                 auto_archive_duration=int(body.get("auto_archive_duration") or 1440))
 
     async def _r_create_thread(self, req: _Request) -> web.StreamResponse:
-        return _json_response(self._new_thread(self._req_channel(req), req.json()).to_payload(), 201)
+        thread = self._new_thread(self._req_channel(req), req.json())
+        payload = thread.to_payload()
+        starter = self._messages.get(thread.id)
+        if starter is not None:  # a forum's post: its starter message comes with it
+            payload["message"] = starter.to_payload()
+        return _json_response(payload, 201)
 
     async def _r_thread_from_message(self, req: _Request) -> web.StreamResponse:
         channel = self._req_channel(req)

@@ -7,7 +7,7 @@ Discord as `<t:…:R>` timestamps). Each rule set words its own events; `event_l
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from engine import events as ev
@@ -22,6 +22,18 @@ def utc_text(moment: datetime) -> str:
 
 IRREGULAR = {"die": "dice"}
 """Nouns whose plural is not the noun with an s."""
+
+
+def time_left(span: timedelta) -> str:
+    """A span of time held by a paused clock, as words: "5 h 12 min", "40 min", "2 d 3 h", "under a minute"."""
+    minutes = max(0, int(span.total_seconds() // 60))
+    days, rest = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h" if hours else f"{days} d"
+    if hours:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return f"{minutes} min" if minutes else "under a minute"
 
 
 def plural(count: int, noun: str) -> str:
@@ -107,6 +119,14 @@ def event_line(event: ev.Event[Any], when: When = utc_text, who: Who = same) -> 
             return f"GM {who(by)} entered the next {plural(len(values), 'die')}."
         case ev.DiceCleared(by=by):
             return f"GM {who(by)} cleared the entered dice."
+        case ev.CoGMAdded(player=player, by=by):
+            return f"{who(player)} is a co-GM of this game now: the GM's powers here (made so by {who(by)})."
+        case ev.CoGMRemoved(player=player, by=by):
+            if by.strip().lower() == player.strip().lower():
+                return f"{who(player)} stepped down: no longer a co-GM of this game."
+            return f"{who(player)} is no longer a co-GM of this game (removed by {who(by)})."
+        case ev.GameHandedOver(to=to, old=old, by=by):
+            return f"{who(to)} is the game's GM now (handed over by {who(by)}); {who(old)} stays a co-GM."
         case ev.ActionUndone(summary=summary, by=by, undone_actor=undone_actor):
             whose = f"{who(undone_actor)}'s " if undone_actor else ""
             return f"↩ GM {who(by)} undid {whose}“{summary}” and all its rolls."

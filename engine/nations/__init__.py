@@ -48,8 +48,9 @@ def glance(state: GameState) -> Glance:
                       *((" (", Person(nation.player), ")") if nation.player else ())]
     awaiting = line(*owing) if owing else None if state.nations else line("no nations yet: /nation claim")
     due = [b.deadline for b in state.battles.values() if b.deadline is not None and not b.over]
-    if not state.paused:
-        due.append(state.turn_ends_at)
+    due.append(state.turn_ends_at)
+    if state.paused:  # every deadline is held: none is shown (the status says how long each has left)
+        due = []
     return Glance(f"turn {state.turn}" + (", paused" if state.paused else ""), awaiting, min(due, default=None))
 
 

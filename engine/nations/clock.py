@@ -12,7 +12,7 @@ from engine.core import Context, Outcome, Tx, require_gm
 from engine.errors import BadInput, RuleViolation
 from engine.events import Event
 from engine.house import RulesError
-from engine.nations.common import handles, turn_summary
+from engine.nations.common import handles, paused_since, turn_summary
 from engine.nations.events import (
     BonusExpired,
     ChoiceReminded,
@@ -72,11 +72,11 @@ ORDER = {"battle choice": 0, "turn end": 1, "bonus expiry": 2, "choice reminder"
 
 
 def deadlines(state: GameState) -> list[Deadline]:
-    """Everything that will fall due in this game, earliest first."""
+    """Everything that will fall due in this game, earliest first; nothing while the clock is paused (every
+    deadline is held, and moved on by the pause when it resumes)."""
     due = []
-    if not state.ended:
-        if not state.paused:
-            due.append(Deadline(state.turn_ends_at, "turn end"))
+    if not state.ended and not state.paused:
+        due.append(Deadline(state.turn_ends_at, "turn end"))
         for nation in state.nations.values():
             for bonus in nation.bonuses.values():
                 due.append(Deadline(bonus.expires_at, "bonus expiry", nation.name, bonus.kind))
@@ -184,7 +184,7 @@ def pause_clock(tx: Tx[GameState], action: PauseClock) -> None:
     if tx.state.paused:
         raise RuleViolation("the clock is already paused")
     remaining = max(0.0, (tx.state.turn_ends_at - tx.ctx.now).total_seconds())
-    tx.emit(ClockPaused(remaining))
+    tx.emit(ClockPaused(remaining, tx.ctx.now))
 
 
 @handles(ResumeClock)
@@ -192,7 +192,9 @@ def resume_clock(tx: Tx[GameState], action: ResumeClock) -> None:
     require_gm(tx, "resume the clock")
     if not tx.state.paused:
         raise RuleViolation("the clock is not paused")
-    tx.emit(ClockResumed(tx.ctx.now + timedelta(seconds=tx.state.paused_remaining or 0)))
+    since = paused_since(tx.state)
+    shift = max(0.0, (tx.ctx.now - since).total_seconds()) if since is not None else 0.0
+    tx.emit(ClockResumed(tx.ctx.now + timedelta(seconds=tx.state.paused_remaining or 0), shift))
 
 
 @handles(SetTurnLength)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import TypeVar
 
 from engine import core
@@ -23,6 +24,22 @@ Handler = Callable[[Tx[GameState], A], None]  # the function that applies it
 def handles(action_type: type[A]) -> Callable[[Handler[A]], Handler[A]]:
     """Register the function that applies one kind of Nations action."""
     return core.handles(action_type, RULESET)
+
+
+def clock_now(tx: Tx[GameState]) -> datetime:
+    """The game clock's time: now, or while the clock is paused the moment it stopped, so that a deadline opened
+    during a pause (a battle choice, a bonus's expiry) has its whole span left when the clock resumes."""
+    return paused_since(tx.state) or tx.ctx.now
+
+
+def paused_since(state: GameState) -> datetime | None:
+    """When the clock was paused (None: it runs). A game paused before the moment was recorded counts from when
+    its turn's time left was taken."""
+    if not state.paused:
+        return None
+    if state.paused_at is not None:
+        return state.paused_at
+    return state.turn_ends_at - timedelta(seconds=state.paused_remaining or 0)
 
 
 def change_stat(tx: Tx[GameState], nation: Nation, stat: str, delta: int, reason: str, by: str | None = None) -> int:

@@ -45,9 +45,9 @@ def event_line(event: Event[Any], when: When, who: Who) -> str | None:
             return (f"⏰ Turn {n} is over ({why}). Turn {n + 1} begins and ends {when(ends)}."
                     + (f" Last turn — {done}." if done else ""))
         case ev.ClockPaused():
-            return "⏸ The turn clock is paused."
+            return "⏸ The clock is paused: every deadline waits until it resumes."
         case ev.ClockResumed(ends_at=ends):
-            return f"▶ The turn clock runs again; this turn ends {when(ends)}."
+            return f"▶ The clock runs again: this turn ends {when(ends)}; every deadline has its time left."
         case ev.TurnLengthChanged(hours=hours, ends_at=ends):
             return f"Turns now last {hours:g} hours; this turn ends {when(ends)}."
         case ev.NationAdded() as n:

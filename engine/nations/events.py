@@ -65,9 +65,14 @@ class TurnEnded(NationsEvent):
 
 @dataclass(frozen=True)
 class ClockPaused(NationsEvent):
+    """The clock stopped: every deadline is held (`at`: when; None in a log written before it was recorded)."""
+
     remaining_seconds: float
+    at: datetime | None = None
 
     def apply(self, state: GameState) -> GameState:
+        if not state.paused:  # (a turn ended by the GM while paused pauses the new turn: the pause goes on)
+            state.paused_at = self.at
         state.paused = True
         state.paused_remaining = self.remaining_seconds
         return state
@@ -75,12 +80,27 @@ class ClockPaused(NationsEvent):
 
 @dataclass(frozen=True)
 class ClockResumed(NationsEvent):
+    """The clock runs again: the turn ends at `ends_at`, and every other deadline (bonus expiries, battle
+    choices and their reminders) moves on by the pause, `shift_seconds`, so each keeps the time it had left."""
+
     ends_at: datetime
+    shift_seconds: float = 0.0
 
     def apply(self, state: GameState) -> GameState:
         state.paused = False
         state.paused_remaining = None
+        state.paused_at = None
         state.turn_ends_at = self.ends_at
+        shift = timedelta(seconds=self.shift_seconds)
+        if shift:
+            for nation in state.nations.values():
+                for bonus in nation.bonuses.values():
+                    bonus.expires_at += shift
+            for battle in state.battles.values():
+                if battle.deadline is not None:
+                    battle.deadline += shift
+                if battle.reminder_at is not None:
+                    battle.reminder_at += shift
         return state
 
 

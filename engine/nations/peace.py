@@ -17,6 +17,7 @@ from engine.nations.common import (
     army_mp,
     change_land,
     change_stat,
+    clock_now,
     handles,
     notice_if_over_cap,
     rival,
@@ -455,7 +456,7 @@ def encourage(tx: Tx[GameState], action: Encourage) -> None:
                    first_row, ">=")
     value = tx.rules.encourage_bonus(roll.total)
     if value is not None:
-        expires = tx.ctx.now + timedelta(hours=tx.state.house.bonus_hours)
+        expires = clock_now(tx) + timedelta(hours=tx.state.house.bonus_hours)
         held = nation.bonuses.get(kind)
         if held is not None:
             value, expires = max(value, held.value), max(expires, held.expires_at)

@@ -13,6 +13,8 @@ from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, HouseSettings
 from engine.schema import (
     MAX_FORCED_DICE,
     MAX_TURN,
+    CoGMs,
+    EnteredFor,
     Id,
     Name,
     Number,
@@ -143,10 +145,13 @@ class Game(Strict):
     turn_ends_at: Time
     paused: bool
     paused_remaining: Annotated[float, Field(ge=0, le=MAX_PAUSED_SECONDS)] | None = None
+    paused_at: Time | None = None  # when the clock was paused (its deadlines move on by the pause on resume)
     ended: bool = False
     gm: Text = "gm"
+    cogms: CoGMs = []
     next_unit_id: Id = 1
     forced_dice: Annotated[list[Annotated[int, count(1, 1000)]], Field(max_length=MAX_FORCED_DICE)] = []
+    forced_for: EnteredFor = []
     house: dict[str, Any] = {}
     next_battle_id: Id = 1
 

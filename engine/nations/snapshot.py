@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from engine.game import entered_export
 from engine.house import RulesError
 from engine.names import look_alike_problems
 from engine.nations import schema
@@ -30,10 +31,12 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
             "turn_ends_at": _iso(state.turn_ends_at),
             "paused": state.paused,
             "paused_remaining": state.paused_remaining,
+            "paused_at": _iso(state.paused_at) if state.paused_at is not None else None,
             "ended": state.ended,
             "gm": state.gm,
+            "cogms": list(state.cogms),
             "next_unit_id": state.next_unit_id,
-            "forced_dice": list(state.forced_dice),
+            "forced_dice": list(state.forced_dice), **entered_export(state),
             "house": state.house.as_dict(),
             "next_battle_id": state.next_battle_id,
         },
@@ -128,6 +131,7 @@ def state_from_dict(data: dict[str, Any]) -> GameState:
     started = game.get("turn_started_at")
     state = GameState(
         gm=game.get("gm", "gm"),
+        cogms=[str(c) for c in game.get("cogms", [])],
         turn=int(game["turn"]),
         turn_hours=turn_hours,
         turn_started_at=datetime.fromisoformat(started) if started else ends_at - timedelta(hours=turn_hours),
@@ -135,8 +139,10 @@ def state_from_dict(data: dict[str, Any]) -> GameState:
         house=house,
         paused=bool(game["paused"]),
         paused_remaining=game.get("paused_remaining"),
+        paused_at=datetime.fromisoformat(game["paused_at"]) if game.get("paused_at") and game["paused"] else None,
         ended=bool(game.get("ended", False)),
         forced_dice=[int(v) for v in game.get("forced_dice", [])],
+        forced_for=[str(b) for b in game.get("forced_for") or []],
     )
     max_unit = 0
     for raw in data["nations"]:

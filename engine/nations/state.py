@@ -103,9 +103,12 @@ class GameState:
     ruleset: str = "nations"
     paused: bool = False
     paused_remaining: float | None = None  # seconds of the turn left when the clock was paused
+    paused_at: datetime | None = None  # when the clock was paused (resuming moves every deadline on by the pause)
     ended: bool = False
+    cogms: list[str] = field(default_factory=list)  # co-GMs (/gm cogm add): the GM's powers in this game
     next_unit_id: int = 1
     forced_dice: list[int] = field(default_factory=list)
+    forced_for: list[str] = field(default_factory=list)  # each entered die's binding (engine.game.entered_for)
     nations: dict[str, Nation] = field(default_factory=dict)
     battles: dict[int, Battle] = field(default_factory=dict)
     next_battle_id: int = 1

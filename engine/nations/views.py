@@ -4,24 +4,27 @@ nation's sheet, an army, the battles (`engine.view`: the console lays them out a
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
-from engine.describe import plural
+from engine.describe import plural, time_left
 from engine.events import Event
 from engine.game import When
-from engine.nations.common import actions_left, army_mp, no_battle, viewed_nation
+from engine.nations.common import actions_left, army_mp, no_battle, paused_since, viewed_nation
 from engine.nations.describe import results_lines, unit_ref, winner_line
 from engine.nations.rules import Rules
 from engine.nations.state import GameState, Nation
 from engine.nations.war import chooser
 from engine.view import (
     At,
+    Grid,
     Line,
     Part,
     Person,
     Section,
     Strong,
     View,
+    cogm_parts,
     item,
     line,
     marking_strong,
@@ -33,34 +36,63 @@ from engine.view import (
 )
 
 
-def nation_line(nation: Nation, state: GameState) -> Line:
-    """`Charon — bob: E 5 S 5 M 5 P 5 L 10; 2 units; 2 actions left`."""
+def until(state: GameState, moment: datetime, what: str = "") -> tuple[Part, ...]:
+    """When a deadline falls: "until <time>" ("default at <time>"), or while the clock is paused the time it will
+    have left when the clock resumes ("default 40 min after the clock resumes": a pause holds every deadline)."""
+    since = paused_since(state)
+    if since is not None:
+        return (f"{what + ' ' if what else ''}{time_left(moment - since)} left when the clock resumes",)
+    return (f"{what} at " if what else "until ", At(moment))
+
+
+STANDING_HEADERS = ("nation", "player", "E", "S", "M", "P", "L", "units", "actions left")
+
+
+def standing(nation: Nation, state: GameState) -> tuple[Part, ...]:
+    """A nation's row of the standings, a cell for each of `STANDING_HEADERS` (no actions once the game is over)."""
     tag = " (eliminated)" if nation.eliminated else ""
     player: Part = Person(nation.player) if nation.player else "no player"
-    return line(f"{nation.name}{tag} — ", player,
-                f": E {nation.economy} S {nation.effective_stability} M {nation.military} P {nation.propaganda} "
-                f"L {nation.land}; {len(nation.units)} units"
-                + ("" if state.ended else f"; {plural(actions_left(state, nation), 'action')} left"))
+    left = "" if state.ended else str(actions_left(state, nation))
+    return (f"{nation.name}{tag}", player, str(nation.economy), str(nation.effective_stability),
+            str(nation.military), str(nation.propaganda), str(nation.land), str(len(nation.units)), left)
+
+
+def nation_line(nation: Nation, state: GameState) -> Line:
+    """`Charon — bob: E 5 S 5 M 5 P 5 L 10; 2 units; 2 actions left`: its `standing` as a line."""
+    name, player, economy, stability, military, propaganda, land, units, left = standing(nation, state)
+    return line(f"{name} — ", player, f": E {economy} S {stability} M {military} P {propaganda} L {land}; "
+                f"{units} units" + (f"; {plural(int(str(left)), 'action')} left" if left else ""))
+
+
+def standings_section(state: GameState) -> Section:
+    """Every nation's line, and the same as a table for a front-end that draws one (the page)."""
+    if not state.nations:
+        return Section(None, (line("No nations yet."),))
+    headers = STANDING_HEADERS if not state.ended else STANDING_HEADERS[:-1]
+    rows = tuple(standing(n, state)[:len(headers)] for n in state.nations.values())
+    return Section(None, tuple(nation_line(n, state) for n in state.nations.values()),
+                   Grid(headers, rows, frozenset(range(2, len(headers)))))
 
 
 def status_view(state: GameState, rules: Rules) -> View:
     """/game status of a Nations game: the turn and its clock, every nation, the battle choices waiting."""
-    clock: tuple[Part, ...] = ("over",) if state.ended else ("paused",) if state.paused \
+    clock: tuple[Part, ...] = ("over",) if state.ended else (
+        f"paused: {time_left(timedelta(seconds=state.paused_remaining or 0))} left of the turn",) if state.paused \
         else ("ends ", At(state.turn_ends_at))
     title = line(f"Nations — turn {state.turn} ({state.turn_hours:g} h), ", *clock, "; GM: ", Person(state.gm),
-                 *((" — ", Strong("GAME OVER")) if state.ended else ()))
+                 *cogm_parts(state.cogms), *((" — ", Strong("GAME OVER")) if state.ended else ()))
     lines: list[Line] = []
     if state.forced_dice:
         count = len(state.forced_dice)
         lines.append(line(f"{count} GM-entered {'die' if count == 1 else 'dice'} waiting."))
     if state.ended and state.nations:  # how it ended: the winner as the final results name them
         lines.append(with_people(winner_line(state.final_standings(), marking_strong)))
-    lines += [nation_line(n, state) for n in state.nations.values()] or [line("No nations yet.")]
     waiting = [b for b in state.battles.values() if b.stage in ("commit", "pairing")]
-    lines += [line(f"Battle #{b.id} waits for {chooser(b)} to "
-                   f"{'commit units' if b.stage == 'commit' else 'pair units'} (default at ", At(b.deadline), ")")
-              for b in waiting if b.deadline]
-    return view(title, *lines, loud=state.ended)
+    after = [line(f"Battle #{b.id} waits for {chooser(b)} to "
+                  f"{'commit units' if b.stage == 'commit' else 'pair units'} (", *until(state, b.deadline, "default"),
+                  ")")
+             for b in waiting if b.deadline]
+    return view(title, *lines, standings_section(state), *after, loud=state.ended)
 
 
 def list_view(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> View:
@@ -90,7 +122,7 @@ def nation_view(nation: Nation, state: GameState, rules: Rules) -> View:
              + (f" (used: {', '.join(a.upper() for a in nation.actions_used)})" if nation.actions_used else "")),
     ]
     for bonus in nation.bonuses.values():
-        lines.append(line(f"{bonus.kind.capitalize()} {bonus.value:+d} until ", At(bonus.expires_at)))
+        lines.append(line(f"{bonus.kind.capitalize()} {bonus.value:+d} ", *until(state, bonus.expires_at)))
     army = army_view(nation, rules)
     return view(title, *lines, section(army.title, *army.lines), loud=nation.eliminated)
 
@@ -130,7 +162,7 @@ def battles_view(state: GameState, rules: Rules, actor: str, options: dict[str, 
             "commit": f"waits for {b.defender} to commit units",
             "pairing": f"waits for {chooser(b)} to pair units",
         }.get(b.stage, "being fought")
-        due: tuple[Part, ...] = (" (until ", At(b.deadline), ")") if b.deadline and not b.over else ()
+        due: tuple[Part, ...] = (" (", *until(state, b.deadline), ")") if b.deadline and not b.over else ()
         lines = [item(f"attacking: {_unit_list(b.attacking, b.in_fight_attacking, b.retreat_orders)}")]
         if b.defending:
             lines.append(item(f"defending: {_unit_list(b.defending, b.in_fight_defending, b.retreat_orders)}"))

@@ -16,6 +16,7 @@ from engine.nations.common import (
     acting_nation,
     change_land,
     change_stat,
+    clock_now,
     close_battle,
     handles,
     no_battle,
@@ -149,7 +150,7 @@ def _retreat_threshold(value: int | None) -> int | None:
 
 def _deadline(tx: Tx[GameState]) -> datetime:
     """When a choice opened now falls to its default (`Rules.choice_hours`: a share of the turn by default)."""
-    return tx.ctx.now + timedelta(hours=tx.rules.choice_hours(tx.state.house, tx.state.turn_hours))
+    return clock_now(tx) + timedelta(hours=tx.rules.choice_hours(tx.state.house, tx.state.turn_hours))
 
 
 def _awaits(tx: Tx[GameState], battle_id: int, stage: str, nation: str) -> None:
@@ -157,7 +158,8 @@ def _awaits(tx: Tx[GameState], battle_id: int, stage: str, nation: str) -> None:
     `choice_reminder_share` is 0)."""
     deadline = _deadline(tx)
     share = tx.rules.choice_reminder_share
-    reminder = tx.ctx.now + (deadline - tx.ctx.now) * share if share > 0 else None
+    opened = clock_now(tx)
+    reminder = opened + (deadline - opened) * share if share > 0 else None
     tx.emit(BattleAwaits(battle_id, stage, nation, deadline, reminder))
 
 

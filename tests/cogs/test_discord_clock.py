@@ -243,7 +243,7 @@ async def test_a_new_turn_length_after_a_pause_keeps_the_paused_time(tmp_path):
         await t.run(t.gm, "gm clock pause")
         t.clock.advance(hours=2)
         resumed = await t.run(t.gm, "gm clock resume")
-        assert texts(resumed) == f"▶ The turn clock runs again; this turn ends {at(14)}."
+        assert texts(resumed) == f"▶ The clock runs again: this turn ends {at(14)}; every deadline has its time left."
         shorter = await t.run(t.gm, "gm clock length", hours=6)  # 6 hours shorter: the end moves 6 hours
         assert texts(shorter) == f"Turns now last 6 hours; this turn ends {at(8)}."
 

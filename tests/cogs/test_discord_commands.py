@@ -318,11 +318,12 @@ async def test_gm_commands(tmp_path):
         length = await t.run(t.gm, "gm clock length", hours=6)
         assert texts(length) == f"Turns now last 6 hours; this turn ends {at(6)}."
         paused = await t.run(t.gm, "gm clock pause")
-        assert texts(paused) == "⏸ The turn clock is paused."
-        assert t.status_message().embeds[0]["title"] == "Nations — turn 1 (6 h), paused"
+        assert texts(paused) == "⏸ The clock is paused: every deadline waits until it resumes."
+        assert t.status_message().embeds[0]["title"] == "Nations — turn 1 (6 h), paused: 6 h left of the turn"
         t.clock.advance(hours=2)
         resumed = await t.run(t.gm, "gm clock resume")
-        assert texts(resumed) == f"▶ The turn clock runs again; this turn ends {at(8)}."  # 6 hours were left
+        assert texts(resumed) == (  # 6 hours were left
+            f"▶ The clock runs again: this turn ends {at(8)}; every deadline has its time left.")
         ended = await t.run(t.gm, "gm turn end")
         assert texts(ended) == (f"⏰ Turn 1 is over (ended by the GM). Turn 2 begins and ends {at(8)}. "
                                 "Last turn — Gracchan Republic: ECONOMY; Charon: ECONOMY.")

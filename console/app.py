@@ -77,7 +77,8 @@ FRONT = "console"
 MAX_CARD_FILE = MAX_TOML_FILE
 NO_PAGES = ("the console serves no game pages: start it with `python bot.py --web` (WEB_PORT: its port, default 8080;"
             " PUBLIC_URL: the address players see); nothing changed")
-BUSY_HERE = f"{BUSY}; its GM ends it with /game end, or start the console with --new to start over"
+END_AGAIN = "/game end confirm:true"
+BUSY_HERE = f"{BUSY}; its GM ends it with {END_AGAIN}, or start the console with --new to start over"
 log = logging.getLogger("referee.console")
 
 
@@ -197,11 +198,10 @@ class Console:
     async def run(self, actor: str, command: Command, raw: dict[str, str], command_text: str,
                   key: str | None = None) -> None:
         """One parsed line: its files made uploads, its options typed, the request run by the service, the reply
-        written out. The console asks no confirmation of a game's end (an undo's: `confirm:true`). `key`: the
-        line's idempotency key (`line_key`)."""
+        written out. A game's end and an undo ask first: the same command with `confirm:true` does it. `key`:
+        the line's idempotency key (`line_key`)."""
         options = coerce_options(command, self.uploads(command, raw))
-        asked = Request(CHANNEL, actor, command, options, command_text, confirmed=command.path == "game end",
-                        key=key)
+        asked = Request(CHANNEL, actor, command, options, command_text, key=key)
         await self.render(asked, await self.dispatcher.run(asked))
 
     @staticmethod
@@ -241,6 +241,14 @@ class Console:
             # the game's rule set's commands first (none running: the shared ones, then how to start each)
             title, lines = help_lines(answered.topic, answered.game)
             self.say("\n".join([f"{title}:", *lines, *([] if answered.topic else ["", GUIDE])]))
+        elif isinstance(answered, Asked) and answered.what == "end":
+            # No buttons here: /game end says what would end, /game end confirm:true ends it.
+            state = answered.subject
+            assert state is not None
+            rules = ruleset(state.ruleset)
+            self.say(f"This would end the {rules.title} game ({rules.summary(state)}; GM: {state.gm}): it could not "
+                     f"be played on here (its GM could bring it back with /gm export, then /game import). Nothing "
+                     f"has ended yet: {END_AGAIN} ends it.")
         elif isinstance(answered, Asked):
             # No buttons here: the first /gm undo shows what it would take back, the same command with
             # confirm:true takes it back (checked again then, as Discord's Confirm is).

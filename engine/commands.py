@@ -25,6 +25,7 @@ from engine.vocabulary import (
     Group,
     Param,
     Player,
+    Role,
     build_action,
     coerce_options,
     parse_dice,
@@ -186,6 +187,12 @@ GM_DICE = (
                words=TEXT, low=1, high=40)),
             action=_dice, gm_only=True, private=True),
 )
+GM_CLOCK = (
+    Command("gm clock pause", "pause the game's clock: every deadline (turn end, choices, bonuses) waits",
+            action=lambda o: clock.PauseClock(), gm_only=True),
+    Command("gm clock resume", "run the clock again: each deadline gets back the time it had left",
+            action=lambda o: clock.ResumeClock(), gm_only=True),
+)
 GM_LATE = (
     Command("gm undo", "undo the game's last action (or last N), rolls included, after a preview",
             (P("steps", int, help=f"how many of the last actions to take back at once: 1 to {MAX_UNDO_STEPS} "
@@ -206,6 +213,33 @@ GM_LATE = (
 )
 
 
+GM_PEOPLE = (
+    Command("gm cogm add", "make a member a co-GM: the GM's powers in this game (GM only, not a co-GM)",
+            (P("player", Player, required=True, help="the member who becomes a co-GM", low=1, high=100),),
+            action=lambda o: gm.AddCoGM(o["player"]), gm_only=True),
+    Command("gm cogm remove", "take a co-GM's powers back (GM only; a co-GM may step down)",
+            (P("player", Player, required=True, help="the co-GM", low=1, high=100),),
+            action=lambda o: gm.RemoveCoGM(o["player"]), gm_only=True),
+    Command("gm handover", "hand this game to another member, its GM from now on; you stay a co-GM (GM only)",
+            (P("player", Player, required=True, help="the new GM", low=1, high=100),),
+            action=lambda o: gm.HandOver(o["player"]), gm_only=True),
+)
+SERVER_ON_DISCORD = ("a server's GM role is a Discord setting (/server gmrole, Manage Server); the console has no "
+                     "servers (nothing changed)")
+
+
+def _server_only(o: dict[str, Any]) -> Any:
+    """/server gmrole is answered by the Discord front-end itself; any other front-end refuses it, changing nothing."""
+    raise BadInput(SERVER_ON_DISCORD)
+
+
+SERVER = (Command("server gmrole", "the role whose members are GMs of every game in this server: set it, clear it, "
+                                   "or see it (Manage Server)",
+                  (P("role", Role, help="the server's GM role"),
+                   P("clear", bool, help="true: no GM role set in the bot any more")),
+                  action=_server_only, private=True),)
+
+
 def _help(others: list[Command]) -> Command:
     """/help, offering the command groups of the other commands (and its own)."""
     groups = (*dict.fromkeys(c.path.split()[0] for c in others), "help")
@@ -216,9 +250,12 @@ def _help(others: list[Command]) -> Command:
 
 GROUPS = (Group("game", "Start, follow and end this channel's game"),
           Group("log", "the roll ledger: its pages and files"),
-          Group("gm", "Game master powers", gm_only=True),
+          Group("gm", "Game master powers: the game's GM and co-GMs", gm_only=True),
+          Group("gm clock", "The game's clock: pause and resume every deadline"),
           Group("gm page", "The game's page on the web"),
-          Group("remind", "Your reminders by direct message"))
+          Group("gm cogm", "Co-GMs: members with the GM's powers in this game"),
+          Group("remind", "Your reminders by direct message"),
+          Group("server", "This server's referee settings (Manage Server)", manage_server=True))
 """The groups of the commands every game shares, as a front-end shows them."""
 
 
@@ -226,7 +263,8 @@ def _assemble() -> list[Command]:
     own = [replace(c, ruleset=rs.name) for rs in RULESETS.values() for c in rs.commands]
     play = [c for c in own if not c.path.startswith("gm ")]
     gm_powers = [c for c in own if c.path.startswith("gm ")]
-    listed = [_game_start(), *GAME_AFTER_START, *play, *LOG, *ROLL, *REMIND, *GM_DICE, *gm_powers, *GM_LATE]
+    listed = [_game_start(), *GAME_AFTER_START, *play, *LOG, *ROLL, *REMIND, *GM_DICE, *gm_powers, *GM_CLOCK,
+              *GM_LATE, *GM_PEOPLE, *SERVER]
     return [*listed, _help(listed)]
 
 

@@ -15,12 +15,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
-from engine import clock
+from engine import clock, gm
 from engine.commands import Command, build_action, check_ruleset, check_start, group_commands, help_lines
+from engine.describe import plural
 from engine.errors import BadInput, NotGM, RuleViolation
 from engine.fairness import game_fairness
+from engine.game import ANYONE
 from engine.rulesets import default_ruleset, ruleset_of
 from engine.toml_text import parse_toml
+from engine.vocabulary import CONSOLE
 from service import gmlog, ledger
 from service.imports import imported_summary, read_export
 from service.referee import BUSY, Referee
@@ -220,7 +223,7 @@ async def _page(dispatcher: Dispatcher, request: Request) -> Reply:
 @handles("game end")
 async def _end(dispatcher: Dispatcher, request: Request) -> Reply:
     referee = dispatcher.referee
-    if request.confirmed:
+    if request.confirmed or request.options.get("confirm"):
         report = await referee.act(request.channel, request.actor, clock.EndGame(), request.logged,
                                    gm_role=request.gm_role, vocabulary=request.command, key=request.key)
         return Changed(report=report)
@@ -232,6 +235,31 @@ async def _end(dispatcher: Dispatcher, request: Request) -> Reply:
     final = ruleset_of(state).final_standings
     standings = final(state) if final is not None else None
     return Asked(what="end", game_id=game_id, standings=standings, subject=state, private=True)
+
+
+@handles("gm dice")
+async def _gm_dice(dispatcher: Dispatcher, request: Request) -> Reply:
+    """/gm dice: the GM's entered dice, answered to the GM alone and logged without their values ("4 dice
+    entered"): nobody else sees them before a roll uses them (the ledger shows them then, marked GM-entered).
+    Without player: or purpose: they go to the GM's own commands' rolls on Discord, and to the next roll on the
+    console (whose one screen is the GM's: the GM types every line there). "waiting" lists them, to the GM alone."""
+    referee, options = dispatcher.referee, request.options
+    if str(options.get("values") or "").strip().lower() == "waiting":
+        state = await referee.state(request.channel)
+        if not referee.is_gm(state, request.actor, request.gm_role):
+            raise NotGM("only the GM may see the entered dice waiting")
+        return Shown(view=gm.waiting_view(state), over=state.ended, private=True, subject=state)
+    action = build_action(request.command, options)
+    logged = "/gm dice values:clear"
+    if isinstance(action, gm.QueueDice):
+        if dispatcher.front.name == CONSOLE and not options.get("player") and not options.get("purpose"):
+            action = gm.QueueDice(action.values, ANYONE)
+        kind, _, what = action.bound.partition(":")
+        logged = (f"/gm dice values:({plural(len(action.values), 'die')} entered)"
+                  + (f" {kind}:{what}" if kind in ("player", "purpose") else ""))
+    report = await referee.act(request.channel, request.actor, action, logged, gm_role=request.gm_role,
+                               vocabulary=request.command, key=request.key)
+    return Changed(report=report, private=True)
 
 
 @handles("game import")

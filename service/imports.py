@@ -10,11 +10,11 @@ from datetime import datetime
 from typing import Any
 
 from engine.commands import MAX_EXPORT_BYTES
-from engine.errors import BadInput
+from engine.errors import BadInput, RuleViolation
 from engine.ledgercheck import check_ledger
 from engine.rulesets import GameState, Rules, ruleset, ruleset_of
 
-__all__ = ["MAX_EXPORT_BYTES", "check_rolls", "imported_summary", "read_export"]
+__all__ = ["MAX_EXPORT_BYTES", "check_rolls", "imported_summary", "read_export", "reopen"]
 
 
 def read_export(raw: bytes | str) -> dict[str, Any]:
@@ -71,3 +71,14 @@ def check_rolls(state: GameState, rolls: Sequence[dict[str, Any]], rules: Rules,
     found = ruleset_of(state)
     terms = None if found.ledger_terms is None else found.ledger_terms(state, rules)
     check_ledger(rolls, terms, gm, now, found.title, found.side_word)
+
+
+def reopen(state: GameState) -> None:
+    """An ended game's state made live again, for /game import: a game its GM ended (by mistake, or to go on
+    later) is played on from where it stood. A game its rules ended — someone won it — has nothing left to play:
+    RuleViolation saying so (nothing imported)."""
+    winner = getattr(state, "winner", None)
+    if winner is not None:
+        raise RuleViolation(f"that export is of a game {winner} won: its rules ended it, so nothing is left to play "
+                            "and it cannot be imported (a game its GM ended can: it starts again where it stood)")
+    state.ended = False

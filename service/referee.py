@@ -25,12 +25,13 @@ from engine.core import Context, execute
 from engine.dice import FacesRecord, FreeRoll, RandomRoller, Roller, RollRecord, free_roll
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import Event
+from engine.game import runs_game
 from engine.history import HistoryEntry, check_history
 from engine.mapspec import MapPicture
 from engine.rulesets import RULESETS, GameState, default_ruleset, ruleset
 from engine.view import At, Part, Person, View, line
 from service.digest import MAX_DIGEST, parse_since
-from service.imports import check_rolls
+from service.imports import check_rolls, reopen
 from service.reports import (
     CLOCK_ACTOR,
     MAX_LISTED,
@@ -124,13 +125,15 @@ class Referee(Undo):
 
     def context(self, state: GameState | None, actor: str, gm_role: bool = False, ruleset_name: str | None = None,
                 now: datetime | None = None) -> Context:
-        is_gm = gm_role or (state is not None and actor.lower() == state.gm.lower())
+        is_gm = gm_role or (state is not None and runs_game(state, actor))
         rules = self.rules_for(state.ruleset if state is not None else ruleset_name or default_ruleset().name)
-        return Context(now=now or self.clock(), actor=actor, rules=rules, is_gm=is_gm, roller=self.roller)
+        return Context(now=now or self.clock(), actor=actor, rules=rules, is_gm=is_gm, server_gm=gm_role,
+                       roller=self.roller)
 
     @staticmethod
     def is_gm(state: GameState, actor: str, gm_role: bool = False) -> bool:
-        return gm_role or actor.lower() == state.gm.lower()
+        """A GM of the game: its GM, a co-GM, or a server GM (`gm_role`: Manage Server, the server's GM role)."""
+        return gm_role or runs_game(state, actor)
 
     async def game_id(self, channel: str) -> int:
         game_id = await self.store.live_game(channel)
@@ -452,7 +455,8 @@ class Referee(Undo):
 
     async def import_game(self, channel: str, actor: str, data: dict[str, Any], guild_id: int | None = None,
                           command: str = "/game import") -> Report:
-        """A game from an export, in a channel with no live game; the importer becomes its GM."""
+        """A game from an export, in a channel with no live game; the importer becomes its GM. An ended game's
+        export starts live again where it stood (`reopen`), unless its rules ended it (it has a winner)."""
         if await self.store.live_game(channel) is not None:
             raise RuleViolation("this channel already has a game running: end it first with /game end")
         now = self.clock()
@@ -475,13 +479,13 @@ class Referee(Undo):
             rolls = clean.pop("rolls")
             exported_gm = str(clean["game"].get("gm") or actor)  # (the rolls may name its GM before the import)
             clean["game"]["gm"] = actor
+            clean["game"]["cogms"] = []  # (the importer runs it; co-GMs are theirs to add again)
             try:
                 state = rules.state_from_dict(clean)
             except (AttributeError, KeyError, TypeError, ValueError) as err:  # a gap in the schema: a refusal
                 raise BadInput(f"that is not a {rules.title} export: {type(err).__name__} {err}") from None
             if state.ended:
-                raise RuleViolation("that export is of a game that has ended: nothing is left to play in it, so it "
-                                    "cannot be imported (an export of a game still running can)")
+                reopen(state)
             problems = rules.check_state(state, self.rules_for(rules.name))
             if problems:
                 raise RuleViolation("that export breaks the rules: " + "; ".join(problems[:5]))

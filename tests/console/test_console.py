@@ -198,7 +198,7 @@ def test_console_errors_never_stop_the_session(tmp_path):
         "gm /game start turn_hours:6",
         "gm /game start",               # one live game per channel
         "gm /game import file:/nonexistent/x.json",
-        "gm /game end",
+        "gm /game end confirm:true",
         "gm /game status",
     ])
     assert done.returncode == 0, done.stderr
@@ -211,7 +211,7 @@ def test_console_errors_never_stop_the_session(tmp_path):
     ]
     assert lines[4] == "A Nations game begins, refereed by the bot; GM: gm. Turn 1 lasts 6 hours and ends <T>."
     assert lines[5] == ("error: this channel already has a game running: /game status shows it; its GM ends "
-                        "it with /game end, or start the console with --new to start over")
+                        "it with /game end confirm:true, or start the console with --new to start over")
     assert lines[6].startswith("error: ")
     # issue 11: /game status shows the channel's last game, ended, instead of "no game"
     assert lines[7:] == ["🏁 The game is over. Final results:", "No winner: no nation is left in the game.",
@@ -522,7 +522,7 @@ async def test_console_import_reads_only_small_regular_files(tmp_path, monkeypat
             await console.handle(line)
         export = await store.export(await store.live_game("console"))
         (tmp_path / "game.json").write_text(json.dumps(export))
-        await console.handle("gm /game end")
+        await console.handle("gm /game end confirm:true")
         fifo = tmp_path / "pipe"
         os.mkfifo(fifo)
         big = tmp_path / "big.json"
@@ -623,7 +623,7 @@ async def test_console_startup_line_names_the_database_and_new_starts_over(tmp_p
     assert second == [
         (f"Referee — console on {db}. A Nations game is running (turn 1, GM: gm); /game status shows it, and "
          "`--new` starts over. Lines are `<your name> /command options`; /help lists them."),
-        ("error: this channel already has a game running: /game status shows it; its GM ends it with /game end, "
+        ("error: this channel already has a game running: /game status shows it; its GM ends it with /game end confirm:true, "
          "or start the console with --new to start over"),
     ]
 

@@ -11,7 +11,7 @@ from storehelpers import console_on, said
 async def test_the_gm_exports_the_channels_last_ended_game(tmp_path):
     console, store, out = await console_on(tmp_path / "r.db")
     try:
-        for line in ("gm /game start ruleset:godsfire", "gm /game end"):
+        for line in ("gm /game start ruleset:godsfire", "gm /game end confirm:true"):
             await console.handle(line)
         said(out)
         await console.handle("alice /gm export")

@@ -59,7 +59,7 @@ async def test_game_page_prints_the_link_and_the_gm_rotates_it(tmp_path):
         assert await store.page_game(token) is None
 
         # the game ends: its page stays, with the same link
-        await console.handle("gm /game end")
+        await console.handle("gm /game end confirm:true")
         said(out)
         await console.handle("bob /game page")
         assert said(out)[0] == f"The last game, ended: its page stays readable: {new}"

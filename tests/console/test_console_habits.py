@@ -55,3 +55,55 @@ def test_a_hash_inside_quotes_is_a_value_not_a_comment():
     assert (actor, command.path, options["value"]) == ("gm", "gm house", "24 # kept")
     assert typed_command(kept, actor) == '/gm house key:bonus_hours value:"24 # kept"'
     assert strip_comment("  # only a note") == "" and parse_line(strip_comment("# a note")) is None
+
+
+async def test_game_end_asks_for_confirm_true_and_changes_nothing_until_then(tmp_path):
+    console, store, out = await console_on(tmp_path / "r.db")
+    try:
+        for line in ("gm /game start turn_hours:12", "alice /nation claim preset:Charon",
+                     'bob /nation claim preset:"Gracchan Republic"'):
+            await console.handle(line)
+        said(out)
+        game_id = await store.live_game("console")
+        await console.handle("gm /game end")
+        assert said(out) == [
+            ("This would end the Nations game (turn 1, 2 nations; GM: gm): it could not be played on here (its GM "
+            "could bring it back with /gm export, then /game import). Nothing has ended yet: /game end "
+            "confirm:true ends it.")]
+        await console.handle("alice /game end")
+        assert said(out) == ["error: only the GM may end the game"]
+        await console.handle("alice /game end confirm:true")
+        assert said(out) == ["error: only the GM may end the game"]
+        assert await store.live_game("console") == game_id  # still running
+        await console.handle("gm /game end confirm:true")
+        assert said(out)[0].startswith("🏁 The game is over")
+        assert await store.live_game("console") is None
+    finally:
+        await store.close()
+
+
+async def test_an_ended_games_export_imports_live_again_where_it_stood(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    console, store, out = await console_on(tmp_path / "r.db")
+    try:
+        for line in ("gm /game start turn_hours:12", "alice /nation claim preset:Charon",
+                     'bob /nation claim preset:"Gracchan Republic"', 'gm /gm dice values:"9"', "alice /economy grow"):
+            await console.handle(line)
+        before = await store.load(await store.live_game("console"))
+        await console.handle("gm /game end confirm:true")
+        said(out)
+        await console.handle("gm /gm undo")
+        assert said(out)[0].startswith("error: ")  # an undo cannot take an end back: there is no game
+        await console.handle("gm /gm export file:ended.json")
+        assert said(out) == ["Game exported to ended.json."]
+        await console.handle("bob /game import file:ended.json")  # (whoever may start a game may import one)
+        assert said(out) == ["Nations game imported from ended.json: turn 1, 2 nations; GM: bob."]
+        game_id = await store.live_game("console")
+        state = await store.load(game_id)
+        assert (state.ended, state.gm) == (False, "bob")
+        assert (state.turn, state.turn_ends_at, state.nations) == (before.turn, before.turn_ends_at, before.nations)
+        assert state.nations["Charon"].economy == 11  # 10, grown
+        await console.handle("alice /nation show")
+        assert not [line for line in said(out) if line.startswith("error")]
+    finally:
+        await store.close()

@@ -164,7 +164,7 @@ def test_bot_no_emoji_writes_a_whole_nations_game_in_bbcode_without_a_4_byte_cha
     script = ["gm /game start", 'gm /nation claim preset:"Gracchan Republic" player:alice',
               "gm /nation claim Charon bob", 'gm /gm dice values:"9 8 6"', "alice /economy military",
               "alice /propaganda encourage workers", "alice /nation show", 'bob /attack declare "Gracchan Republic" 6',
-              "gm /game status", "alice /log rolls", "gm /gm export", "gm /game end"]
+              "gm /game status", "alice /log rolls", "gm /gm export", "gm /game end confirm:true"]
     done = subprocess.run([*bot_command(tmp_path / "g.db"), "--format", "bbcode", "--no-emoji"],
                           input="".join(f"{x}\n" for x in script), capture_output=True, text=True, encoding="utf-8",
                           timeout=60, cwd=REPO, env=console_env())

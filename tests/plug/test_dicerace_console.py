@@ -62,7 +62,7 @@ async def test_a_fourth_rule_set_plays_in_the_console(dicerace, tmp_path, monkey
         assert exported["racers"] == [{"name": "alice", "square": 8}, {"name": "bob", "square": 0}]
         assert [r["die"] for r in exported["rolls"]] == [5, 3]
 
-        await console.handle("gm /game end")
+        await console.handle("gm /game end confirm:true")
         assert said(out) == ["The game is over."]
         await console.handle("dora /game import file:race.json")
         assert said(out) == ["Dice Race game imported from race.json: move 4, 2 racers; GM: dora."]

@@ -36,7 +36,7 @@ LINES = [  # (the command's path, the line typed): every shared command, in an o
     ("gm export", "gm /gm export file:game.json"),
     ("gm page rotate", "gm /gm page rotate"),
     ("help", "alice /help topic:gm"),
-    ("game end", "gm /game end"),
+    ("game end", "gm /game end confirm:true"),
     ("game import", "dora /game import file:game.json"),
 ]
 ANSWERED = {"game start", "game status", "gm export", "game end", "game import"}  # never refused here

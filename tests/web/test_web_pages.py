@@ -61,6 +61,16 @@ async def test_a_nations_page_shows_every_nation_its_units_land_and_open_battles
         in standings
     assert "Workers +2 until <time datetime=\"2030-01-02T12:00:00Z\">2030-01-02 12:00 UTC</time>" in standings
     assert '<pre class="table">ECONOMY' in standings  # the stat block's rows in a monospaced block
+    # the standings as a table: a header a column, a row a nation (its name the row's header), numbers right-aligned
+    grid = re.search(r'<table class="grid">.*?</table>', standings, re.S).group(0)
+    headers = re.findall(r'<th scope="col"( class="num")?>([^<]*)</th>', grid)
+    assert [h for _, h in headers] == ["nation", "player", "E", "S", "M", "P", "L", "units", "actions left"]
+    assert [bool(num) for num, _ in headers] == [False, False] + [True] * 7
+    assert ('<tr><th scope="row">Gracchan Republic</th><td>alice</td><td class="num">11</td><td class="num">10</td>'
+            '<td class="num">9</td><td class="num">10</td><td class="num">20</td><td class="num">5</td>'
+            '<td class="num">0</td></tr>') in grid
+    assert grid.count('<th scope="row">') == 3 and "&lt;script&gt;alert(1)&lt;/script&gt;</th>" in grid
+    assert "Gracchan Republic — alice: E" not in standings  # the lines the table replaces (the console's)
     clock = section(html, "clock")
     assert '<time id="countdown" datetime="2030-01-01T04:00:00Z">' in clock  # the battle's commit is due first
     assert "Waiting for: actions left: &lt;script&gt;alert(1)&lt;/script&gt; 2 (mallory), Charon 1 (bob)" in clock
@@ -380,7 +390,7 @@ async def test_the_game_chart_is_served_as_svg_and_cached(table):
 
 
 async def test_an_ended_games_page_shows_its_results_and_stays_readable(table):
-    await table.play(NATIONS[:4] + ["gm /game end"])
+    await table.play(NATIONS[:4] + ["gm /game end confirm:true"])
     token = await table.token()
     async with serving(table) as (client, _):
         html = await get_page(client, token)
@@ -417,7 +427,8 @@ async def test_a_discord_games_page_shows_names_and_no_id(table):
     assert csv_ok == 200
     assert not LONG_ID.search(html) and not LONG_ID.search(alices) and not LONG_ID.search(csv_text)
     assert ",Alice,free roll 1d6," in csv_text and ",Bob <script>alert(1)</script>,free roll 1d6," in csv_text
-    assert "Gracchan Republic — Alice: E 12" in html and "GM: Game Master" in html
+    assert '<th scope="row">Gracchan Republic</th><td>Alice</td><td class="num">12</td>' in html
+    assert "GM: Game Master" in html
     assert "Bob &lt;script&gt;alert(1)&lt;/script&gt;" in html and HOSTILE not in html
     assert "— Alice: /nation claim" in section(html, "story")
     found = rows(alices)

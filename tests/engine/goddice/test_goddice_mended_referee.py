@@ -15,8 +15,8 @@ from engine.goddice import actions
 from engine.nations.peace import ClaimPreset
 from service.referee import Referee
 
-ENDED = ("that export is of a game that has ended: nothing is left to play in it, so it cannot be imported "
-         "(an export of a game still running can)")
+WON = ("that export is of a game alice won: its rules ended it, so nothing is left to play and it cannot be "
+       "imported (a game its GM ended can: it starts again where it stood)")
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ async def test_export_after_a_god_dice_game_is_won_shows_the_winner(setup):
     assert (export["game"]["winner"], export["game"]["ended"], export["game"]["phase"]) == ("alice", True, "over")
     with pytest.raises(RuleViolation) as refused:
         await referee.import_game("other", "carol", export)
-    assert str(refused.value) == ENDED
+    assert str(refused.value) == WON
     with pytest.raises(NoGame):
         await referee.state("other")  # nothing imported
 
@@ -58,8 +58,9 @@ async def test_export_of_the_last_ended_game_for_every_rule_set(setup):
     await referee.act("nat", "gm", EndGame(), "/game end")
     ended = await referee.export("nat")
     assert (live["game"]["ended"], ended["game"]["ended"]) == (False, True)
-    with pytest.raises(RuleViolation) as refused:
-        await referee.import_game("other", "carol", ended)
-    assert str(refused.value) == ENDED
+    # issue 34: a game its GM ended imports live again, where it stood, the importer its GM
+    await referee.import_game("other", "carol", ended)
+    reopened = await referee.state("other")
+    assert (reopened.ended, reopened.gm, list(reopened.nations)) == (False, "carol", ["Charon"])
     await referee.start_game("nat", "gm")  # a new game takes the channel over: its export is the live one
     assert (await referee.export("nat"))["game"]["ended"] is False

@@ -26,6 +26,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs import frontends
+from cogs.commandsets import CommandSets
 from cogs.controls import DYNAMIC_ITEMS
 from cogs.ledger import DYNAMIC_ITEMS as LEDGER_ITEMS
 from cogs.ratelimits import bound_buckets
@@ -89,7 +90,7 @@ class PagesUnavailable(Exception):
 class ShuttingDown(app_commands.CheckFailure):
     """A command that arrives while the bot closes: refused, nothing changed."""
 
-EXTENSIONS = ("cogs.slash", "cogs.clock")
+EXTENSIONS = ("cogs.server", "cogs.slash", "cogs.clock")  # (cogs.server: the servers' GM roles, read by /gm)
 """The cogs every game shares; each registered rule set's come from its Discord adapter (`cogs.frontends`)."""
 
 
@@ -179,7 +180,7 @@ class RefereeBot(commands.Bot):
     runtime: Runtime
     store: Store
     referee: Referee
-    command_ids: dict[str, int]  # each slash command's path → its top-level command's id (for mentions)
+    command_sets: CommandSets  # the commands registered with Discord, global and each server's (their ids)
     pages: GamePages | None  # the game pages' server, when the settings turn it on (WEB_PORT)
 
     def __init__(self, settings: Settings, runtime: Runtime | None = None, **options: Any) -> None:
@@ -195,7 +196,6 @@ class RefereeBot(commands.Bot):
         self.settings = settings
         self.runtime = runtime or Runtime()
         self._shutdown: asyncio.Future[None] | None = None
-        self.command_ids = {}
         self.pages = None
 
     async def setup_hook(self) -> None:
@@ -207,23 +207,31 @@ class RefereeBot(commands.Bot):
         await self.serve_pages()
         for extension in extensions():
             await self.load_extension(extension)
-        guild = discord.Object(self.settings.guild_id) if self.settings.guild_id else None
+        self.command_sets = CommandSets(self, self.tree, self.store)
+        if self.settings.guild_id:  # development: every command on that one server at once, nothing global
+            await self.sync_development(discord.Object(self.settings.guild_id))
+        else:  # every server's commands global, each rule set's on the servers that play it (cogs.commandsets)
+            await self.command_sets.start(sync=self.runtime.sync_commands)
+        if self.runtime.freeze_startup:
+            # What starting made (modules, rule tables, the command tree) lives as long as the bot: out of the cyclic
+            # collector's full passes, which took 100-180 ms each while pages were served (bench.web).
+            gc.collect()
+            gc.freeze()
+
+    async def sync_development(self, guild: discord.Object) -> None:
+        """DISCORD_GUILD_ID (a test server): every command, every rule set's too, registered on that server alone
+        (they appear there at once), none global; no server's set follows its games."""
+        self.command_sets.enabled = False
         registered: list[app_commands.AppCommand] = []
         if self.runtime.sync_commands:
-            if guild is not None:
-                self.tree.copy_global_to(guild=guild)
+            self.tree.copy_global_to(guild=guild)
             registered = await self.tree.sync(guild=guild)
         else:
             try:  # the commands registered before: their ids make /help's mentions
                 registered = await self.tree.fetch_commands(guild=guild)
             except (discord.HTTPException, discord.ClientException) as err:
                 log.warning("could not fetch the registered commands (/help shows them as text): %s", err)
-        self.command_ids = command_ids(self.tree, registered)
-        if self.runtime.freeze_startup:
-            # What starting made (modules, rule tables, the command tree) lives as long as the bot: out of the cyclic
-            # collector's full passes, which took 100-180 ms each while pages were served (bench.web).
-            gc.collect()
-            gc.freeze()
+        self.command_sets.global_ids = command_ids(self.tree, registered)
 
     async def serve_pages(self) -> None:
         """Start the game pages' server when the settings turn it on (WEB_PORT); PagesUnavailable, in one line,
@@ -274,6 +282,9 @@ class RefereeBot(commands.Bot):
         if "cogs.clock" in self.extensions:  # the timer stops, and a wake under way finishes, before the store
             await self.unload_extension("cogs.clock")
             await self._drain()
+        sets: CommandSets | None = getattr(self, "command_sets", None)
+        if sets is not None:  # (a set being sent is sent again at the next start)
+            await sets.close()
         if self.pages is not None:  # (before the store it reads)
             await self.pages.close()
         store: Store | None = getattr(self, "store", None)

@@ -25,6 +25,7 @@ from cogs.render import (
     free_roll_embed,
     line_text,
     marked_when,
+    report_embeds,
     results_embed,
     safe,
     text_embeds,
@@ -101,7 +102,8 @@ async def show(interaction: discord.Interaction, asked_for: Request, answered: R
         await reply(interaction, embeds=game_list_embeds(answered.games), ephemeral=private)
     elif isinstance(answered, Helped):
         bot = bot_of(interaction)
-        await reply(interaction, embed=help_embed(answered.topic, answered.game, bot.command_ids, bot.tree),
+        await reply(interaction, embed=help_embed(answered.topic, answered.game,
+                                                      bot.command_sets.ids(interaction.guild_id), bot.tree),
                     ephemeral=private)
     elif isinstance(answered, Linked):
         await linked(interaction, answered)
@@ -118,6 +120,10 @@ async def changed(interaction: discord.Interaction, command: Command, answered: 
     if answered.lead is not None:
         await reply(interaction, finish(answered.lead), ephemeral=True)
     if not answered.events:
+        return
+    if answered.private:  # (the GM's entered dice: to the GM alone, the command's options with it)
+        await reply(interaction, embeds=report_embeds(report.caught_up + report.events, report.state,
+                                                      actor(interaction)), ephemeral=True)
         return
     adapter = adapter_for(command.ruleset) if command.ruleset is not None else None
     answer = adapter.answers.get(command.path) or adapter.answer if adapter is not None else None

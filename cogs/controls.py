@@ -102,6 +102,7 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
             await interaction.response.edit_message(view=None)
             if self.what == "end":
                 await run_action(interaction, EndGame(), "/game end")
+                bot_of(interaction).command_sets.changed(interaction.guild_id)  # its last game here: commands go
             else:
                 await confirmed_undo(interaction, self.action_id, self.steps)
 

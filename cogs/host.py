@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.commandsets import CommandSets
 from data.store import Store
 from service.referee import Referee
 
@@ -51,9 +52,9 @@ class RefereeHost(Protocol):
     def store(self) -> Store: ...
 
     @property
-    def command_ids(self) -> dict[str, int]:
-        """Each slash command's path ("attack declare") → its top-level command's id, for clickable mentions
-        (empty when Discord did not say)."""
+    def command_sets(self) -> CommandSets:
+        """The slash commands registered with Discord: every server's, and each server's rule sets' (their ids
+        make clickable mentions)."""
         ...
 
     @property

@@ -5,7 +5,8 @@ refused first when larger than the option allows); a slow command, a chart (or a
 a file, is acknowledged before any of its work (privately when its answer is private, or a file is read: a refusal
 of the file reaches its sender alone; a public one's refusal takes the acknowledgement back, `cogs.util.refuse`): the
 request goes to the service (`service.dispatch`) and its reply is rendered (`cogs.answers`). A command the
-front-end answers itself (`OWN`: /remind me, reminders by direct message) is not the service's.
+front-end answers itself (`OWN`: /remind me, reminders by direct message; /server gmrole, a server's GM role) is
+not the service's.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from typing import Any
 import discord
 
 from cogs.answers import show
+from cogs.commandsets import CHANGES
 from cogs.remind import remind_me
-from cogs.util import THINKING, dispatcher, following, request
+from cogs.server import server_gmrole
+from cogs.util import THINKING, bot_of, dispatcher, following, request
 from engine.errors import BadInput
 from engine.vocabulary import Command, File
 from service.dispatch import Upload
 
 Own = Callable[[discord.Interaction, dict[str, Any]], Awaitable[None]]
-OWN: dict[str, Own] = {"remind me": remind_me}
+OWN: dict[str, Own] = {"remind me": remind_me, "server gmrole": server_gmrole}
 """The commands of the table Discord answers itself, by path."""
 
 
@@ -62,3 +65,5 @@ async def run_slash(interaction: discord.Interaction, command: Command, given: d
             interaction.extras[THINKING] = True
     async with following(interaction):
         await show(interaction, asked, await dispatcher(interaction).run(asked))
+    if command.path in CHANGES:  # a game started, was imported or ended: the server's rule sets' commands follow
+        bot_of(interaction).command_sets.changed(interaction.guild_id)

@@ -52,6 +52,17 @@ class DmReminder:
     sent: tuple[str, ...] = ()  # the keys of the reminders already sent that still stand
 
 
+@dataclass(frozen=True)
+class QuietHours:
+    """A player's quiet hours, for all their games (/remind me quiet:, migration 021): their reminders by DM due
+    in this span of their day wait until it ends (`cogs.quiet`)."""
+
+    player: str  # a Discord user id
+    starts: int  # the minute of their day it starts (0 to 1439)
+    ends: int  # the minute of their day it ends (another one; before `starts`: it crosses midnight)
+    zone: str  # their time zone: a tz database name, "UTC", or an offset "+HH:MM"
+
+
 class FrontEnd(Part):
     """The store's part that keeps the front-ends' bookkeeping."""
 
@@ -242,6 +253,36 @@ class FrontEnd(Part):
             "UPDATE dm_reminders SET failed = ?, sent = ? WHERE game_id = ? AND player = ?",
             [(int(r.failed), _json(list(r.sent)), game_id, r.player) for r in noted]))
 
+    async def quiet_hours(self, players: Sequence[str]) -> dict[str, QuietHours]:
+        """The quiet hours of these players who have some, by player."""
+        if not players:
+            return {}
+        rows = await self._fetchall(f"SELECT * FROM quiet_hours WHERE player IN ({', '.join('?' * len(players))})",
+                                    list(players))
+        return {r["player"]: QuietHours(r["player"], int(r["starts_minute"]), int(r["ends_minute"]), r["zone"])
+                for r in rows}
+
+    async def set_quiet_hours(self, quiet: QuietHours) -> None:
+        """Set (or change) a player's quiet hours."""
+        await self._transaction(lambda con: con.execute(
+            "INSERT INTO quiet_hours (player, starts_minute, ends_minute, zone) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (player) DO UPDATE SET starts_minute = excluded.starts_minute,"
+            " ends_minute = excluded.ends_minute, zone = excluded.zone",
+            (quiet.player, quiet.starts, quiet.ends, quiet.zone)))
+
+    async def clear_quiet_hours(self, player: str) -> bool:
+        """A player's quiet hours off; whether they had some."""
+        cursor = await self._transaction(lambda con: con.execute(
+            "DELETE FROM quiet_hours WHERE player = ?", (player,)))
+        return bool(cursor.rowcount)
+
+    async def dm_reminder_games(self, player: str, limit: int) -> list[int]:
+        """The live games (at most `limit`, the newest first) in which a player has their reminders by DM on."""
+        rows = await self._fetchall("SELECT r.game_id FROM dm_reminders r JOIN games g ON g.id = r.game_id"
+                                    " WHERE r.player = ? AND g.ended = 0 ORDER BY r.game_id DESC LIMIT ?",
+                                    (player, limit))
+        return [int(r[0]) for r in rows]
+
     async def note_report_message(self, action_ids: Sequence[int], channel_id: int | None, message_id: int) -> None:
         """Record the Discord message that announced these logged actions (migration 013); an action's first
         message stays."""
@@ -251,6 +292,36 @@ class FrontEnd(Part):
             "INSERT INTO report_messages (action_id, channel_id, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             [(action_id, channel_id, message_id) for action_id in action_ids]))
 
+
+    # --- the slash commands registered with Discord (issue 34, migration 023) ---------------------------------
+
+    async def guild_rulesets(self, guild_id: int | None = None) -> dict[int, set[str]]:
+        """The rule sets of each server's (or the one server asked for) channels' games: a channel's live game, else
+        its last one (an ended game's status and charts still answer): which rule sets' commands each needs."""
+        only, params = (" AND guild_id = ?", (guild_id,)) if guild_id is not None else ("", ())
+        query = ("SELECT DISTINCT g.guild_id, g.ruleset FROM games g JOIN (SELECT MAX(id) AS id FROM games"
+                 f" WHERE guild_id IS NOT NULL{only} GROUP BY channel) last ON last.id = g.id")
+        found: dict[int, set[str]] = {}
+        for row in await self._fetchall(query, params):
+            found.setdefault(int(row[0]), set()).add(str(row[1]))
+        return found
+
+    async def command_sets(self, prefix: str) -> dict[str, str]:
+        """The digest of each set of commands registered, by scope, of the scopes that start with `prefix` (an
+        application's: "<application id>:")."""
+        rows = await self._fetchall("SELECT scope, digest FROM command_sets WHERE scope LIKE ?",
+                                    (prefix + "%",))
+        return {str(r[0]): str(r[1]) for r in rows}
+
+    async def note_command_set(self, scope: str, digest: str | None, now: datetime) -> None:
+        """Record the set of commands just registered at `scope` by its digest (None: none registered there)."""
+        if digest is None:
+            await self._transaction(lambda con: con.execute("DELETE FROM command_sets WHERE scope = ?", (scope,)))
+            return
+        await self._transaction(lambda con: con.execute(
+            "INSERT INTO command_sets (scope, digest, synced_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (scope) DO UPDATE SET digest = excluded.digest, synced_at = excluded.synced_at",
+            (scope, digest, _iso(now))))
 
 def _lease(now: datetime) -> Lease:
     """A lease of `ANNOUNCE_LEASE` from now, in each database's terms."""

@@ -96,9 +96,10 @@ async def running(fake: FakeDiscord, made: Config, **options: object) -> AsyncIt
         await running_bot.close()
 
 
-# discord.py's task per interaction (a modal's submission its own), and the clock's announcer while it has
-# announcements to send
-BOT_WORK = ("CommandTree-invoker", "discord-ui-dynamic-item-", "discord-ui-modal-dispatch-", "referee-announcer")
+# discord.py's task per interaction (a modal's submission its own), the clock's announcer while it has
+# announcements to send, and the sender of a server's commands while servers wait (cogs.commandsets)
+BOT_WORK = ("CommandTree-invoker", "discord-ui-dynamic-item-", "discord-ui-modal-dispatch-", "referee-announcer",
+            "referee-commands")
 
 
 def _bot_work(task: Any) -> bool:

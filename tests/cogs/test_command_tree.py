@@ -1,5 +1,6 @@
 """The slash commands a player sees — every command, group, option, choice, range and permission, exactly as the
-bot registers them with Discord — are the ones recorded in `golden/commands.json`.
+bot registers them with Discord — are the ones recorded in `golden/commands.json`: under "global" the ones every
+server has, under each rule set's name its own groups, registered on a server once a game of it starts there.
 
 The commands are built from the command table (`engine.commands`); this test keeps what Discord shows from
 changing by accident. A deliberate change rewrites the record: `REFEREE_REGEN_GOLDEN=1 pytest` on this file,
@@ -12,7 +13,9 @@ import json
 import os
 from pathlib import Path
 
-from discordkit import table
+from discordkit import settle, table
+
+from engine.rulesets import RULESETS
 
 GOLDEN = Path(__file__).parent / "golden" / "commands.json"
 
@@ -27,23 +30,36 @@ def _clean(payload: object) -> object:
     return payload
 
 
-async def registered(tmp_path: Path) -> list[object]:
+async def registered(tmp_path: Path) -> dict[str, list[object]]:
+    """What Discord keeps: the global commands, then each rule set's own, registered on a server once a game of it
+    starts there (one channel each)."""
     async with table(tmp_path) as t, t.bot():
-        commands = sorted(t.fake.global_commands, key=lambda c: (c.get("type", 1), c["name"]))
-        return [_clean(c) for c in commands]
+        found: dict[str, list[object]] = {"global": [_clean(c) for c in sorted(
+            t.fake.global_commands, key=lambda c: (c.get("type", 1), c["name"]))]}
+        for name in RULESETS:
+            guild = t.fake.add_guild(name)
+            channel = t.fake.add_channel(guild, name)
+            member = t.fake.add_member(guild, t.fake.add_user(f"gm-{name}"))
+            await t.fake.invoke(guild, channel, member, "game start", options={"ruleset": name})
+            await settle(t.fake)
+            found[name] = [_clean(c) for c in sorted(t.fake.guild_commands(guild), key=lambda c: c["name"])]
+        return found
 
 
 async def test_the_registered_commands_are_the_recorded_ones(tmp_path):
+    """Global ones, and each rule set's ("nations": [...]) on the servers that play it."""
     found = await registered(tmp_path)
     text = json.dumps(found, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
     if os.environ.get("REFEREE_REGEN_GOLDEN"):
         GOLDEN.write_text(text, encoding="utf-8")
     recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))
-    for command in recorded:  # one top-level command at a time: a difference names its command
-        name = command["name"]
-        mine = next((c for c in found if c["name"] == name), None)  # type: ignore[index]
-        assert mine == command, f"/{name} differs from golden/commands.json"
-    assert [c["name"] for c in found] == [c["name"] for c in recorded]  # type: ignore[index]
+    assert list(found) == ["global", *RULESETS] and sorted(recorded) == sorted(found)
+    for scope, commands in recorded.items():
+        for command in commands:  # one top-level command at a time: a difference names its command
+            name = command["name"]
+            mine = next((c for c in found[scope] if c["name"] == name), None)  # type: ignore[index]
+            assert mine == command, f"/{name} ({scope}) differs from golden/commands.json"
+        assert [c["name"] for c in found[scope]] == [c["name"] for c in commands]  # type: ignore[index]
 
 
 def _described(node: object, path: str) -> list[tuple[str, str]]:

@@ -14,8 +14,9 @@ from engine.commands import COMMANDS, GUIDE, help_groups
 SHARED_GROUPS = [word for word, commands in help_groups().items() if any(c.ruleset is None for c in commands)]
 
 
-def ids_of(fake) -> dict[str, str]:
-    return {c["name"]: c["id"] for c in fake.global_commands}
+def ids_of(fake, guild=None) -> dict[str, str]:
+    """Each top-level command's id: the global ones', and a server's own (its rule sets' groups)."""
+    return {c["name"]: c["id"] for c in [*fake.global_commands, *(fake.guild_commands(guild) if guild else [])]}
 
 
 def mentions(ids: dict[str, str], ruleset: str | None, word: str) -> str:
@@ -31,11 +32,11 @@ def words(lines: list[str]) -> list[str]:
 
 async def test_help_in_each_game_lists_its_rule_set_first_then_the_shared_commands(tmp_path):
     async with table(tmp_path) as t, t.bot():
-        ids = ids_of(t.fake)
         channels = {name: t.fake.add_channel(t.guild, name) for name in ("goddice", "godsfire", "lobby")}
         await t.run(t.gm, "game start")  # #nations: Nations, the main game
         await t.run(t.gm, "game start", channel=channels["goddice"], ruleset="goddice")
         await t.run(t.gm, "game start", channel=channels["godsfire"], ruleset="godsfire")
+        ids = ids_of(t.fake, t.guild)  # (each rule set's own commands: registered on the server by its game)
         shared = ["Every game", *(f"/{word}" for word in SHARED_GROUPS)]
 
         nations = await t.run(t.alice, "help")
@@ -89,9 +90,12 @@ async def test_help_in_each_game_lists_its_rule_set_first_then_the_shared_comman
 
 async def test_help_topic_gives_one_groups_options_in_any_channel(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
-        ids = ids_of(t.fake)
-        assert rb.bot.command_ids["attack declare"] == int(ids["attack"])
-        assert rb.bot.command_ids["gm unit add"] == int(ids["gm"]) and rb.bot.command_ids["help"] == int(ids["help"])
+        # a Nations game in another channel of the server: Nations' commands are registered here
+        await t.run(t.gm, "game start", channel=t.fake.add_channel(t.guild, "elsewhere"))
+        ids = ids_of(t.fake, t.guild)
+        found = rb.bot.command_sets.ids(t.guild.id)
+        assert found["attack declare"] == int(ids["attack"])
+        assert found["gm unit add"] == int(ids["gm"]) and found["help"] == int(ids["help"])
 
         # No game here: every group's topic still answers, with all its commands.
         attack = (await t.run(t.alice, "help", topic="attack")).embed
@@ -119,9 +123,9 @@ async def test_help_topic_gives_one_groups_options_in_any_channel(tmp_path):
 async def test_help_without_command_ids_shows_plain_commands(tmp_path):
     async with table(tmp_path) as t:
         async with t.bot() as rb:  # registers the commands
-            ids = ids_of(t.fake)
             await t.run(t.gm, "game start")
-            rb.bot.command_ids = {}  # as if Discord had not said
+            ids = ids_of(t.fake, t.guild)
+            rb.bot.command_sets.global_ids, rb.bot.command_sets.guild_tops = {}, {}  # as if Discord had not said
             groups = (await t.run(t.alice, "help")).embed["description"].splitlines()
             assert "**/economy** — `/economy grow`, `/economy military`, `/economy recruit`" in groups
             attack = (await t.run(t.alice, "help", topic="attack")).embed["description"].splitlines()
@@ -132,7 +136,9 @@ async def test_help_without_command_ids_shows_plain_commands(tmp_path):
         synced = len(t.fake.command_syncs)
         async with running(t.fake, config(t.db, t.clock, t.dice, sync_commands=False)) as rb:
             assert len(t.fake.command_syncs) == synced  # nothing re-registered
-            assert rb.bot.command_ids["attack declare"] == int(ids["attack"])
+            assert rb.bot.command_sets.global_ids["gm unit add"] == int(ids["gm"])
+            await t.run(t.alice, "help")  # a server's own commands' ids: read when /help first needs them
+            assert rb.bot.command_sets.ids(t.guild.id)["attack declare"] == int(ids["attack"])
             attack = (await t.run(t.alice, "help", topic="attack")).embed["description"]
             assert f"</attack declare:{ids['attack']}> `target:`" in attack
 

@@ -126,12 +126,28 @@ def lines_of(texts: Iterable[str]) -> tuple[Line, ...]:
 
 
 @dataclass(frozen=True)
+class Grid:
+    """Rows of the same columns (a game's standings), one a line of its section: a front-end that draws tables
+    (the page) shows them as a table under `headers`, right-aligning the `numeric` columns; the others show the
+    section's lines."""
+
+    headers: tuple[str, ...]
+    rows: tuple[tuple[Part, ...], ...]
+    numeric: frozenset[int] = frozenset()
+
+    def __post_init__(self) -> None:
+        if any(len(row) != len(self.headers) for row in self.rows):
+            raise ValueError("every row of a grid has a cell for each of its headers")
+
+
+@dataclass(frozen=True)
 class Section:
     """A part of a view: on Discord an embed field when it has a heading, else the embed's text; in the console,
-    its heading is a line of its own."""
+    its heading is a line of its own. `grid`: its lines as a table's rows, for a front-end that draws tables."""
 
     heading: str | Line | None
     lines: tuple[Line, ...]
+    grid: Grid | None = None
 
     @property
     def head(self) -> Line | None:
@@ -212,3 +228,15 @@ def text_lines(shown: View) -> list[str]:
     indented two spaces)."""
     return [*shown.head, *(("  " if ln.item else "") + ln.text for ln in shown.lines)]
 
+
+
+def cogm_parts(cogms: Iterable[str]) -> tuple[Part, ...]:
+    """A status title's co-GMs after its GM (`; co-GMs: @a, @b`), or nothing when the game has none."""
+    names = list(cogms)
+    if not names:
+        return ()
+    parts: list[Part] = ["; co-GM: " if len(names) == 1 else "; co-GMs: "]
+    for index, name in enumerate(names):
+        parts += [", "] if index else []
+        parts.append(Person(name))
+    return tuple(parts)

@@ -26,7 +26,7 @@ from engine.dice import FacesRecord, RollRecord
 from engine.errors import BadInput, RefereeError
 from engine.history import MAX_TURN
 from engine.rulesets import GameState, RuleSet
-from engine.view import At, Line, Part, Person, Strong, View
+from engine.view import At, Grid, Line, Part, Person, Strong, View
 from service.chartstyle import Look
 from service.ledger import FREE, MAX_PAGE, MAX_PURPOSE, checked_filter
 
@@ -168,9 +168,19 @@ class Block:
 
 
 @dataclass(frozen=True)
+class ShownGrid:
+    """A section's table: its headers and rows as HTML, and which columns hold numbers."""
+
+    headers: list[Markup]
+    rows: list[list[Markup]]
+    numeric: frozenset[int]
+
+
+@dataclass(frozen=True)
 class ShownSection:
     heading: Markup | None
     blocks: list[Block]
+    grid: ShownGrid | None = None
 
 
 @dataclass(frozen=True)
@@ -191,8 +201,17 @@ def blocks_of(lines: tuple[Line, ...], namer: Namer) -> list[Block]:
     return found
 
 
+def grid_html(grid: Grid | None, namer: Namer) -> ShownGrid | None:
+    if grid is None:
+        return None
+    return ShownGrid([escape(h) for h in grid.headers],
+                     [[part_html(cell, namer) for cell in row] for row in grid.rows], grid.numeric)
+
+
 def view_html(shown: View, namer: Namer) -> ShownView:
-    sections = [ShownSection(line_html(s.head, namer) if s.head is not None else None, blocks_of(s.lines, namer))
+    """A view as HTML: a section with a grid shows it as a table (its lines say the same, for the other front-ends)."""
+    sections = [ShownSection(line_html(s.head, namer) if s.head is not None else None,
+                             [] if s.grid is not None else blocks_of(s.lines, namer), grid_html(s.grid, namer))
                 for s in shown.sections]
     return ShownView(line_html(shown.title, namer), sections, shown.loud)
 

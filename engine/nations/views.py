@@ -45,7 +45,7 @@ def until(state: GameState, moment: datetime, what: str = "") -> tuple[Part, ...
     return (f"{what} at " if what else "until ", At(moment))
 
 
-STANDING_HEADERS = ("nation", "player", "E", "S", "M", "P", "L", "units", "actions left")
+STANDING_HEADERS = ("nation", "player", "E", "S", "M", "P", "L", "units", "actions")
 
 
 def standing(nation: Nation, state: GameState) -> tuple[Part, ...]:

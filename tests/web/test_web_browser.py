@@ -366,14 +366,16 @@ return entries.filter(e => e.initiatorType !== 'img' && !/\\/events$/.test(e.nam
               .reduce((sum, e) => sum + e.decodedBodySize, 0);
 """  # the page, its stylesheet and its script as read (not the charts, not the event stream)
 
-SCREENS = [("desktop", DESKTOP, False, False), ("phone", PHONE, True, False), ("phone-dark", PHONE, True, True)]
+SCREENS = [("desktop", DESKTOP, False, False), ("desktop-dark", DESKTOP, False, True), ("phone", PHONE, True, False),
+           ("phone-dark", PHONE, True, True)]
+CHART_SUFFIX = {"desktop": "-light", "desktop-dark": "", "phone": "-narrow-light", "phone-dark": "-narrow"}
 
 
 @pytest.mark.parametrize("name, lines, dice, hours", [("nations", NATIONS, NATIONS_DICE, 24),
                                                        ("goddice", GODDICE, (), 0), ("godsfire", GODSFIRE, (), 0)])
 async def test_screenshots_of_each_rule_sets_page(tmp_path, tab, screenshots, name, lines, dice, hours):
-    """Each rule set's page on a desktop, on a phone, and on a phone in a dark theme, to be looked at; and none of
-    them scrolls sideways or troubles the browser's console."""
+    """Each rule set's page on a desktop and on a phone, each in a light and a dark theme, to be looked at, its chart
+    the one drawn for that screen; and none of them scrolls sideways or troubles the browser's console."""
     store = await Store.open(tmp_path / f"{name}.db")
     try:
         game = Played(store, started_before(hours), dice)
@@ -387,6 +389,9 @@ async def test_screenshots_of_each_rule_sets_page(tmp_path, tab, screenshots, na
                 await charts_loaded(tab)
                 widths = await tab.js("return [document.documentElement.scrollWidth, window.innerWidth];")
                 assert widths[0] <= widths[1], (screen, widths)
+                shown = await tab.js("const i = document.querySelector('#charts img'); return i && i.currentSrc;")
+                if shown:  # the chart drawn for the screen: a phone's narrow one, the reader's theme
+                    assert f"/chart/game{CHART_SUFFIX[screen]}.svg?" in shown, (screen, shown)
                 weight = await tab.js(PAGE_WEIGHT)
                 assert 1024 < weight < 100 * 1024, (screen, weight)  # the issue's "one page under 100 KB before charts"
                 path = await tab.screenshot(screenshots / f"{name}-{screen}.png", width, height, mobile)

@@ -64,7 +64,7 @@ async def test_a_nations_page_shows_every_nation_its_units_land_and_open_battles
     # the standings as a table: a header a column, a row a nation (its name the row's header), numbers right-aligned
     grid = re.search(r'<table class="grid">.*?</table>', standings, re.S).group(0)
     headers = re.findall(r'<th scope="col"( class="num")?>([^<]*)</th>', grid)
-    assert [h for _, h in headers] == ["nation", "player", "E", "S", "M", "P", "L", "units", "actions left"]
+    assert [h for _, h in headers] == ["nation", "player", "E", "S", "M", "P", "L", "units", "actions"]
     assert [bool(num) for num, _ in headers] == [False, False] + [True] * 7
     assert ('<tr><th scope="row">Gracchan Republic</th><td>alice</td><td class="num">11</td><td class="num">10</td>'
             '<td class="num">9</td><td class="num">10</td><td class="num">20</td><td class="num">5</td>'

@@ -1,6 +1,7 @@
-"""/gm: the game master's powers. Discord offers /gm to members with Manage Server by default (a server's admin can
-let a game's GM or a GM role use it, in Server Settings → Integrations); here only the game's GMs may use it (its
-creator, the GM role, members with Manage Server); the engine checks each act again and logs who did it.
+"""/gm: the game master's powers. Discord offers /gm to every member (no default permission: most play-by-post games
+are run by ordinary members); the bot lets only the channel's game's GMs use it — its GM and co-GMs, and the server's
+GMs (members with Manage Server, the server's GM role set with /server gmrole or named by GM_ROLE); the engine
+checks each act again and logs who did it.
 
 The /gm group and its subgroups are `GMGroup`s (`cogs.slash` builds them from the command table), whose check keeps
 every command under them to the channel's game's GMs.
@@ -25,10 +26,11 @@ async def gm_check(interaction: discord.Interaction) -> bool:
     try:  # the live game's GMs; with none, the last ended game's (to export it; the other powers need a live one)
         state = await referee.shown_state(channel_key(interaction))
     except NoGame:
-        raise app_commands.CheckFailure("only a GM (the GM role or Manage Server) may use /gm here") from None
+        raise app_commands.CheckFailure("no game here: /game start or /game import makes you its GM (/gm is for a "
+                                        "game's GM and co-GMs)") from None
     if referee.is_gm(state, actor(interaction)):
         return True
-    raise app_commands.CheckFailure("only the game's GM may use /gm commands")
+    raise app_commands.CheckFailure("only the game's GM or a co-GM may use /gm commands")
 
 
 class GMGroup(app_commands.Group):

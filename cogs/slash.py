@@ -10,7 +10,8 @@ first, then each rule set's in the registry's order: its groups, then its comman
 
 Every command runs the same way (`cogs.run.run_slash`): its options typed by the table, the request dispatched to
 the service (`service.dispatch`), the reply rendered (`cogs.answers`). The /gm group is for the channel's game's
-GMs (`cogs.gm.gm_check`) and, by default, for members who manage the server.
+GMs and co-GMs (`cogs.gm.gm_check`): Discord offers it to every member, and the bot checks. /server (a server's
+own settings) is for members who manage the server, by Discord's default permission and the bot's own check.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from cogs.run import run_slash
 from engine.commands import COMMANDS, GROUPS
 from engine.rulesets import RULESETS, ruleset
 from engine.vocabulary import Command as Row
-from engine.vocabulary import File, Group, Param, Player
+from engine.vocabulary import File, Group, Param, Player, Role
 
 DESCRIPTION_LIMIT = 100  # Discord's limit on a command's and an option's description
 MAX_CHOICES = 25
@@ -62,6 +63,8 @@ def annotation(param: Param) -> Any:
     """The Python annotation discord.py reads the option's type, range and length from."""
     if param.kind is Player:
         return discord.Member
+    if param.kind is Role:
+        return discord.Role
     if param.kind is File:
         return discord.Attachment
     if param.kind is bool:
@@ -151,7 +154,7 @@ class Tree:
         gm = words[0] == "gm"
         kind = GMGroup if gm else app_commands.Group
         extra: dict[str, Any] = {}
-        if parent is None and described is not None and described.gm_only:
+        if parent is None and described is not None and described.manage_server:
             extra["default_permissions"] = discord.Permissions(manage_guild=True)
         made = kind(name=words[-1], description=description, parent=parent, **extra)
         if parent is None:

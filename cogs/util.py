@@ -59,12 +59,21 @@ def actor(interaction: discord.Interaction) -> str:
     return str(interaction.user.id)
 
 
+SERVER_ROLES_COG = "ServerRoles"
+"""The cog keeping each server's GM role set with /server gmrole (`cogs.server.ServerRoles`), looked up by name
+(that module imports this one): its `roles`, server id → role id."""
+
+
 def has_gm_role(interaction: discord.Interaction) -> bool:
-    """Members with Manage Server or the configured GM role are GMs of every game in the server."""
+    """Server GMs, GMs of every game in the server: members with Manage Server, members of the server's GM role set
+    with /server gmrole, and members of the role named by the GM_ROLE setting."""
     member = interaction.user
     if not isinstance(member, discord.Member):
         return False
     if member.guild_permissions.manage_guild:
+        return True
+    set_in_bot = getattr(bot_of(interaction).get_cog(SERVER_ROLES_COG), "roles", {}).get(interaction.guild_id)
+    if set_in_bot is not None and any(role.id == set_in_bot for role in member.roles):
         return True
     wanted = bot_of(interaction).settings.gm_role.lower()
     return any(role.name.lower() == wanted for role in member.roles)

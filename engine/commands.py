@@ -177,8 +177,7 @@ REMIND = (Command("remind me", "your reminders in this game by direct message: y
                      low=1, high=40, complete="timezone")),
                   action=_discord_only, private=True),)
 GM_DICE = (
-    Command("gm dice", "enter the next dice by hand, seen by you alone until rolled (\"clear\" empties, "
-                       "\"waiting\" lists them)",
+    Command("gm dice", "enter the next dice by hand, secret until rolled (\"clear\" empties, \"waiting\" lists)",
             (P("values", required=True,
                help='the dice in the order they will be rolled, e.g. "7 3 10"; "clear" empties; "waiting" lists',
                words=LIST),

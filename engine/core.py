@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 from engine.dice import FacesRecord, RandomRoller, Roller, RollRecord
 from engine.errors import NoGame, NotGM, RuleViolation
 from engine.events import DiceRolled, DieRolled, Event
-from engine.game import Rules, S
+from engine.game import Rules, S, binding_takes, entered_for
 
 
 @dataclass
@@ -22,7 +22,8 @@ class Context:
     now: datetime
     actor: str
     rules: Rules  # the rule set's tables and house defaults
-    is_gm: bool = False
+    is_gm: bool = False  # the game's GM or a co-GM, or a server GM
+    server_gm: bool = False  # a GM of every game in the server (Manage Server, the server's GM role)
     roller: Roller = field(default_factory=RandomRoller)
 
 
@@ -69,8 +70,10 @@ class Tx(Generic[S]):
     ) -> RollRecord:
         """Roll one numbered die (a GM-entered one first, if queued), total it and judge it against `target`."""
         sides = self.rules.die_sides
-        forced = bool(self.state.forced_dice)
-        die = self.state.forced_dice[0] if forced else self.ctx.roller.roll(sides)
+        binds = entered_for(self.state)
+        index = next((i for i, bound in enumerate(binds) if self.takes(bound, nation, purpose)), None)
+        forced = index is not None
+        die = self.state.forced_dice[index] if index is not None else self.ctx.roller.roll(sides)
         mods = {name: value for name, value in (modifiers or {}).items() if value}
         total = die + sum(mods.values())
         success = None
@@ -81,8 +84,13 @@ class Tx(Generic[S]):
             comparison=comparison if target is not None else None, success=success, forced=forced,
             turn=self.state.turn, at=self.ctx.now, sides=sides, **where,
         )
-        self.emit(DieRolled(record))
+        self.emit(DieRolled(record, binds[index] if index is not None else ""))
         return record
+
+    def takes(self, bound: str, subject: str | None, purpose: str) -> bool:
+        """Whether a GM-entered die bound `bound` goes to this roll (of `subject`, for `purpose`): the GM's
+        dice never go to a roll they were not entered for (a player's, when the GM kept them for their own)."""
+        return binding_takes(bound, self.ctx.actor, self.ctx.is_gm, subject, purpose)
 
     def roll_faces(self, player: str | None, purpose: str, faces: Sequence[str], count: int,
                    die_name: str = "die") -> list[str]:
@@ -91,7 +99,9 @@ class Tx(Generic[S]):
         An entered face that this kind of die does not have is refused (and, the transaction being
         dropped, no entered die is used up).
         """
-        queue = self.state.forced_dice
+        binds = entered_for(self.state)
+        bound = next((b for b in binds if self.takes(b, player, purpose)), None)
+        queue = [d for d, b in zip(self.state.forced_dice, binds, strict=True) if b == bound]
         rolled: list[str] = []
         forced: list[bool] = []
         for index in range(count):
@@ -109,7 +119,7 @@ class Tx(Generic[S]):
                 forced.append(False)
         record = FacesRecord(player=player, purpose=purpose, faces=rolled, forced=forced,
                              turn=self.state.turn, at=self.ctx.now)
-        self.emit(DiceRolled(record))
+        self.emit(DiceRolled(record, bound or ""))
         return rolled
 
 

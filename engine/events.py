@@ -23,7 +23,7 @@ from functools import cache
 from typing import Any, ClassVar, Generic
 
 from engine.dice import FacesRecord, RollRecord
-from engine.game import GameState, S
+from engine.game import ANYONE, GameState, S, entered_for, set_entered_for
 
 EVENT_TYPES: dict[tuple[str | None, str], type[Event[Any]]] = {}
 """Every event class by (its rule set's name, None for the events every game shares; its kind)."""
@@ -104,6 +104,51 @@ class HouseChanged(Event[GameState]):
         return state
 
 
+# --- who runs the game ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CoGMAdded(Event[GameState]):
+    """The GM made `player` a co-GM: the GM's powers in this game."""
+
+    player: str
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        state.cogms = [*state.cogms, self.player]
+        return state
+
+
+@dataclass(frozen=True)
+class CoGMRemoved(Event[GameState]):
+    """The GM took `player`'s co-GM powers back."""
+
+    player: str
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        key = self.player.strip().lower()
+        state.cogms = [c for c in state.cogms if c.strip().lower() != key]
+        return state
+
+
+@dataclass(frozen=True)
+class GameHandedOver(Event[GameState]):
+    """The GM handed the game to `to`, who is its GM from now on; `old`, the GM before, stays a co-GM."""
+
+    to: str
+    old: str
+    by: str
+
+    def apply(self, state: GameState) -> GameState:
+        key = self.to.strip().lower()
+        cogms = [c for c in state.cogms if c.strip().lower() != key]
+        if self.old.strip().lower() != key and all(c.strip().lower() != self.old.strip().lower() for c in cogms):
+            cogms.append(self.old)
+        state.gm, state.cogms = self.to, cogms
+        return state
+
+
 # --- dice ----------------------------------------------------------------------------------------
 
 
@@ -113,9 +158,12 @@ class DiceQueued(Event[GameState]):
 
     values: list[int | str]
     by: str
+    bound: str = ANYONE  # whose or which roll takes them (`engine.game.entered_for`)
 
     def apply(self, state: GameState) -> GameState:
+        binds = entered_for(state) + [self.bound] * len(self.values)
         state.forced_dice.extend(self.values)
+        set_entered_for(state, binds)
         return state
 
 
@@ -125,6 +173,7 @@ class DiceCleared(Event[GameState]):
 
     def apply(self, state: GameState) -> GameState:
         state.forced_dice = []
+        set_entered_for(state, [])
         return state
 
 
@@ -133,10 +182,11 @@ class DieRolled(Event[GameState]):
     """One numbered die with its modifiers (Nations)."""
 
     roll: RollRecord
+    bound: str = ANYONE  # the binding of the entered die it took (the first waiting one with it)
 
     def apply(self, state: GameState) -> GameState:
         if self.roll.forced:
-            state.forced_dice.pop(0)
+            _take_entered(state, self.bound, 1)
         return state
 
 
@@ -145,10 +195,19 @@ class DiceRolled(Event[GameState]):
     """Several dice with named faces, rolled together (God Dice)."""
 
     roll: FacesRecord
+    bound: str = ANYONE  # the binding of the entered dice it took (the first waiting ones with it)
 
     def apply(self, state: GameState) -> GameState:
-        del state.forced_dice[:sum(self.roll.forced)]
+        _take_entered(state, self.bound, sum(self.roll.forced))
         return state
+
+
+def _take_entered(state: GameState, bound: str, count: int) -> None:
+    """Take the first `count` waiting entered dice bound `bound` off the queue."""
+    binds = entered_for(state)
+    taken = [i for i, b in enumerate(binds) if b == bound][:count]
+    state.forced_dice[:] = [d for i, d in enumerate(state.forced_dice) if i not in taken]
+    set_entered_for(state, [b for i, b in enumerate(binds) if i not in taken])
 
 
 # --- the log -------------------------------------------------------------------------------------

@@ -72,6 +72,11 @@ class RuleSet(Generic[S]):
     rank: int = 100  # where it is listed among the rule sets (the main game first), whatever the import order
     # the common catch-up applied to a snapshot document in place: (events, next due) or None (then Tick runs)
     quick_catch_up: Callable[[dict[str, Any], datetime], tuple[list[Event[Any]], datetime] | None] | None = None
+    # /gm clock pause and resume (`engine.clock`): the events that hold every deadline of the game and that give
+    # each back the time it had left (None: its games have no clock to pause), and since when a game is paused
+    pause: Callable[[Tx[S]], None] | None = None
+    resume: Callable[[Tx[S]], None] | None = None
+    paused_since: Callable[[S], datetime | None] = lambda state: None
     # --- what the front-ends need -------------------------------------------------------------------
     rules_file: str | None = None  # its data file in `data/` (None: `rules_from_dict({})` gives its rules)
     rules_from_dict: Callable[[dict[str, Any]], Rules] | None = None  # the data file's document → its rules
@@ -98,6 +103,12 @@ class RuleSet(Generic[S]):
     history_point: Callable[[S], Point] | None = None  # what the history follows: {(side, stat): value}
     history_marks: Callable[[Event[Any]], list[tuple[str, str]]] | None = None  # an event's chart marks: (side, mark)
     history_stats: tuple[tuple[str, str], ...] = ()  # the numbers a chart may draw: (stat as stored, as shown)
+    # (the turn an action was taken in, the state after it) → the turn its changes are charted at; None: the turn
+    # it left the game in
+    history_turn: Callable[[int, S], int] | None = None
+    # state → {a side's name as the history stored it: its name now}, for sides renamed during the game (a chart
+    # draws one line a side, by its name now); None: names never change
+    history_names: Callable[[S], dict[str, str]] | None = None
     game_chart: tuple[str, ...] = ()  # /game chart: the stats it draws, one panel each (the sides' strength)
     # --- the game's page (issue 22) ------------------------------------------------------------------
     # (state, rules) → the views its web page shows as the standings (None: the status view alone)
@@ -179,7 +190,8 @@ def ruleset(name: str) -> RuleSet[Any]:
 def summary_view(state: GameState) -> View:
     """A game's status when its rule set writes none: its title, summary and GM."""
     found = ruleset_of(state)
-    return view(f"{found.title} — {found.summary(state)}; GM: {state.gm}")
+    cogms = f"; co-GMs: {', '.join(state.cogms)}" if getattr(state, "cogms", None) else ""
+    return view(f"{found.title} — {found.summary(state)}; GM: {state.gm}{cogms}")
 
 
 def ruleset_of(state: GameState) -> RuleSet[Any]:

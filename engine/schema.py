@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, ValidationInfo
 
 from engine.errors import BadInput
+from engine.game import MAX_COGMS
 from engine.house import House, RulesError
 from engine.names import MAX_NAME, clean_name
 
@@ -75,9 +76,13 @@ Name = Annotated[str, AfterValidator(_name)]  # a nation's or player's name: cle
 Player = Annotated[str, AfterValidator(_player)]  # who plays (a console name or a Discord id)
 Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
 Short = Annotated[str, StringConstraints(max_length=MAX_NAME)]
+EnteredFor = Annotated[list[Annotated[str, StringConstraints(max_length=48)]], Field(max_length=MAX_FORCED_DICE)]
+"""Each waiting GM-entered die's binding (`engine.game.entered_for`)."""
 TimeText = Annotated[str, StringConstraints(max_length=MAX_TIME_TEXT), AfterValidator(_time)]
 Time = Annotated[TimeText, AfterValidator(_near)]  # a live time: within TIME_WINDOW of the clock
 Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+CoGMs = Annotated[list[Annotated[str, StringConstraints(max_length=200)]], Field(max_length=MAX_COGMS)]
+"""A game's co-GMs (`engine.game.MAX_COGMS` at most)."""
 Turn = Annotated[int, Field(ge=0, le=MAX_TURN)]
 Number = Annotated[int, Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
 

@@ -35,13 +35,18 @@ class Player(str):
     in the console, a name as typed."""
 
 
+class Role(str):
+    """The kind of an option naming a role of the server: on Discord a role option (the role's id is given); the
+    console has no servers, so no roles (a command taking one is Discord's alone)."""
+
+
 class File:
     """The kind of an option that is a file: an attachment on Discord, a regular file's path in the console. The
     front-end gives it as an upload (`service.dispatch.Upload`: its name, and its bytes read when needed, at most
     the option's `high`)."""
 
 
-KINDS = (str, int, float, bool, Player, File)
+KINDS = (str, int, float, bool, Player, Role, File)
 CONSOLE = "console"
 """`Param.only`: an option only the console offers (a file it writes, a confirmation Discord asks with buttons)."""
 
@@ -49,7 +54,7 @@ CONSOLE = "console"
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: type = str  # str, int, float, bool, Player or File
+    kind: type = str  # str, int, float, bool, Player, Role or File
     required: bool = False
     help: str = ""
     choices: tuple[str, ...] = ()  # offered as choices on Discord; the engine checks the value
@@ -64,7 +69,7 @@ class Param:
         if self.words not in WORDS:
             raise ValueError(f"option {self.name}: words is one of {', '.join(WORDS)}, not {self.words!r}")
         if self.kind not in KINDS:
-            raise ValueError(f"option {self.name}: its kind is one of str, int, float, bool, Player, File")
+            raise ValueError(f"option {self.name}: its kind is one of str, int, float, bool, Player, Role, File")
         if self.words != ONE and self.kind not in (str, File):
             raise ValueError(f"option {self.name}: only a text option may take several words")
         if self.kind is File and self.high is None:
@@ -88,11 +93,13 @@ class Param:
 @dataclass(frozen=True)
 class Group:
     """A group of commands (`gm unit`: the commands whose path starts so), as a front-end shows it: its words and
-    what it is for. `gm_only`: a group of the GM's commands (Discord offers it to server managers by default)."""
+    what it is for. `gm_only`: a group of the GM's commands (the game's GM and co-GMs may use them: the bot checks);
+    `manage_server`: Discord offers it to members with Manage Server by default (a server's settings)."""
 
     path: str
     help: str
     gm_only: bool = False
+    manage_server: bool = False
 
 
 CHART_FILE = (Param("file", help="console: the picture's file under the working folder or $REFEREE_EXPORT_DIR",
@@ -172,7 +179,7 @@ def coerce_options(command: Command, raw: dict[str, Any]) -> dict[str, Any]:
         elif param.kind is File:
             if isinstance(value, str):
                 raise TypeError(f"/{command.path}: the front-end gives {name}: as an upload, not its name")
-        elif param.kind is Player:
+        elif param.kind in (Player, Role):
             value = str(value)
         elif param.kind is not str and isinstance(value, str):
             try:

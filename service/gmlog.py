@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,7 +22,7 @@ from engine import events as ev
 from engine.commands import BY_PATH, MAX_PAGE, find_command
 from engine.describe import event_line, same, setting_value, setting_words, utc_text
 from engine.errors import BadInput, RefereeError
-from engine.game import When, Who
+from engine.game import When, Who, cogms_of
 from engine.rulesets import GameState, ruleset_of
 from service.reports import CLOCK_ACTOR
 
@@ -57,8 +58,9 @@ def _gm_only(command: str) -> bool:
     return bool(found.gm_only) and found.path in BY_PATH
 
 
-def is_gm_act(logged: LoggedAction, gm: str) -> bool:
-    """A GM-only command, an act of the game's GM (not the game's start), an import or an undo."""
+def is_gm_act(logged: LoggedAction, gm: str | Collection[str]) -> bool:
+    """A GM-only command, an act of the game's GM or a co-GM (`gm`: one name or theirs; not the game's start), an
+    import or an undo."""
     act = logged.action
     if act.actor == CLOCK_ACTOR:
         return False
@@ -66,7 +68,8 @@ def is_gm_act(logged: LoggedAction, gm: str) -> bool:
         return True
     if any(e.starts_game for e in logged.events):
         return False
-    return _gm_only(act.command) or (bool(gm) and act.actor.lower() == gm.lower())
+    gms = [gm] if isinstance(gm, str) else list(gm)
+    return _gm_only(act.command) or any(g and act.actor.lower() == g.lower() for g in gms)
 
 
 def _change(state: GameState | None, event: ev.Event[Any], when: When, who: Who) -> str | None:
@@ -102,7 +105,7 @@ async def gm_acts(store: Store, game_id: int, when: When = utc_text, who: Who = 
     `who`'s words). The whole log is replayed once, live events only, so each before is the state it met."""
     history = await store.action_history(game_id)
     current = await store.load(game_id)
-    gm = str(getattr(current, "gm", "") or "")
+    gm = [str(getattr(current, "gm", "") or ""), *cogms_of(current)]
     state: GameState | None = None
     found: list[tuple[GmAct, list[str]]] = []
     for logged in history:

@@ -9,6 +9,7 @@ from discord import app_commands
 
 from cogs.frontends import Autocomplete
 from cogs.util import actor, has_gm_role, state_or_none
+from engine.game import runs_game
 from engine.goddice.common import RULESET, label, legal_attacks, turn_of
 from engine.goddice.describe import attack_text
 from engine.goddice.state import Character, GoddiceState, Player
@@ -44,7 +45,7 @@ def mine(interaction: discord.Interaction, state: GoddiceState) -> Player | None
     """The user's seat; a GM who is not seated moves for the player whose move it is."""
     me = actor(interaction)
     seated = state.player(me)
-    if seated is None and state.active and (has_gm_role(interaction) or state.gm == me):
+    if seated is None and state.active and (has_gm_role(interaction) or runs_game(state, me)):
         return state.player(state.active)
     return seated
 

@@ -10,6 +10,7 @@ from discord import app_commands
 from cogs.frontends import Autocomplete
 from cogs.godsfire.controls import counter_label
 from cogs.util import actor, has_gm_role, state_or_none
+from engine.game import runs_game
 from engine.godsfire.common import RULESET
 from engine.godsfire.maps import shipped_names
 from engine.godsfire.setup import FIELDS as SET_FIELDS
@@ -115,7 +116,7 @@ async def lower_autocomplete(interaction: discord.Interaction, current: str) -> 
     if state is None:
         return []
     me = actor(interaction)
-    gm = has_gm_role(interaction) or name_key(state.gm) == name_key(me)
+    gm = has_gm_role(interaction) or runs_game(state, me)
     choices = []
     for system in state.systems:
         if not gm and system.owner != me:
@@ -150,7 +151,7 @@ async def counters_autocomplete(interaction: discord.Interaction,
     if state is None:
         return []
     me = actor(interaction)
-    gm = has_gm_role(interaction) or name_key(state.gm) == name_key(me)
+    gm = has_gm_role(interaction) or runs_game(state, me)
     typed = current.replace(",", " ").replace("#", " ").split()
     done = [t for t in typed if t.isdigit()]
     prefix = " ".join(done)
@@ -191,7 +192,7 @@ async def losses_autocomplete(interaction: discord.Interaction, current: str) ->
     if state is None:
         return []
     me = actor(interaction)
-    gm = has_gm_role(interaction) or name_key(state.gm) == name_key(me)
+    gm = has_gm_role(interaction) or runs_game(state, me)
     among = [n for c in state.choices if c.kind == "losses" and (gm or name_key(c.chooser) == name_key(me))
              for n in c.counters]
     typed = current.replace(",", " ").replace("#", " ").split()

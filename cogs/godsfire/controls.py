@@ -42,6 +42,7 @@ from engine.commands import BY_PATH, build_action, coerce_options
 from engine.core import execute
 from engine.describe import plural
 from engine.errors import RefereeError, RuleViolation
+from engine.game import runs_game
 from engine.godsfire.events import GameChanged, SystemAdded, SystemChanged
 from engine.godsfire.maps import picture
 from engine.godsfire.state import GodsfireState, LossChoice
@@ -174,7 +175,7 @@ async def current_go(interaction: discord.Interaction, game_id: int, go: str) ->
 
 
 def is_gm(interaction: discord.Interaction, state: GodsfireState) -> bool:
-    return has_gm_role(interaction) or name_key(actor(interaction)) == name_key(state.gm)
+    return has_gm_role(interaction) or runs_game(state, actor(interaction))
 
 
 def playing_for(interaction: discord.Interaction, state: GodsfireState) -> str | None:

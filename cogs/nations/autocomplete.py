@@ -10,6 +10,7 @@ from discord import app_commands
 
 from cogs.frontends import Autocomplete
 from cogs.util import actor, bot_of, has_gm_role, state_or_none
+from engine.game import runs_game
 from engine.nations.common import RULESET
 from engine.nations.describe import unit_ref
 from engine.nations.state import Battle, GameState, Unit
@@ -35,7 +36,7 @@ async def own_unit_autocomplete(interaction: discord.Interaction, current: str) 
     if state is None:
         return []
     me = actor(interaction)
-    gm = has_gm_role(interaction) or state.gm == me
+    gm = has_gm_role(interaction) or runs_game(state, me)
     choices = []
     for nation in state.nations.values():
         if not gm and nation.player != me:

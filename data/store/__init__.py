@@ -24,6 +24,7 @@ The store is this package, one module per part, and `Store` is made of the parts
 - `games`: creating, running, saving, listing, exporting and importing games;
 - `ledger`: the log written and read back — actions, events, rolls, the stat history, the digest mark;
 - `frontend`: the front-ends' bookkeeping — reminders, the outbox of announcements, messages, the page token;
+- `guilds`: each Discord server's own settings (its GM role, /server gmrole);
 - `encoding`: how values are written into rows (times, JSON, compressed snapshots, events).
 
 Everything other code uses is imported from here, `data.store`. (A test that patches a module's global patches it
@@ -54,6 +55,7 @@ from data.store.frontend import (
     PAGE_VERSION,
     DmReminder,
     FrontEnd,
+    QuietHours,
 )
 from data.store.games import (
     GAME_MOVED_ON,
@@ -67,6 +69,7 @@ from data.store.games import (
     Plan,
     Quick,
 )
+from data.store.guilds import Guilds
 from data.store.ledger import (
     ACTION_EVENTS,
     ActionRow,
@@ -81,7 +84,7 @@ from data.store.ledger import (
 from data.store.schema import MIGRATIONS, Schema, migration_files
 
 
-class Store(Games, Ledger, FrontEnd, Schema, Connection):
+class Store(Games, Ledger, FrontEnd, Guilds, Schema, Connection):
     """Open with `await Store.open(path)`; close with `await store.close()` (idempotent, safe to call twice at
     once: it waits, bounded, for the operations in flight and refuses new ones)."""
 
@@ -91,7 +94,7 @@ __all__ = [
     "MIGRATIONS", "OUTBOX_IF_DISCORD", "OUTBOX_INSERT", "OUTBOX_PAGE", "PAGE_TOKEN", "PAGE_TOKEN_BYTES", "PAGE_VERSION",
     "PAUSE_BEFORE_COMMIT",
     "SHUTTING_DOWN", "ActionRow", "ChannelTaken", "DmReminder", "Entry", "GameMovedOn", "GameRow", "LedgerFilter",
-    "ListedGame", "LoggedAction", "LoggedEvent", "NoLiveGame", "Plan", "Quick", "ReportMessage", "Store",
+    "ListedGame", "LoggedAction", "LoggedEvent", "NoLiveGame", "Plan", "Quick", "QuietHours", "ReportMessage", "Store",
     "StoreUnavailable", "_iso", "_json", "_transaction", "event_json", "insert_history", "migration_files",
     "open_failure", "pack_snapshot", "record_history", "snapshot_document",
 ]

@@ -119,6 +119,10 @@ def event_line(event: Event[Any], when: When, who: Who) -> str | None:
             return f"⏳ {who(player)}'s move: {MOVES[phase]}."
         case ev.PlayerReminded(player=player, phase=phase, waiting_hours=hours):
             return f"⏰ {who(player)}, the game has waited {hours:g} hours for you to {MOVES.get(phase, 'move')}."
+        case ev.ClockPaused():
+            return "⏸ The clock is paused: no reminder until it resumes."
+        case ev.ClockResumed():
+            return "▶ The clock runs again: the move awaited has the time it had left before its reminder."
     return None
 
 
@@ -179,7 +183,8 @@ def attack_text(option: LegalAttack) -> str:
 def status_lines(state: GoddiceState, who: Who) -> list[str]:
     """The whole game at a glance, for /game status and /goddice status."""
     options = f"; options: {', '.join(o.replace('_', ' ') for o in state.options)}" if state.options else ""
-    head = f"God Dice — GM {who(state.gm)}{options}"
+    cogms = f"; co-GMs: {', '.join(who(c) for c in state.cogms)}" if state.cogms else ""
+    head = f"God Dice — GM {who(state.gm)}{cogms}{options}"
     if state.winner:
         head += f" — {who(state.winner)} won"
     elif state.turn:
@@ -195,7 +200,7 @@ def status_lines(state: GoddiceState, who: Who) -> list[str]:
         lines.append("Pool: " + ", ".join(f"{state.cards.characters[t].title} ×{n}" for t, n in state.pool.items()
                                           if n))
     if state.forced_dice:
-        lines.append(f"{plural(len(state.forced_dice), 'GM-entered die')} waiting: {' '.join(state.forced_dice)}")
+        lines.append(f"{plural(len(state.forced_dice), 'GM-entered die')} waiting.")  # which: the GM's alone
     return lines + player_lines(state, who) + turn_lines(state, who)
 
 
@@ -238,10 +243,11 @@ def change_line(state: GoddiceState, event: Event[Any], when: When, who: Who) ->
             return (f"{who(state.current.player)}'s attack dice: {_faces(state.current.dice)} → {_faces(dice)} "
                     f"(rolled: {what}).")
         case DiceQueued(values=values, by=by):
-            return (f"GM-entered dice waiting: {_faces(state.forced_dice)} → "
-                    f"{_faces([*state.forced_dice, *values])} (entered by GM {who(by)}).")
+            # how many, never which: the faces stay the GM's until a roll uses them (the ledger shows them then)
+            return (f"GM-entered dice waiting: {len(state.forced_dice)} → {len(state.forced_dice) + len(values)} "
+                    f"(entered by GM {who(by)}).")
         case DiceCleared(by=by):
-            return f"GM-entered dice waiting: {_faces(state.forced_dice)} → none (cleared by GM {who(by)})."
+            return f"GM-entered dice waiting: {len(state.forced_dice)} → none (cleared by GM {who(by)})."
     return None
 
 

@@ -17,6 +17,8 @@ from engine.schema import (
     MAX_FORCED_DICE,
     MAX_ID,
     TIME_WINDOW,
+    CoGMs,
+    EnteredFor,
     Id,
     Name,
     Short,
@@ -81,6 +83,7 @@ class CurrentTurn(Strict):
 class Game(Strict):
     ruleset: Literal["goddice"]
     gm: Annotated[str, Field(max_length=200)] = "gm"
+    cogms: CoGMs = []
     options: Annotated[list[Literal[OPTIONS]], Field(max_length=len(OPTIONS))] = []  # type: ignore[valid-type]
     phase: Literal[PHASES]  # type: ignore[valid-type]
     active: PlayerName | None = None
@@ -91,11 +94,13 @@ class Game(Strict):
     started_at: TimeText
     move_since: Time | None = None
     reminders: Annotated[int, count(0, MAX_REMINDERS)] = 0
+    paused_at: TimeText | None = None  # /gm clock pause: when (the move's reminders wait until it resumes)
     chooser: PlayerName | None = None
     picks: Annotated[list[PlayerName], Field(max_length=MAX_PLAYERS * MAX_CHARACTERS)] = []
     pool: Annotated[dict[Short, Annotated[int, count(0, 100)]], Field(max_length=MAX_POOL)] = {}
     next_character_id: Annotated[int, count(1, MAX_ID)] = 1
     forced_dice: Annotated[list[Short], Field(max_length=MAX_FORCED_DICE)] = []
+    forced_for: EnteredFor = []
     house: dict[str, Any] = {}
     cards: dict[str, Any]
     current: CurrentTurn | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from engine.game import entered_export
 from engine.goddice import invariants, schema
 from engine.goddice.cards import GoddiceHouse, GoddiceRules, cards_from_dict
 from engine.goddice.state import Character, GoddiceState, Player, Turn
@@ -24,6 +25,7 @@ def state_to_dict(state: GoddiceState) -> dict[str, Any]:
         "game": {
             "ruleset": state.ruleset,
             "gm": state.gm,
+            "cogms": list(state.cogms),
             "options": list(state.options),
             "phase": state.phase,
             "active": state.active,
@@ -34,11 +36,12 @@ def state_to_dict(state: GoddiceState) -> dict[str, Any]:
             "started_at": _iso(state.started_at),
             "move_since": _iso(state.move_since),
             "reminders": state.reminders,
+            "paused_at": _iso(state.paused_at),
             "chooser": state.chooser,
             "picks": list(state.picks),
             "pool": dict(state.pool),
             "next_character_id": state.next_character_id,
-            "forced_dice": list(state.forced_dice),
+            "forced_dice": list(state.forced_dice), **entered_export(state),
             "house": state.house.as_dict(),
             "cards": state.cards.raw,
             "current": None if turn is None else {
@@ -72,15 +75,18 @@ def state_from_dict(data: dict[str, Any]) -> GoddiceState:
     if started is None:
         raise ValueError("game.started_at is missing")
     state = GoddiceState(
-        gm=str(game.get("gm", "gm")), house=GoddiceHouse(**game.get("house", {})),
+        gm=str(game.get("gm", "gm")), cogms=[str(c) for c in game.get("cogms", [])],
+        house=GoddiceHouse(**game.get("house", {})),
         cards=cards_from_dict(game["cards"]), started_at=started,
         options=[str(o) for o in game.get("options", [])], phase=str(game["phase"]),
         active=game.get("active"), move_since=_time(game.get("move_since")),
-        reminders=int(game.get("reminders", 0)), direction=str(game.get("direction", "clockwise")),
+        reminders=int(game.get("reminders", 0)), paused_at=_time(game.get("paused_at")),
+        direction=str(game.get("direction", "clockwise")),
         pool={str(k): int(v) for k, v in game.get("pool", {}).items()},
         picks=[str(p) for p in game.get("picks", [])], chooser=game.get("chooser"),
         turn=int(game.get("turn", 0)), winner=game.get("winner"), ended=bool(game.get("ended", False)),
         forced_dice=[str(f) for f in game.get("forced_dice", [])],
+        forced_for=[str(b) for b in game.get("forced_for") or []],
         next_character_id=int(game.get("next_character_id", 1)),
         current=None if current is None else Turn(
             player=str(current["player"]), attacker=current.get("attacker"),

@@ -75,6 +75,7 @@ class GoddiceState:
     active: str | None = None  # the player whose move it is
     move_since: datetime | None = None  # since when the game waits for `active`
     reminders: int = 0  # reminders sent for this move
+    paused_at: datetime | None = None  # /gm clock pause: when (the move's reminders wait until /gm clock resume)
     direction: str = "clockwise"
     pool: dict[str, int] = field(default_factory=dict)  # character cards left to draft
     picks: list[str] = field(default_factory=list)  # who picks next, in order, until the draft is done
@@ -83,7 +84,9 @@ class GoddiceState:
     current: Turn | None = None
     winner: str | None = None
     ended: bool = False
+    cogms: list[str] = field(default_factory=list)  # co-GMs (/gm cogm add): the GM's powers in this game
     forced_dice: list[str] = field(default_factory=list)
+    forced_for: list[str] = field(default_factory=list)  # each entered die's binding (engine.game.entered_for)
     next_character_id: int = 1
 
     def player(self, name: str) -> Player | None:

@@ -28,6 +28,8 @@ from engine.godsfire.state import (
 )
 from engine.schema import (
     MAX_FORCED_DICE,
+    CoGMs,
+    EnteredFor,
     Name,
     Strict,
     TimeText,
@@ -182,11 +184,13 @@ class Shipment(Strict):
 class Game(Strict):
     ruleset: Literal["godsfire"]
     gm: Annotated[str, Field(max_length=200)] = "gm"
+    cogms: CoGMs = []
     started_at: TimeText
     ended: bool = False
     turn: Annotated[Turn, Field(ge=1)] = 1
     phase: Literal[PHASES]  # type: ignore[valid-type]  # (as Party)
     forced_dice: Annotated[list[Annotated[int, count(1, 6)]], Field(max_length=MAX_FORCED_DICE)] = []
+    forced_for: EnteredFor = []
     house: dict[str, Any] = {}
     wars: Annotated[list[Annotated[list[Name], Field(min_length=2, max_length=2)]],
                     Field(max_length=MAX_PLAYERS * MAX_PLAYERS)] = []
@@ -207,6 +211,7 @@ class Game(Strict):
     victory_turns: Annotated[int, count(0, 10_000)] = 0
     winner: Name | None = None
     board: dict[str, Any] | None = None  # the map, in its normal form (`engine.godsfire.board`)
+    paused_at: TimeText | None = None  # /gm clock pause: when (its deadlines move on by the pause on resume)
 
 
 class Export(Strict):

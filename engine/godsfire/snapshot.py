@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.errors import RefereeError
+from engine.game import entered_export
 from engine.godsfire import schema
 from engine.godsfire.events import from_plain, system_from_dict, system_to_dict, to_plain
 from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, GodsfireHouse, GodsfireRules
@@ -22,7 +23,7 @@ LEVELS = (0, 5)  # allegiance levels a region or a national government can hold 
 
 
 PROCEDURE = ("counters", "next_counter", "initiative", "transit", "attacks", "next_attack", "choices",
-             "shipments", "neutral_control", "victory", "victory_turns", "winner", "board")
+             "shipments", "neutral_control", "victory", "victory_turns", "winner", "board", "paused_at")
 """The game's fields the refereed procedure adds (the table, initiative, combat, money in transit, victory)."""
 
 
@@ -30,9 +31,10 @@ def state_to_dict(state: GodsfireState) -> dict[str, Any]:
     """`{"game": {...}, "players": [...], "systems": [...]}` — the export format without its rolls."""
     return {
         "game": {
-            "ruleset": state.ruleset, "gm": state.gm, "started_at": state.started_at.isoformat(),
+            "ruleset": state.ruleset, "gm": state.gm, "cogms": list(state.cogms),
+            "started_at": state.started_at.isoformat(),
             "ended": state.ended, "turn": state.turn, "phase": state.phase,
-            "forced_dice": list(state.forced_dice), "house": state.house.as_dict(),
+            "forced_dice": list(state.forced_dice), **entered_export(state), "house": state.house.as_dict(),
             "wars": [list(pair) for pair in state.wars], "order": list(state.order),
             "done": {name: list(steps) for name, steps in state.done.items()},
             **{key: to_plain(getattr(state, key)) for key in PROCEDURE},
@@ -54,9 +56,11 @@ def state_from_dict(data: dict[str, Any]) -> GodsfireState:
     if game.get("ruleset") != "godsfire":
         raise ValueError(f"not a Godsfire game: ruleset {game.get('ruleset')!r}")
     state = GodsfireState(
-        gm=str(game.get("gm", "gm")), house=GodsfireHouse(**game.get("house", {})),
+        gm=str(game.get("gm", "gm")), cogms=[str(c) for c in game.get("cogms", [])],
+        house=GodsfireHouse(**game.get("house", {})),
         started_at=datetime.fromisoformat(game["started_at"]), ended=bool(game.get("ended", False)),
-        forced_dice=[int(v) for v in game.get("forced_dice", [])], turn=int(game.get("turn", 1)),
+        forced_dice=[int(v) for v in game.get("forced_dice", [])],
+        forced_for=[str(b) for b in game.get("forced_for") or []], turn=int(game.get("turn", 1)),
         phase=str(game.get("phase", "movement")),
         wars=[[str(a), str(b)] for a, b in game.get("wars", [])],
         order=[str(name) for name in game.get("order", [])],

@@ -199,7 +199,9 @@ class GodsfireState:
     started_at: datetime
     ruleset: str = "godsfire"
     ended: bool = False
+    cogms: list[str] = field(default_factory=list)  # co-GMs (/gm cogm add): the GM's powers in this game
     forced_dice: list[int] = field(default_factory=list)
+    forced_for: list[str] = field(default_factory=list)  # each entered die's binding (engine.game.entered_for)
     turn: int = 1
     phase: str = "movement"
     players: list[Player] = field(default_factory=list)
@@ -220,6 +222,7 @@ class GodsfireState:
     victory_turns: int = 0  # most-systems: the game ends after this turn
     winner: str | None = None
     board: Board | None = None  # the map the GM loaded (None: positions are named freely)
+    paused_at: datetime | None = None  # /gm clock pause: when (every deadline is held until /gm clock resume)
 
     def find_player(self, name: str) -> Player | None:
         exact = _exact(self.players, name, self.__dict__, "_player_at")

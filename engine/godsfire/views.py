@@ -11,7 +11,7 @@ from engine.godsfire.rules import ECONOMY_NAMES, PARTY_NAMES, GodsfireRules
 from engine.godsfire.state import PHASE_NAMES, GodsfireState, System
 from engine.godsfire.steps import STEP_NAMES, interphase_checklist
 from engine.godsfire.tableviews import procedure_lines
-from engine.view import Line, Part, Person, Strong, View, item, line, view
+from engine.view import Line, Part, Person, Strong, View, cogm_parts, item, line, view
 
 
 def units_text(units: dict[str, int]) -> str:
@@ -22,7 +22,7 @@ def units_text(units: dict[str, int]) -> str:
 def status_view(state: GodsfireState, rules: GodsfireRules | None = None) -> View:
     """/game status and /godsfire status: the turn and phase, each player (NG, money, allegiances), each system."""
     title = line(f"Godsfire — turn {state.turn}, {PHASE_NAMES[state.phase]}; GM: ", Person(state.gm),
-                 *((" — ", Strong("GAME OVER")) if state.ended else ()))
+                 *cogm_parts(state.cogms), *((" — ", Strong("GAME OVER")) if state.ended else ()))
     lines: list[Line] = []
     if state.forced_dice:
         count = len(state.forced_dice)

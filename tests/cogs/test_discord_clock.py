@@ -222,7 +222,7 @@ async def test_two_games_in_two_channels_are_kept_apart(tmp_path):
             shown = await t.run(t.alice, "nation show", channel=front)
             assert shown.embed["title"] == "Sovatank" and "Actions: 2 of 2 left this turn" in texts(shown)
             refused = await t.run(t.gm, "gm turn end", channel=front)  # not the GM over there
-            assert refused.ephemeral and texts(refused) == "⛔ only the game's GM may use /gm commands"
+            assert refused.ephemeral and texts(refused) == "⛔ only the game's GM or a co-GM may use /gm commands"
             nope = await t.run(t.alice, "attack declare", channel=front, target="Charon", units="1")
             assert nope.ephemeral and texts(nope).startswith("⛔ no nation called 'Charon' in this game")
 

@@ -86,9 +86,10 @@ async def test_a_channel_without_a_game_says_how_to_start_one(tmp_path):
             result = await t.run(t.alice, command, **options)
             assert result.ephemeral, command
             assert texts(result) == NO_GAME, command
-        # The GM's commands say who may use them there (only the GM role or Manage Server: to import).
+        # The GM's commands say how to become a GM there.
         result = await t.run(t.gm, "gm turn end")
-        assert result.ephemeral and texts(result) == "⛔ only a GM (the GM role or Manage Server) may use /gm here"
+        assert result.ephemeral and texts(result) == ("⛔ no game here: /game start or /game import makes you its GM "
+                                                      "(/gm is for a game's GM and co-GMs)")
         assert t.messages() == []  # nothing public, no status message: there is no game
 
 
@@ -393,9 +394,9 @@ async def test_gm_permissions(tmp_path):
             for who in (t.alice, erin):
                 refused = await t.run(who, "gm set", nation="Gracchan Republic", stat="land", value="40")
                 assert refused.ephemeral
-                assert texts(refused) == "⛔ only the game's GM may use /gm commands"
+                assert texts(refused) == "⛔ only the game's GM or a co-GM may use /gm commands"
                 refused = await t.run(who, "gm dice", values="10")
-                assert refused.ephemeral and texts(refused) == "⛔ only the game's GM may use /gm commands"
+                assert refused.ephemeral and texts(refused) == "⛔ only the game's GM or a co-GM may use /gm commands"
             assert state_to_dict(await t.state(rb)) == before
             # A GM only by the engine's check: /game end is refused before it asks to confirm.
             refused = await t.run(t.alice, "game end")

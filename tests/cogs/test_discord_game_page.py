@@ -64,7 +64,7 @@ async def test_gm_page_rotate_is_the_gms_gives_a_new_link_and_tells_the_channel(
         t.fake.allow(t.guild, "gm", t.alice)  # the server shows /gm to alice: the bot still refuses her
         before = len(t.messages())
         refused = await t.run(t.alice, "gm page rotate")
-        assert refused.ephemeral and texts(refused) == "⛔ only the game's GM may use /gm commands"
+        assert refused.ephemeral and texts(refused) == "⛔ only the game's GM or a co-GM may use /gm commands"
         assert len(t.messages()) == before
         assert link_of(await t.run(t.bob, "game page"))[0] == old  # nothing changed
 

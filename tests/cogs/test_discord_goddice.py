@@ -368,7 +368,7 @@ async def test_the_gm_sets_life_and_loads_a_card_file(tmp_path):
             assert answer.ephemeral and texts(answer).startswith(reason), texts(answer)
         t.fake.allow(t.guild, "gm", t.alice)  # /gm is for Manage Server by default; the server shows it her
         stranger = await t.run(t.alice, "gm cards", file=FakeAttachment("champion.toml", card_file))
-        assert stranger.ephemeral and texts(stranger) == "⛔ only the game's GM may use /gm commands"
+        assert stranger.ephemeral and texts(stranger) == "⛔ only the game's GM or a co-GM may use /gm commands"
         assert (await t.state(rb)).cards.characters["hero"].title == "Champion"
 
         # /gm life, after the draft: the Monk killed, then brought back.

@@ -214,7 +214,7 @@ async def test_the_generic_cog_types_describes_and_checks_every_option(tmp_path,
         # /gm race …: for the game's GM only (the server lets alice see /gm; she is not this game's GM).
         t.fake.allow(t.guild, "gm", t.alice)
         refused = await t.run(t.alice, "gm race peek")
-        assert refused.ephemeral and texts(refused) == "⛔ only the game's GM may use /gm commands"
+        assert refused.ephemeral and texts(refused) == "⛔ only the game's GM or a co-GM may use /gm commands"
         assert (await t.run(t.gm, "gm race peek")).embeds[0]["title"] == "Options"
 
         # A TOML file: read first (a refusal to its sender alone), then the action, answered to the channel.

@@ -232,8 +232,8 @@ def _server_only(o: dict[str, Any]) -> Any:
     raise BadInput(SERVER_ON_DISCORD)
 
 
-SERVER = (Command("server gmrole", "the role whose members are GMs of every game in this server: set it, clear it, "
-                                   "or see it (Manage Server)",
+SERVER = (Command("server gmrole", "the role whose members are GMs of every game here: set, clear or see it "
+                                   "(Manage Server)",
                   (P("role", Role, help="the server's GM role"),
                    P("clear", bool, help="true: no GM role set in the bot any more")),
                   action=_server_only, private=True),)

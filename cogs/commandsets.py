@@ -87,6 +87,13 @@ class CommandSets:
                      if isinstance(menu, app_commands.ContextMenu)]
         return sent
 
+    @property
+    def app(self) -> int:
+        """The application's id (known once the bot has logged in)."""
+        if self.client.application_id is None:
+            raise RuntimeError("the application's id is not known before the bot logs in")
+        return self.client.application_id
+
     def scope(self, guild_id: int | None) -> str:
         return f"{self.client.application_id}:{'global' if guild_id is None else guild_id}"
 
@@ -116,12 +123,12 @@ class CommandSets:
         before = {int(s.split(":", 1)[1]) for s in sent if s != scope and s.split(":", 1)[1].isdecimal()}
         self._unknown = set(before)
         if sync and sent.get(scope) != digest(payload):
-            data = await self.client.http.bulk_upsert_global_commands(self.client.application_id, payload=payload)
+            data = await self.client.http.bulk_upsert_global_commands(self.app, payload=payload)
             self.sent += 1
             await self.store.note_command_set(scope, digest(payload), utc_now())
         else:
             try:  # the commands registered before: their ids make /help's mentions
-                data = await self.client.http.get_global_commands(self.client.application_id)
+                data = await self.client.http.get_global_commands(self.app)
             except discord.HTTPException as err:
                 log.warning("could not fetch the registered commands (/help shows them as text): %s", err)
                 data = []
@@ -177,7 +184,7 @@ class CommandSets:
             wanted = digest(payload) if payload else None
             if (await self.store.command_sets(scope)).get(scope) == wanted:
                 return False
-            data = await self.client.http.bulk_upsert_guild_commands(self.client.application_id, guild_id,
+            data = await self.client.http.bulk_upsert_guild_commands(self.app, guild_id,
                                                                     payload=payload)
             self.sent += 1
             self._unknown.discard(guild_id)
@@ -197,7 +204,7 @@ class CommandSets:
         if guild_id in self.guild_tops:
             return False
         try:
-            data = await self.client.http.get_guild_commands(self.client.application_id, guild_id)
+            data = await self.client.http.get_guild_commands(self.app, guild_id)
         except discord.HTTPException as err:
             log.warning("could not read the commands of server %s: %s", guild_id, err)
             data = []

@@ -77,6 +77,7 @@ def draw(chart: Chart | MapPicture, look: Look = DEFAULT_LOOK) -> Figure:
     if isinstance(chart, MapPicture):
         return draw_map(chart)
     from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
@@ -87,8 +88,8 @@ def draw(chart: Chart | MapPicture, look: Look = DEFAULT_LOOK) -> Figure:
     width = NARROW_INCHES if look.narrow else WIDTH_INCHES
     panel_inches = (NARROW_PANEL_INCHES if look.narrow else PANEL_INCHES) if len(panels) <= 2 else SMALL_PANEL_INCHES
     height = TOP_INCHES + panel_inches * len(panels) + LEGEND_ROW_INCHES * legend_rows + 0.5
-    figure = Figure(figsize=(width, height), dpi=DPI, facecolor=theme.background, layout="constrained")
-    figure.get_layout_engine().set(h_pad=0.06, w_pad=0.06, hspace=0.06)  # type: ignore[union-attr]
+    figure = Figure(figsize=(width, height), dpi=DPI, facecolor=theme.background,
+                    layout=ConstrainedLayoutEngine(h_pad=0.06, w_pad=0.06, hspace=0.06))
     figure.suptitle(chart.title, color=theme.ink, fontsize=FONT + 2, fontweight="bold", x=0.02, ha="left")
     axes_list = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     kinds: dict[str, None] = {}

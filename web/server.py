@@ -48,15 +48,15 @@ from aiohttp import web
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from data.store import Store
-from engine.commands import BY_PATH
 from engine.errors import BadInput, RefereeError
-from engine.mapspec import MapPicture
-from engine.rulesets import GameState, ruleset
-from service import charts, mappicture
+from engine.rulesets import ruleset
+from service import mappicture
+from service.chartstyle import Look
 from service.ledger import FREE, MAX_PURPOSE, empty_text, ledger_page
 from service.referee import Referee
 from service.reports import Report
 from service.story import game_story, story_lines
+from web import pictures
 from web.bounds import Lru, Slots, TokenBuckets
 from web.guard import PAGE_CSP, STATUS_WORDS, Guard, GuardedSite, Limits, plain, secure
 from web.render import (
@@ -87,7 +87,6 @@ SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-ur
 GZIP_LEVEL = 6
 CHARTS = ("game",)  # the charts a page serves: /game chart's
 MAP = "map"  # the picture of the board, where the game has one (`RuleSet.board_picture`)
-CHART_COMMAND = "game chart"
 
 
 def page_url(public_url: str, token: str) -> str:
@@ -486,43 +485,15 @@ class GamePages:
                 for listener in watch.listeners:
                     listener.set()
 
-    # --- what is drawn -------------------------------------------------------------------------------------------
+    # --- what is drawn (web.pictures) ----------------------------------------------------------------------------
 
-    def game_chart(self, state: GameState, history: Any, namer: Namer) -> Any:
-        """/game chart's chart of the game, its sides by their shown names; BadInput when there is nothing to draw."""
-        chart = BY_PATH[CHART_COMMAND].chart
-        assert chart is not None  # (/game chart is a chart command)
-        drawn = chart(state, history, {})
-        return drawn.relabel(namer.text)
+    board_picture = staticmethod(pictures.board_picture)
 
-    async def render_chart(self, game_id: int, look: charts.Look) -> bytes:
-        store = self.reads.store
-        row = await store.game(game_id)
-        state = await store.load(game_id)
-        try:
-            drawn = self.game_chart(state, await store.history(game_id), Namer(self.names, row.guild_id))
-        except BadInput:
-            raise web.HTTPNotFound() from None
-        return await charts.render(drawn, fmt="svg", look=look)
-
-    def board_picture(self, state: GameState, namer: Namer) -> MapPicture | None:
-        """The picture of the game's board (its rule set's `board_picture`), its sides by their shown names; None
-        when the rule set or the game has no map, or the picture cannot be made."""
-        make = ruleset(state.ruleset).board_picture
-        if make is None:
-            return None
-        try:
-            picture = make(state)
-        except RefereeError:
-            return None
-        return mappicture.relabel_picture(picture, namer.text) if isinstance(picture, MapPicture) else None
+    async def render_chart(self, game_id: int, look: Look) -> bytes:
+        return await pictures.render_chart(self.reads.store, self.names, game_id, look)
 
     async def render_map(self, game_id: int) -> bytes:
-        row = await self.reads.store.game(game_id)
-        picture = self.board_picture(await self.reads.store.load(game_id), Namer(self.names, row.guild_id))
-        if picture is None:
-            raise web.HTTPNotFound()
-        return await charts.render(picture, fmt="svg")
+        return await pictures.render_map(self.reads.store, self.names, game_id)
 
     async def render_page(self, game_id: int, token: str, version: str, query: Query) -> bytes:
         """The page's HTML (UTF-8): everything read from the store, laid out by the template."""
@@ -546,12 +517,12 @@ class GamePages:
         chart_title = None
         if found.game_chart:
             try:
-                chart_title = self.game_chart(state, await store.history(game_id), namer).title
+                chart_title = pictures.game_chart(state, await store.history(game_id), namer).title
             except BadInput as err:
                 chart_note = namer.text(str(err))
         else:
             chart_note = f"{found.title} games have no chart."
-        board = self.board_picture(state, namer)
+        board = pictures.board_picture(state, namer)
         board_size = mappicture.layout(board) if board is not None else None
 
         def link(anchor: str, **changed: Any) -> str:

@@ -408,6 +408,8 @@ async def test_the_gm_sets_life_and_loads_a_card_file(tmp_path):
 async def test_each_rule_set_refuses_the_others_commands_with_the_reason(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         await drafted(t, rb)
+        nations = t.fake.add_channel(t.guild, "nations-2")
+        await t.run(t.gm, "game start", channel=nations)  # a Nations game in the server: its commands are here
         before = snapshot(await t.state(rb))
         for command, options in [("economy grow", {}), ("nation show", {}), ("nation list", {}), ("army show", {}),
                                  ("attack status", {}), ("nation claim", {"preset": "1"}), ("gm turn end", {})]:
@@ -422,8 +424,6 @@ async def test_each_rule_set_refuses_the_others_commands_with_the_reason(tmp_pat
         keys = await fake.autocomplete(guild, channel, t.gm, "gm house", focused="key")
         assert keys == [{"name": "reminder_hours (default 12.0)", "value": "reminder_hours"}]
 
-        nations = fake.add_channel(guild, "nations-2")
-        await t.run(t.gm, "game start", channel=nations)
         for command, options in [("goddice status", {}), ("goddice cards", {}), ("goddice join", {}),
                                  ("goddice roll", {"type": "blue"})]:
             refused = await t.run(t.alice, command, channel=nations, **options)

@@ -165,6 +165,8 @@ def test_the_interphase_checklist_keeps_within_discord_s_limits():
 async def test_godsfire_commands_are_refused_in_a_god_dice_game(tmp_path):
     async with table(tmp_path) as t, t.bot():
         await t.run(t.gm, "game start", ruleset="goddice")
+        # a Godsfire game elsewhere in the server: its commands are offered here too
+        await t.run(t.gm, "game start", ruleset="godsfire", channel=t.fake.add_channel(t.guild, "stars"))
         refused = await t.run(t.alice, "godsfire status")
         assert refused.ephemeral
         assert texts(refused) == "⛔ /godsfire status is a Godsfire command, and this channel's game is God Dice"

@@ -492,10 +492,11 @@ async def test_the_clock_reminds_the_player_whose_move_it_is_with_its_controls(t
 
 async def test_every_god_dice_option_is_described_and_offers_the_vocabularys_choices(tmp_path):
     async with table(tmp_path) as t, t.bot():
+        await t.run(t.gm, "game start", ruleset="goddice")  # /goddice: registered on a server that plays it
         commands = {c.path: c for c in COMMANDS if c.ruleset == "goddice"}
         registered = {}
         for name in ("goddice", "gm"):
-            for sub in t.fake.find_command(None, name)["options"]:
+            for sub in t.fake.find_command(t.guild, name)["options"]:
                 registered[f"{name} {sub['name']}"] = sub
         for path, command in commands.items():
             options = {o["name"]: o for o in registered[path].get("options", [])}

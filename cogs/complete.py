@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 
 from cogs.frontends import Autocomplete, adapter_of
+from cogs.quiet import suggest_zones
 from cogs.util import bot_of, state_or_none
 from engine.rulesets import default_ruleset
 
@@ -30,4 +31,9 @@ async def sides(interaction: discord.Interaction, current: str) -> list[app_comm
     return await complete(interaction, current) if complete is not None else []
 
 
-SHARED: dict[str, Autocomplete] = {"house_key": house_keys, "side": sides}
+async def zones(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Time zones for /remind me timezone: (tz database names, or the offset being typed), at most 25."""
+    return [app_commands.Choice(name=zone, value=zone) for zone in suggest_zones(current)]
+
+
+SHARED: dict[str, Autocomplete] = {"house_key": house_keys, "side": sides, "timezone": zones}

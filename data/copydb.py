@@ -84,6 +84,7 @@ TABLES: tuple[Table, ...] = (
     Table("choice_messages", ("game_id", "battle", "message_id"), key=("game_id", "battle"), serial=None),
     Table("game_pages", ("game_id", "token", "created_at"), key=("game_id",), serial=None),
     OptInOrder("dm_reminders", ("game_id", "player", "before_minutes", "failed", "sent"), key=(), serial="seq"),
+    Table("quiet_hours", ("player", "starts_minute", "ends_minute", "zone"), key=("player",), serial=None),
 )
 TABLE_NAMES = tuple(table.name for table in TABLES)
 

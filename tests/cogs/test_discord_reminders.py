@@ -233,3 +233,121 @@ async def test_godsfire_your_go_at_initiative_by_dm_and_its_half_time_reminder(t
             go, (f"⏰ In <#{t.channel.id}>: your go at initiative still waits for you, until {at(12)}: then it ends "
                  "(a pass, if you have not moved).")]
         assert t.fake.dm_messages(t.alice) == []
+
+
+# --- quiet hours (/remind me quiet:, issue 34) ---------------------------------------------------------------------
+# START is 12:00 UTC, 21:00 in Tokyo (UTC+9, no daylight saving): turn 1 ends at 00:00 UTC, 09:00 in Tokyo.
+QUIET_TOKYO = ("🌙 Quiet hours 23:00–07:30 (Asia/Tokyo) in all your games: a reminder by DM that falls due then waits "
+               "until 07:30 your time. Deadlines do not move: one that passes meanwhile is not reminded (/remind me "
+               "quiet:off ends them).")
+
+
+async def test_a_dm_due_at_3_in_quiet_hours_goes_at_7_30_their_time_and_the_turn_still_ends_on_time(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        game = await rb.bot.referee.game_id(t.key())
+        await t.run(t.bob, "remind me", dm="on", before="6h")  # due 18:00 UTC: 03:00 in Tokyo
+        quiet = await t.run(t.bob, "remind me", quiet="23:00-07:30", timezone="asia/tokyo")
+        assert quiet.ephemeral and texts(quiet) == QUIET_TOKYO
+        # alice's quiet hours, zone and all in quiet:, set first: her dm:on answer says them
+        await t.run(t.alice, "remind me", quiet="21:00-06:00 UTC")
+        on = await t.run(t.alice, "remind me", dm="on")
+        assert texts(on) == (ON.format("2h") + "\n🌙 Your quiet hours: 21:00–06:00 (UTC); what falls due in them "
+                             "waits until 06:00 your time.")
+        assert (await rb.bot.store.game(game)).remind_at == START + timedelta(hours=6)
+
+        t.clock.advance(hours=6, minutes=1)  # 03:01 in Tokyo: held, the game's wake set to the morning
+        await tick(rb, t)
+        assert t.fake.dm_messages(t.bob) == [] and fallbacks(t, t.bob) == []
+        assert (await rb.bot.store.game(game)).remind_at == START + timedelta(hours=10)  # alice's, sooner
+        t.clock.advance(hours=4, minutes=28)  # 07:29 in Tokyo
+        await tick(rb, t)
+        assert t.fake.dm_messages(t.bob) == []
+        assert (await rb.bot.store.game(game)).remind_at == START + timedelta(hours=10, minutes=30)  # bob's morning
+        t.clock.advance(minutes=2)  # 07:31: sent, once, with the deadline's own time
+        await tick(rb, t)
+        assert [m.content for m in t.fake.dm_messages(t.bob)] == [turn_dm(t, 1, 12, 2)]
+        await tick(rb, t)
+        assert len(t.fake.dm_messages(t.bob)) == 1
+
+        t.clock.advance(hours=1, minutes=30)  # 00:01 UTC: the turn ended on time, quiet hours or not
+        await tick(rb, t)
+        assert (await t.state(rb)).turn == 2
+        assert "⏰ Turn 1 is over (time is up). Turn 2 begins" in texts(*t.messages())
+        # alice's reminder fell due at 22:00 UTC in her quiet hours and its deadline passed before her morning:
+        # not sent, then or at 06:00; her turn 2 reminder (due 10:00 UTC, out of them) comes as ever
+        t.clock.advance(hours=6)
+        await tick(rb, t)
+        assert t.fake.dm_messages(t.alice) == [] and fallbacks(t, t.alice) == []
+        t.clock.advance(hours=4)
+        await tick(rb, t)
+        assert [m.content for m in t.fake.dm_messages(t.alice)] == [turn_dm(t, 2, 24, 2, "Gracchan Republic")]
+
+
+async def test_quiet_off_sends_a_held_dm_at_once_and_restores_immediate_dms(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        await t.run(t.bob, "remind me", dm="on", before="6h")
+        await t.run(t.bob, "remind me", quiet="23:00-07:30", timezone="Asia/Tokyo")
+        t.clock.advance(hours=6, minutes=1)
+        await tick(rb, t)
+        assert t.fake.dm_messages(t.bob) == []
+        off = await t.run(t.bob, "remind me", quiet="off")
+        assert off.ephemeral and texts(off) == (
+            "☀ Quiet hours off: your reminders by DM come as soon as they are due, in every game.")
+        assert [m.content for m in t.fake.dm_messages(t.bob)] == [turn_dm(t, 1, 12, 2)]
+        assert await rb.bot.store.quiet_hours([str(t.bob.id)]) == {}
+        again = await t.run(t.bob, "remind me", quiet="off")
+        assert texts(again) == "You had no quiet hours; nothing changed."
+        # a battle choice in the night (03:0x in Tokyo) is DMed at once now
+        await t.run(t.alice, "attack declare", target="Charon", units="1")
+        assert len(t.fake.dm_messages(t.bob)) == 2
+        assert t.fake.dm_messages(t.bob)[1].content.startswith(f"⏰ In <#{t.channel.id}>: a battle choice waits")
+
+
+async def test_a_restart_during_quiet_hours_still_sends_the_held_dm_at_morning(tmp_path):
+    async with table(tmp_path) as t:
+        async with t.bot() as rb:
+            await start_war(t)
+            await t.run(t.bob, "remind me", dm="on", before="6h")
+            await t.run(t.bob, "remind me", quiet="23:00-07:30", timezone="+09:00")
+            t.clock.advance(hours=6, minutes=1)
+            await tick(rb, t)
+            assert t.fake.dm_messages(t.bob) == []
+        t.clock.advance(hours=2)  # 05:01 there: restarted in the night
+        async with t.bot() as rb:
+            await settle(t.fake)
+            assert t.fake.dm_messages(t.bob) == []
+            t.clock.advance(hours=2, minutes=30)  # 07:31 there
+            await tick(rb, t)
+            assert [m.content for m in t.fake.dm_messages(t.bob)] == [turn_dm(t, 1, 12, 2)]
+
+
+async def test_bad_quiet_hours_are_refused_and_change_nothing(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        bob = str(t.bob.id)
+        for options, reason in (
+                ({"quiet": "07:30-07:30", "timezone": "Europe/Paris"},
+                 "quiet hours from 07:30 to 07:30 are empty, or all day: give two different times"),
+                ({"quiet": "23:00-07:30"}, ("which time zone are your quiet hours in? Add timezone: (e.g. "
+                                           "Europe/Paris, or an offset like +02:00)")),
+                ({"quiet": "23:00-07:30", "timezone": "Paris"}, ("timezone is a zone like Europe/Paris or "
+                 "America/New_York, UTC, or an offset like +02:00; not 'Paris'")),
+                ({"quiet": "23:00-07:30 Europe/Paris", "timezone": "UTC"},
+                 "your time zone is given twice (Europe/Paris in quiet, UTC in timezone): give it once"),
+                ({"timezone": "Europe/Paris"}, ("timezone goes with quiet: (e.g. quiet:23:00-07:30 "
+                                               "timezone:Europe/Paris)")),
+                ({"quiet": "23:00-07:30", "timezone": "UTC", "dm": "on", "before": "5m"},
+                 SPAN.removeprefix("⛔ ") + "; 5m is too short"),
+                ({}, ("say what to change: dm:on or dm:off in this game, or quiet: your quiet hours (e.g. "
+                     "quiet:23:00-07:30 timezone:Europe/Paris, or quiet:off)"))):
+            refused = await t.run(t.bob, "remind me", **options)
+            assert refused.ephemeral and texts(refused) == "⛔ " + reason
+        assert await rb.bot.store.quiet_hours([bob]) == {}
+        # a zone once given is kept: the span alone changes, then the zone alone
+        await t.run(t.bob, "remind me", quiet="22:00-06:00", timezone="Europe/Paris")
+        await t.run(t.bob, "remind me", quiet="23:00-07:00")
+        await t.run(t.bob, "remind me", timezone="-05:00")
+        [kept] = (await rb.bot.store.quiet_hours([bob])).values()
+        assert (kept.starts, kept.ends, kept.zone) == (23 * 60, 7 * 60, "-05:00")

@@ -29,7 +29,7 @@ import bot
 import data.copydb as copydb
 from console.app import Console
 from data.copydb import TABLE_NAMES, CopyError, copy_database, copy_report
-from data.store import Store
+from data.store import QuietHours, Store
 from engine.clock import EndGame
 from engine.dice import ForcedRoller
 from engine.nations import gm, war
@@ -99,6 +99,7 @@ async def build(path: Path) -> str:
         await store.set_dm_reminder(game_id, "alice", timedelta(hours=1), ("turn-1",))
         await store.set_dm_reminder(game_id, "bob", timedelta(hours=3))  # again: bob comes last now
         await store.set_dm_reminder(old, "carol", timedelta(minutes=30))
+        await store.set_quiet_hours(QuietHours("bob", 23 * 60, 7 * 60 + 30, "Europe/Paris"))  # (migration 021)
         await store.set_front_end(game_id, status_message_id=1234, reminded_turn=1, remind_at=clock() + timedelta(1))
         await store.set_digest_mark(game_id, clock())
         await store.page_token(game_id, clock())  # its page's link given (issue 22)

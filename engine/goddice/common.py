@@ -135,7 +135,7 @@ def await_move(tx: Tx[GoddiceState]) -> None:
     quiet = player == state.active and not (state.phase == DECLARE and tx.events and
                                             isinstance(tx.events[-1], TurnStarted))
     quiet = quiet and state.phase != FAVOR  # keep or re-roll: a choice to announce, even to the attacker
-    tx.emit(MoveAwaited(player, state.phase, tx.ctx.now, quiet))
+    tx.emit(MoveAwaited(player, state.phase, state.paused_at or tx.ctx.now, quiet))
 
 
 def mover(tx: Tx[GoddiceState], *phases: str) -> Player:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from engine.events import Event
@@ -311,6 +311,30 @@ class MoveAwaited(GoddiceEvent):
 
     def apply(self, state: GoddiceState) -> GoddiceState:
         state.active, state.move_since, state.reminders = self.player, self.since, 0
+        return state
+
+
+@dataclass(frozen=True)
+class ClockPaused(GoddiceEvent):
+    """/gm clock pause: the reminders of the move awaited wait until the clock resumes."""
+
+    at: datetime
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        state.paused_at = self.at
+        return state
+
+
+@dataclass(frozen=True)
+class ClockResumed(GoddiceEvent):
+    """/gm clock resume: the move awaited counts from a moment moved on by the pause, `shift_seconds`."""
+
+    shift_seconds: float
+
+    def apply(self, state: GoddiceState) -> GoddiceState:
+        state.paused_at = None
+        if state.move_since is not None:
+            state.move_since += timedelta(seconds=self.shift_seconds)
         return state
 
 

@@ -26,6 +26,7 @@ from engine.godsfire import (  # noqa: F401  (handlers)
     loans,
     maps,
     movement,
+    pause,
     phases,
     results,
     setup,
@@ -49,7 +50,7 @@ from engine.view import Line, Part, Person, View, line
 def deadlines(state: GodsfireState) -> list[Deadline]:
     """No turn clock (the GM steps the phases), but every answer awaited has its deadline: a go at
     initiative (reminded at half time), a transit attack, losses or a retreat to choose."""
-    if state.ended:
+    if state.ended or state.paused_at is not None:  # a paused clock holds every deadline
         return []
     choices = [Deadline(at, "choice", choice.chooser, choice.attack)
                for at, choice in results.choice_deadlines(state)]
@@ -124,6 +125,9 @@ RULES = register(RuleSet(
     check_state=snapshot.check_state,
     deadlines=deadlines,
     apply_deadline=apply_deadline,
+    pause=pause.pause,
+    resume=pause.resume,
+    paused_since=pause.paused_since,
     forced_dice=setup.forced_dice,
     event_line=describe.event_line,
     change_line=describe.change_line,

@@ -5,6 +5,7 @@ several commands take."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import TypeVar
 
 from engine import core
@@ -27,6 +28,12 @@ A = TypeVar("A")  # an action (the second argument of its handler)
 def handles(action_type: type[A]) -> Callable[[Handler[GodsfireState, A]], Handler[GodsfireState, A]]:
     """Register the function that applies one kind of Godsfire action."""
     return core.handles(action_type, RULESET)
+
+
+def clock_now(tx: Tx[GodsfireState]) -> datetime:
+    """The game clock's time: now, or while the clock is paused the moment it stopped (an answer asked for during
+    a pause has its whole time when the clock resumes)."""
+    return tx.state.paused_at or tx.ctx.now
 
 
 def acting_player(tx: Tx[GodsfireState], named: str | None, what: str) -> Player:

@@ -22,6 +22,7 @@ FIELD_WORDS = {
     "loans_barred": "barred from loans", "out": "out of the game", "desubversion": "de-subversion",
     "to_place": "units to place", "bought": "units bought", "spent": "money spent", "raised": "allegiance raised",
     "taxed_turn": "tax paid for turn", "repaid_turn": "loans repaid for turn", "forced_dice": "GM-entered dice",
+    "forced_for": "what the GM-entered dice are for",
     "next_counter": "next counter number", "next_attack": "next attack number", "victory_turns": "turns to play",
     "neutral_control": "neutral units moved by", "started_at": "started", "done": "interphase steps done",
 }
@@ -122,7 +123,7 @@ def event_line(event: Event[Any], when: When, who: Who) -> str | None:
 
 
 TABLE_FIELDS = {"counters", "next_counter", "initiative", "transit", "attacks", "next_attack", "choices",
-                "shipments", "neutral_control", "victory", "victory_turns", "winner", "wars", "board"}
+                "shipments", "neutral_control", "victory", "victory_turns", "winner", "wars", "board", "paused_at"}
 """The game's fields the procedure changes: their log line is the reason, which says what happened."""
 TABLE_MARK = "▸"
 

@@ -36,6 +36,7 @@ LISTS: dict[str, type] = {"counters": Counter, "attacks": Attack, "choices": Los
 SINGLE: dict[str, type] = {"initiative": Initiative, "transit": Transit}
 """The game's fields that are one record or None."""
 TIMES = ("since",)  # record fields that are moments (ISO text in their plain form)
+GAME_TIMES = ("paused_at",)  # the game's own fields that are moments (ISO text in their plain form)
 
 
 _FLAT = frozenset({str, int, float, bool, type(None)})
@@ -62,6 +63,8 @@ def to_plain(value: Any) -> Any:
         return [to_plain(v) for v in value]
     if isinstance(value, Board):
         return value.plain()
+    if isinstance(value, datetime):
+        return value.isoformat()
     if hasattr(value, "__dataclass_fields__"):
         names = _known(type(value))
         fast = getattr(value, "__dict__", None)
@@ -95,6 +98,8 @@ def from_plain(key: str, value: Any) -> Any:
         return None if value is None else _record(SINGLE[key], value)
     if key == "board":
         return board_from_plain(value)
+    if key in GAME_TIMES:
+        return None if value is None else datetime.fromisoformat(value)
     return copy.deepcopy(value)
 
 

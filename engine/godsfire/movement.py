@@ -19,7 +19,7 @@ from engine.core import Tx
 from engine.errors import BadInput, NotYourNation, RefereeError, RuleViolation
 from engine.godsfire import table
 from engine.godsfire.charts import move_verdict, result_words
-from engine.godsfire.common import PLAYER_PARAM, acting_player, handles
+from engine.godsfire.common import PLAYER_PARAM, acting_player, clock_now, handles
 from engine.godsfire.events import ChartRead, change_game
 from engine.godsfire.rules import GodsfireRules
 from engine.godsfire.setup import lose_government
@@ -59,7 +59,7 @@ def begin_turn(tx: Tx[GodsfireState]) -> None:
     table.reconcile(tx)
     if order:  # every player holds initiative in turn (A.1.5), a table of National Governments alone included
         change_game(tx, f"{order[0]} holds initiative (A.1.2): move at least one counter, or pass",
-                    initiative=Initiative(order[0], awaiting=order[0], since=tx.ctx.now))
+                    initiative=Initiative(order[0], awaiting=order[0], since=clock_now(tx)))
 
 
 def rounds_of(state: GodsfireState) -> int:
@@ -81,7 +81,7 @@ def _next_go(tx: Tx[GodsfireState], moved: bool, why: str) -> None:
     state: GodsfireState = tx.state
     ini = state.initiative
     assert ini is not None and ini.awaiting is not None
-    now = tx.ctx.now
+    now = clock_now(tx)
     if ini.awaiting == ini.holder:
         if not moved:  # A.1.4: the holder passed
             _pass_initiative(tx, why)
@@ -362,7 +362,7 @@ def _travel(tx: Tx[GodsfireState], player: str, numbers: list[int], came_from: s
             _put(tx, numbers, at, False, f"{player}'s {_names(state, numbers)} pass through {at}{route}", mark=False)
             change_game(tx, f"{who}'s units at {at} may make a transit attack on them or block them (A.2.3)",
                         transit=Transit(player, numbers, at, dest.at, dest.ground, who, before,
-                                        through[i + 1:], tx.ctx.now, origin))
+                                        through[i + 1:], clock_now(tx), origin))
             return
         before = at
     _arrive(tx, player, numbers, dest.at, dest.ground, origin, route)

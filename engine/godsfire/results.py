@@ -36,7 +36,7 @@ from engine.godsfire.combat import (
     system_at,
     tidy_choices,
 )
-from engine.godsfire.common import handles
+from engine.godsfire.common import clock_now, handles
 from engine.godsfire.events import change_game
 from engine.godsfire.phases import require_phase
 from engine.godsfire.setup import lose_government
@@ -87,7 +87,7 @@ def _apply(tx: Tx[GodsfireState], plan: _Plan, code: str, counters: list[Counter
         chooser = decider(state, attack, side)
         choices.append(LossChoice(chooser, "retreat", [c.number for c in movers], 0, reason_text(
             f"attack {attack.number}: {loser} must retreat {counter_numbers(movers)} one cell (r = retreat); "
-            f"{chooser} names where"), tx.ctx.now, attack.number))
+            f"{chooser} names where"), clock_now(tx), attack.number))
         return f"{loser} retreats: {chooser} names where (/godsfire combat retreat to:<cell> number:{attack.number})"
     spared, takes = _pdf_rule(losers, enemy)
     spare = f"; {counter_numbers(spared)} stay: {PDF_RULE}" if spared else ""
@@ -103,7 +103,8 @@ def _apply(tx: Tx[GodsfireState], plan: _Plan, code: str, counters: list[Counter
         chooser = decider(state, attack, "D" if side == "A" else "A")
         count = int(what)
         choices.append(LossChoice(chooser, "losses", [c.number for c in takes], count, reason_text(
-            f"attack {attack.number}: {loser} loses {count}, {chooser} chooses ({KEY})"), tx.ctx.now, attack.number))
+            f"attack {attack.number}: {loser} loses {count}, {chooser} chooses ({KEY})"), clock_now(tx),
+            attack.number))
         return (f"{chooser} chooses {count} of {side_words(state, takes)} to lose (/godsfire combat losses "
                 f"units:<n> number:{attack.number}){spare}")
     return code

@@ -4,9 +4,10 @@ results — written once for every front-end."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from engine.describe import time_left
 from engine.godsfire import table
 from engine.godsfire.combat import combat_lines
 from engine.godsfire.rules import GodsfireRules
@@ -42,27 +43,36 @@ def counters_view(state: GodsfireState, rules: GodsfireRules | None, actor: str,
     return view(line(f"Godsfire — the table, turn {state.turn}"), *lines)
 
 
+def _until(state: GodsfireState, since: datetime, hours: float, lead: str = " — until ") -> list[Part]:
+    """ — until <time>, or while the clock is paused the time left when it resumes (a pause holds every deadline)."""
+    due = since + timedelta(hours=hours)
+    if state.paused_at is not None:
+        return [f" — {time_left(due - state.paused_at)} left when the clock resumes"]
+    return [lead, At(due)]
+
+
 def procedure_lines(state: GodsfireState, rules: GodsfireRules | None = None) -> list[Line]:
     """The status's lines on the procedure: order, initiative, transit, attacks, choices, money, victory."""
     lines: list[Line] = []
     hours = float(state.house.response_hours)
+    if state.paused_at is not None:
+        lines.append(line("The clock is paused: every deadline waits until it resumes."))
     if state.order:
         lines.append(line(f"Turn {state.turn}'s player order: {', '.join(state.order)}."))
     ini = state.initiative
     if ini is not None and state.phase == "movement":
-        due: list[Part] = [" — until ", At(ini.since + timedelta(hours=hours))] if ini.since else []
+        due: list[Part] = _until(state, ini.since, hours) if ini.since else []
         lines.append(line(f"Initiative: {ini.holder} (round {ini.round}); awaiting ", Person(ini.awaiting or ""),
                           " (move, done or pass)", *due, "."))
     if state.transit is not None:
         t = state.transit
-        until: list[Part] = [" — until ", At(t.since + timedelta(hours=hours))] if t.since else []
+        until: list[Part] = _until(state, t.since, hours) if t.since else []
         lines.append(line(f"A move through {t.cell} waits on ", Person(t.stationary),
                           ": transit attack, block or allow", *until, "."))
     lines += [item(text[0].upper() + text[1:]) for text in combat_lines(state)]
     for choice in state.choices:
         if choice.since:
-            lines.append(line("Awaiting ", Person(choice.chooser), " until ",
-                              At(choice.since + timedelta(hours=hours)), "."))
+            lines.append(line("Awaiting ", Person(choice.chooser), *_until(state, choice.since, hours, " until "), "."))
     if state.shipments:
         lines.append(line(Strong("Money in Transit:")))
         for s in state.shipments:

@@ -14,7 +14,7 @@ from engine.errors import BadInput
 from engine.ledgercheck import LedgerTerms
 from engine.nations import clock, commands, describe, events, gm, peace, snapshot, views, war  # noqa: F401  (handlers)
 from engine.nations import history as nations_history
-from engine.nations.common import RULESET, actions_left, find_nation
+from engine.nations.common import RULESET, actions_left, find_nation, paused_since
 from engine.nations.rules import Rules, rules_from_dict
 from engine.nations.state import GameState
 from engine.rulesets import Glance, RuleSet, register
@@ -79,6 +79,9 @@ RULES = register(RuleSet(
     groups=commands.GROUPS,
     fixed_house_keys=("turn_hours",),
     quick_catch_up=clock.quick_catch_up,
+    pause=clock.pause,
+    resume=clock.resume,
+    paused_since=paused_since,
     rank=0,
     rules_file="nations.toml",
     rules_from_dict=rules_from_dict,

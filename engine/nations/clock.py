@@ -7,9 +7,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from engine.clock import Deadline, EndGame, Tick, next_deadline  # noqa: F401  (shared; one import for Nations)
+from engine.clock import (  # noqa: F401  (shared; one import for Nations)
+    Deadline,
+    EndGame,
+    PauseClock,
+    ResumeClock,
+    Tick,
+    next_deadline,
+)
 from engine.core import Context, Outcome, Tx, require_gm
-from engine.errors import BadInput, RuleViolation
+from engine.errors import BadInput
 from engine.events import Event
 from engine.house import RulesError
 from engine.nations.common import handles, paused_since, turn_summary
@@ -34,16 +41,6 @@ the next other deadline (or now), they end together in one TurnEnded of that man
 @dataclass
 class EndTurn:
     """GM: end the current turn now."""
-
-
-@dataclass
-class PauseClock:
-    pass
-
-
-@dataclass
-class ResumeClock:
-    pass
 
 
 @dataclass
@@ -178,20 +175,15 @@ def end_turn(tx: Tx[GameState], action: EndTurn) -> None:
         tx.emit(ClockPaused(state.turn_hours * 3600))
 
 
-@handles(PauseClock)
-def pause_clock(tx: Tx[GameState], action: PauseClock) -> None:
-    require_gm(tx, "pause the clock")
-    if tx.state.paused:
-        raise RuleViolation("the clock is already paused")
+def pause(tx: Tx[GameState]) -> None:
+    """/gm clock pause (`engine.clock.PauseClock`): the turn's time left is kept, and every deadline is held."""
     remaining = max(0.0, (tx.state.turn_ends_at - tx.ctx.now).total_seconds())
     tx.emit(ClockPaused(remaining, tx.ctx.now))
 
 
-@handles(ResumeClock)
-def resume_clock(tx: Tx[GameState], action: ResumeClock) -> None:
-    require_gm(tx, "resume the clock")
-    if not tx.state.paused:
-        raise RuleViolation("the clock is not paused")
+def resume(tx: Tx[GameState]) -> None:
+    """/gm clock resume (`engine.clock.ResumeClock`): the turn ends after the time it had left, and every other
+    deadline moves on by the pause."""
     since = paused_since(tx.state)
     shift = max(0.0, (tx.ctx.now - since).total_seconds()) if since is not None else 0.0
     tx.emit(ClockResumed(tx.ctx.now + timedelta(seconds=tx.state.paused_remaining or 0), shift))

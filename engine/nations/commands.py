@@ -164,8 +164,6 @@ COMMANDS: tuple[Command, ...] = (
             (P("battle", int, True, help="the battle's number (see /attack status)", complete="my_battle"),),
             action=lambda o: war.CancelBattle(o["battle"]), gm_only=True),
     Command("gm turn end", "end the turn now", action=lambda o: clock.EndTurn(), gm_only=True),
-    Command("gm clock pause", "stop the turn clock", action=lambda o: clock.PauseClock(), gm_only=True),
-    Command("gm clock resume", "restart the turn clock", action=lambda o: clock.ResumeClock(), gm_only=True),
     Command("gm clock length", "change the turn length",
             (P("hours", float, True, help="the new turn length, in hours", low=0.1, high=336.0),),
             action=lambda o: clock.SetTurnLength(o["hours"]), gm_only=True),
@@ -195,5 +193,5 @@ GROUPS: tuple[Group, ...] = (
     Group("stability", "STABILITY"), Group("propaganda", "PROPAGANDA actions"), Group("army", "Your units"),
     Group("attack", "War: battles between nations"),
     Group("gm unit", "Add, remove or change units"), Group("gm action", "Give or take actions this turn"),
-    Group("gm turn", "The turn"), Group("gm clock", "The turn clock"), Group("gm battle", "Battles"),
+    Group("gm turn", "The turn"), Group("gm battle", "Battles"),
 )

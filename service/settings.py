@@ -27,7 +27,7 @@ ENVIRONMENT = """\
 environment (also read from a .env file beside bot.py):
   DISCORD_TOKEN       the bot's token; without it the console runs (never logged)
   REFEREE_DB          the database: a SQLite path or a postgresql:// URL (default referee.db)
-  DISCORD_GUILD_ID    sync the slash commands to this server at start (else globally, slower)
+  DISCORD_GUILD_ID    a test server: every slash command on it alone, at once (else each server its games')
   GM_ROLE             members with this role are GMs of every game in their server (default GM)
   LOG_LEVEL           DEBUG, INFO (default), WARNING or ERROR
   LOG_FORMAT          text (default) or json: one JSON object a line

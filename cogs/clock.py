@@ -42,6 +42,7 @@ from discord.ext import commands
 
 from cogs.frontends import adapter_of
 from cogs.host import RefereeHost
+from cogs.reach import Reach, refused_post
 from cogs.remind import remind_players
 from cogs.render import NO_PINGS, message_batches, report_embeds, results_embed, status_embed, with_page_link
 from cogs.util import HELD, channel_id_of, holding, note_report_message, rolled
@@ -66,8 +67,6 @@ RENEW_EVERY = timedelta(seconds=OUTBOX_SWEEP)  # the announcer renews its leases
 HEALTH_INTERVAL = 30.0  # seconds between two writes of the health file while connected (tests make it shorter)
 HELD_EVENTS = 1000  # queued catch-ups whose events the announcer keeps in memory (the others': read back)
 FOLLOWED = 10_000  # games whose newest followed-up change the clock remembers (an older one arriving after: re-read)
-PIN_HELP = ("I could not pin this game's status message: give me the *Pin Messages* permission in this channel "
-            "(Server Settings → Roles, or the channel's permissions).")
 
 
 class _Run:
@@ -215,7 +214,7 @@ class Clock(commands.Cog):
         self._locks: dict[int, asyncio.Lock] = {}
         self._wakes: dict[int, datetime] = {}  # the next wake of each game seen since start (the bot's time)
         self._armed: datetime | None = None  # when the timer fires (the bot's time)
-        self._pin_told: set[int] = set()  # the games whose channel was told the status could not be pinned
+        self.reach = Reach(bot)  # what the bot lacks where each game is played, told its GM once (`cogs.reach`)
         self._health_failed = False
         self._followed: OrderedDict[int, int] = OrderedDict()  # each game's newest change followed up (`newest`)
         self._unsubscribe: Callable[[], None] = lambda: None
@@ -248,13 +247,25 @@ class Clock(commands.Cog):
             return
         held = HELD.get()
         if held is not None:
-            held.append(lambda: self.after_change(report))
+            held.append(lambda: self.follow_up(report))
             return
+        await self.follow_up(report)
+
+    async def follow_up(self, report: Report) -> None:
+        """A command's `after_change`; Discord refusing its posts is logged (and its GM told once: `refused`)."""
         try:
             await self.after_change(report)
         except discord.HTTPException as err:  # its channel gone, or no longer ours to write in
             log.warning("could not follow up game %s's change: %s", report.game_id, err,
                         extra={"game_id": report.game_id})
+            if refused_post(err) is not None:
+                await self.refused(report.game_id, err)
+
+    async def refused(self, game_id: int, err: discord.HTTPException) -> None:
+        """Discord refused a post of the game's: its GM is told what the bot lacks there, once (`cogs.reach`)."""
+        if game_id not in self.reach.told:
+            row = await self.bot.store.game(game_id)
+            await self.reach.check(row, (await self.bot.store.load(game_id)).gm, err)
 
     def now(self) -> datetime:
         """Now, by the referee's clock (the bot's `Runtime`: a fake one in the tests)."""
@@ -401,6 +412,13 @@ class Clock(commands.Cog):
                             report.game_id, report.action_ids, extra={"game_id": report.game_id})
                 await self.bot.store.announced(report.action_ids)
                 return
+            except discord.HTTPException as err:  # refused there: it waits in the outbox, its GM told once
+                if refused_post(err) is None:
+                    raise
+                log.warning("game %s's announcement of actions %s waits: %s", report.game_id, report.action_ids,
+                            err, extra={"game_id": report.game_id})
+                await self.refused(report.game_id, err)
+                return
         if report.action_ids:
             await self.bot.store.announced(report.action_ids)  # (out of the outbox: said)
         await self.after_change(report)
@@ -443,6 +461,7 @@ class Clock(commands.Cog):
             await self.announce_results(channel, report, state)
             await self.update_status(row, state, channel)
             await self.note_wake(row, state, dm_at)
+            await self.reach.worked(row)
 
     def newest(self, report: Report) -> Any:
         """The state a follow-up shows: the report's own, unless a newer change of the game was followed up before it
@@ -509,12 +528,19 @@ class Clock(commands.Cog):
                                await self.page_link(row.id))
         if row.status_message_id:
             try:
-                await channel.get_partial_message(row.status_message_id).edit(embed=embed)
+                try:
+                    await channel.get_partial_message(row.status_message_id).edit(embed=embed)
+                except discord.HTTPException as err:  # an archived thread takes no edit: opened again, then edited
+                    if err.code != 50083 or not await self.reach.reopen(row):
+                        raise
+                    await channel.get_partial_message(row.status_message_id).edit(embed=embed)
                 return
             except discord.NotFound:
                 pass
-            except discord.HTTPException:
+            except discord.HTTPException as err:
                 log.warning("could not update the status message of game %s", row.id, extra=_ids(row))
+                if refused_post(err) is not None:
+                    await self.reach.check(row, state.gm, err)
                 return
         message = await channel.send(embed=embed, allowed_mentions=NO_PINGS)
         try:
@@ -522,18 +548,8 @@ class Clock(commands.Cog):
         except discord.HTTPException as err:
             log.warning("could not pin the status message of game %s (HTTP %s: Pin Messages?)", row.id, err.status,
                         extra=_ids(row))
-            await self.tell_pin_failed(row, channel)
         await self.bot.store.set_front_end(row.id, status_message_id=message.id)
-
-    async def tell_pin_failed(self, row: GameRow, channel: discord.PartialMessageable) -> None:
-        """Tell the channel (its GM) once per game while this process runs that the status could not be pinned."""
-        if row.id in self._pin_told:
-            return
-        self._pin_told.add(row.id)
-        try:
-            await channel.send(PIN_HELP, allowed_mentions=NO_PINGS)
-        except discord.HTTPException:
-            log.warning("could not tell game %s's channel that pinning failed", row.id, extra=_ids(row))
+        await self.reach.check(row, state.gm)  # its first status (a start, an import): anything it lacks there?
 
     async def note_wake(self, row: GameRow, state: GameState, dm_at: datetime | None = None) -> None:
         """Record the game's next front-end reminder (its rule set's, if any, or a player's reminder by DM,

@@ -1594,6 +1594,14 @@ class FakeDiscord:
         )
         return role
 
+    def set_role_permissions(self, role: FakeRole, permissions: int) -> None:
+        """A server's admin changes a role's permissions (the bot's own role: what it was invited with)."""
+        role.permissions = permissions
+        self._dispatch_guild(
+            "GUILD_ROLE_UPDATE", {"guild_id": str(role.guild_id), "role": role.to_payload()}, role.guild_id,
+            INTENT_GUILDS,
+        )
+
     def add_member(
         self,
         guild: FakeGuild | int,

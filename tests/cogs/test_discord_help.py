@@ -113,8 +113,10 @@ async def test_help_topic_gives_one_groups_options_in_any_channel(tmp_path):
         await t.run(t.gm, "game start", ruleset="goddice")
         gm = (await t.run(t.alice, "help", topic="gm")).embed["description"].splitlines()
         assert [line.split(">")[0] for line in gm[:-2]] == [
-            f"</gm {path}:{ids['gm']}" for path in ("dice", "life", "cards", "undo", "house", "export",
-                                                  "page rotate")]
+            f"</{c.path}:{ids['gm']}" for c in help_groups()["gm"] if c.ruleset in (None, "goddice")]
+        shown = [line.split(">")[0] for line in gm[:-2]]
+        assert shown[:3] == [f"</gm {p}:{ids['gm']}" for p in ("dice", "life", "cards")]
+        assert shown[-3:] == [f"</gm {p}:{ids['gm']}" for p in ("cogm add", "cogm remove", "handover")]
         # another rule set's group: the whole of it (its commands are refused here, but it was asked for)
         economy = (await t.run(t.alice, "help", topic="economy")).embed["description"].splitlines()
         assert economy[0].startswith(f"</economy grow:{ids['economy']}> ")
@@ -172,7 +174,10 @@ async def test_console_help_lists_its_games_rule_set_first(tmp_path):
         lines = out.getvalue().splitlines()
         assert lines[:3] == ["Referee commands (/help topic:<group> for one group's options):", "Every game:",
                              "/game: " + ", ".join(c.path.split()[1] for c in help_groups()["game"])]
-        assert "/gm: dice, undo, house, export, page rotate" in lines
+        assert "/gm: " + ", ".join(c.path[3:] for c in help_groups()["gm"] if c.ruleset is None) in lines
+        assert any(line.startswith("/gm: dice, ") and line.endswith(", cogm add, cogm remove, handover")
+                   for line in lines)
+        assert "/server: gmrole" in lines
         assert lines.index("Nations (/game start ruleset:nations):") < lines.index(
             "God Dice (/game start ruleset:goddice):") < lines.index("Godsfire (/game start ruleset:godsfire):")
         assert lines[-2:] == ["", GUIDE]

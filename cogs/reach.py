@@ -123,7 +123,10 @@ class Reach:
                 return None
         if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
             return None
-        return Place(channel)
+        try:
+            return Place(channel)
+        except discord.ClientException:  # a thread whose parent is not cached: its permissions cannot be read
+            return None
 
     async def check(self, row: GameRow, gm: str, refused: discord.HTTPException | None = None) -> None:
         """Tell the game's GM (`gm`: their user id) what the bot lacks where the game is played, once: at its first

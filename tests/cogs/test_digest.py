@@ -77,7 +77,7 @@ async def test_digest_over_two_turns_lists_the_log_and_moves_the_gms_mark(tmp_pa
                               "ends 2030-01-01 12:00 UTC.")]
         assert lines[3] == '2030-01-01 00:00 UTC — gm: /nation claim preset:"Gracchan Republic" player:alice'
         assert lines[16:] == [
-            '2030-01-01 01:00 UTC — gm: /gm dice values:"9"',
+            "2030-01-01 01:00 UTC — gm: /gm dice values:(1 die entered)",
             "  GM gm entered the next 1 die.",
             "2030-01-01 01:00 UTC — alice: /propaganda encourage kind:morale",
             "  🎲 Gracchan Republic, encourage morale: d10 9 (GM die) vs >= 5: success",

@@ -69,7 +69,8 @@ async def test_the_pinned_status_message_is_kept_current(tmp_path):
         t.fake._delete_message(status)
         await t.run(t.gm, "gm clock pause")
         fresh = t.status_message()
-        assert fresh is not status and fresh.embeds[0]["title"] == "Nations — turn 1 (12 h), paused"
+        assert fresh is not status
+        assert fresh.embeds[0]["title"] == "Nations — turn 1 (12 h), paused: 12 h left of the turn"
 
 
 async def test_a_turn_rollover_is_announced_in_the_channel(tmp_path):
@@ -117,7 +118,7 @@ async def test_the_reminder_mentions_only_players_with_actions_left(tmp_path):
         assert reminder.allowed_mentions.get("parse") == []
         assert sorted(map(int, reminder.allowed_mentions["users"])) == sorted([t.bob.id, carol.id])
         await wake(rb, t)
-        await t.run(t.gm, "gm dice", values="5")  # a command after the reminder time does not remind again
+        await t.run(t.gm, "gm dice", values="5", purpose="any")  # a later command does not remind again
         assert reminders(t) == [reminder]
 
         # The next turn has its own reminder, after its rollover is announced.
@@ -370,7 +371,7 @@ async def test_the_scheduler_wakes_a_game_by_itself(tmp_path):
         assert clock.next_wake(game) is not None  # the turn reminder, 11 hours away (in real time too)
         # Just before the reminder is due, a command reschedules the game's one job: due in 0.3 s.
         t.clock.advance(hours=11, seconds=-0.3)
-        await t.run(t.gm, "gm dice", values="5")
+        await t.run(t.gm, "gm dice", values="5", purpose="any")
         posted = len(t.messages())
         t.clock.advance(seconds=0.3)  # the bot's clock reaches the reminder as the real time passes
         reminder = await t.fake.wait_for_message(t.channel, check=lambda m: m.content.startswith("⏰"))
@@ -590,3 +591,47 @@ async def test_a_free_roll_leaves_the_channels_messages_as_they_are(tmp_path):
         assert "4" in texts(answered)
         assert len(status.history) == edits
         assert len(loads) == 1  # the roll's own: the turn it is logged in
+
+
+async def test_a_paused_clock_announces_nothing_and_resuming_gives_the_battle_choice_its_time_left(tmp_path):
+    """Issue 34: paused an hour into a 4-hour battle choice, five hours pass: nothing times out, nobody is
+    reminded, the status says paused with the time left; resumed, the choice has its 3 hours, then defaults."""
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        await t.run(t.bob, "remind me", dm="on")
+        await t.run(t.alice, "attack declare", target="Charon", units="1 2")  # Charon commits by +4 h
+        assert [m.content for m in t.fake.dm_messages(t.bob)][-1].endswith(f"until {at(4)}: battle #1, commit your "
+                                                                            "units (/attack commit) (Charon).")
+        t.clock.advance(hours=1)
+        await t.run(t.gm, "gm clock pause")
+        game = await rb.bot.referee.game_id(t.key())
+        row = await rb.bot.store.game(game)
+        assert (row.next_deadline, row.remind_at) == (None, None)  # the timer has nothing of this game to wake for
+        posted, dms = len(t.messages()), len(t.fake.dm_messages(t.bob))
+        t.clock.advance(hours=5)  # the choice's old deadline is 2 hours gone
+        await wake(rb, t)
+        assert t.messages()[posted:] == [] and len(t.fake.dm_messages(t.bob)) == dms
+        status = t.status_message().embeds[0]
+        assert status["title"] == "Nations — turn 1 (12 h), paused: 11 h left of the turn"
+        assert status["description"].splitlines()[-1] == (
+            "Battle #1 waits for Charon to commit units (default 3 h left when the clock resumes)")
+        shown = await t.run(t.bob, "game status")
+        assert "Time is up" not in texts(shown) and "3 h left when the clock resumes" in texts(shown)
+
+        resumed = await t.run(t.gm, "gm clock resume")  # at +6 h: the choice now falls at +9 h, the turn at +17 h
+        assert texts(resumed) == f"▶ The clock runs again: this turn ends {at(17)}; every deadline has its time left."
+        # the choice's reminder, an hour after the pause began, is the next: 1 hour after the resume
+        assert (await rb.bot.store.game(game)).next_deadline == START + timedelta(hours=7)
+        await settle(t.fake)
+        assert [m.content for m in t.fake.dm_messages(t.bob)][-1].endswith(f"until {at(9)}: battle #1, commit your "
+                                                                            "units (/attack commit) (Charon).")
+        posted = len(t.messages())
+        t.clock.advance(hours=3, minutes=-1)
+        await wake(rb, t)
+        assert not any("Time is up" in texts(m) for m in t.messages()[posted:])  # (its reminder only)
+        t.clock.advance(minutes=2)
+        t.dice.push(10, 8)
+        await wake(rb, t)
+        assert "⌛ Time is up for Charon's commit in battle #1: its strongest free units #6, #7, #8." in texts(
+            *t.messages()[posted:]).splitlines()
+        assert t.dice.all_used()

@@ -272,8 +272,8 @@ async def test_gm_commands(tmp_path):
         await start_war(t)
         gm = mention(t.gm)
 
-        queued = await t.run(t.gm, "gm dice", values="9 4")
-        assert not queued.ephemeral and texts(queued) == f"GM {gm} entered the next 2 dice."
+        queued = await t.run(t.gm, "gm dice", values="9 4", purpose="any")
+        assert queued.ephemeral and texts(queued) == f"GM {gm} entered the next 2 dice."
         grown = await t.run(t.alice, "economy military")
         assert texts(grown).splitlines()[0] == (
             "🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 = **10** vs > 8: **success**")
@@ -373,8 +373,8 @@ async def test_gm_commands(tmp_path):
 async def test_undo_confirmation_counts_once_and_only_for_its_gm(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         await t.run(t.gm, "game start")
-        await t.run(t.gm, "gm dice", values="3")
-        await t.run(t.gm, "gm dice", values="4")
+        await t.run(t.gm, "gm dice", values="3", purpose="any")
+        await t.run(t.gm, "gm dice", values="4", purpose="any")
         asked = await t.run(t.gm, "gm undo")
         button = asked.custom_ids[0]
         stranger = await t.click(t.alice, asked.message, button)  # a forwarded id, say: not for alice
@@ -403,7 +403,7 @@ async def test_gm_permissions(tmp_path):
                 refused = await t.run(who, "gm set", nation="Gracchan Republic", stat="land", value="40")
                 assert refused.ephemeral
                 assert texts(refused) == "⛔ only the game's GM or a co-GM may use /gm commands"
-                refused = await t.run(who, "gm dice", values="10")
+                refused = await t.run(who, "gm dice", values="10", purpose="any")
                 assert refused.ephemeral and texts(refused) == "⛔ only the game's GM or a co-GM may use /gm commands"
             assert state_to_dict(await t.state(rb)) == before
             # A GM only by the engine's check: /game end is refused before it asks to confirm.

@@ -42,7 +42,7 @@ async def test_every_kind_of_answer_has_its_colour_heading_and_footer(tmp_path):
         assert look(refused) == (discord.Colour.red().value, "Refused — nothing changed", None)
         assert texts(refused).startswith("⛔ ")
 
-        gm = await t.run(t.gm, "gm dice", values="4")
+        gm = await t.run(t.gm, "gm dice", values="4", purpose="any")
         assert look(gm) == (discord.Colour.purple().value, "GM dice", "Nations · Turn 1")
 
         ended = await t.run(t.gm, "gm turn end")  # a turn ended by the GM: the GM's act
@@ -79,7 +79,7 @@ def test_the_colour_table_and_bold_totals_and_verdicts():
 async def test_god_dice_and_godsfire_answers_are_signed_with_their_turn(tmp_path):
     async with table(tmp_path) as t, t.bot():
         await t.run(t.gm, "game start", ruleset="godsfire")
-        await t.run(t.gm, "gm dice", values="3 4 5 3")
+        await t.run(t.gm, "gm dice", values="3 4 5 3", purpose="any")
         added = await t.run(t.gm, "godsfire system add", name="Sol", owner=t.alice, planets=1, regions=1)
         assert added.embeds[0]["footer"]["text"] == "Godsfire · Turn 1, Movement Phase"
         assert added.embeds[0]["color"] == OUTCOME_COLOURS["neutral"].value  # setting up is neither won nor lost
@@ -132,7 +132,7 @@ async def test_an_embed_reporting_what_happened_carries_its_moment_and_a_view_no
     (tmp_path / "godsfire").mkdir()
     async with table(tmp_path / "godsfire") as t, t.bot():  # a rule set's own report (`dress`): stamped too
         await t.run(t.gm, "game start", ruleset="godsfire")
-        await t.run(t.gm, "gm dice", values="3 4 5 3")
+        await t.run(t.gm, "gm dice", values="3 4 5 3", purpose="any")
         t.clock.advance(days=2)
         added = await t.run(t.gm, "godsfire system add", name="Sol", owner=t.alice, planets=1, regions=1)
         *report, sheet = moments(added)  # the events (`dress`), then the system's sheet: a view

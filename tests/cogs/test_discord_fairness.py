@@ -28,7 +28,7 @@ async def test_log_fairness_counts_the_dice_and_tests_a_known_sequence(tmp_path)
             assert empty.embed["title"] == "🎲 Are the dice fair?"
             assert empty.embed["description"] == "No rule dice rolled yet."
 
-            await t.run(t.gm, "gm dice", values="8")  # entered by the GM: counted apart
+            await t.run(t.gm, "gm dice", values="8", purpose="any")  # entered by the GM: counted apart
             await t.run(t.alice, "propaganda encourage", kind="morale")
             t.dice.push(7)
             await t.run(t.bob, "propaganda encourage", kind="workers")

@@ -25,23 +25,23 @@ async def three_games(t):
     await t.run(t.gm, "game start", turn_hours=12)
     await t.run(t.alice, "nation claim", preset="Gracchan Republic")
     await t.run(t.bob, "nation claim", preset="Charon")
-    await t.run(t.gm, "gm dice", values="9")
+    await t.run(t.gm, "gm dice", values="9", purpose="any")
     await t.run(t.alice, "propaganda encourage", kind="morale")
 
     await t.run(t.alice, "game start", goddice, ruleset="goddice")
     await t.run(t.gm, "goddice join", goddice)
     await t.run(t.bob, "goddice join", goddice)
-    await t.run(t.alice, "gm dice", goddice, values="Y Y Y B B B B B B  B B B B B B B B B")
+    await t.run(t.alice, "gm dice", goddice, values="Y Y Y B B B B B B  B B B B B B B B B", purpose="any")
     await t.run(t.alice, "goddice begin", goddice)
 
     t.clock.advance(hours=1)
     await t.run(t.gm, "game start", godsfire, ruleset="godsfire")
-    await t.run(t.gm, "gm dice", godsfire, values="3 4 5 3 6 6 1 1")
+    await t.run(t.gm, "gm dice", godsfire, values="3 4 5 3 6 6 1 1", purpose="any")
     await t.run(t.gm, "godsfire system add", godsfire, name="Sol", owner=t.alice)
     await t.run(t.gm, "godsfire system add", godsfire, name="Vega", owner=t.bob)
     await t.run(t.gm, "godsfire set", godsfire, field="units", value="SQD=2 AG=1", system="Sol")
     await t.run(t.gm, "godsfire set", godsfire, field="units", value="SQD=1", system="Vega")
-    await t.run(t.gm, "gm dice", godsfire, values="2 5")  # alice 2, bob 5: bob holds initiative
+    await t.run(t.gm, "gm dice", godsfire, values="2 5", purpose="any")  # alice 2, bob 5: bob holds initiative
     await t.run(t.gm, "godsfire movement initiative", godsfire)
 
     elsewhere = t.fake.add_guild("Elsewhere")

@@ -8,7 +8,7 @@ async def test_gm_log_before_after(tmp_path):
         await start_war(t)
         await t.run(t.gm, "gm set", nation="Gracchan Republic", stat="economy", value="5")
         await t.run(t.gm, "gm house", key="bonus_hours", value="24")
-        await t.run(t.gm, "gm dice", values="7 3")
+        await t.run(t.gm, "gm dice", values="7 3", purpose="any")
         await t.run(t.gm, "gm set", nation="Charon", stat="military", value="+1")
         undo = await t.run(t.gm, "gm undo")
         await t.click(t.gm, await undo.wait_for_final_message(), undo.custom_ids[0])
@@ -22,7 +22,7 @@ async def test_gm_log_before_after(tmp_path):
             f"  Gracchan Republic: ECONOMY 12 → 5 (set by GM {gm}).",
             f"{at} — {gm}: /gm house key:bonus\\_hours value:24",
             "  House setting bonus hours (\\`bonus\\_hours\\`): 36 → 24 for this game.",
-            f"{at} — {gm}: /gm dice values:7 3",
+            f"{at} — {gm}: /gm dice values:(2 dice entered)",  # which: the GM's alone until rolled
             f"  GM {gm} entered the next 2 dice.",
             f"{at} — {gm}: /gm set nation:Charon stat:military value:+1 (undone since)",
             f"  Charon: MILITARY 9 → 10 (set by GM {gm}).",

@@ -57,7 +57,7 @@ async def drafted(t, rb, options: str | None = None) -> int:
     for player in (t.alice, t.bob):
         joined = await t.run(player, "goddice join")
         assert joined.content == "" and joined.custom_ids == []  # seating waits for no one in particular
-    await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B")
+    await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B", purpose="any")
     begun = await t.run(t.gm, "goddice begin")
     assert lines(t, begun) == [
         "⏳ @alice, your move: choose to attack first or select first (/goddice choose first:attack|select).",
@@ -104,7 +104,7 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         defenders = await t.fake.autocomplete(t.guild, t.channel, t.bob, "goddice defend", focused="character",
                                               options={"character": "s"})
         assert [c["value"] for c in defenders] == ["Sage", "Assassin"]
-        await t.run(t.gm, "gm dice", values="S A")
+        await t.run(t.gm, "gm dice", values="S A", purpose="any")
         defended = await t.run(t.bob, "goddice defend", character="monk")
         assert lines(t, defended) == [
             "⏳ @alice, your move: make the opening roll (/goddice roll).",
@@ -117,7 +117,7 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         assert defended.custom_ids == [f"referee:goddice:roll:{game}:1-0:opening"]
 
         # ROLL # 1, the opening roll, by its button.
-        await t.run(t.gm, "gm dice", values="B B B R O O 5 5 5")
+        await t.run(t.gm, "gm dice", values="B B B R O O 5 5 5", purpose="any")
         opened = await t.click(t.alice, defended.message, defended.custom_ids[0])
         assert not opened.ephemeral and opened.message is not defended.message
         assert lines(t, opened) == [
@@ -138,7 +138,7 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
             ("basic (normal): 15 damage", "basic")]
 
         # Bob may not roll alice's dice: refused to him alone, and nothing changes (the entered dice wait).
-        await t.run(t.gm, "gm dice", values="Y O")
+        await t.run(t.gm, "gm dice", values="Y O", purpose="any")
         before = snapshot(await t.state(rb))
         for control in (roll_o, attack_1):
             if control == roll_o:
@@ -160,7 +160,7 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         assert opened.custom_ids == []
 
         # ROLL # 3 by the slash command: the three BLUE, and no legal attack at all (no select).
-        await t.run(t.gm, "gm dice", values="R O 5")
+        await t.run(t.gm, "gm dice", values="R O 5", purpose="any")
         third = await t.run(t.alice, "goddice roll", type="blue")
         assert lines(t, third)[1:] == ["Dice: 🟥 🟥 🟨 ⭕ ⭕ 5️⃣ 5️⃣ 5️⃣ 5️⃣",
                                        "🎲 @alice, blue: R\\* O\\* 5\\* (\\* entered by the GM)",
@@ -177,14 +177,14 @@ async def test_the_rulebook_sample_attack_phase_with_buttons_and_the_attack_sele
         assert over.ephemeral and texts(over) == "⛔ that move is over"
 
         # ROLLS # 4, # 5 and # 6 by their buttons.
-        await t.run(t.gm, "gm dice", values="B O")
+        await t.run(t.gm, "gm dice", values="B O", purpose="any")
         fourth = await t.click(t.alice, third.message, f"referee:goddice:roll:{game}:1-3:R")
         assert lines(t, fourth)[-1] == "   dice: B Y O O O 5 5 5 5 — legal: basic 20"
-        await t.run(t.gm, "gm dice", values="O")
+        await t.run(t.gm, "gm dice", values="O", purpose="any")
         fifth = await t.click(t.alice, fourth.message, f"referee:goddice:roll:{game}:1-4:Y")
         assert lines(t, fifth)[-1] == "   dice: B O O O O 5 5 5 5 — legal: basic 20"
         assert fifth.message.button_labels() == ["Roll 5 ×4"]
-        await t.run(t.gm, "gm dice", values="R O 5 5")
+        await t.run(t.gm, "gm dice", values="R O 5 5", purpose="any")
         sixth = await t.click(t.alice, fifth.message, f"referee:goddice:roll:{game}:1-5:5")
         assert lines(t, sixth)[1:] == [
             "Dice: 🟦 🟥 ⭕ ⭕ ⭕ ⭕ ⭕ 5️⃣ 5️⃣",
@@ -263,11 +263,11 @@ async def test_keep_and_re_roll_buttons_for_whoever_is_in_favor(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         game = await drafted(t, rb)
         await t.run(t.alice, "goddice declare", attacker="hero")
-        await t.run(t.gm, "gm dice", values="H C")  # the Hero's face: the attacker is in favor
+        await t.run(t.gm, "gm dice", values="H C", purpose="any")  # the Hero's face: the attacker is in favor
         defended = await t.run(t.bob, "goddice defend", character="monk")
         assert lines(t, defended)[-1] == ("🙏 The attacker is in favor with the Gods: the attacker decides whether "
                                           "the opening roll stands.")
-        await t.run(t.gm, "gm dice", values="B B B R O O 5 5 5")
+        await t.run(t.gm, "gm dice", values="B B B R O O 5 5 5", purpose="any")
         opened = await t.run(t.alice, "goddice roll")
         assert lines(t, opened)[:2] == [
             KEEP_OR_REROLL,
@@ -282,7 +282,7 @@ async def test_keep_and_re_roll_buttons_for_whoever_is_in_favor(tmp_path):
             "⛔ it is not your move: @alice is in favor and says keep or reroll (/goddice favor)")
         assert (await t.state(rb)).phase == "favor"
 
-        await t.run(t.gm, "gm dice", values="B B B B 5 5 5 5 5")
+        await t.run(t.gm, "gm dice", values="B B B B 5 5 5 5 5", purpose="any")
         rerolled = await t.click(t.alice, opened.message, reroll)
         assert lines(t, rerolled) == [
             "⏳ @alice, your move: roll a type or attack (/goddice roll type:…, /goddice attack).",
@@ -298,11 +298,11 @@ async def test_keep_and_re_roll_buttons_for_whoever_is_in_favor(tmp_path):
 
         # Turn 2: bob's Monk against alice's Hero; the Hero's face puts the defender in favor: alice decides.
         await t.run(t.bob, "goddice declare", attacker="monk")
-        await t.run(t.gm, "gm dice", values="H C")
+        await t.run(t.gm, "gm dice", values="H C", purpose="any")
         defended = await t.run(t.alice, "goddice defend", character="hero")
         assert lines(t, defended)[-1] == ("🙏 The defender is in favor with the Gods: the defender decides whether "
                                           "the opening roll stands.")
-        await t.run(t.gm, "gm dice", values="B B R O O O 5 5 5")
+        await t.run(t.gm, "gm dice", values="B B R O O O 5 5 5", purpose="any")
         opened = await t.click(t.bob, defended.message, f"referee:goddice:roll:{game}:2-0:opening")
         assert lines(t, opened)[0] == KEEP_OR_REROLL
         assert pinged(opened.message) == [t.alice.id]
@@ -372,7 +372,7 @@ async def test_the_gm_sets_life_and_loads_a_card_file(tmp_path):
         assert (await t.state(rb)).cards.characters["hero"].title == "Champion"
 
         # /gm life, after the draft: the Monk killed, then brought back.
-        await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B")
+        await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B", purpose="any")
         await t.run(t.gm, "goddice begin")
         await t.run(t.alice, "goddice choose", first="attack")
         for player, card in zip([t.bob, t.alice] * 4, DRAFT, strict=True):
@@ -454,7 +454,7 @@ async def test_the_clock_reminds_the_player_whose_move_it_is_with_its_controls(t
         async with t.bot() as rb:
             game = await drafted(t, rb)
             await t.run(t.alice, "goddice declare", attacker="cleric")
-            await t.run(t.gm, "gm dice", values="H M")  # neither the Cleric's face nor the Sage's: no effect
+            await t.run(t.gm, "gm dice", values="H M", purpose="any")  # no Cleric face, no Sage face: no effect
             defended = await t.run(t.bob, "goddice defend", character="sage")
             assert defended.custom_ids == [f"referee:goddice:roll:{game}:1-0:opening"]
             clock = rb.bot.get_cog("Clock")
@@ -482,7 +482,7 @@ async def test_the_clock_reminds_the_player_whose_move_it_is_with_its_controls(t
         async with t.bot() as rb:
             await settle(t.fake)
             assert len(t.messages()) == posted + 1  # nothing new fell due
-            await t.run(t.gm, "gm dice", values="R R R R O O 5 5 5")
+            await t.run(t.gm, "gm dice", values="R R R R O O 5 5 5", purpose="any")
             opened = await t.click(t.alice, reminder, reminder.custom_ids[0])
             assert lines(t, opened)[-1] == "   dice: R R R R O O 5 5 5 — no legal attack"
             assert reminder.custom_ids == []
@@ -544,7 +544,7 @@ async def test_mended_a_campaigns_game_2_counts_its_turns_from_1_and_game_1s_con
     async with table(tmp_path) as t, t.bot() as rb:
         game = await drafted(t, rb, "campaign")
         await t.run(t.alice, "goddice declare", attacker="hero")
-        await t.run(t.gm, "gm dice", values="S A")
+        await t.run(t.gm, "gm dice", values="S A", purpose="any")
         defended = await t.run(t.bob, "goddice defend", character="monk")
         assert defended.custom_ids == [f"referee:goddice:roll:{game}:1-0:opening"]
         for card in ("hero", "cleric", "bowman"):
@@ -553,13 +553,13 @@ async def test_mended_a_campaigns_game_2_counts_its_turns_from_1_and_game_1s_con
         assert lines(t, won)[-2:] == ["Campaign game 2: every character back at full life; turns go clockwise.",
                                       "▶ Turn 1: @alice attacks."]
         await t.run(t.alice, "goddice declare", attacker="hero")
-        await t.run(t.gm, "gm dice", values="S A")
+        await t.run(t.gm, "gm dice", values="S A", purpose="any")
         again = await t.run(t.bob, "goddice defend", character="monk")
         assert again.custom_ids == [f"referee:goddice:roll:{game}:2.1-0:opening"]
         assert t.status_message().embeds[0]["title"] == "God Dice"
         stale = stale_copy(t, defended.message, f"referee:goddice:roll:{game}:1-0:opening")
         over = await t.click(t.alice, stale, f"referee:goddice:roll:{game}:1-0:opening")
         assert over.ephemeral and texts(over) == "⛔ that move is over"
-        await t.run(t.gm, "gm dice", values="B 5 5 5 O O O O R")
+        await t.run(t.gm, "gm dice", values="B 5 5 5 O O O O R", purpose="any")
         opened = await t.click(t.alice, again.message, f"referee:goddice:roll:{game}:2.1-0:opening")
         assert "   dice: B R O O O O 5 5 5 — legal: basic 15" in lines(t, opened)

@@ -47,7 +47,7 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
 
         # Sol: region 1 party 3+4 (M), allegiance 5 (5: a Moderate), economy 3 (A-1); region 2 party 1+1 (R),
         # allegiance 6 (4), economy 6 (A-2). The answer: the rolls, then Sol's sheet.
-        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6")
+        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6", purpose="any")
         added = await t.run(t.gm, "godsfire system add", name="Sol", owner=t.alice, planets=2, regions=2)
         assert not added.ephemeral
         sheet = added.embeds[-1]  # the system's sheet: its regions' rows in a code block (their columns kept)
@@ -57,7 +57,7 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
             "• Region 1: Moderate (M), allegiance 5, Agriculture-1 (A-1); ground none",
             "• Region 2: Reactionary (R), allegiance 4, Agriculture-2 (A-2); ground none", "```"]
         assert "✨ Sol (@alice's, 2 planets): regions 1: M 5 A-1; 2: R 4 A-2." in named(t, added)
-        await t.run(t.gm, "gm dice", values="6 6 1 1")
+        await t.run(t.gm, "gm dice", values="6 6 1 1", purpose="any")
         await t.run(t.gm, "godsfire system add", name="Vega", owner=t.bob)
 
         # Autocomplete: the systems (alice's own first), then the chosen system's regions.
@@ -70,7 +70,7 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
             ("Region 1: M, allegiance 5, A-1", 1), ("Region 2: R, allegiance 4, A-2", 2)]
 
         # A chart: 7 against 3 reads the 3-1 column; die 4: D1.
-        await t.run(t.gm, "gm dice", values="4")
+        await t.run(t.gm, "gm dice", values="4", purpose="any")
         fought = await t.run(t.alice, "godsfire chart combat", attack=7, defence=3)
         chart = fought.embeds[-1]
         assert chart["title"] == "Combat Results Table"
@@ -90,7 +90,7 @@ async def test_godsfire_setup_charts_refusals_phases_and_tax_on_discord(tmp_path
 
         phase = await t.run(t.alice, "godsfire phase show")
         assert phase.embed["title"] == "Turn 1: Movement Phase (next: Combat Phase)."
-        await t.run(t.gm, "gm dice", values="3 5")  # the turn's player order: alice 3, bob 5
+        await t.run(t.gm, "gm dice", values="3 5", purpose="any")  # the turn's player order: alice 3, bob 5
         started = await t.run(t.gm, "godsfire phase next")  # A.1: turn 1's initiative starts, never skipped
         assert "@bob holds initiative" in named(t, started)
         await t.run(t.bob, "godsfire movement pass")
@@ -179,7 +179,7 @@ async def test_every_godsfire_command_answers_on_discord(tmp_path):
     one-line refusal — with nothing logged as an error."""
     async with table(tmp_path) as t, t.bot():
         await t.run(t.gm, "game start", ruleset="godsfire")
-        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6 6 6 1 1 2 2 2 2")
+        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6 6 6 1 1 2 2 2 2", purpose="any")
         runs = [
             (t.gm, "godsfire system add", {"name": "Sol", "owner": t.alice, "planets": 2, "regions": 2}),
             (t.gm, "godsfire system add", {"name": "Vega", "owner": t.bob}),

@@ -35,7 +35,7 @@ async def godsfire_table(t, rb) -> int:
     t.members = [t.gm, t.alice, t.bob, *getattr(t, "extra", [])]
     await t.run(t.gm, "game start", ruleset="godsfire")
     # Sol region 1: party 3+4 = 7 (M), allegiance 5, economy 3 (A-1); Vega region 1: 6+6 = 12 (E), 1, 1 (S).
-    await t.run(t.gm, "gm dice", values="3 4 5 3 6 6 1 1")
+    await t.run(t.gm, "gm dice", values="3 4 5 3 6 6 1 1", purpose="any")
     added = await t.run(t.gm, "godsfire system add", name="Sol", owner=t.alice)
     assert "🎲 @alice, Sol region 1 party: 2d6 3 + 4 (GM dice) = **7**: Moderate (M)" in named(t, added)
     assert "🎲 @alice, Sol region 1 allegiance: d6 5 (GM die)" in named(t, added)
@@ -53,7 +53,7 @@ async def test_an_initiative_go_played_with_the_buttons(tmp_path):
             game = await godsfire_table(t, rb)
 
             # The order: alice 2, bob 5 — bob holds initiative. The rolls name the players.
-            await t.run(t.gm, "gm dice", values="2 5")
+            await t.run(t.gm, "gm dice", values="2 5", purpose="any")
             started = await t.run(t.gm, "godsfire movement initiative")
             text = named(t, started)
             assert "🎲 @alice, turn 1 player order: d6 2 (GM die)" in text
@@ -136,7 +136,7 @@ async def test_a_transit_answered_with_the_buttons(tmp_path):
         async with t.bot() as rb:
             game = await godsfire_table(t, rb)
             await t.run(t.gm, "godsfire counter add", kind="AG", at="K5", owner=str(t.bob.id))  # #7, stationary
-            await t.run(t.gm, "gm dice", values="6 1")  # alice 6, bob 1: alice holds initiative
+            await t.run(t.gm, "gm dice", values="6 1", purpose="any")  # alice 6, bob 1: alice holds initiative
             await t.run(t.gm, "godsfire movement initiative")
 
             # alice moves SQD #1 and #2 through K5, where bob's AG waits: bob is asked, with his three buttons.
@@ -169,7 +169,7 @@ async def test_a_transit_answered_with_the_buttons(tmp_path):
             assert moved.message.custom_ids == [attack, block, allow]
 
             # bob attacks on the house's column 0: SQD #1 rolls 1 (ME, gone), SQD #2 rolls 4 (ne, goes on to K6).
-            await t.run(t.gm, "gm dice", values="1 4")
+            await t.run(t.gm, "gm dice", values="1 4", purpose="any")
             attacked = await t.click(t.bob, moved.message, attack)
             assert not attacked.ephemeral
             text = named(t, attacked)
@@ -224,7 +224,7 @@ async def test_a_transit_let_through_with_allow(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         game = await godsfire_table(t, rb)
         await t.run(t.gm, "godsfire counter add", kind="AG", at="K5", owner=str(t.bob.id))
-        await t.run(t.gm, "gm dice", values="6 1")
+        await t.run(t.gm, "gm dice", values="6 1", purpose="any")
         await t.run(t.gm, "godsfire movement initiative")
         moved = await t.run(t.alice, "godsfire movement move", counters="3", to="K6", through="K5")
         allowed = await t.click(t.bob, moved.message, moved.custom_ids[2])
@@ -239,7 +239,7 @@ async def test_a_transit_let_through_with_allow(tmp_path):
 async def test_the_status_shows_whose_go_it_is(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         await godsfire_table(t, rb)
-        await t.run(t.gm, "gm dice", values="2 5")
+        await t.run(t.gm, "gm dice", values="2 5", purpose="any")
         await t.run(t.gm, "godsfire movement initiative")
         status = await t.run(t.alice, "godsfire status")
         shown = status.embed["description"]
@@ -261,13 +261,13 @@ async def combat_loss_choice(t, rb) -> None:
     """Two neutral systems of 3 SQDs each (6), each attacked by two of alice's AGs (8: odds 2-1). Attack 1 rolls
     3: D1, alice chooses the SQD lost; attack 2 rolls 4: Dr, the neutral's units retreat where the GM says."""
     game = await godsfire_table(t, rb)
-    await t.run(t.gm, "gm dice", values="2 2 3 3 2 2 3 3")
+    await t.run(t.gm, "gm dice", values="2 2 3 3 2 2 3 3", purpose="any")
     for name in ("Rigel", "Altair"):
         await t.run(t.gm, "godsfire system add", name=name, neutral=True)
         await t.run(t.gm, "godsfire set", field="units", value="SQD=3", system=name)
     await t.run(t.gm, "godsfire counter add", kind="AG", at="K1", owner=str(t.alice.id), count=2)
     await t.run(t.gm, "godsfire counter add", kind="AG", at="K2", owner=str(t.alice.id), count=2)
-    await t.run(t.gm, "gm dice", values="6 1")  # the order: alice, bob
+    await t.run(t.gm, "gm dice", values="6 1", purpose="any")  # the order: alice, bob
     await t.run(t.gm, "godsfire phase next")  # A.1: initiative starts; both pass
     await t.run(t.alice, "godsfire movement pass")
     await t.run(t.bob, "godsfire movement pass")
@@ -279,7 +279,7 @@ async def combat_loss_choice(t, rb) -> None:
     await t.run(t.alice, "godsfire combat announce", units="13 14", target="Rigel")
     await t.run(t.alice, "godsfire combat announce", units="15 16", target="Altair")
 
-    await t.run(t.gm, "gm dice", values="3 4")
+    await t.run(t.gm, "gm dice", values="3 4", purpose="any")
     resolved = await t.run(t.gm, "godsfire combat resolve")
     text = named(t, resolved)
     assert "2-1, die 3: D1 — @alice chooses 1 of neutral Rigel's SQD #5, SQD #6, SQD #7 to lose" in text
@@ -331,7 +331,7 @@ async def combat_loss_choice(t, rb) -> None:
 async def test_a_go_run_out_is_announced_with_the_next_go_s_buttons(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         game = await godsfire_table(t, rb)
-        await t.run(t.gm, "gm dice", values="2 5")
+        await t.run(t.gm, "gm dice", values="2 5", purpose="any")
         started = await t.run(t.gm, "godsfire movement initiative")
         # bob lets his 12 hours run out: a pass; initiative goes to alice, her buttons on the clock's message.
         t.clock.advance(hours=12)

@@ -65,9 +65,9 @@ async def test_fifty_undo_clicks_undo_once(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         await t.run(t.gm, "game start")
         for value in ("3", "4", "5"):
-            await t.run(t.gm, "gm dice", values=value)
+            await t.run(t.gm, "gm dice", values=value, purpose="any")
         asked = await t.run(t.gm, "gm undo")
-        assert texts(asked).splitlines()[1].startswith("1. ") and "“/gm dice values:5”" in texts(asked)
+        assert texts(asked).splitlines()[1].startswith("1. ") and "“/gm dice values:(1 die entered)”" in texts(asked)
         button, cancel = asked.custom_ids
         assert cancel.startswith("referee:cancel:undo:")
         target = await rb.bot.referee.undo_target(t.key())
@@ -85,7 +85,7 @@ async def test_fifty_undo_clicks_undo_once(tmp_path):
 async def test_an_old_undo_button_without_its_action_is_refused_cleanly(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         await t.run(t.gm, "game start")
-        await t.run(t.gm, "gm dice", values="3")
+        await t.run(t.gm, "gm dice", values="3", purpose="any")
         asked = await t.run(t.gm, "gm undo")
         game_id = await rb.bot.referee.game_id(t.key())
         old = f"referee:confirm:undo:{game_id}:{t.gm.id}"  # as posted by the version before this one
@@ -119,16 +119,16 @@ async def test_a_double_clicked_god_dice_roll_button_rolls_once(tmp_path):
         await t.run(t.gm, "game start", ruleset="goddice")
         for player in (t.alice, t.bob):
             await t.run(player, "goddice join")
-        await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B")
+        await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B", purpose="any")
         await t.run(t.gm, "goddice begin")
         await t.run(t.alice, "goddice choose", first="attack")
         for player, card in zip([t.bob, t.alice] * 4, DRAFT, strict=True):
             await t.run(player, "goddice pick", character=card)
         await t.run(t.alice, "goddice declare", attacker="hero")
-        await t.run(t.gm, "gm dice", values="S A")
+        await t.run(t.gm, "gm dice", values="S A", purpose="any")
         defended = await t.run(t.bob, "goddice defend", character="monk")
         [opening] = [c for c in defended.custom_ids if c.endswith(":opening")]
-        await t.run(t.gm, "gm dice", values="B B B R O O 5 5 5 B B B R O O 5 5 5")
+        await t.run(t.gm, "gm dice", values="B B B R O O 5 5 5 B B B R O O 5 5 5", purpose="any")
         results = await at_once(*(t.fake.click(t.guild, t.channel, t.alice, defended.message, opening)
                                   for _ in range(2)))
         await settle(t.fake)

@@ -21,7 +21,7 @@ def buttons(message) -> list[tuple[str, str, bool]]:
 
 def gm_acts(gm: str, values: list[int]) -> list[str]:
     return [line for value in values
-            for line in (f"{AT} — {gm}: /gm dice values:{value}", f"  GM {gm} entered the next 1 die.")]
+            for line in (f"{AT} — {gm}: /gm dice values:(1 die entered)", f"  GM {gm} entered the next 1 die.")]
 
 
 async def end_game(t) -> None:
@@ -35,7 +35,7 @@ async def test_gm_log_pages_with_buttons_after_a_restart_and_for_a_new_game(tmp_
             await start_war(t)
             gm = mention(t.gm)
             for value in VALUES:  # 11 GM acts: page 1 the newest 10, page 2 the first
-                await t.run(t.gm, "gm dice", values=str(value))
+                await t.run(t.gm, "gm dice", values=str(value), purpose="any")
             first = await t.run(t.alice, "log gm")
             assert not first.ephemeral
             assert first.embed["description"].split("\n") == gm_acts(gm, VALUES[1:])
@@ -56,7 +56,7 @@ async def test_gm_log_pages_with_buttons_after_a_restart_and_for_a_new_game(tmp_
             assert buttons(single.message) == buttons(message)
 
         async with t.bot():  # a restart: the button re-reads the store, which has one more act
-            await t.run(t.gm, "gm dice", values="5")
+            await t.run(t.gm, "gm dice", values="5", purpose="any")
             newer = await t.click(t.alice, message, f"referee:log:gm:{game}:1")
             assert not newer.ephemeral
             assert message.embeds[0]["description"].split("\n") == gm_acts(gm, [*VALUES[2:], 5])
@@ -89,7 +89,7 @@ async def test_log_game_steps_through_turns_after_a_restart_and_for_a_new_game(t
         async with t.bot():
             await start_war(t)
             gm = mention(t.gm)
-            await t.run(t.gm, "gm dice", values="9 8")
+            await t.run(t.gm, "gm dice", values="9 8", purpose="any")
             await t.run(t.alice, "economy military")
             await t.run(t.gm, "gm turn end")
             await t.run(t.gm, "gm turn end")

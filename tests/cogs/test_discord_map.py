@@ -26,9 +26,9 @@ async def test_the_map_is_posted_as_a_png_with_the_players_names(tmp_path, monke
     monkeypatch.setattr(discord_charts.charts, "render", spy)
     async with table(tmp_path) as t, t.bot():
         await t.run(t.gm, "game start", ruleset="godsfire")
-        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6")
+        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6", purpose="any")
         await t.run(t.gm, "godsfire system add", name="Aster", owner=t.alice, planets=2, regions=2)
-        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6")
+        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6", purpose="any")
         await t.run(t.gm, "godsfire system add", name="Brand", owner=t.bob, planets=2, regions=2)
 
         refused = await t.run(t.alice, "godsfire map show")
@@ -60,7 +60,7 @@ async def test_each_go_of_the_movement_phase_on_a_map_comes_with_the_picture(tmp
     async with table(tmp_path) as t, t.bot():
         await t.run(t.gm, "game start", ruleset="godsfire")
         await t.run(t.gm, "godsfire map load", name="twin-reaches")
-        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6")
+        await t.run(t.gm, "gm dice", values="3 4 5 3 1 1 6 6", purpose="any")
         await t.run(t.gm, "godsfire system add", name="Aster", owner=t.alice)
         await t.run(t.gm, "godsfire system add", name="Brand", owner=t.bob)
         await t.run(t.gm, "godsfire counter add", kind="SQD", at="Aster", owner=str(t.alice.id), count=2)
@@ -68,7 +68,7 @@ async def test_each_go_of_the_movement_phase_on_a_map_comes_with_the_picture(tmp
         def pictures() -> list:
             return [m for m in t.messages() if m.attachments and m.attachments[0].filename == "map.png"]
 
-        await t.run(t.gm, "gm dice", values="6 1")
+        await t.run(t.gm, "gm dice", values="6 1", purpose="any")
         started = await t.run(t.gm, "godsfire phase next")  # alice holds initiative: her go, with the map
         await started.wait_for_final_message()
         await settle(t.fake)  # (however long the first picture takes: it starts the chart worker)

@@ -62,7 +62,7 @@ async def test_an_opted_in_player_with_actions_left_gets_the_turn_reminder_by_dm
             f"⏰ In <#{t.channel.id}>: your turn ends {at(12)}, 2 actions left (Charon, turn 1).")
         assert t.fake.dm_messages(t.alice) == []  # no action left: no reminder
         await tick(rb, t)
-        await t.run(t.gm, "gm dice", values="5")  # a later change does not send it again
+        await t.run(t.gm, "gm dice", values="5", purpose="any")  # a later change does not send it again
         assert len(t.fake.dm_messages(t.bob)) == 1 and fallbacks(t, t.bob) == []
 
         # the next turn has its own: alice has actions again and gets hers 3 hours ahead
@@ -168,7 +168,7 @@ async def test_god_dice_its_your_move_by_dm_when_the_move_passes(tmp_path):
         for player in (t.alice, t.bob):
             await t.run(player, "goddice join")
         await t.run(t.bob, "remind me", dm="on")
-        await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B")
+        await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B", purpose="any")
         await t.run(t.gm, "goddice begin")  # alice won the roll-off: her move
         assert t.fake.dm_messages(t.bob) == []
         await t.run(t.alice, "goddice choose", first="attack")  # bob picks first
@@ -189,7 +189,7 @@ async def test_closed_dms_for_a_move_the_channel_already_mentions_add_the_notice
             await t.run(player, "goddice join")
         t.fake.close_dms(t.bob)
         await t.run(t.bob, "remind me", dm="on")
-        await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B")
+        await t.run(t.gm, "gm dice", values="Y Y Y B B B B B B  B B B B B B B B B", purpose="any")
         await t.run(t.gm, "goddice begin")
         chosen = await t.run(t.alice, "goddice choose", first="attack")
         assert chosen.content == f"⏳ {mention(t.bob)}, your move: pick a character (/goddice pick)."  # pings bob
@@ -216,12 +216,12 @@ async def test_the_console_answers_that_dms_are_a_discord_feature(tmp_path):
 async def test_godsfire_your_go_at_initiative_by_dm_and_its_half_time_reminder(tmp_path):
     async with table(tmp_path) as t, t.bot() as rb:
         await t.run(t.gm, "game start", ruleset="godsfire")
-        await t.run(t.gm, "gm dice", values="3 4 5 3 6 6 1 1")  # Sol's and Vega's regions
+        await t.run(t.gm, "gm dice", values="3 4 5 3 6 6 1 1", purpose="any")  # Sol's and Vega's regions
         await t.run(t.gm, "godsfire system add", name="Sol", owner=t.alice)
         await t.run(t.gm, "godsfire system add", name="Vega", owner=t.bob)
         await t.run(t.gm, "godsfire set", field="units", value="SQD=1", system="Vega")
         await t.run(t.bob, "remind me", dm="on")
-        await t.run(t.gm, "gm dice", values="2 5")  # the order: alice 2, bob 5 — bob holds initiative
+        await t.run(t.gm, "gm dice", values="2 5", purpose="any")  # the order: alice 2, bob 5 — bob holds initiative
         await t.run(t.gm, "godsfire movement initiative")
         go = (f"⏰ In <#{t.channel.id}>: it's your go at initiative (turn 1, round 1): Move (then Done), or Pass, "
               f"until {at(12)}.")

@@ -11,7 +11,7 @@ async def test_log_game_tells_a_turn_and_refuses_one_that_does_not_exist(tmp_pat
     async with table(tmp_path) as t:
         async with t.bot():
             await start_war(t)
-            await t.run(t.gm, "gm dice", values="9 8")
+            await t.run(t.gm, "gm dice", values="9 8", purpose="any")
             await t.run(t.alice, "economy military")
             await t.run(t.gm, "gm turn end")
             told = await t.run(t.bob, "log game", turn=1)

@@ -84,7 +84,7 @@ async def test_undo_steps_takes_back_the_last_n_actions_after_the_same_preview(t
         store, game_id = rb.bot.referee.store, await rb.bot.referee.game_id(t.key())
         before = state_to_dict(await t.state(rb))
         rolls_before = len(await store.rolls(game_id))
-        await t.run(t.gm, "gm dice", values="8")
+        await t.run(t.gm, "gm dice", values="8", purpose="any")
         await played(t)  # the 8 entered by the GM is used by alice's roll, then 9 for bob's
 
         asked = await t.run(t.gm, "gm undo", steps=3)
@@ -98,7 +98,7 @@ async def test_undo_steps_takes_back_the_last_n_actions_after_the_same_preview(t
             "    🎲 Gracchan Republic, grow military: d10 8 (GM die) + mod(E) +1 = **9** vs > 8: **success**",
             "    Gracchan Republic: MILITARY +1 (grow military).",
             "    Gracchan Republic: ECONOMY -1 (cost of growing military).",
-            f"3. @gm: “/gm dice values:8” ({at(0)})",
+            f"3. @gm: “/gm dice values:(1 die entered)” ({at(0)})",
             "    GM @gm entered the next 1 die.",
         ]
         assert asked.custom_ids[0].endswith(":3")
@@ -123,7 +123,7 @@ async def test_undo_refusals_in_one_line(tmp_path):
         # a preview the game moved on from: Confirm is refused, nothing changes
         asked = await t.run(t.gm, "gm undo")
         t.dice.push(5)
-        await t.run(t.gm, "gm dice", values="3")
+        await t.run(t.gm, "gm dice", values="3", purpose="any")
         moved = await t.click(t.gm, asked.message, asked.custom_ids[0])
         [refused] = moved.followups
         assert refused.ephemeral and texts(refused) == f"⛔ {MOVED_ON}"

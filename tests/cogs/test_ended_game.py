@@ -47,7 +47,7 @@ async def test_console_shows_the_last_ended_game_until_a_new_one_starts(tmp_path
 async def test_discord_status_and_log_show_the_ended_game(tmp_path):
     async with table(tmp_path) as t, t.bot():
         await start_war(t)
-        await t.run(t.gm, "gm dice", values="9")
+        await t.run(t.gm, "gm dice", values="9", purpose="any")
         await t.run(t.alice, "propaganda encourage", kind="morale")
         asked = await t.run(t.gm, "game end")
         await t.click(t.gm, asked.message, asked.custom_ids[0])

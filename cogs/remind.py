@@ -31,6 +31,7 @@ from cogs.quiet import NO_ZONE, hhmm, parse_quiet, parse_zone, quiet_text, quiet
 from cogs.render import NO_PINGS, pings, who
 from cogs.util import actor, bot_of, channel_id_of, channel_key, reply
 from data.store import GameRow, QuietHours
+from engine.clock import paused_since
 from engine.errors import BadInput
 from engine.events import Event
 from engine.rulesets import GameState
@@ -178,9 +179,10 @@ async def send_dm(bot: RefereeHost, player: str, content: str) -> bool | None:
 async def remind_players(clock: Any, row: GameRow, state: GameState, events: list[Event],
                          channel: discord.abc.Messageable) -> datetime | None:
     """DM each opted-in player of the game the nudges due now (a refused DM: a mention in the channel, and the
-    channel told once); returns when the next one ahead falls due (None: none)."""
+    channel told once); returns when the next one ahead falls due (None: none). Nothing while the game's clock is
+    paused: its deadlines are held, and what stands is sent once it resumes (a moved deadline is a new one)."""
     nudging = adapter_of(state).nudges
-    if nudging is None or state.ended:
+    if nudging is None or state.ended or paused_since(state) is not None:
         return None
     bot = clock.bot
     wanted = [w for w in await bot.store.dm_reminders(row.id) if w.player.isdigit() and w.player.isascii()]

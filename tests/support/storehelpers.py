@@ -43,7 +43,10 @@ def write_snapshot(con: Any, game_id: int, document: dict[str, Any]) -> None:
 
 def undo_compact_snapshots(con: sqlite3.Connection) -> None:
     """A SQLite database taken back to before migration 015: every snapshot as JSON text, no `snapshot_z` (and so
-    before 016 too: no `game_pages`, no `rolls_by_game_id`; nor 018's `command_keys`)."""
+    before 016 too: no `game_pages`, no `rolls_by_game_id`; nor 018's `command_keys`, nor the tables of the migrations
+    after it: 019's `guild_settings`, 021's `quiet_hours`, 023's `command_sets`)."""
+    for later in ("guild_settings", "quiet_hours", "command_sets"):
+        con.execute(f"DROP TABLE IF EXISTS {later}")
     con.execute("DROP TABLE IF EXISTS command_keys")
     con.execute("DROP TABLE IF EXISTS game_pages")
     con.execute("DROP INDEX IF EXISTS rolls_by_game_id")
@@ -107,11 +110,15 @@ async def assert_every_game_is_its_replay(target: Any) -> list[int]:
 
 
 async def assert_history_is_state(store: Store, game_id: int) -> None:
-    """Each series of the live stat history ends at the value the game's state has now (issue 19)."""
+    """Each series of the live stat history ends at the value the game's state has now (issue 19), each side by
+    its name now (issue 34: a God Dice character renamed by a second of its type)."""
+    from engine.chartspec import renamed
+
     state = await store.load(game_id)
-    point_of = ruleset_of(state).history_point
-    if point_of is not None:
-        assert last_point(await store.history(game_id)) == point_of(state)
+    rules = ruleset_of(state)
+    if rules.history_point is not None:
+        names = rules.history_names(state) if rules.history_names else {}
+        assert last_point(renamed(await store.history(game_id), names)) == rules.history_point(state)
 
 
 async def scalar(store: Store, sql: str, *params: Any) -> Any:

@@ -77,7 +77,8 @@ TABLES: tuple[Table, ...] = (
     Table("actions", ("id", "game_id", "actor", "command", "at", "undone")),
     Table("events", ("id", "game_id", "action_id", "kind", "data", "undone")),
     Table("rolls", ("id", "game_id", "action_id", "turn", "nation", "purpose", "die", "modifiers", "total", "target",
-                    "comparison", "success", "forced", "at", "battle", "unit", "undone", "faces", "sides", "free")),
+                    "comparison", "success", "forced", "at", "battle", "unit", "undone", "faces", "sides", "free",
+                    "secret")),
     Table("history", ("id", "game_id", "action_id", "turn", "at", "side", "stat", "value", "mark", "undone")),
     Table("report_messages", ("action_id", "channel_id", "message_id"), key=("action_id",), serial=None),
     Table("announcements", ("action_id", "game_id", "due_at"), key=("action_id",), serial=None),
@@ -85,6 +86,7 @@ TABLES: tuple[Table, ...] = (
     Table("game_pages", ("game_id", "token", "created_at"), key=("game_id",), serial=None),
     OptInOrder("dm_reminders", ("game_id", "player", "before_minutes", "failed", "sent"), key=(), serial="seq"),
     Table("quiet_hours", ("player", "starts_minute", "ends_minute", "zone"), key=("player",), serial=None),
+    Table("guild_settings", ("guild_id", "gm_role_id", "updated_at"), key=("guild_id",), serial=None),
 )
 TABLE_NAMES = tuple(table.name for table in TABLES)
 

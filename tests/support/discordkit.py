@@ -327,8 +327,8 @@ class Discord(FakeDiscord):
 async def table(tmp_path: Path) -> AsyncIterator[Table]:
     """A started fake Discord with one server, a #nations channel and three members (gm, alice, bob).
 
-    /gm is for Manage Server by default; the server lets the table's gm (a plain member) use it, as an admin
-    would for the game's GM. At the end every interaction must have been acknowledged, before any slow work for
+    Discord offers /gm to every member (the bot checks who is the game's GM or a co-GM); the table's gm, a plain
+    member, is also let use it as an admin would (Integrations), which changes nothing now. At the end every interaction must have been acknowledged, before any slow work for
     it began."""
     async with Discord(error_loggers=ERROR_LOGGERS) as fake:
         guild = fake.add_guild("War Room")

@@ -18,7 +18,7 @@ import secrets
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -78,6 +78,10 @@ MAX_CARD_FILE = MAX_TOML_FILE
 NO_PAGES = ("the console serves no game pages: start it with `python bot.py --web` (WEB_PORT: its port, default 8080;"
             " PUBLIC_URL: the address players see); nothing changed")
 END_AGAIN = "/game end confirm:true"
+MAX_CATCH_UP_STEPS = 100
+"""The most due times a catch-up applies one by one, each at its own time; past them, the rest at once."""
+MAX_NAP = 60.0
+"""The longest the console's timer sleeps before it reads the next due time again (a clock that jumps)."""
 BUSY_HERE = f"{BUSY}; its GM ends it with {END_AGAIN}, or start the console with --new to start over"
 log = logging.getLogger("referee.console")
 
@@ -96,6 +100,8 @@ class Console:
         self._answer: list[str | Line] | None = None  # a command's lines, gathered while a format needs them whole
         self._session = secrets.token_hex(6)  # each line's idempotency key: this session's, and the line's number
         self._lines = 0
+        self._turn = asyncio.Lock()  # one line, or one round of the timer, at a time
+        self._wake = asyncio.Event()  # a line ran: the timer looks again at what falls due next
 
     def say(self, text: str) -> None:
         self._say(text.split("\n"))
@@ -157,12 +163,78 @@ class Console:
                 self.say(line)
 
     async def catch_up(self) -> None:
-        """Apply and print everything that fell due in this database's console games (not its Discord ones)."""
-        for events in (await self.referee.catch_up_due(owns=lambda guild_id: guild_id is None)).values():
+        """Apply and print everything that fell due in this database's console games (not its Discord ones), in
+        order, each deadline at its own due time: the referee's clock is held at each due time in turn, so that a
+        turn that ended while nobody typed ended at its deadline (in the log too), and a choice window it opened
+        runs from then. Past MAX_CATCH_UP_STEPS due times (a console closed for many turns), the rest at once, as
+        the rule sets sum up many missed turns."""
+        real = self.referee.clock
+        now = real()
+        for _ in range(MAX_CATCH_UP_STEPS):
+            due = await self.referee.store.next_due_serverless()
+            if due is None or due > now:
+                return
+            if not await self._catch_up_at(min(due, now)):
+                break  # nothing fell due then after all (a stale index): the rest at once
+        await self._catch_up_at(now)
+
+    async def _catch_up_at(self, moment: datetime) -> bool:
+        """Apply and print what is due by `moment`, as the referee would at that moment. True if anything was."""
+        real = self.referee.clock
+        self.referee.clock = lambda: moment
+        try:
+            caught = await self.referee.catch_up_due(owns=lambda guild_id: guild_id is None)
+        finally:
+            self.referee.clock = real
+        for events in caught.values():
             self.say_events(events)
+        return bool(caught)
+
+    async def watch(self, pause: Callable[[float], Awaitable[None]] | None = None) -> None:
+        """The console's timer, while it waits for a line: sleeps until the next due time of its games (read from
+        the database after each line, and at least every MAX_NAP seconds), then applies and prints what fell due
+        then. `pause(seconds)`: how it sleeps (tests pass their own clock's); by default it wakes early when a
+        line has run. Runs until cancelled; a failed round is logged and tried again a nap later."""
+        pause = pause or self._nap
+        failed = False
+        while True:
+            self._wake.clear()
+            due = None if failed else await self.referee.store.next_due_serverless()
+            delay = MAX_NAP if due is None else (due - self.referee.clock()).total_seconds()
+            await pause(min(max(0.0, delay), MAX_NAP))
+            async with self._turn:
+                self.gather()
+                try:
+                    await self.catch_up()
+                    failed = False
+                except Exception:  # never a traceback between a player's lines: the log has it, the timer goes on
+                    log.exception("the console's timer could not apply what fell due")
+                    failed = True
+                finally:
+                    self.flush()
+
+    async def stop(self, timer: asyncio.Task[None]) -> None:
+        """Stop the timer `watch` runs in, between two of its rounds (never in the middle of one)."""
+        async with self._turn:
+            timer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await timer
+
+    async def _nap(self, seconds: float) -> None:
+        """Sleep `seconds`, or until a line has run."""
+        alarm = asyncio.get_running_loop().call_later(seconds, self._wake.set)
+        try:
+            await self._wake.wait()
+        finally:
+            alarm.cancel()
 
     async def handle(self, line: str | bytes) -> None:
         """One input line (text, or bytes as read); a refusal prints one `error: …` line and changes nothing."""
+        async with self._turn:
+            await self._handle(line)
+        self._wake.set()
+
+    async def _handle(self, line: str | bytes) -> None:
         text = ""
         try:
             self._lines += 1
@@ -331,7 +403,8 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
     editing and history (`readline`) when stdin is the process's own terminal.
 
     `web` (`--web`): serve the database's games' pages while the console runs — (host, port, the address players
-    see, trust X-Forwarded-For); the lines are then read in a thread, so that the pages answer meanwhile.
+    see, trust X-Forwarded-For). The lines are read in a thread, so that meanwhile the console's timer applies
+    what falls due at its time and prints it (`Console.watch`), and the pages answer.
     `export_dir` (REFEREE_EXPORT_DIR): a folder exports may write under, besides the working folder."""
     try:
         store = await Store.open(db_path)
@@ -363,26 +436,31 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
         if interactive:
             print(await console.startup_line(), file=stdout, flush=True)
         history = line_editing(history_path(db_path)) if interactive and stdin is sys.__stdin__ else None
-        if history is not None:
-            try:
+        # Lines are read in a thread: meanwhile the timer applies what falls due, at its time (and the pages answer).
+        timer = asyncio.create_task(console.watch())
+        try:
+            if history is not None:
+                try:
+                    while True:
+                        try:
+                            text = await _in_thread(lambda: input("> "))
+                        except EOFError:
+                            print(file=stdout, flush=True)
+                            break
+                        await console.handle(text)
+                finally:
+                    history()
+            else:
+                source = getattr(stdin, "buffer", stdin)  # bytes when there are any: decode_line checks them
                 while True:
-                    try:
-                        text = input("> ") if pages is None else await _in_thread(lambda: input("> "))
-                    except EOFError:
-                        print(file=stdout, flush=True)
+                    if interactive:
+                        print("> ", end="", file=stdout, flush=True)
+                    line = await _in_thread(lambda: read_line(source))
+                    if line is None:
                         break
-                    await console.handle(text)
-            finally:
-                history()
-        else:
-            source = getattr(stdin, "buffer", stdin)  # bytes when there are any: decode_line checks them
-            while True:
-                if interactive:
-                    print("> ", end="", file=stdout, flush=True)
-                line = read_line(source) if pages is None else await _in_thread(lambda: read_line(source))
-                if line is None:
-                    break
-                await console.handle(line)
+                    await console.handle(line)
+        finally:
+            await console.stop(timer)
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly, as command-line tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
     finally:
@@ -393,8 +471,8 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
 
 
 async def _in_thread(read: Callable[[], Any]) -> Any:
-    """`read()` (the next input line) in a daemon thread of its own, for while the console serves the game pages:
-    they answer while it waits for a line, and Ctrl-C ends it without waiting for one."""
+    """`read()` (the next input line) in a daemon thread of its own: the timer (and the game pages, with --web)
+    run while it waits for a line, and Ctrl-C ends it without waiting for one."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Any] = loop.create_future()
 

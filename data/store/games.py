@@ -503,6 +503,11 @@ class Games(Part):
         rows = await self._fetchall(query + " ORDER BY next_due, id LIMIT ?", (*params, limit))
         return [(int(r["id"]), r["guild_id"], str(r["next_due"])) for r in rows]
 
+    async def next_due_serverless(self) -> datetime | None:
+        """The earliest due time of the live games of no server (the console's games): when its timer wakes."""
+        rows = await self._fetchall("SELECT MIN(next_due) AS due FROM games WHERE ended = 0 AND guild_id IS NULL")
+        return datetime.fromisoformat(rows[0]["due"]) if rows and rows[0]["due"] else None
+
     async def next_wake(self) -> datetime | None:
         """The earliest moment any live game needs the clock: a due time or a front-end reminder (one timer
         is enough for the whole clock). Two index lookups."""

@@ -3,8 +3,10 @@ asked nothing, an ended game's export refused by /game import, and deadlines app
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
+from datetime import timedelta
 
 from storehelpers import console_on, said
 
@@ -105,5 +107,85 @@ async def test_an_ended_games_export_imports_live_again_where_it_stood(tmp_path,
         assert state.nations["Charon"].economy == 11  # 10, grown
         await console.handle("alice /nation show")
         assert not [line for line in said(out) if line.startswith("error")]
+    finally:
+        await store.close()
+
+
+# --- due things at their due times ------------------------------------------------------------------------------
+
+BATTLE = ["gm /game start turn_hours:48", 'alice /nation claim preset:"Gracchan Republic"',
+          "bob /nation claim preset:Charon", 'gm /gm dice values:"3 10"',
+          'alice /attack declare target:Charon units:"1 5"']  # Charon has until 16:00 to commit (a third of 48 h)
+
+
+async def clock_rows(store) -> list[tuple[str, str]]:
+    """(when, what) of the clock's catch-ups in the log, in order."""
+    rows = await store._fetchall("SELECT at, command FROM actions WHERE actor = 'clock' ORDER BY id")
+    return [(row["at"], row["command"]) for row in rows]
+
+
+async def test_what_fell_due_while_the_console_was_closed_applies_each_at_its_own_due_time(tmp_path):
+    console, store, out = await console_on(tmp_path / "r.db")
+    try:
+        for line in BATTLE:
+            await console.handle(line)
+        said(out)
+        console.referee.clock.advance(hours=30)  # closed meanwhile: the commit's deadline (16:00) long past
+        await console.catch_up()  # what the console does when it starts
+        shown = said(out)
+        assert shown[1:3] == ["⌛ Time is up for Charon's commit in battle #1: its strongest free units #6, #7, #8.",
+                              "🛡 #6, #7, #8 defend in battle #1 (committed by default)."]
+        # the pairing's window opened when the commit's ran out (16:00), not when the console came back (06:00
+        # the next day): 16 hours from then
+        assert "⏳ Battle #1 waits for Charon to pair two units (/attack pair), until 2030-01-02 08:00 UTC." in shown
+        assert shown[-1].startswith("⏰ Reminder: battle #1 still waits for bob (Charon) to pair two units")
+        # each logged at its own due time: the commit's reminder (08:00), its default (16:00), the pairing's
+        # reminder (midnight)
+        assert [when for when, _ in await clock_rows(store)] == [
+            "2030-01-01T08:00:00+00:00", "2030-01-01T16:00:00+00:00", "2030-01-02T00:00:00+00:00"]
+        await console.handle("bob /attack status")
+        assert "(until 2030-01-02 08:00 UTC)" in said(out)[0]  # nothing more fell due with the line
+    finally:
+        await store.close()
+
+
+async def test_the_timer_applies_a_deadline_at_its_time_while_nobody_types(tmp_path, monkeypatch):
+    import console.app as app
+
+    monkeypatch.setattr(app, "MAX_NAP", 10 ** 7)  # (the real timer looks again every minute)
+    console, store, out = await console_on(tmp_path / "r.db")
+    clock = console.referee.clock
+    naps: list[float] = []
+    printed: list[list[str]] = []
+    idle = asyncio.Event()
+
+    async def pause(seconds: float) -> None:  # sleeps on the test's clock: no real time passes
+        printed.append(said(out))
+        naps.append(seconds)
+        if len(naps) == 3:
+            idle.set()
+            await asyncio.Future()  # (until stopped)
+        clock.advance(seconds=seconds)
+
+    try:
+        for line in BATTLE[:-1]:
+            await console.handle(line)
+        start = clock()
+        said(out)
+        await console.handle(BATTLE[-1])
+        timer = asyncio.create_task(console.watch(pause))
+        await idle.wait()
+        await console.stop(timer)
+        # asleep until the commit's reminder (8 h), then until its deadline (8 h more), each printed then;
+        assert naps == [8 * 3600, 8 * 3600, 8 * 3600]  # then until the pairing's reminder
+        assert printed[1] == [("⏰ Reminder: battle #1 still waits for bob (Charon) to commit 1-3 units (/attack "
+                               "commit); the default applies 2030-01-01 16:00 UTC.")]
+        assert printed[2][0] == ("⌛ Time is up for Charon's commit in battle #1: its strongest free units #6, #7, "
+                                 "#8.")
+        assert printed[2][-1] == ("⏳ Battle #1 waits for Charon to pair two units (/attack pair), until 2030-01-02 "
+                                  "08:00 UTC.")
+        assert clock() - start == timedelta(hours=16)
+        assert [when for when, _ in await clock_rows(store)] == ["2030-01-01T08:00:00+00:00",
+                                                                 "2030-01-01T16:00:00+00:00"]
     finally:
         await store.close()

@@ -120,7 +120,7 @@ def test_the_turn_the_actions_the_bonus_and_the_die():
     assert f"A turn lasts **{number(house['turn_hours'])} hours**" in turn
     assert f"may make **{house['actions_per_turn']}** rolled actions" in turn
     assert f"Every roll is **one d{DATA['dice']['sides']}**" in section("Dice and stat checks")
-    assert f"lasts **{number(house['bonus_hours'])} hours** of real time" in section("Propaganda")
+    assert f"lasts **{number(house['bonus_hours'])} hours** from the roll" in section("Propaganda")
     assert f"d10 × **{house['spoils_multiplier']}**" in section("Propaganda")
     assert f"send **1 to {DATA['war']['max_units']}** of your units" in section("War")
     assert f"the defender loses {DATA['land']['province']} LAND" in section("War")

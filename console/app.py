@@ -102,6 +102,7 @@ class Console:
         self._lines = 0
         self._turn = asyncio.Lock()  # one line, or one round of the timer, at a time
         self._wake = asyncio.Event()  # a line ran: the timer looks again at what falls due next
+        self.prompt = ""  # the prompt shown while waiting for a line, at a terminal
 
     def say(self, text: str) -> None:
         self._say(text.split("\n"))
@@ -203,7 +204,7 @@ class Console:
             delay = MAX_NAP if due is None else (due - self.referee.clock()).total_seconds()
             await pause(min(max(0.0, delay), MAX_NAP))
             async with self._turn:
-                self.gather()
+                self._answer = []  # (gathered: at a prompt, it is printed below it, and the prompt again after)
                 try:
                     await self.catch_up()
                     failed = False
@@ -211,7 +212,13 @@ class Console:
                     log.exception("the console's timer could not apply what fell due")
                     failed = True
                 finally:
-                    self.flush()
+                    answer, self._answer = self._answer, None
+                    if answer:
+                        if self.prompt:
+                            print(file=self.out)
+                        self.write(answer)
+                        if self.prompt:
+                            print(self.prompt, end="", file=self.out, flush=True)
 
     async def stop(self, timer: asyncio.Task[None]) -> None:
         """Stop the timer `watch` runs in, between two of its rounds (never in the middle of one)."""
@@ -436,6 +443,7 @@ async def run_console(db_path: str, stdin: TextIO = sys.stdin, stdout: TextIO = 
         if interactive:
             print(await console.startup_line(), file=stdout, flush=True)
         history = line_editing(history_path(db_path)) if interactive and stdin is sys.__stdin__ else None
+        console.prompt = "> " if interactive else ""
         # Lines are read in a thread: meanwhile the timer applies what falls due, at its time (and the pages answer).
         timer = asyncio.create_task(console.watch())
         try:

@@ -189,3 +189,33 @@ async def test_the_timer_applies_a_deadline_at_its_time_while_nobody_types(tmp_p
                                                                  "2030-01-01T16:00:00+00:00"]
     finally:
         await store.close()
+
+
+async def test_at_a_prompt_what_the_timer_prints_comes_below_it_and_the_prompt_again_after(tmp_path, monkeypatch):
+    import console.app as app
+
+    monkeypatch.setattr(app, "MAX_NAP", 10 ** 7)
+    console, store, out = await console_on(tmp_path / "r.db")
+    clock = console.referee.clock
+    rounds = asyncio.Event()
+
+    naps: list[float] = []
+
+    async def pause(seconds: float) -> None:
+        naps.append(seconds)
+        if len(naps) == 2:  # a round done
+            rounds.set()
+            await asyncio.Future()  # (until stopped)
+        clock.advance(seconds=seconds)
+
+    try:
+        await console.handle("gm /game start turn_hours:1")
+        said(out)
+        console.prompt = "> "
+        out.write("> ")  # the prompt the terminal shows
+        timer = asyncio.create_task(console.watch(pause))
+        await rounds.wait()
+        await console.stop(timer)
+        assert out.getvalue() == "> \n⏰ Turn 1 is over (time is up). Turn 2 begins and ends 2030-01-01 02:00 UTC.\n> "
+    finally:
+        await store.close()

@@ -28,6 +28,7 @@ from cogs.render import (
     report_embeds,
     results_embed,
     safe,
+    secret_roll_embed,
     text_embeds,
     timestamped,
     view_embeds,
@@ -95,6 +96,9 @@ async def show(interaction: discord.Interaction, asked_for: Request, answered: R
         await reply(interaction, embeds=embeds, view=view, ephemeral=private)
     elif isinstance(answered, Digested):
         await reply(interaction, embeds=digest_embeds(answered.digest), ephemeral=private)
+    elif isinstance(answered, Rolled) and answered.secret:
+        await reply(interaction, embed=secret_roll_embed(actor(interaction), answered.roll, answered.number),
+                    ephemeral=True)
     elif isinstance(answered, Rolled):
         await reply(interaction, embed=free_roll_embed(actor(interaction), answered.roll, answered.logged),
                     ephemeral=private)

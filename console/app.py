@@ -38,7 +38,7 @@ from data.store import Store, StoreUnavailable
 from engine import clock
 from engine.commands import GUIDE, MAX_TOML_FILE, Command, coerce_options, help_lines
 from engine.describe import event_line, faces_line, roll_line, utc_text
-from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line
+from engine.dice import FacesRecord, RandomRoller, RollRecord, free_roll_line, secret_roll_line
 from engine.errors import RefereeError
 from engine.events import Event
 from engine.fairness import fairness_lines
@@ -356,6 +356,8 @@ class Console:
             self.say("\n".join(story_lines(answered.story)))
         elif isinstance(answered, Digested):
             self.say("\n".join(digest_lines(answered.digest)))
+        elif isinstance(answered, Rolled) and answered.secret:  # (the console's one screen is the GM's)
+            self.say(secret_roll_line(asked.actor, answered.roll.breakdown, answered.number))
         elif isinstance(answered, Rolled):
             self.say(free_roll_line(asked.actor, answered.roll.breakdown))
         elif isinstance(answered, Linked):

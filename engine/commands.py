@@ -12,6 +12,7 @@ from typing import Any
 import engine  # noqa: F401  (registers every rule set)
 from engine import chartspec, clock, gm
 from engine.errors import BadInput, RuleViolation
+from engine.game import GM_ONLY
 from engine.history import MAX_TURN
 from engine.rulesets import RULESETS, RuleSet, default_ruleset, on_register, ruleset
 from engine.vocabulary import (
@@ -59,7 +60,7 @@ def _dice(o: dict[str, Any]) -> Any:
     text = str(o["values"]).strip()
     if text.lower() == "clear":
         return gm.ClearDice()
-    return gm.QueueDice(parse_dice(text), gm.binding(o.get("player"), o.get("purpose"), gm.GM_ONLY))
+    return gm.QueueDice(parse_dice(text), gm.binding(o.get("player"), o.get("purpose"), GM_ONLY))
 
 
 def _game_start() -> Command:
@@ -151,11 +152,18 @@ LOG = (Command("log rolls", "the roll ledger, newest first, a page at a time (fi
                            "this turn)",
                (P("turn", int, help="which turn (default: the current one)", low=1, high=MAX_TURN),)),
        Command("log fairness", "are the dice fair? each die's faces against a fair die's, chi-square tested "
-                               "(GM-entered dice apart)", slow=True))
+                               "(GM-entered dice apart)", slow=True),
+       Command("log secret", "secret rolls (/roll secret:true): yours, or every one for the GM, with their dice",
+               shows_ended=True, private=True),
+       Command("log reveal", "show a secret roll to everyone, with the time it was made (its roller or the GM)",
+               (P("roll", int, required=True, help="the secret roll's number (/log secret lists them)", low=1,
+                  high=2**53),), shows_ended=True))
 ROLL = (Command("roll", "roll any dice — a free roll, not a rule roll (shown in /log when a game runs here)",
                 (P("dice", required=True,
                    help='dice as dice bots write them, e.g. 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis"',
-                   words=TEXT, low=1, high=100),)),)
+                   words=TEXT, low=1, high=100),
+                 P("secret", bool, help="true: only you and the game's GM see it, until one of you reveals it "
+                                        "(/log reveal)"))),)
 DM_REMINDERS_ON_DISCORD = ("reminders by direct message are a Discord feature; here, /game digest shows what happened "
                           "since you last looked (nothing changed)")
 

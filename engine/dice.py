@@ -197,6 +197,10 @@ def free_roll(text: str, roller: Roller) -> FreeRoll:
 
 
 FREE_MARK = "free roll, not a rule roll"
+HIDDEN = "🔒 secret roll, its dice hidden until its roller or the GM reveals it"
+"""A secret /roll's breakdown as every reading of the ledger but its roller's and its GM's shows it."""
+REVEALED_MARK = "🔓 secret roll, revealed: "
+"""Before a revealed secret roll's breakdown."""
 
 
 def free_roll_line(player: str | None, breakdown: str, total: str | None = None) -> str:
@@ -206,6 +210,15 @@ def free_roll_line(player: str | None, breakdown: str, total: str | None = None)
         head, sep, _ = breakdown.rpartition(" = ")
         breakdown = f"{head} = {total}" if sep else breakdown
     return f"🎲 {player + ', ' if player else ''}{FREE_MARK}: {breakdown}"
+
+
+def secret_roll_line(player: str | None, breakdown: str, number: int | None, total: str | None = None) -> str:
+    """A secret /roll's answer to its roller: `🔒 alice, secret roll #3 (you and the GM alone see it; /log reveal
+    roll:3 shows it to everyone): 2d6 (3, 4) = 7`."""
+    reveal = f"/log reveal roll:{number}" if number is not None else "/log reveal"
+    return free_roll_line(player, breakdown, total).replace(
+        f"{FREE_MARK}:", f"secret roll{f' #{number}' if number is not None else ''} (you and the GM alone see it; "
+                         f"{reveal} shows it to everyone):", 1).replace("🎲", "🔒", 1)
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,13 @@ from typing import IO, Any, Protocol
 from engine import clock, gm
 from engine.commands import Command, build_action, check_ruleset, check_start, group_commands, help_lines
 from engine.describe import plural
+from engine.dice import REVEALED_MARK
 from engine.errors import BadInput, NotGM, RuleViolation
 from engine.fairness import game_fairness
 from engine.game import ANYONE
 from engine.rulesets import default_ruleset, ruleset_of
 from engine.toml_text import parse_toml
+from engine.view import At, Person, item, line, view
 from engine.vocabulary import CONSOLE
 from service import gmlog, ledger
 from service.imports import imported_summary, read_export
@@ -333,9 +335,35 @@ async def _gm_log(dispatcher: Dispatcher, request: Request) -> Reply:
 
 @handles("roll")
 async def _roll(dispatcher: Dispatcher, request: Request) -> Reply:
+    if request.options.get("secret"):
+        secret, number = await dispatcher.referee.secret_roll(request.channel, request.actor,
+                                                              request.options["dice"], key=request.key)
+        return Rolled(roll=secret, logged=True, secret=True, number=number, private=True)
     roll, logged = await dispatcher.referee.free_roll(request.channel, request.actor, request.options["dice"],
                                                       key=request.key)
     return Rolled(roll=roll, logged=logged)
+
+
+@handles("log secret")
+async def _secrets(dispatcher: Dispatcher, request: Request) -> Reply:
+    found, gm = await dispatcher.referee.secret_rolls(request.channel, request.actor, request.gm_role)
+    title = "Secret rolls (you are the GM: every player's)" if gm else "Your secret rolls"
+    if not found:
+        return Shown(view=view(title, "None yet: /roll dice:… secret:true rolls one."), private=True)
+    lines = [item(f"#{number} — ", At(roll.at), " — ", Person(roll.nation or ""), f": {roll.free}",
+                  " (revealed)" if revealed else " (hidden from the others: /log reveal roll:" + f"{number})")
+             for number, roll, revealed in found]
+    return Shown(view=view(title, *lines), private=True)
+
+
+@handles("log reveal")
+async def _reveal(dispatcher: Dispatcher, request: Request) -> Reply:
+    number = int(request.options["roll"])
+    roll, was_secret = await dispatcher.referee.reveal(request.channel, request.actor, number, request.gm_role)
+    shown = line(Person(roll.nation or ""), f"'s secret roll #{number}, made ", At(roll.at),
+                 f": {str(roll.free).removeprefix(REVEALED_MARK)}")
+    said = line("Revealed by ", Person(request.actor), "." if was_secret else " (it was revealed before).")
+    return Shown(view=view(f"🔓 Secret roll #{number} revealed", shown, said))
 
 
 # --- /gm ---------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import orjson
 from data.store import LedgerFilter, ReportMessage, Store
 from engine.commands import DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE, MAX_PURPOSE
 from engine.describe import same
-from engine.dice import FacesRecord, RollRecord
+from engine.dice import HIDDEN, FacesRecord, RollRecord
 from engine.errors import BadInput
 from engine.events import to_jsonable
 from engine.rulesets import GameState, ruleset_of
@@ -135,7 +135,8 @@ def csv_rows(number: int, roll: RollRecord | FacesRecord, who: Callable[[str], s
     modifiers = "; ".join(f"{name} {value:+d}" for name, value in roll.modifiers.items())
     free = roll.free is not None
     return [[number, 1, roll.turn, _moment(roll.at), _cell(who(roll.nation or "")), _cell(roll.purpose),
-             "" if free else roll.sides, "" if free else roll.die, "", _cell(modifiers), roll.total,
+             "" if free else roll.sides, "" if free else roll.die, "", _cell(modifiers),
+             "" if roll.free == HIDDEN else roll.total,
              "" if roll.target is None else roll.target, roll.comparison or "", flag(roll.success),
              flag(roll.forced), _cell(roll.free or ""), "" if roll.battle is None else roll.battle,
              "" if roll.unit is None else roll.unit]]
@@ -145,6 +146,8 @@ def _json_roll(roll: RollRecord | FacesRecord) -> dict[str, Any]:
     item = to_jsonable(roll)
     item["kind"] = "faces" if isinstance(roll, FacesRecord) else "free" if roll.free is not None else "die"
     item["at"] = _moment(roll.at) or None
+    if isinstance(roll, RollRecord) and roll.free == HIDDEN:  # a secret roll: no die, no total to show
+        item["die"] = item["total"] = None
     return item
 
 

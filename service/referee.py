@@ -22,7 +22,7 @@ from engine.chartspec import Chart
 from engine.clock import Tick
 from engine.commands import Command, check_ruleset
 from engine.core import Context, execute
-from engine.dice import FacesRecord, FreeRoll, RandomRoller, Roller, RollRecord, free_roll
+from engine.dice import FacesRecord, FreeRoll, RandomRoller, Roller, RollRecord, free_expression, free_roll
 from engine.errors import BadInput, NoGame, NotGM, RuleViolation
 from engine.events import Event
 from engine.game import runs_game
@@ -52,6 +52,7 @@ default is 5 ms). An import is checked, and an undo's log replayed, in threads o
 other game's command (many short turns of the event loop and of the database thread, each waiting its turn) waits
 hundreds of ms meanwhile, at 0.5 ms a few (bench/stall.py)."""
 MAX_ROLLS_SHOWN = 1000
+MAX_SECRET_WAITING = 20  # one roller's secret rolls not revealed yet, in one game
 GAME_OVER = "Game over: this is the channel's last game, ended. /game start starts a new one here."
 NO_PAGES = ("this bot serves no game pages: its host turns them on with WEB_PORT (and PUBLIC_URL, the address players "
             "see); nothing changed")
@@ -402,10 +403,56 @@ class Referee(Undo):
         if game_id is None:
             return roll, False
         state = await self.store.load(game_id)
-        roll = await self.store.add_free_roll(game_id, actor, roll, int(getattr(state, "turn", 0) or 0),
-                                              self.clock(), key=key)
+        roll, _ = await self.store.add_free_roll(game_id, actor, roll, int(getattr(state, "turn", 0) or 0),
+                                                 self.clock(), key=key)
         await self.committed(Report(game_id, state, []))
         return roll, True
+
+    async def secret_roll(self, channel: str, actor: str, dice: str, key: str | None = None,
+                          ) -> tuple[FreeRoll, int | None]:
+        """/roll secret:true: a free roll whose dice its roller and the game's GM alone see until one of them
+        reveals it (`reveal`). It needs the channel's live game (its GM is who else sees it); at most
+        MAX_SECRET_WAITING of one roller's wait unrevealed. Returns the roll and its number (None: a retry's)."""
+        free_expression(dice)  # a bad expression is refused before anything else
+        game_id = await self.store.live_game(channel)
+        if game_id is None:
+            raise NoGame("a secret roll is kept in the game's log for its GM to see: no game runs here "
+                         "(/roll without secret: rolls in the open)")
+        if await self.store.waiting_secrets(game_id, actor) >= MAX_SECRET_WAITING:
+            raise RuleViolation(f"you have {MAX_SECRET_WAITING} secret rolls not revealed yet: reveal one "
+                                "(/log reveal roll:N) before rolling another in secret")
+        roll = free_roll(dice, self.roller)
+        state = await self.store.load(game_id)
+        roll, number = await self.store.add_free_roll(game_id, actor, roll, int(getattr(state, "turn", 0) or 0),
+                                                      self.clock(), key=key, secret=True)
+        await self.committed(Report(game_id, state, []))
+        return roll, number
+
+    async def secret_rolls(self, channel: str, actor: str, gm_role: bool = False,
+                           ) -> tuple[list[tuple[int, RollRecord, bool]], bool]:
+        """/log secret: the secret rolls of the channel's shown game that `actor` may see — all of them for its GM,
+        else their own — with whether `actor` is the GM."""
+        game_id = await self.shown_game_id(channel)
+        state = await self.store.load(game_id)
+        gm = self.is_gm(state, actor, gm_role)
+        return await self.store.secret_rolls(game_id, None if gm else actor), gm
+
+    async def reveal(self, channel: str, actor: str, number: int, gm_role: bool = False) -> tuple[RollRecord, bool]:
+        """/log reveal roll:N: show secret roll N of the channel's shown game to everyone — its roller's or its
+        GM's call. Returns the roll (its dice, its original time) and whether it was secret until now."""
+        game_id = await self.shown_game_id(channel)
+        state = await self.store.load(game_id)
+        gm = self.is_gm(state, actor, gm_role)
+        roller = await self.store.secret_roller(game_id, number)
+        if roller is None:
+            raise BadInput(f"this game has no secret roll #{number} (/log secret lists them)")
+        if not gm and roller != actor:
+            raise NotGM(f"secret roll #{number} is another player's: its roller or the GM reveals it")
+        revealed = await self.store.reveal_roll(game_id, number)
+        if revealed is None:
+            raise BadInput(f"this game has no secret roll #{number} (/log secret lists them)")
+        await self.committed(Report(game_id, state, []))
+        return revealed
 
     async def digest(self, channel: str, actor: str, since: str | None = None, gm_role: bool = False) -> Digest:
         """/game digest: everything the game's log holds since `since` (see `parse_since`) or, without it, since

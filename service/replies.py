@@ -120,6 +120,8 @@ class Rolled(Reply):
 
     roll: FreeRoll
     logged: bool
+    secret: bool = False  # a secret roll: shown to its roller alone (and to the GM in /log secret)
+    number: int | None = None  # a secret roll's number, for /log reveal (None: a retry's answer)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -20,7 +20,7 @@ from cogs.render.common import (
     timestamped,
 )
 from engine.describe import faces_line, roll_line
-from engine.dice import FacesRecord, FreeRoll, RollRecord, free_roll_line
+from engine.dice import FacesRecord, FreeRoll, RollRecord, free_roll_line, secret_roll_line
 from service.digest import digest_lines
 from service.gmlog import GmPage, act_lines, page_footer
 from service.ledger import LedgerPage
@@ -110,6 +110,15 @@ def raw_free_roll(player: str | None, breakdown: str) -> str:
 def free_roll_text(player: str | None, breakdown: str) -> str:
     """A free roll: the player as a mention, the breakdown escaped, the total in bold."""
     return finish(raw_free_roll(player, breakdown))
+
+
+def secret_roll_embed(player: str | None, roll: FreeRoll, number: int | None) -> discord.Embed:
+    """A secret /roll's answer, to its roller alone."""
+    _, sep, total = roll.breakdown.rpartition(" = ")
+    text = finish(secret_roll_line(player, roll.breakdown, number, strong(total) if sep else None))
+    [embed] = timestamped(text_embeds([text], "🔒 Secret roll" + (f" #{number}" if number is not None else "")))
+    embed.set_footer(text="Logged in this game's /log as a secret roll, its dice hidden; it counts for no rule.")
+    return embed
 
 
 def free_roll_embed(player: str | None, roll: FreeRoll, logged: bool) -> discord.Embed:

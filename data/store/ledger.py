@@ -21,7 +21,7 @@ from data.store import keys
 from data.store.connection import CommitUnknown
 from data.store.encoding import _iso, _json, event_json
 from data.store.part import Part
-from engine.dice import FacesRecord, FreeRoll, RollRecord
+from engine.dice import HIDDEN, REVEALED_MARK, FacesRecord, FreeRoll, RollRecord
 from engine.events import (
     DiceRolled,
     DieRolled,
@@ -37,6 +37,10 @@ from engine.rulesets import GameState, ruleset_of
 ACTION_EVENTS = "SELECT data FROM events WHERE game_id = ? AND action_id = ? AND undone = 0 ORDER BY id"
 log = logging.getLogger("referee.store")
 EVENTS_PAGE = 20_000  # events read in one turn of the database thread
+
+
+SECRET, REVEALED = 1, 2  # rolls.secret (migration 020): a secret roll hidden, then revealed
+MAX_SECRET_SHOWN = 25  # the secret rolls /log secret lists (the latest)
 
 
 ROLL_INSERT = ("INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
@@ -130,27 +134,32 @@ class Ledger(Part):
         con.execute(ROLL_INSERT, (game_id, action_id, *roll_row(roll)))
 
     async def add_free_roll(self, game_id: int, actor: str, roll: FreeRoll, turn: int, now: datetime,
-                            key: str | None = None) -> FreeRoll:
+                            key: str | None = None, secret: bool = False) -> tuple[FreeRoll, int | None]:
         """Log a free roll (/roll) in a game's ledger: a rolls row of no action, marked `free` (see migration
         009). It changes no state and is no action: the undo, the replay and the export never see it.
 
-        Returns the roll logged: `roll`, or, when a roll with the same idempotency `key` was logged already (a
-        retry), that first one, and nothing is written."""
+        `secret`: a secret roll (migration 020), its dice seen by its roller and the game's GM alone until one of
+        them reveals it (`secret_rolls`, `reveal_roll`); every other reading of the ledger hides them.
 
-        def work(con: sqlite3.Connection) -> FreeRoll:
+        Returns the roll logged and its row's id (a secret roll's number): `roll`, or, when a roll with the same
+        idempotency `key` was logged already (a retry), that first one (its id unknown: None), and nothing is
+        written."""
+
+        def work(con: sqlite3.Connection) -> tuple[FreeRoll, int | None]:
             if key is not None:
                 first = keys.recorded(con, keys.check_key(key))
                 if first is not None and first.free_roll is not None:
-                    return first.free_roll
-            con.execute(
+                    return first.free_roll, None
+            cursor = con.execute(
                 "INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
-                " comparison, success, forced, at, battle, unit, faces, sides, free)"
-                " VALUES (?, NULL, ?, ?, ?, ?, '{}', ?, NULL, NULL, NULL, 0, ?, NULL, NULL, NULL, 0, ?)",
+                " comparison, success, forced, at, battle, unit, faces, sides, free, secret)"
+                " VALUES (?, NULL, ?, ?, ?, ?, '{}', ?, NULL, NULL, NULL, 0, ?, NULL, NULL, NULL, 0, ?, ?)"
+                " RETURNING id",
                 (game_id, turn, actor, f"free roll {roll.expression}", roll.total, roll.total, _iso(now),
-                 roll.breakdown))
+                 roll.breakdown, SECRET if secret else 0))
             if key is not None:
                 keys.record(con, key, game_id, None, [], None, now, free_roll=roll)
-            return roll
+            return roll, int(cursor.fetchone()[0])
 
         try:
             return await self._transaction(work)
@@ -158,7 +167,46 @@ class Ledger(Part):
             if key is None:
                 raise
             first = await self._landed(key, err)  # saved, or refused: nothing changed
-            return first.free_roll or roll
+            return first.free_roll or roll, None
+
+    async def secret_rolls(self, game_id: int, roller: str | None = None,
+                           limit: int = MAX_SECRET_SHOWN) -> list[tuple[int, RollRecord, bool]]:
+        """The game's secret rolls (of `roller` alone, or every one: the GM's view), newest last, at most `limit`
+        of the latest: each its number, the roll with its dice, and whether it was revealed."""
+        query = "SELECT * FROM rolls WHERE game_id = ? AND secret > 0"
+        params: list[Any] = [game_id]
+        if roller is not None:
+            query += " AND nation = ?"
+            params.append(roller)
+        rows = await self._fetchall(query + " ORDER BY id DESC LIMIT ?", (*params, limit))
+        return [(int(r["id"]), _free_record(r, shown=True), r["secret"] == REVEALED) for r in reversed(rows)]
+
+    async def secret_roller(self, game_id: int, number: int) -> str | None:
+        """Who made secret roll `number` of the game (None: the game has no secret roll of that number)."""
+        rows = await self._fetchall("SELECT nation FROM rolls WHERE game_id = ? AND id = ? AND secret > 0",
+                                    (game_id, number))
+        return str(rows[0]["nation"]) if rows else None
+
+    async def waiting_secrets(self, game_id: int, roller: str) -> int:
+        """How many of `roller`'s secret rolls in the game are not revealed yet."""
+        [row] = await self._fetchall("SELECT COUNT(*) AS n FROM rolls WHERE game_id = ? AND nation = ? AND secret = ?",
+                                     (game_id, roller, SECRET))
+        return int(row["n"])
+
+    async def reveal_roll(self, game_id: int, number: int) -> tuple[RollRecord, bool] | None:
+        """Mark secret roll `number` of the game revealed: the roll with its dice and whether it was secret still
+        (False: revealed before, nothing changed). None: the game has no secret roll of that number."""
+
+        def work(con: sqlite3.Connection) -> tuple[RollRecord, bool] | None:
+            row = con.execute("SELECT * FROM rolls WHERE game_id = ? AND id = ? AND secret > 0",
+                              (game_id, number)).fetchone()
+            if row is None:
+                return None
+            if row["secret"] == SECRET:
+                con.execute("UPDATE rolls SET secret = ? WHERE id = ?", (REVEALED, number))
+            return _free_record(row, shown=True), row["secret"] == SECRET
+
+        return await self._transaction(work)
 
     # --- reading it back ---------------------------------------------------------------------------
 
@@ -366,16 +414,21 @@ def action_events(con: sqlite3.Connection, game_id: int, action_id: int, ruleset
 
 
 def record_history(con: sqlite3.Connection, game_id: int, action_id: int | None, state: GameState,
-                   events: Sequence[Event], before: Point | None, at: datetime) -> Point | None:
+                   events: Sequence[Event], before: Point | None, at: datetime,
+                   turn_before: int | None = None) -> Point | None:
     """One action's stat history: each value of `state` that differs from `before` (all of them without one)
-    and the marks of its `events`, at the state's turn. Returns the state's point (None: its rule set keeps no
-    history)."""
+    and the marks of its `events`, at the state's turn (or the one its rule set's `history_turn` says from
+    `turn_before`, the turn the action was taken in, when known). Returns the state's point (None: its rule set
+    keeps no history)."""
     rules = ruleset_of(state)
     if rules.history_point is None:
         return None
     after = rules.history_point(state)
     marks = [mark for event in events for mark in (rules.history_marks(event) if rules.history_marks else [])]
-    insert_history(con, game_id, action_id, entries_of(before, after, marks, getattr(state, "turn", 0), at))
+    turn = getattr(state, "turn", 0)
+    if rules.history_turn is not None and turn_before is not None:
+        turn = rules.history_turn(turn_before, state)
+    insert_history(con, game_id, action_id, entries_of(before, after, marks, turn, at))
     return after
 
 
@@ -412,8 +465,31 @@ def _ledger_where(game_id: int, where: LedgerFilter) -> tuple[str, list[Any]]:
     return " AND ".join(clause), params
 
 
+def _free_record(r: Any, shown: bool = False) -> RollRecord:
+    """A free roll's row: a secret one hidden (no die, no total, its breakdown `HIDDEN`) unless revealed or
+    `shown` (to its roller or the GM); a revealed one marked so."""
+    at = datetime.fromisoformat(r["at"]) if r["at"] else datetime.min
+    secret = _secret_of(r)
+    free, die = r["free"], r["die"]
+    if secret == SECRET and not shown:
+        free, die = HIDDEN, 0
+    elif secret:
+        free = REVEALED_MARK + free if secret == REVEALED else free
+    return RollRecord(nation=r["nation"], purpose=r["purpose"], die=die, modifiers={}, total=die, target=None,
+                      comparison=None, success=None, forced=False, turn=r["turn"], at=at, sides=0, free=free)
+
+
+def _secret_of(r: Any) -> int:
+    try:
+        return int(r["secret"] or 0)
+    except (IndexError, KeyError):  # (a row read without the column)
+        return 0
+
+
 def _roll_record(r: Any) -> RollRecord | FacesRecord:
     at = datetime.fromisoformat(r["at"]) if r["at"] else datetime.min
+    if r["free"] is not None and _secret_of(r):
+        return _free_record(r)
     if r["faces"] is not None:
         faces = json.loads(r["faces"])
         forced = [index < r["forced"] for index in range(len(faces))]  # entered dice come first

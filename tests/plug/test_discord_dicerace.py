@@ -50,21 +50,23 @@ async def test_a_fourth_rule_set_plays_on_discord_from_its_command_table(tmp_pat
     async with table(tmp_path) as t, t.bot() as rb:
         gm, alice, bob = mention(t.gm), mention(t.alice), mention(t.bob)
 
-        # /race is built from the table: its commands, their descriptions; /game start offers the rule set.
-        race = next(c for c in t.fake.global_commands if c["name"] == "race")
-        assert [(o["name"], o["description"]) for o in race["options"]] == [
-            ("join", "Take a place in the race"), ("roll", "Your move: roll a d6 and move that many squares"),
-            ("show", "Every racer's square and whose move it is")]
-        assert race["contexts"] == [0] and race["default_member_permissions"] is None
+        # /game start offers the rule set; /race, its own group, comes to a server once a game of it starts there.
         game = next(c for c in t.fake.global_commands if c["name"] == "game")
         start = next(o for o in game["options"] if o["name"] == "start")
         assert [c["value"] for c in start["options"][0]["choices"]] == list(RULESETS)
         assert NAME in list(RULESETS)
+        assert "race" not in {c["name"] for c in t.fake.global_commands + t.fake.guild_commands(t.guild)}
 
         started = await t.run(t.gm, "game start", ruleset="dicerace")
         assert report(started) == (
             "Race started", f"🏁 Dice Race: first to square 20 wins; a move waits 1 h. GM: {gm}.", "Dice Race · Turn 1",
             NEUTRAL)
+        # /race is built from the table: its commands, their descriptions
+        race = next(c for c in t.fake.guild_commands(t.guild) if c["name"] == "race")
+        assert [(o["name"], o["description"]) for o in race["options"]] == [
+            ("join", "Take a place in the race"), ("roll", "Your move: roll a d6 and move that many squares"),
+            ("show", "Every racer's square and whose move it is")]
+        assert race["contexts"] == [0] and race["default_member_permissions"] is None
 
         assert report(await t.run(t.alice, "race join")) == (
             "Racer joined", f"{alice} joins the race.", "Dice Race · Turn 1", NEUTRAL)
@@ -152,6 +154,8 @@ async def test_a_fourth_rule_set_plays_on_discord_from_its_command_table(tmp_pat
 async def test_a_rule_sets_commands_are_refused_in_another_rule_sets_game(tmp_path, dicerace):
     async with table(tmp_path) as t, t.bot():
         await t.run(t.gm, "game start")  # the main game: Nations
+        # a Dice Race game elsewhere in the server: /race is offered here too
+        await t.run(t.gm, "game start", ruleset="dicerace", channel=t.fake.add_channel(t.guild, "race"))
         refused = await t.run(t.alice, "race join")
         assert refused.ephemeral
         assert texts(refused) == "⛔ /race join is a Dice Race command, and this channel's game is Nations"
@@ -193,7 +197,8 @@ def dicerace_plus():
 
 async def test_the_generic_cog_types_describes_and_checks_every_option(tmp_path, dicerace_plus):
     async with table(tmp_path) as t, t.bot():
-        race = next(c for c in t.fake.global_commands if c["name"] == "race")
+        await t.run(t.gm, "game start", ruleset="dicerace")  # /race: registered on a server that plays it
+        race = next(c for c in t.fake.guild_commands(t.guild) if c["name"] == "race")
         bet = next(o for o in race["options"] if o["name"] == "bet")
         assert [(o["name"], o["type"], o.get("required", False), o["description"], o.get("choices"))
                 for o in bet["options"]] == [
@@ -205,7 +210,6 @@ async def test_the_generic_cog_types_describes_and_checks_every_option(tmp_path,
         assert [(o["name"], o["description"]) for o in group["options"]] == [
             ("peek", "What only the GM sees (GM)"), ("load", "Load a TOML file, then join (GM)")]
 
-        await t.run(t.gm, "game start", ruleset="dicerace")
         shown = await t.run(t.alice, "race bet", amount=3, odds=1.5, colour="red", **{"from": "bob"})
         assert shown.embeds[0]["title"] == "Options"
         assert shown.embeds[0]["description"].splitlines() == [

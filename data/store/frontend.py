@@ -300,7 +300,7 @@ class FrontEnd(Part):
         its last one (an ended game's status and charts still answer): which rule sets' commands each needs."""
         only, params = (" AND guild_id = ?", (guild_id,)) if guild_id is not None else ("", ())
         query = ("SELECT DISTINCT g.guild_id, g.ruleset FROM games g JOIN (SELECT MAX(id) AS id FROM games"
-                 f" WHERE guild_id IS NOT NULL{only} GROUP BY channel) last ON last.id = g.id")
+                 f" WHERE guild_id IS NOT NULL{only} GROUP BY channel) latest ON latest.id = g.id")
         found: dict[int, set[str]] = {}
         for row in await self._fetchall(query, params):
             found.setdefault(int(row[0]), set()).add(str(row[1]))

@@ -15,7 +15,8 @@ def status_view(state: GoddiceState, rules: GoddiceRules | None = None) -> View:
     """/game status and /goddice status: seats, whose move, every character's life, the turn's dice."""
     lines = [with_people(text) for text in status_lines(state, marking_who)]
     title = line(*lines[0].parts, " — ", Strong("GAME OVER")) if state.ended and not state.winner else lines[0]
-    return view(title, *lines[1:], loud=state.ended)
+    paused = [line("The clock is paused: no reminder until it resumes.")] if state.paused_at and not state.ended else []
+    return view(title, *lines[1:], *paused, loud=state.ended)
 
 
 def status_query(state: GoddiceState, rules: GoddiceRules, actor: str, options: dict[str, Any]) -> View:

@@ -11,6 +11,8 @@ from engine.clock import PauseClock, ResumeClock, next_deadline
 from engine.goddice.events import PlayerReminded
 from engine.goddice.schema import validate_export
 from engine.goddice.snapshot import state_from_dict, state_to_dict
+from engine.goddice.views import status_view
+from engine.view import text_lines
 
 
 def test_a_paused_clock_holds_the_move_reminder_and_resuming_gives_back_its_time_left():
@@ -21,6 +23,7 @@ def test_a_paused_clock_holds_the_move_reminder_and_resuming_gives_back_its_time
     table.do(PauseClock())
     table.advance(hours=40)
     assert table.tick().events == [] and next_deadline(table.state) is None
+    assert text_lines(status_view(table.state))[-1] == "The clock is paused: no reminder until it resumes."
     assert validate_export({**state_to_dict(table.state), "rolls": []}, table.now)
     assert state_to_dict(state_from_dict(state_to_dict(table.state))) == state_to_dict(table.state)
     table.do(ResumeClock())

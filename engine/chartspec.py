@@ -81,6 +81,14 @@ def panel(entries: Sequence[HistoryEntry], stat: str, title: str, last_turn: int
     return Panel(title, series, tuple(marks))
 
 
+def renamed(entries: Sequence[HistoryEntry], names: dict[str, str]) -> Sequence[HistoryEntry]:
+    """`entries` with each side by its name now (`names`: its stored name → its name now, for the renamed ones):
+    a side renamed during the game is one line, its whole history under its last name."""
+    if not names:
+        return entries
+    return [replace(e, side=names[e.side]) if e.side in names else e for e in entries]
+
+
 def safe_file_word(text: str) -> str:
     """`text` as a file name's word: letters, digits and dashes only, at most 60 characters."""
     word = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in text.lower())
@@ -96,6 +104,7 @@ def game_chart(state: GameState, entries: Sequence[HistoryEntry], options: dict[
     rules = ruleset_of(state)
     if not rules.game_chart:
         raise BadInput(f"{rules.title} games have no chart")
+    entries = renamed(entries, rules.history_names(state) if rules.history_names else {})
     panels = tuple(panel(entries, stat, f"{stat_title(state, stat)} by turn", state.turn)
                    for stat in rules.game_chart)
     if not any(p.series for p in panels):

@@ -336,6 +336,7 @@ class Games(Part):
         state = loaded if loaded is not None else self._load(con, game_id, lock=True)
         point_of = ruleset_of(state).history_point
         before = point_of(state) if point_of is not None else None  # the plan may change `state` in place
+        turn_before = getattr(state, "turn", 0)
         result = plan(state)
         result.action_ids = [self._log(con, game_id, entry.actor, entry.command, entry.now, entry.events)
                              for entry in result.entries]
@@ -351,18 +352,21 @@ class Games(Part):
                                                                             strict=True)])
         if result.entries:
             if point_of is not None:
-                self._history_of_plan(con, game_id, result, before)
+                self._history_of_plan(con, game_id, result, before, turn_before)
             self._write_snapshot(con, game_id, result.state)
         return result
 
-    def _history_of_plan(self, con: sqlite3.Connection, game_id: int, result: Plan, before: Point | None) -> None:
-        """Each entry's stat history, at the turn it left the game in. One entry (a command) is the state after
-        it; several (a catch-up) are replayed one by one from the snapshot."""
+    def _history_of_plan(self, con: sqlite3.Connection, game_id: int, result: Plan, before: Point | None,
+                         turn_before: int) -> None:
+        """Each entry's stat history, at the turn it left the game in (or the one its rule set's `history_turn`
+        says, from the turn it was taken in). One entry (a command) is the state after it; several (a catch-up)
+        are replayed one by one from the snapshot."""
         state = result.state if len(result.entries) == 1 else self._load(con, game_id)
         for entry, action_id in zip(result.entries, result.action_ids, strict=True):
             if len(result.entries) > 1:
+                turn_before = getattr(state, "turn", 0)
                 state = replay(entry.events, state)
-            before = record_history(con, game_id, action_id, state, entry.events, before, entry.now)
+            before = record_history(con, game_id, action_id, state, entry.events, before, entry.now, turn_before)
 
     async def undo(self, game_id: int, action_id: int | Sequence[int], state: GameState,
                    undo_event: Event | Sequence[Event], actor: str, command: str, now: datetime,

@@ -176,8 +176,12 @@ def _heal_target(tx: Tx[GoddiceState], attack: Attack, text: str | None) -> Char
     state, turn = tx.state, turn_of(tx.state)
     own = find_player(state, turn.player)
     if not attack.heal_any:
+        if text and attack.heal_self:
+            who = label(own, state.character(turn.attacker)[1], state.cards) if turn.attacker else "attacker"
+            raise RuleViolation(f"{attack.title} heals only the {who} making it (Heal Self {attack.heal_self}), "
+                                "no character you choose: leave out heal")
         if text:
-            raise RuleViolation(f"{attack.title} heals no one")
+            raise RuleViolation(f"{attack.title} heals no one: leave out heal")
         return None
     if text:
         try:
@@ -220,8 +224,13 @@ def make_attack(tx: Tx[GoddiceState], action: MakeAttack) -> None:
     amount = attack.damage(dice["5"], state.cards.damage_per_five)
     attacker_name = label(player, state.character(turn.attacker)[1], state.cards)
     target_names = [f"{state.character(c.id)[0].name}'s {character_label(state, c.id)}" for c in targets]
+    attacker = state.character(turn.attacker)[1]
     tx.emit(AttackMade(player.name, turn.attacker, attack.title, amount, [c.id for c in targets],
-                       healed.id if healed else None, attacker_name, target_names))
+                       healed.id if healed else None, attacker_name, target_names,
+                       heal_any=(min(attack.heal_any, healed.max_life - healed.life) if healed else 0)
+                       if attack.heal_any else None,
+                       heal_self=min(attack.heal_self, attacker.max_life - attacker.life) if attack.heal_self else None,
+                       heal_name=label(player, healed, state.cards) if healed else ""))
     for target in targets:
         owner = state.character(target.id)[0]
         damage(tx, owner, target.id, amount, attack.title)

@@ -10,7 +10,16 @@ from engine.events import DiceCleared, DiceQueued, Event, GameImported
 from engine.game import When, Who
 from engine.goddice import events as ev
 from engine.goddice.cards import FACE_NAMES, Cards, cards_from_dict
-from engine.goddice.common import LegalAttack, campaign_game, character_label, label, legal_attacks, rollable
+from engine.goddice.common import (
+    LegalAttack,
+    campaign_game,
+    card_of,
+    character_label,
+    label,
+    legal_attacks,
+    qualifying,
+    rollable,
+)
 from engine.goddice.state import (
     CHOOSE,
     DECLARE,
@@ -90,10 +99,11 @@ def event_line(event: Event[Any], when: When, who: Who) -> str | None:
         case ev.FavorDecided(player=player, choice=choice):
             return f"{who(player)} says: {'keep the opening roll' if choice == 'keep' else 're-roll it'}."
         case ev.AttackDiceSet(dice=dice, legal=legal):
-            return f"   dice: {' '.join(dice)} — " + (f"legal: {', '.join(legal)}" if legal else "no legal attack")
+            return f"   dice: {' '.join(dice)} — " + (f"legal: {', '.join(map(_legal_word, legal))}" if legal
+                                                        else "no legal attack")
         case ev.AttackMade(player=player, name=name, attack=attack, damage=damage, target_names=targets):
             hits = ", ".join(dict.fromkeys(targets)) if targets else "no one"
-            return f"💥 {who(player)}'s {name}: {attack} for {damage} damage to {hits}."
+            return f"💥 {who(player)}'s {name}: {attack} for {damage} damage to {hits}{_healing(event, who)}."
         case ev.AttackMissed(player=player, reason=reason):
             return f"✖ {who(player)} misses: {reason}."
         case ev.LifeChanged(player=player, name=name, life=life, change=change, max_life=top, reason=reason, by=by):
@@ -124,6 +134,27 @@ def event_line(event: Event[Any], when: When, who: Who) -> str | None:
         case ev.ClockResumed():
             return "▶ The clock runs again: the move awaited has the time it had left before its reminder."
     return None
+
+
+def _legal_word(legal: str) -> str:
+    """A legal attack as its AttackDiceSet holds it ("basic 15"), marked when it would do no damage: the dice meet
+    its needs, so the rules make it legal, but with no 5 die and no bonus it deals 0."""
+    return f"{legal} (no damage: no 5 dice)" if legal.endswith(" 0") else legal
+
+
+def _healing(event: ev.AttackMade, who: Who) -> str:
+    """What an attack's healing gave, for its line: "; the Monk heals itself 10", "; the Monk is at full life:
+    its Heal Self 10 is wasted", "; heals alice's Hero 15" ("" for an attack that heals no one)."""
+    words = ""
+    if event.heal_any is not None:
+        if event.heal_any and event.heal_name:
+            words += f"; heals {who(event.player)}'s {event.heal_name} {event.heal_any}"
+        else:
+            words += f"; no character of {who(event.player)}'s is wounded: the healing is wasted"
+    if event.heal_self is not None:
+        words += (f"; the {event.name} heals itself {event.heal_self}" if event.heal_self
+                  else f"; the {event.name} is at full life: its healing is wasted")
+    return words
 
 
 def life_bar(life: int, top: int, width: int = 10) -> str:
@@ -169,6 +200,10 @@ def turn_lines(state: GoddiceState, who: Who) -> list[str]:
         lines.append("Legal attacks: " + "; ".join(attack_text(option) for option in legal))
     elif state.phase == ROLLING:
         lines.append("No legal attack yet.")
+    elif state.phase == FAVOR and turn.dice:  # keep or re-roll: what keeping the opening roll would allow
+        kept = qualifying(state.cards, card_of(state, turn.attacker), turn.dice)
+        lines.append("Legal attacks if kept: " + "; ".join(attack_text(option) for option in kept) if kept
+                     else "No legal attack if kept.")
     return lines
 
 
@@ -177,6 +212,8 @@ def attack_text(option: LegalAttack) -> str:
     attack = option.attack
     kind = "Wild: " if attack.wild else ""
     arrows = f" per arrow ×{attack.arrows}" if attack.arrows > 1 else " to each" if attack.target == "all" else ""
+    if not option.damage:
+        return f"{attack.id} ({kind}{attack.ability()}): no damage (no 5 dice)"
     return f"{attack.id} ({kind}{attack.ability()}): {option.damage} damage{arrows}"
 
 

@@ -213,6 +213,11 @@ class AttackMade(GoddiceEvent):
     heal: int | None = None  # the character healed, if any
     name: str = ""  # the attacking character
     target_names: list[str] = field(default_factory=list)
+    # what the healing gives (issue 34): the life Heal Any gives `heal` (0: no one of the attacker's is wounded),
+    # the life Heal Self gives the attacker (0: it is at full life); None: the attack has no such healing
+    heal_any: int | None = None
+    heal_self: int | None = None
+    heal_name: str = ""  # the character healed by Heal Any
 
 
 @dataclass(frozen=True)

@@ -430,11 +430,14 @@ def propaganda_attack(tx: Tx[GameState], action: PropagandaAttack) -> None:
 
 def _defence_parts(target: Nation) -> str:
     """What a propaganda attack's target is made of, as every roll shows its modifiers: " (S 9 + Patriotism
-    2 = 11)"; nothing when it is the plain STABILITY (a part worth 0 is not listed)."""
+    2 = 11)", " (S 4 − 3 for 3 foreign patches = 1)" — every patch counted, and "never below 0" where they
+    take more than its STABILITY; nothing when it is the plain STABILITY (a part worth 0 is not listed)."""
     parts = [f"S {target.stability}"]
-    patches = target.stability - target.effective_stability
+    patches = target.foreign_patches
     if patches:
-        parts.append(f"− {patches} for foreign land" if target.foreign_patches else f"− {patches}")
+        parts.append(f"− {patches} for {patches} foreign patch{'' if patches == 1 else 'es'}")
+        if patches > target.stability:
+            parts[-1] += ", never below 0" + ("," if target.bonus("patriotism") else "")
     patriotism = target.bonus("patriotism")
     if patriotism:
         parts.append(f"{'+' if patriotism > 0 else '−'} Patriotism {abs(patriotism)}")

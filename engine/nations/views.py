@@ -35,6 +35,9 @@ from engine.view import (
     with_people,
 )
 
+SHOWN_UNDER_WAY = 20  # battles under way /attack status lists (the rest counted)
+SHOWN_FINISHED = 5  # finished battles it lists, the last ones (the rest counted, and where to read them)
+
 
 def until(state: GameState, moment: datetime, what: str = "") -> tuple[Part, ...]:
     """When a deadline falls: "until <time>" ("default at <time>"), or while the clock is paused the time it will
@@ -151,12 +154,26 @@ def show_army(state: GameState, rules: Rules, actor: str, options: dict[str, Any
 
 
 def battles_view(state: GameState, rules: Rules, actor: str, options: dict[str, Any]) -> View:
-    """/attack status [battle:]: every battle (or one), with what it waits for and its duels so far."""
+    """/attack status [battle:]: the battles under way (at most SHOWN_UNDER_WAY) and the last SHOWN_FINISHED
+    finished ones, with a count of the rest and where to read them (or one battle, finished or not), each with
+    what it waits for and its duels so far."""
     battle_id = options.get("battle")
     battles = [b for b in state.battles.values() if battle_id in (None, b.id)]
     if not battles:
         return view("No battles." if battle_id is None else f"{no_battle(state, battle_id)}.")
-    shown: list[Section] = []
+    rest: list[str] = []
+    if battle_id is None:
+        under_way = [b for b in battles if not b.over]
+        finished = [b for b in battles if b.over]
+        kept = {b.id for b in under_way[:SHOWN_UNDER_WAY]} | {b.id for b in finished[-SHOWN_FINISHED:]}
+        battles = [b for b in battles if b.id in kept]
+        if len(under_way) > SHOWN_UNDER_WAY:
+            rest.append(f"{plural(len(under_way) - SHOWN_UNDER_WAY, 'more battle')} under way not shown: "
+                        "/attack status battle:<number> shows one.")
+        if len(finished) > SHOWN_FINISHED:
+            rest.append(f"{plural(len(finished) - SHOWN_FINISHED, 'earlier finished battle')} not shown: "
+                        "/attack status battle:<number> shows one, /log game tells each turn's story.")
+    shown: list[Section | str] = []
     for b in battles:
         status = b.result if b.over else {
             "commit": f"waits for {b.defender} to commit units",
@@ -173,7 +190,7 @@ def battles_view(state: GameState, rules: Rules, actor: str, options: dict[str, 
                               f"{duel['outcome'] or 'under way'}"))
         shown.append(section(line(f"Battle #{b.id}, turn {b.turn}: {b.attacker} against {b.defender} — {status}",
                                   *due), *lines))
-    return view(None, *shown)
+    return view(None, *shown, *rest)
 
 
 def _unit_list(ids: list[int], in_fight: list[int], orders: dict[int, int | None]) -> str:

@@ -232,7 +232,7 @@ def test_a_propaganda_attacks_target_shows_the_stability_lost_to_foreign_land(ga
     army(game, "Brigid", "bob", [])
     game.do(SetStat("Brigid", "foreign_patches", 2))
     out = game.do(PropagandaAttack("Brigid"), actor="alice", dice=[2])  # 2 + 5 = 7, not better than 8
-    assert out.rolls[0].purpose == "propaganda attack on Brigid (S 10 − 2 for foreign land = 8)"
+    assert out.rolls[0].purpose == "propaganda attack on Brigid (S 10 − 2 for 2 foreign patches = 8)"
     assert out.rolls[0].target == 8
 
 

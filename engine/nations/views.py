@@ -169,10 +169,10 @@ def battles_view(state: GameState, rules: Rules, actor: str, options: dict[str, 
         battles = [b for b in battles if b.id in kept]
         if len(under_way) > SHOWN_UNDER_WAY:
             rest.append(f"{plural(len(under_way) - SHOWN_UNDER_WAY, 'more battle')} under way not shown: "
-                        "/attack status battle:<number> shows one.")
+                        "/attack status with battle: shows any one.")
         if len(finished) > SHOWN_FINISHED:
             rest.append(f"{plural(len(finished) - SHOWN_FINISHED, 'earlier finished battle')} not shown: "
-                        "/attack status battle:<number> shows one, /log game tells each turn's story.")
+                        "/attack status with battle: shows any one, /log game tells each turn's story.")
     shown: list[Section | str] = []
     for b in battles:
         status = b.result if b.over else {

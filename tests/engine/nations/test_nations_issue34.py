@@ -42,7 +42,7 @@ def test_attack_status_shows_the_battles_under_way_and_the_last_finished_ones(ga
     headings = [text for text in shown if text.startswith("Battle #")]
     assert [h.split(",")[0] for h in headings] == [f"Battle #{n}" for n in range(8, 15)]
     assert "attacker won" in headings[0] and "waits for Brigid" in headings[-1]
-    assert shown[-1] == ("7 earlier finished battles not shown: /attack status battle:<number> shows one, "
+    assert shown[-1] == ("7 earlier finished battles not shown: /attack status with battle: shows any one, "
                          "/log game tells each turn's story.")
     # one battle, however old, is still shown by its number
     one = text_lines(battles_view(game.state, game.rules, "alice", {"battle": 1}))

@@ -27,7 +27,8 @@ EMOJI_MARKS = {
     # outside the BMP (4 bytes in UTF-8: what old boards drop)
     "🎲": "[die]", "🛡": "[defence]", "👑": "[winner]", "🏁": "[end]", "🏆": "[win]", "💀": "[dead]",
     "🔄": "[reversal]", "🪑": "[seat]", "🃏": "[card]", "🙏": "[favour]", "💥": "[hit]", "🏳": "[flag]",
-    "🤝": "[tie]", "🪐": "[planet]", "💰": "[money]", "🧭": "[move]", "📦": "[stack]",
+    "🤝": "[tie]", "🪐": "[planet]", "💰": "[money]", "🧭": "[move]", "📦": "[stack]", "🔒": "[secret]",
+    "🔓": "[revealed]",
     # emoji inside the BMP the referee marks its lines with: words too, so no emoji is left
     "⚔": "[battle]", "✨": "[+]", "⚡": "[kill]", "⏳": "[wait]", "⏰": "[time]", "⏸": "[pause]", "▶": "[go]",
     "⏭": "[next]", "⚖": "[GM]", "⌛": "[time up]", "✖": "[miss]", "☠": "[out]", "⚠": "[!]", "↩": "[undo]",

@@ -163,7 +163,7 @@ ROLL = (Command("roll", "roll any dice — a free roll, not a rule roll (shown i
                    help='dice as dice bots write them, e.g. 2d6+3, 4d6kh3, 2d20kh1, "1d20 adv", "1d20+2 dis"',
                    words=TEXT, low=1, high=100),
                  P("secret", bool, help="true: only you and the game's GM see it, until one of you reveals it "
-                                        "(/log reveal)"))),)
+                                        "(/log reveal)", named_only=True))),)
 DM_REMINDERS_ON_DISCORD = ("reminders by direct message are a Discord feature; here, /game digest shows what happened "
                           "since you last looked (nothing changed)")
 
@@ -189,9 +189,10 @@ GM_DICE = (
             (P("values", required=True,
                help='the dice in the order they will be rolled, e.g. "7 3 10"; "clear" empties; "waiting" lists',
                words=LIST),
-             P("player", Player, help="the player whose next roll takes them (default: your own commands' rolls)"),
+             P("player", Player, help="the player whose next roll takes them (default: your own commands' rolls)",
+               named_only=True),
              P("purpose", help='a roll whose purpose holds this word takes them, e.g. initiative, combat, "battle #3"',
-               words=TEXT, low=1, high=40)),
+               words=TEXT, low=1, high=40, named_only=True)),
             action=_dice, gm_only=True, private=True),
 )
 GM_CLOCK = (

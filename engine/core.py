@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 from engine.dice import FacesRecord, RandomRoller, Roller, RollRecord
 from engine.errors import NoGame, NotGM, RuleViolation
 from engine.events import DiceRolled, DieRolled, Event
-from engine.game import Rules, S, binding_takes, entered_for
+from engine.game import ANYONE, GM_ONLY, Rules, S, binding_takes, entered_for
 
 
 @dataclass
@@ -71,7 +71,7 @@ class Tx(Generic[S]):
         """Roll one numbered die (a GM-entered one first, if queued), total it and judge it against `target`."""
         sides = self.rules.die_sides
         binds = entered_for(self.state)
-        index = next((i for i, bound in enumerate(binds) if self.takes(bound, nation, purpose)), None)
+        index = self.entered_index(binds, nation, purpose)
         forced = index is not None
         die = self.state.forced_dice[index] if index is not None else self.ctx.roller.roll(sides)
         mods = {name: value for name, value in (modifiers or {}).items() if value}
@@ -87,10 +87,20 @@ class Tx(Generic[S]):
         self.emit(DieRolled(record, binds[index] if index is not None else ""))
         return record
 
+    def entered_index(self, binds: list[str], subject: str | None, purpose: str) -> int | None:
+        """The waiting entered die this roll takes, if any: the first of those kept for it most narrowly (a
+        player's or a purpose's before the GM's own, the GM's before anyone's)."""
+        eligible = [i for i, bound in enumerate(binds) if self.takes(bound, subject, purpose)]
+        return min(eligible, key=lambda i: (_breadth(binds[i]), i), default=None)
+
     def takes(self, bound: str, subject: str | None, purpose: str) -> bool:
         """Whether a GM-entered die bound `bound` goes to this roll (of `subject`, for `purpose`): the GM's
         dice never go to a roll they were not entered for (a player's, when the GM kept them for their own)."""
-        return binding_takes(bound, self.ctx.actor, self.ctx.is_gm, subject, purpose)
+        if binding_takes(bound, self.ctx.actor, self.ctx.is_gm, subject, purpose):
+            return True
+        side_player = getattr(self.state, "side_player", None)  # a rule set whose sides are not its players
+        player = side_player(subject) if callable(side_player) and subject else None
+        return bool(player) and bound.startswith("player:") and binding_takes(bound, "", False, player, purpose)
 
     def roll_faces(self, player: str | None, purpose: str, faces: Sequence[str], count: int,
                    die_name: str = "die") -> list[str]:
@@ -100,7 +110,8 @@ class Tx(Generic[S]):
         dropped, no entered die is used up).
         """
         binds = entered_for(self.state)
-        bound = next((b for b in binds if self.takes(b, player, purpose)), None)
+        first = self.entered_index(binds, player, purpose)
+        bound = binds[first] if first is not None else None
         queue = [d for d, b in zip(self.state.forced_dice, binds, strict=True) if b == bound]
         rolled: list[str] = []
         forced: list[bool] = []
@@ -121,6 +132,11 @@ class Tx(Generic[S]):
                              turn=self.state.turn, at=self.ctx.now)
         self.emit(DiceRolled(record, bound or ""))
         return rolled
+
+
+def _breadth(bound: str) -> int:
+    """How many rolls a binding lets take its dice: a player's or a purpose's (0), the GM's (1), anyone's (2)."""
+    return 2 if bound == ANYONE else 1 if bound == GM_ONLY else 0
 
 
 Action = object  # an action: a plain dataclass of its rule set's (or of every game's) that a handler applies

@@ -206,6 +206,8 @@ def _take_entered(state: GameState, bound: str, count: int) -> None:
     """Take the first `count` waiting entered dice bound `bound` off the queue."""
     binds = entered_for(state)
     taken = [i for i, b in enumerate(binds) if b == bound][:count]
+    if len(taken) < count:  # (a log replayed without the act that entered them: an undo that cannot be)
+        raise IndexError(f"no GM-entered {'die' if count == 1 else 'dice'} waiting for the roll that used them")
     state.forced_dice[:] = [d for i, d in enumerate(state.forced_dice) if i not in taken]
     set_entered_for(state, [b for i, b in enumerate(binds) if i not in taken])
 

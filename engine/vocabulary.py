@@ -64,6 +64,7 @@ class Param:
     high: float | None = None  # the greatest value of a number, the longest text, the largest file (bytes)
     complete: str | None = None  # where its suggestions come from (Discord's autocomplete), by name
     only: str | None = None  # the one front-end that offers it (`CONSOLE`); None: every one
+    named_only: bool = False  # the console gives it no bare word: only `name:value` (a word too many is refused)
 
     def __post_init__(self) -> None:
         if self.words not in WORDS:
@@ -315,7 +316,7 @@ def read_options(command: Command, words: list[Word], line: str) -> dict[str, st
             items.append((option, word))
         else:
             items.append((None, word))
-    free = [p for p in command.params if p.name not in named]
+    free = [p for p in command.params if p.name not in named and not p.named_only]
     options: dict[str, str] = {}
     last: tuple[str, Param | None, Word] | None = None  # ("named" or "bare", its option, the word)
     for position, (key, word) in enumerate(items):
@@ -342,7 +343,8 @@ def read_options(command: Command, words: list[Word], line: str) -> dict[str, st
             hint = ""
             if before is not None and before.several:
                 hint = f": quote it, {before.name}:\"{' '.join([options[before.name], *_bare_run(items, position)])}\""
-            raise BadInput(f"/{command.path} takes {', '.join(params) or 'no options'}; "
+            bare = [name for name, p in params.items() if not p.named_only]
+            raise BadInput(f"/{command.path} takes {', '.join(bare) or 'no options'}; "
                            f"{shown_word(' '.join(stray))} is too much{hint}")
         if before is not None and before.words in (LIST, NUMBERS):
             listed = " ".join([options[before.name], *_bare_run(items, position)])

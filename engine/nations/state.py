@@ -131,6 +131,12 @@ class GameState:
             found = next((n for n in self.nations.values() if n.preset_slot == int(str(text).strip())), None)
         return found
 
+    def side_player(self, side: str) -> str | None:
+        """Who plays a nation (`engine.core.Tx.takes`: dice the GM entered for a player go to their nation's rolls,
+        whoever runs the command)."""
+        nation = self.find_nation(side)
+        return nation.player if nation is not None else None
+
     def nation_of(self, player: str) -> Nation | None:
         """The nation a player holds (the newest, if somehow several); names compared by `name_key`."""
         key = name_key(player)

@@ -587,7 +587,8 @@ async def test_console_help_lists_the_groups_then_one_group_with_its_options(tmp
         lines = out.getvalue().splitlines()
         assert "/godsfire: " + ", ".join(c.path.split(" ", 1)[1] for c in COMMANDS
                                          if c.path.startswith("godsfire ")) in lines
-        assert "/gm dice values: — enter the next dice by hand (\"clear\" empties the queue) (GM)" in lines
+        assert ("/gm dice values: [player:] [purpose:] — enter the next dice by hand, secret until rolled "
+                "(\"clear\" empties, \"waiting\" lists) (GM)") in lines
         assert lines[-1].startswith("error: no command group 'chess'; groups: game, nation, economy")
     finally:
         await store.close()
@@ -903,8 +904,8 @@ async def test_a_bare_help_answers_and_a_bare_command_says_how_to_write_it(tmp_p
         await console.handle("/roll 1d20")
         lines = out.getvalue().splitlines()
         assert lines[0].startswith("Referee commands")
-        assert "/roll dice: — roll any dice — a free roll, not a rule roll (shown in /log when a game runs here)" \
-            in lines
+        assert ("/roll dice: [secret:] — roll any dice — a free roll, not a rule roll (shown in /log when a game runs "
+                "here)") in lines
         assert lines[-1] == "error: write `<your name> /command options`, e.g. `alice /roll 1d20`"
     finally:
         await store.close()

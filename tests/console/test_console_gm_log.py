@@ -30,10 +30,10 @@ def test_log_gm(tmp_path):
         "  ⚠ GM override: Gracchan Republic now breaks the rules: E+M = 22 is over its land 20.",
         "<T> — gm: /gm house key:bonus_hours value:24",
         "  House setting bonus hours (`bonus_hours`): 36 → 24 for this game.",
-        "<T> — gm: /gm dice values:7 (undone since)",
+        "<T> — gm: /gm dice values:(1 die entered) (undone since)",  # which: the GM's alone until rolled
         "  GM gm entered the next 1 die.",
         "<T> — gm: /gm undo",
-        "  ↩ GM gm undid gm's “/gm dice values:7” and all its rolls.",
+        "  ↩ GM gm undid gm's “/gm dice values:(1 die entered)” and all its rolls.",
         "Page 1 of 1 · 5 GM acts · newest first",
         "error: page 3 is past the end: there is 1 page of 5 GM acts",
     ]

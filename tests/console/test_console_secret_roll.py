@@ -18,8 +18,8 @@ async def test_a_secret_roll_is_hidden_until_its_roller_reveals_it(tmp_path, mon
     console, store, out = await console_on(tmp_path / "s.db")
     try:
         await console.handle("alice /roll dice:2d6 secret:true")  # no game here: nobody else could see it
-        assert said(out) == ["error: a secret roll is kept in the game's log for its GM to see: no game runs here "
-                             "(/roll without secret: rolls in the open)"]
+        assert said(out) == [("error: a secret roll is kept in the game's log for its GM to see: no game runs here "
+                              "(/roll without secret: rolls in the open)")]
         for line in ("gm /game start", 'gm /nation claim preset:"Gracchan Republic" player:alice'):
             await console.handle(line)
         said(out)
@@ -68,8 +68,8 @@ async def test_secret_rolls_waiting_are_bounded(tmp_path):
             await console.handle("alice /roll dice:1d6 secret:true")
         said(out)
         await console.handle("alice /roll dice:1d6 secret:true")  # refused before any die (the roller is empty)
-        assert said(out) == [f"error: you have {MAX_SECRET_WAITING} secret rolls not revealed yet: reveal one "
-                             "(/log reveal roll:N) before rolling another in secret"]
+        assert said(out) == [(f"error: you have {MAX_SECRET_WAITING} secret rolls not revealed yet: reveal one "
+                              "(/log reveal roll:N) before rolling another in secret")]
         await console.handle("bob /roll dice:1d6+ secret:true")
         assert said(out)[0].startswith("error: cannot read")
     finally:

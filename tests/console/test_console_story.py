@@ -42,7 +42,7 @@ STORY_OF_TURN_1 = [
     '  Charon: #7 armour GREEN (2 HP), starting army.',
     '  Charon: #8 armour GREEN (2 HP), starting army.',
     '  Charon: #9 bomber GREEN (2 HP), starting army.',
-    '2030-01-01 00:00 UTC — gm: /gm dice values:"9 8"',
+    "2030-01-01 00:00 UTC — gm: /gm dice values:(2 dice entered)",
     '  GM gm entered the next 2 dice.',
     '2030-01-01 00:00 UTC — alice: /economy military',
     '  🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 = 10 vs > 8: success',

@@ -33,7 +33,7 @@ async def test_console_undo_previews_then_undoes_with_confirm(tmp_path):
             "    🎲 Gracchan Republic, grow military: d10 9 (GM die) + mod(E) +1 = 10 vs > 8: success",
             "    Gracchan Republic: MILITARY +1 (grow military).",
             "    Gracchan Republic: ECONOMY -1 (cost of growing military).",
-            '3. gm: “/gm dice values:"9 10"” (2030-01-01 00:00 UTC)',
+            "3. gm: “/gm dice values:(2 dice entered)” (2030-01-01 00:00 UTC)",
             "    GM gm entered the next 2 dice.",
             "Nothing is undone yet: /gm undo steps:3 confirm:true undoes it.",
         ]
@@ -43,7 +43,7 @@ async def test_console_undo_previews_then_undoes_with_confirm(tmp_path):
         assert said(out) == [
             '↩ GM gm undid bob\'s “/propaganda attack "gracchan republic"” and all its rolls.',
             "↩ GM gm undid alice's “/economy military” and all its rolls.",
-            '↩ GM gm undid gm\'s “/gm dice values:"9 10"” and all its rolls.',
+            "↩ GM gm undid gm's “/gm dice values:(2 dice entered)” and all its rolls.",
         ]
         assert state_to_dict(await store.load(game_id)) == before
         await assert_snapshot_is_replay(store, game_id)

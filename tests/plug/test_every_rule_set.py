@@ -29,6 +29,8 @@ LINES = [  # (the command's path, the line typed): every shared command, in an o
     ("log game", "alice /log game"),
     ("log fairness", "alice /log fairness"),
     ("roll", "alice /roll dice:1d6+1"),
+    ("log secret", "alice /log secret"),
+    ("log reveal", "alice /log reveal roll:1"),
     ("remind me", "alice /remind me dm:on"),
     ("gm dice", "gm /gm dice values:1"),
     ("gm undo", "gm /gm undo confirm:true"),

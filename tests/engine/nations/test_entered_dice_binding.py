@@ -45,6 +45,10 @@ def test_dice_bound_to_a_player_go_to_that_players_next_roll_only():
     roll = game.do(GrowEconomy(), actor="bob").rolls[0]  # bob's die is the second waiting: it is his
     assert (roll.die, roll.forced) == (10, True)
     assert (game.state.forced_dice, entered_for(game.state)) == ([9], [GM_ONLY])
+    game.do(QueueDice([8], binding("bob", None, GM_ONLY)))
+    out = game.do(PropagandaAttack("Alpha", "Beta"))  # the GM acts for bob's nation: his die, not the GM's 9
+    assert [(r.die, r.forced) for r in out.rolls] == [(8, True)]
+    assert (game.state.forced_dice, entered_for(game.state)) == ([9], [GM_ONLY])
     game.assert_replays()
 
 

@@ -37,7 +37,9 @@ OUTBOX_IF_DISCORD = ("INSERT INTO announcements (action_id, due_at, game_id, own
                      " SELECT ?, ?, id, '' FROM games WHERE id = ? AND guild_id IS NOT NULL")
 PAGE_TOKEN_BYTES = 18  # a game page's token: 144 random bits, 24 URL-safe characters (issue 22)
 PAGE_VERSION = ("(SELECT COALESCE(MAX(id), 0) FROM actions WHERE game_id = g.id),"
-                " (SELECT COALESCE(MAX(id), 0) FROM rolls WHERE game_id = g.id), g.ended")  # `page_version`'s parts
+                " (SELECT COALESCE(MAX(id), 0) FROM rolls WHERE game_id = g.id), g.ended,"
+                " (SELECT COUNT(*) FROM rolls WHERE game_id = g.id AND secret = 2)")  # `page_version`'s parts
+# (the last: the secret rolls revealed, migration 020 — a reveal changes a row, not the last one)
 PAGE_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what a page link's token may look like before it is looked up
 
 
@@ -329,6 +331,6 @@ def _lease(now: datetime) -> Lease:
 
 
 def _page_version(row: Any) -> str:
-    """A page's version from its row's (id, last action, last roll, ended)."""
-    return f"{row[1]}.{row[2]}.{int(row[3])}"
+    """A page's version from its row's (id, last action, last roll, ended, secret rolls revealed)."""
+    return f"{row[1]}.{row[2]}.{int(row[3])}.{row[4]}"
 

@@ -21,7 +21,6 @@ from fakediscord import ADMINISTRATOR, HANG_TIMEOUT, MANAGE_MESSAGES, PIN_MESSAG
 import bot as bot_module
 import service.settings as settings_module
 from bot import REAL_RUN, AutoShardedRefereeBot, RefereeBot, Runtime, Settings, create_bot
-from cogs.clock import PIN_HELP
 from service import logformat
 from service.referee import utc_now
 
@@ -197,7 +196,7 @@ async def test_a_status_message_that_cannot_be_pinned_is_told_in_the_channel_onc
             return [m for m in t.messages() if m.embeds and m.embeds[0].get("title", "").startswith("Nations")]
 
         def notes():
-            return [m for m in t.messages() if m.content == PIN_HELP]
+            return [m for m in t.messages() if m.content.startswith("I cannot pin")]
 
         async with t.bot():
             await start_war(t)

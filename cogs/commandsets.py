@@ -5,7 +5,7 @@ the servers where a game of it is live (guild commands).
 The bot's tree holds every command (an interaction for a server's command finds it through the tree's fallback to its
 global commands); what is registered with Discord is sent here, not by `tree.sync`: one bulk overwrite (PUT) for a
 set, sent only when the set changed — compared with the digest of the last set sent there, kept in the store
-(`command_sets`, migration 023) so a restart that changes nothing sends nothing. A server's set is worked out again
+(`command_sets`, migration 022) so a restart that changes nothing sends nothing. A server's set is worked out again
 from its live games when one starts, is imported or ends there (`changed`), and for every server at start: the
 servers wait in one queue, each sent once however many changes it had meanwhile, one request after another,
 `PACE` apart. A rule set's commands stay while a channel's game there is of it: its live game, else its last one

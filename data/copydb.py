@@ -87,6 +87,7 @@ TABLES: tuple[Table, ...] = (
     OptInOrder("dm_reminders", ("game_id", "player", "before_minutes", "failed", "sent"), key=(), serial="seq"),
     Table("quiet_hours", ("player", "starts_minute", "ends_minute", "zone"), key=("player",), serial=None),
     Table("guild_settings", ("guild_id", "gm_role_id", "updated_at"), key=("guild_id",), serial=None),
+    Table("command_sets", ("scope", "digest", "synced_at"), key=("scope",), serial=None),
 )
 TABLE_NAMES = tuple(table.name for table in TABLES)
 

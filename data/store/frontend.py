@@ -295,7 +295,7 @@ class FrontEnd(Part):
             [(action_id, channel_id, message_id) for action_id in action_ids]))
 
 
-    # --- the slash commands registered with Discord (issue 34, migration 023) ---------------------------------
+    # --- the slash commands registered with Discord (issue 34, migration 022) ---------------------------------
 
     async def guild_rulesets(self, guild_id: int | None = None) -> dict[int, set[str]]:
         """The rule sets of each server's (or the one server asked for) channels' games: a channel's live game, else
@@ -324,6 +324,7 @@ class FrontEnd(Part):
             "INSERT INTO command_sets (scope, digest, synced_at) VALUES (?, ?, ?)"
             " ON CONFLICT (scope) DO UPDATE SET digest = excluded.digest, synced_at = excluded.synced_at",
             (scope, digest, _iso(now))))
+
 
 def _lease(now: datetime) -> Lease:
     """A lease of `ANNOUNCE_LEASE` from now, in each database's terms."""

@@ -624,8 +624,8 @@ async def test_console_startup_line_names_the_database_and_new_starts_over(tmp_p
     assert second == [
         (f"Referee — console on {db}. A Nations game is running (turn 1, GM: gm); /game status shows it, and "
          "`--new` starts over. Lines are `<your name> /command options`; /help lists them."),
-        ("error: this channel already has a game running: /game status shows it; its GM ends it with /game end confirm:true, "
-         "or start the console with --new to start over"),
+        ("error: this channel already has a game running: /game status shows it; its GM ends it with "
+         "/game end confirm:true, or start the console with --new to start over"),
     ]
 
     # --new ends that game (as its GM, in the log) before the first line; the new game has its own GM

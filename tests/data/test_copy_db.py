@@ -101,6 +101,7 @@ async def build(path: Path) -> str:
         await store.set_dm_reminder(old, "carol", timedelta(minutes=30))
         await store.set_quiet_hours(QuietHours("bob", 23 * 60, 7 * 60 + 30, "Europe/Paris"))  # (migration 021)
         await store.set_guild_gm_role(99, 1234567890123456789, clock())  # a server's GM role (migration 019)
+        await store.note_command_set("42:99", "d1g3st", clock())  # the commands registered there (migration 022)
         await store.set_front_end(game_id, status_message_id=1234, reminded_turn=1, remind_at=clock() + timedelta(1))
         await store.set_digest_mark(game_id, clock())
         await store.page_token(game_id, clock())  # its page's link given (issue 22)

@@ -202,7 +202,7 @@ async def test_render_draws_in_the_worker_and_the_picture_decodes(tmp_path):
     drawn = chartspec.game_chart(Game(), entries, {})
     png = await charts.render(drawn)
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    assert image.imread(io.BytesIO(png), format="png").shape[:2] == (598, 936)
+    assert image.imread(io.BytesIO(png), format="png").shape[:2] == (572, 936)
     figure = charts.draw(drawn)
     [mark] = [line for line in figure.axes[0].get_lines() if line.get_gid() == "mark:conquest:Rome"]
     assert (list(mark.get_xdata()), list(mark.get_ydata())) == ([250], [20 + 250 % 7])

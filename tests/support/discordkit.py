@@ -327,14 +327,12 @@ class Discord(FakeDiscord):
 async def table(tmp_path: Path) -> AsyncIterator[Table]:
     """A started fake Discord with one server, a #nations channel and three members (gm, alice, bob).
 
-    Discord offers /gm to every member (the bot checks who is the game's GM or a co-GM); the table's gm, a plain
-    member, is also let use it as an admin would (Integrations), which changes nothing now. At the end every interaction must have been acknowledged, before any slow work for
-    it began."""
+    Discord offers /gm to every member (the bot checks who is the game's GM or a co-GM); the table's gm is a plain
+    member. At the end every interaction must have been acknowledged, before any slow work for it began."""
     async with Discord(error_loggers=ERROR_LOGGERS) as fake:
         guild = fake.add_guild("War Room")
         channel = fake.add_channel(guild, "nations")
         members = [fake.add_member(guild, fake.add_user(name)) for name in ("gm", "alice", "bob")]
-        fake.allow(guild, "gm", members[0])
         with watching_slow_work(fake):
             yield Table(fake, tmp_path / "referee.db", guild, channel, *members)
         assert_acknowledged_first(fake)

@@ -44,9 +44,11 @@ def write_snapshot(con: Any, game_id: int, document: dict[str, Any]) -> None:
 def undo_compact_snapshots(con: sqlite3.Connection) -> None:
     """A SQLite database taken back to before migration 015: every snapshot as JSON text, no `snapshot_z` (and so
     before 016 too: no `game_pages`, no `rolls_by_game_id`; nor 018's `command_keys`, nor the tables of the migrations
-    after it: 019's `guild_settings`, 021's `quiet_hours`, 023's `command_sets`)."""
+    after it: 019's `guild_settings`, 020's `rolls.secret`, 021's `quiet_hours`, 022's `command_sets`)."""
     for later in ("guild_settings", "quiet_hours", "command_sets"):
         con.execute(f"DROP TABLE IF EXISTS {later}")
+    if any(column[1] == "secret" for column in con.execute("PRAGMA table_info(rolls)")):
+        con.execute("ALTER TABLE rolls DROP COLUMN secret")
     con.execute("DROP TABLE IF EXISTS command_keys")
     con.execute("DROP TABLE IF EXISTS game_pages")
     con.execute("DROP INDEX IF EXISTS rolls_by_game_id")

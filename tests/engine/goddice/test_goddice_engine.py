@@ -487,7 +487,8 @@ def test_x3_whirlwind_with_heal_self_10():
     table.do(SetLife("alice", "monk", 40))
     table.attack_turn("alice", "monk", "hero", god=quiet("monk", "hero"), opening="B B R R Y 5 5 5 5")
     assert table.legal() == [("basic", 20), ("whirlwind", 60), ("flying_kick", 25)]
-    table.refuse(MakeAttack("whirlwind", heal="hero"), RuleViolation, "Whirlwind heals only the Monk making it", "alice")
+    table.refuse(MakeAttack("whirlwind", heal="hero"), RuleViolation, "Whirlwind heals only the Monk making it",
+                 "alice")
     out = table.do(MakeAttack("whirlwind"), "alice")
     assert [(e.player, e.change, e.life) for e in table.of(out, LifeChanged)] == [("bob", -60, 15), ("alice", 10, 50)]
     assert table.life("bob", "hero") == 15 and table.life("alice", "monk") == 50

@@ -563,7 +563,8 @@ def test_these_tests_run_every_command_of_the_vocabulary():
                                     "test_discord_charts.py",  # issue 19: /game chart, /nation chart
                                     "test_discord_game_page.py",  # issue 22: /game page, /gm page rotate
                                     "test_discord_map.py",  # issue 32: /godsfire map load, /godsfire map show
-                                    "test_discord_secret_roll.py"))  # issue 34: /log secret, /log reveal
+                                    "test_discord_secret_roll.py",  # issue 34: /log secret, /log reveal
+                                    "test_discord_cogms.py"))  # issue 34: /gm cogm, /gm handover, /server gmrole
     missing = [c.path for c in COMMANDS if f'"{c.path}"' not in sources]
     assert missing == []
 

@@ -53,6 +53,7 @@ class RaceState:
     winner: str | None = None
     ended: bool = False
     forced_dice: list[Any] = field(default_factory=list)
+    cogms: list[str] = field(default_factory=list)  # (every game's: /gm cogm add)
     house: None = None  # no house settings (/gm house refuses)
 
     def whose_move(self) -> str | None:

@@ -14,7 +14,7 @@ async def test_console_shows_the_last_ended_game_until_a_new_one_starts(tmp_path
     console, store, out = await console_on(tmp_path / "e.db")
     try:
         for line in ("gm /game start", 'gm /nation claim preset:"Gracchan Republic" player:alice',
-                     'gm /gm dice values:"9"', "alice /propaganda encourage kind:morale", "gm /game end"):
+                     'gm /gm dice values:"9"', "alice /propaganda encourage kind:morale", "gm /game end confirm:true"):
             await console.handle(line)
         said(out)
         await console.handle("bob /game status")
@@ -28,7 +28,7 @@ async def test_console_shows_the_last_ended_game_until_a_new_one_starts(tmp_path
         assert said(out) == ["turn 1: 🎲 Gracchan Republic, encourage morale: d10 9 (GM die) vs >= 5: success"]
         await console.handle('bob /log rolls nation:"Gracchan Republic"')
         assert said(out) == ["turn 1: 🎲 Gracchan Republic, encourage morale: d10 9 (GM die) vs >= 5: success"]
-        for refused in ("alice /economy military", "gm /gm undo", "gm /game end", "gm /game digest"):
+        for refused in ("alice /economy military", "gm /gm undo", "gm /game end confirm:true", "gm /game digest"):
             await console.handle(refused)
             assert said(out) == [f"error: {NO_GAME}"], refused
         console.referee.roller.push(1)

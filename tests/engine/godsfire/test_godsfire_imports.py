@@ -282,7 +282,7 @@ INTERPHASE: list[Case] = [
 ENDED: list[Case] = [
     ("a winner in a game that has not ended", ("ended",), lambda d: None, "game.winner"),
     ("a winner who is a stranger", ("ended",), _set("game.winner", "zed"), "game.winner"),
-    ("an ended game", ("ended",), _set("game.ended", True), "has ended"),
+    ("an ended game", ("ended",), _set("game.ended", True), "its rules ended it"),
 ]
 CASES: list[tuple[str, str, Change, str]] = [
     (f"{stage}: {what}", stage, change, field)

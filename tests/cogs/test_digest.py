@@ -61,11 +61,11 @@ async def test_digest_over_two_turns_lists_the_log_and_moves_the_gms_mark(tmp_pa
     clock = console.referee.clock
     try:
         await play_two_turns(console, out)
-        clock.advance(hours=12)  # 13:00: turn 1 ended at 12:00
+        clock.advance(hours=12)  # 13:00: turn 1 ended at 12:00, and is logged at 12:00 (its due time)
         await console.handle("alice /game digest since:2h")  # a player's digest: the mark stays
         assert said(out)[1:] == [
             "Digest since 2030-01-01 11:00 UTC: 1 entry",
-            "2030-01-01 13:00 UTC — the clock",
+            "2030-01-01 12:00 UTC — the clock",
             ("  ⏰ Turn 1 is over (time is up). Turn 2 begins and ends 2030-01-02 00:00 UTC. Last turn — "
             "Gracchan Republic: PROPAGANDA; Charon: nothing."),
         ]
@@ -84,7 +84,7 @@ async def test_digest_over_two_turns_lists_the_log_and_moves_the_gms_mark(tmp_pa
             "  ✨ Gracchan Republic: Morale +3 until 2030-01-02 13:00 UTC.",
             "2030-01-01 01:00 UTC — bob: /roll",
             "  🎲 bob, free roll, not a rule roll: 2d6 (3, 4) = 7",
-            "2030-01-01 13:00 UTC — the clock",
+            "2030-01-01 12:00 UTC — the clock",
             ("  ⏰ Turn 1 is over (time is up). Turn 2 begins and ends 2030-01-02 00:00 UTC. Last turn — "
             "Gracchan Republic: PROPAGANDA; Charon: nothing."),
             "The next /game digest starts from here.",
@@ -97,10 +97,12 @@ async def test_digest_over_two_turns_lists_the_log_and_moves_the_gms_mark(tmp_pa
         said(out)
         await console.handle("gm /game digest")
         lines = said(out)
-        assert lines[0] == "Digest since 2030-01-01 13:00 UTC: 1 entry"
-        assert lines[1] == "2030-01-02 14:00 UTC — the clock"
-        assert any("Turn 2 is over" in line for line in lines)
-        assert any("morale" in line.lower() and "Gracchan Republic" in line for line in lines[2:])
+        # each fell due at its own time, and is logged then: turn 2's end, turn 3's, the bonus's
+        assert lines[0] == "Digest since 2030-01-01 13:00 UTC: 3 entries"
+        heads = [line for line in lines if line.endswith("— the clock")]
+        assert heads == [f"2030-01-02 {at} UTC — the clock" for at in ("00:00", "12:00", "13:00")]
+        assert lines[2].startswith("  ⏰ Turn 2 is over")
+        assert any("morale" in line.lower() and "Gracchan Republic" in line for line in lines[lines.index(heads[2]):])
         assert lines[-1] == "The next /game digest starts from here."
         await console.handle("gm /game digest since:tomorrow")
         assert said(out) == [("error: since is a time like 2026-03-01T12:00 (UTC) or a span like 12h, 2d or 90m, "

@@ -9,7 +9,8 @@ from discord import app_commands
 from cogs.render import COLOUR
 from engine.commands import GUIDE, SHARED, Command, group_commands, help_lines, help_sections
 
-GROUPS_LIMIT = 3800  # the list of groups, in an embed's description (4096) with the guide's line
+DESCRIPTION_LIMIT = 4096  # Discord's: the characters of an embed's description
+GROUPS_LIMIT = DESCRIPTION_LIMIT - len(GUIDE) - 2  # the list of groups, with a blank line and the guide's line
 
 
 def help_embed(topic: str | None, game: str | None, ids: dict[str, int],
@@ -90,7 +91,7 @@ def group_list(ids: dict[str, int], game: str | None = None) -> list[str]:
     return lines
 
 
-def fit(lines: list[str], limit: int = 4000) -> str:
+def fit(lines: list[str], limit: int = DESCRIPTION_LIMIT) -> str:
     """The lines that fit an embed's description, whole (a mention cut in two would not render)."""
     kept: list[str] = []
     size = 0

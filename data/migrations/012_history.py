@@ -259,9 +259,12 @@ def _apply(state: dict[str, Any] | None, data: dict[str, Any]) -> dict[str, Any]
 
 
 def _record(con: sqlite3.Connection, game_id: int, action_id: int, state: dict[str, Any],
-            events: list[dict[str, Any]], before: Point | None, at: datetime) -> Point:
+            events: list[dict[str, Any]], before: Point | None, at: datetime, turn_before: int | None) -> Point:
     """One action's history rows: its marks, then each number that differs from `before` (all of them without
-    one), at the state's turn. Returns the numbers now."""
+    one), at the state's turn — God Dice's at the turn the action was taken in (`turn_before`, when there was a
+    game before it), as the store records them: an attack's damage at the turn it was made, though it ends that
+    turn. Returns the numbers now."""
+    turn = turn_before if state["ruleset"] == "goddice" and turn_before is not None else state["turn"]
     after = POINTS[state["ruleset"]](state)
     marks = [mark for e in events for mark in MARKS[state["ruleset"]](e["kind"], e)]
     # (side, stat, value, mark): a mark has no stat and no value
@@ -271,7 +274,7 @@ def _record(con: sqlite3.Connection, game_id: int, action_id: int, state: dict[s
              if before is None or (side, stat) not in before or before[(side, stat)] != value]
     con.executemany(
         "INSERT INTO history (game_id, action_id, turn, at, side, stat, value, mark) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(game_id, action_id, state["turn"], at.isoformat(), side, stat, value, mark)
+        [(game_id, action_id, turn, at.isoformat(), side, stat, value, mark)
          for side, stat, value, mark in rows])
     return after
 
@@ -287,8 +290,9 @@ def migrate(con: sqlite3.Connection) -> None:
         state, point = None, None
         for (action_id, at), group in groupby(rows, key=lambda row: (row[0], row[1])):
             events = [orjson.loads(row[2]) for row in group]
+            turn_before = state["turn"] if state is not None else None
             for data in events:
                 state = _apply(state, data)
             if state is None:
                 raise ValueError("an event log must start with a game's start or GameImported")
-            point = _record(con, game_id, action_id, state, events, point, datetime.fromisoformat(at))
+            point = _record(con, game_id, action_id, state, events, point, datetime.fromisoformat(at), turn_before)

@@ -23,8 +23,8 @@ class Context:
     actor: str
     rules: Rules  # the rule set's tables and house defaults
     is_gm: bool = False  # the game's GM or a co-GM, or a server GM
-    server_gm: bool = False  # a GM of every game in the server (Manage Server, the server's GM role)
     roller: Roller = field(default_factory=RandomRoller)
+    server_gm: bool = False  # a GM of every game in the server (Manage Server, the server's GM role)
 
 
 @dataclass

@@ -290,7 +290,7 @@ def migrate(con: sqlite3.Connection) -> None:
         state, point = None, None
         for (action_id, at), group in groupby(rows, key=lambda row: (row[0], row[1])):
             events = [orjson.loads(row[2]) for row in group]
-            turn_before = state["turn"] if state is not None else None
+            turn_before: int | None = state["turn"] if state is not None else None
             for data in events:
                 state = _apply(state, data)
             if state is None:

@@ -224,15 +224,16 @@ class Table:
         assert snap(state_from_dict(snap(self.state))) == snap(self.state)
 
 
-async def drafted(referee: Any, channel: str = "chan") -> int:
-    """A two-player God Dice game through a `Referee`, drafted; alice attacks first with Hero, Cleric, Bowman, Sage."""
+async def drafted(referee: Any, channel: str = "chan", bobs_last: str = "hero") -> int:
+    """A two-player God Dice game through a `Referee`, drafted; alice attacks first with Hero, Cleric, Bowman, Sage;
+    bob has Monk, Sage, Assassin and `bobs_last`."""
     await referee.start_game(channel, "gm", ruleset_name="goddice")
     for player in ("alice", "bob"):
         await referee.act(channel, player, actions.Join(), "/goddice join")
     await referee.act(channel, "gm", QueueDice(list("YYYBBBBBB" + "BBBBBBBBB")), "/gm dice")
     await referee.act(channel, "gm", actions.Begin(), "/goddice begin")
     await referee.act(channel, "alice", actions.ChooseFirst("attack"), "/goddice choose")
-    for player, card in zip(["bob", "alice"] * 4, ["monk", "hero", "sage", "cleric", "assassin", "bowman", "hero",
+    for player, card in zip(["bob", "alice"] * 4, ["monk", "hero", "sage", "cleric", "assassin", "bowman", bobs_last,
                                                     "sage"], strict=True):
         await referee.act(channel, player, actions.Pick(card), f"/goddice pick {card}")
     return await referee.game_id(channel)

@@ -4,7 +4,7 @@ status view while the opening roll is kept or re-rolled, Whirlwind's heal, and a
 from __future__ import annotations
 
 import pytest
-from goddicehelpers import Table
+from goddicehelpers import Table, drafted
 from storehelpers import FakeClock, assert_snapshot_is_replay
 
 from data.store import Store
@@ -30,16 +30,7 @@ async def setup(tmp_path):
 
 async def draft_two_monks(referee, channel: str = "chan") -> int:
     """alice attacks first with Hero, Cleric, Bowman, Sage; bob drafts a Monk first and another last."""
-    await referee.start_game(channel, "gm", ruleset_name="goddice")
-    for player in ("alice", "bob"):
-        await referee.act(channel, player, actions.Join(), "/goddice join")
-    await referee.act(channel, "gm", QueueDice(list("YYYBBBBBB" + "BBBBBBBBB")), "/gm dice")
-    await referee.act(channel, "gm", actions.Begin(), "/goddice begin")
-    await referee.act(channel, "alice", actions.ChooseFirst("attack"), "/goddice choose")
-    for player, card in zip(["bob", "alice"] * 4, ["monk", "hero", "sage", "cleric", "assassin", "bowman", "monk",
-                                                    "sage"], strict=True):
-        await referee.act(channel, player, actions.Pick(card), f"/goddice pick {card}")
-    return await referee.game_id(channel)
+    return await drafted(referee, channel, bobs_last="monk")
 
 
 async def test_the_life_chart_draws_a_renamed_character_as_one_line_and_a_change_at_its_turn(setup):

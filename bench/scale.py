@@ -125,7 +125,7 @@ async def worker_rollover(games: int, held: bool = False) -> dict[str, Any]:
     (which keeps at most `HELD_EVENTS` games' events; it sends nothing here: its follow-up is a no-op).
     `held`: the dict-returning `Referee.catch_up_due` instead, every game's events held to the end (before
     issue 21)."""
-    from cogs.clock import Announcer
+    from cogs.announcer import Announcer
     from data.store import Store
     from engine.dice import RandomRoller
     from service.referee import Referee

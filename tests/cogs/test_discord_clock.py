@@ -527,7 +527,7 @@ async def test_a_rollover_is_announced_batch_by_batch_holding_few_games_events(t
 async def test_the_announcer_keeps_few_events_and_says_everything_once_in_order():
     """Issue 21: past `hold` queued catch-ups, the announcer keeps only their ids (16 bytes a game, in runs),
     yet every announcement goes out once, in the order it was queued, its own sends among them."""
-    from cogs.clock import Announcer
+    from cogs.announcer import Announcer
 
     said = []
 

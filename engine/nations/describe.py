@@ -30,7 +30,7 @@ def event_line(event: Event[Any], when: When, who: Who) -> str | None:
             return (f"A Nations game begins, refereed by the bot; GM: {who(gm)}. Turn 1 lasts "
                     f"{house['turn_hours']:g} hours and ends {when(datetime.fromtimestamp(ends, start.tzinfo))}.")
         case GameImported(snapshot=snap) if snap["game"].get("ruleset", "nations") == "nations":
-            return f"Game imported at turn {snap['game']['turn']} with {len(snap['nations'])} nations."
+            return f"Game imported at turn {snap['game']['turn']} with {plural(len(snap['nations']), 'nation')}."
         case ev.TurnEnded(ended=n, ends_at=ends, reason=reason, turns=turns) if turns > 1:
             first = n - turns + 1
             done = "; ".join(f"{nation}: {', '.join(a.upper() for a in used) or 'nothing'}"

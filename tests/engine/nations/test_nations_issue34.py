@@ -54,3 +54,14 @@ def test_attack_status_with_few_finished_battles_shows_them_all_and_no_count(gam
     shown = text_lines(battles_view(game.state, game.rules, "alice", {}))
     assert len([text for text in shown if text.startswith("Battle #")]) == 5
     assert not any("not shown" in text for text in shown)
+
+
+def test_an_import_of_one_nation_says_one_nation():
+    from engine.events import GameImported
+    from engine.nations.describe import event_line
+
+    def snapshot(count: int) -> dict:
+        return {"game": {"ruleset": "nations", "turn": 3}, "nations": [{"name": f"N{i}"} for i in range(count)]}
+
+    said = [event_line(GameImported(snapshot(n)), str, str) for n in (1, 2)]
+    assert said == ["Game imported at turn 3 with 1 nation.", "Game imported at turn 3 with 2 nations."]

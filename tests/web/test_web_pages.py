@@ -105,8 +105,11 @@ async def test_god_dice_page_shows_every_characters_life_and_whose_move(table):
     standings = section(html, "standings")
     assert "God Dice — GM gm — turn 1" in standings
     assert "alice&#39;s move: make the opening roll" in standings
-    assert "Seat 1: alice — Hero ██████████ 75/75; Cleric ██████████ 65/65" in standings
-    assert "Seat 2: bob — Monk ██████████ 55/55" in standings
+    # every character's life as a table: a row a character, by seat (the lines with bars are the console's)
+    assert "Seat 1: alice" not in standings and standings.count('<table class="grid">') == 1
+    assert ('<tr><th scope="row">1</th><td>alice</td><td>Hero</td><td class="num">75/75</td></tr>\n'
+            '<tr><th scope="row">1</th><td>alice</td><td>Cleric</td><td class="num">65/65</td></tr>') in standings
+    assert '<tr><th scope="row">2</th><td>bob</td><td>Monk</td><td class="num">55/55</td></tr>' in standings
     assert "alice&#39;s Hero attacks bob&#39;s Monk" in standings
     assert [r.split("<td>")[-1] for r in rows(html)] == [  # the newest first
         "🎲 alice, god: S* A* (* entered by the GM)</td>",

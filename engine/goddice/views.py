@@ -20,7 +20,7 @@ def seats_section(state: GoddiceState, seat_lines: list[Line]) -> Section:
     rows = tuple((str(player.seat), Person(player.name), label(player, character, state.cards),
                   f"{max(character.life, 0)}/{character.max_life}" + (" ☠" if character.life <= 0 else ""))
                  for player in state.players for character in player.characters)
-    return Section(None, tuple(seat_lines), Grid(SEAT_HEADERS, rows, frozenset({0, 3})) if rows else None)
+    return Section(None, tuple(seat_lines), Grid(SEAT_HEADERS, rows, frozenset({3})) if rows else None)
 
 
 def status_view(state: GoddiceState, rules: GoddiceRules | None = None) -> View:

@@ -14,16 +14,9 @@ from typing import Any
 
 import pytest
 from discordkit import FakeClock, at, config, running, settle, table, texts
+from storehelpers import lapse
 
 ROLLOVER = f"⏰ Turn 1 is over (time is up). Turn 2 begins and ends {at(24)}."
-
-
-async def lapse(clock: FakeClock, store: Any, minutes: float) -> None:
-    """`minutes` pass: for the bots' clock and, on PostgreSQL, for the server's (its leases end that much sooner)."""
-    clock.advance(minutes=minutes)
-    if store.dialect == "postgresql":
-        await store._transaction(lambda con: con.execute(
-            "UPDATE announcements SET lease_until = lease_until - ? * interval '1 minute'", (minutes,)))
 
 
 async def rooms_with_games(t: Any, count: int) -> list[Any]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import discord
 from discordkit import at, settle, table, texts
 from fakediscord import SEND_MESSAGES_IN_THREADS
+from storehelpers import lapse
 
 from cogs.reach import INVITE, NEEDED, lacking
 
@@ -128,7 +129,7 @@ async def test_a_thread_where_the_bot_cannot_send_tells_the_gm_once_what_is_miss
             # The server grants it: the turn ends wait in the outbox and are announced; the status is posted.
             [role] = [r for r in t.guild.roles.values() if r.bot_id == t.fake.bot_user.id]
             t.fake.set_role_permissions(role, INVITE.value)
-            t.clock.advance(minutes=3)  # (the refused announcements' lease runs out)
+            await lapse(t.clock, rb.bot.store, 3)  # (the refused announcements' lease runs out)
             await rb.bot.get_cog("Clock").sweep()
             await settle(t.fake)
             await wake(rb, t, thread)

@@ -13,22 +13,13 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from storehelpers import T0, FakeClock
+from storehelpers import T0, FakeClock, lapse
 
 from data.store import ANNOUNCE_GRACE, Store
 from service.referee import Referee
 
 GUILD = 4242
 TURN = 12  # hours
-
-
-async def lapse(clock: FakeClock, stores: list[Store], minutes: float) -> None:
-    """`minutes` pass: for the processes' clock, and on PostgreSQL for the server's (its leases end that much
-    sooner)."""
-    clock.advance(minutes=minutes)
-    if stores[0].dialect == "postgresql":
-        await stores[0]._transaction(lambda con: con.execute(
-            "UPDATE announcements SET lease_until = lease_until - ? * interval '1 minute'", (minutes,)))
 
 
 async def outbox(store: Store) -> dict[int, str | None]:
@@ -64,9 +55,9 @@ async def test_a_commits_announcements_are_its_own_for_the_grace_then_anyone_may
     clock = FakeClock(T0)
     ids = await rolled_over(a, clock, 3)
     assert await outbox(a) == dict.fromkeys(ids)  # no owner yet: the committing process's for the grace
-    await lapse(clock, [a], 1)
+    await lapse(clock, a, 1)
     assert await b.take_unannounced(clock()) == []
-    await lapse(clock, [a], 2)  # the grace is over and nobody renewed them (the process that committed died)
+    await lapse(clock, a, 2)  # the grace is over and nobody renewed them (the process that committed died)
     taken = await b.take_unannounced(clock())
     assert [action_id for _, action_id, _ in taken] == ids and all(events for _, _, events in taken)
     assert await outbox(a) == dict.fromkeys(ids, b.outbox_owner)
@@ -84,7 +75,7 @@ async def test_a_backlog_longer_than_the_grace_is_kept_by_its_renewing_owner_and
     ids = await rolled_over(a, clock, 6)
     queued, said = list(ids), []
     while queued:
-        await lapse(clock, [a], 1)
+        await lapse(clock, a, 1)
         await a.hold_announcements(queued, clock())  # the announcer's renewal, between two sends
         assert await b.take_unannounced(clock()) == []
         sending = queued.pop(0)
@@ -100,7 +91,7 @@ async def test_an_announcement_whose_lease_ran_out_is_not_sent_by_its_first_owne
     clock = FakeClock(T0)
     [action_id] = await rolled_over(a, clock, 1)
     assert await a.hold_announcements([action_id], clock()) == [action_id]
-    await lapse(clock, [a], 3)  # the owner was cut off from the database for longer than its lease
+    await lapse(clock, a, 3)  # the owner was cut off from the database for longer than its lease
     assert [x for _, x, _ in await b.take_unannounced(clock())] == [action_id]
     assert await a.hold_announcements([action_id], clock()) == []  # its check before sending: not its own now
     await b.announced([action_id])
@@ -116,9 +107,9 @@ async def test_a_process_that_dies_mid_send_has_the_rest_taken_by_another_after_
     await a.announced(ids[:1])  # one said
     assert await a.hold_announcements(ids[1:2], clock()) == ids[1:2]  # the next being sent when it dies
     await a.close()
-    await lapse(clock, [b], 1)
+    await lapse(clock, b, 1)
     assert await b.take_unannounced(clock()) == []  # its lease still runs
-    await lapse(clock, [b], 2)
+    await lapse(clock, b, 2)
     assert [x for _, x, _ in await b.take_unannounced(clock())] == ids[1:]
     assert await outbox(b) == dict.fromkeys(ids[1:], b.outbox_owner)
 

@@ -312,3 +312,12 @@ def sessions(path: Path) -> list[list[str]]:
             current = []
         previous_blank = not line.strip()
     return blocks
+
+
+async def lapse(clock: FakeClock, store: Any, minutes: float) -> None:
+    """`minutes` pass: for the processes' clock and, on PostgreSQL, for the server's (its announcements' leases
+    run by its own clock: they end that much sooner)."""
+    clock.advance(minutes=minutes)
+    if store.dialect == "postgresql":
+        await store._transaction(lambda con: con.execute(
+            "UPDATE announcements SET lease_until = lease_until - ? * interval '1 minute'", (minutes,)))

@@ -3,8 +3,9 @@ as SVG for the game's web page (`render(chart, fmt="svg")`); a board's picture (
 set's map) likewise, drawn by `service.mappicture`.
 
 What a chart shows is plain data (`engine.chartspec.Chart`); `draw` lays it out — one panel a stat, one line a
-side in its colour, marks where something happened — on a dark background that reads on Discord's dark theme
-and stays legible scaled down to a phone's width. `render` draws it in a worker process, so the bot keeps
+side in its colour, marks where something happened — in a `Look` (`service.chartstyle`): dark (Discord, the
+console's files, a dark page) or light (a light page), wide (936 px) or narrow (546 px: a phone's page, where its
+words stay readable at 375 px). `render` draws it in a worker process, so the bot keeps
 answering while it draws (matplotlib is pure Python in large part: in a thread it would hold the interpreter's
 lock for most of a second), with a bounded wait. The worker ends with the process that started it, however that
 one ends (a `kill -9` included): see `_worker_start`.

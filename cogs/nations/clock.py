@@ -15,8 +15,17 @@ from cogs.nations.render import nations_report_embeds
 from cogs.render import NO_PINGS, event_lines, message_batches, pings, safe, when, who
 from data.store import GameRow
 from engine.nations.common import RULESET, actions_left
-from engine.nations.events import BattleAwaits, BattleEnded, ChoiceReminded, DuelStarted, UnitsCommitted
-from engine.nations.state import GameState
+from engine.nations.events import (
+    BattleAwaits,
+    BattleEnded,
+    ChoiceReminded,
+    ClockPaused,
+    ClockResumed,
+    DuelStarted,
+    UnitsCommitted,
+)
+from engine.nations.state import Battle, GameState
+from engine.nations.war import chooser
 from service.reports import Report
 
 log = logging.getLogger("referee.clock")
@@ -62,21 +71,44 @@ async def offer_choices(clock: Clock, channel: discord.PartialMessageable, repor
             moved.add(event.battle)
     for battle_id in sorted(moved):
         await clear_choice(clock, channel, report.game_id, battle_id)
+    most = bot.referee.rules_for(RULESET).max_battle_units
     for battle_id, event in waiting.items():
         battle = state.battles.get(battle_id)
         if battle is None or battle.stage != event.stage or battle.deadline != event.deadline:
             continue  # the choice was made (or defaulted) since
-        most = bot.referee.rules_for(RULESET).max_battle_units
         view = choice_view(report.game_id, state, battle, most)
         player = state.nations[event.nation].player
-        what = f"commit 1 to {most} units" if event.stage == "commit" else "pick the next pairing"
         # (a None view: discord.py's send() takes it, its default, but its overloads leave it out)
-        message = await channel.send(
-            f"⚔ Battle #{battle.id}: {who(player) if player else safe(event.nation)}, {what} "
-            f"(default {when(event.deadline)}).", view=view,  # type: ignore[arg-type]
-            allowed_mentions=pings(player),
-        )
+        message = await channel.send(choice_text(state, battle, most), view=view,  # type: ignore[arg-type]
+                                     allowed_mentions=pings(player))
         await bot.store.choice_message(report.game_id, battle_id, message.id)
+    if any(isinstance(e, ClockPaused | ClockResumed) for e in report.events):
+        # a pause holds each open choice's default, a resume moves it on: the offers say so, never an old time
+        for battle in state.battles.values():
+            if battle.id not in moved and not battle.over and chooser(battle) is not None:
+                await retell_choice(clock, channel, report.game_id, battle.id, choice_text(state, battle, most))
+
+
+def choice_text(state: GameState, battle: Battle, most: int) -> str:
+    """A battle's open choice as its message says it: who chooses what, and when its default falls."""
+    nation = chooser(battle) or ""
+    player = state.nations[nation].player if nation in state.nations else None
+    what = f"commit 1 to {most} units" if battle.stage == "commit" else "pick the next pairing"
+    due = "the clock is paused: its default waits" if state.paused or battle.deadline is None \
+        else f"default {when(battle.deadline)}"
+    return f"⚔ Battle #{battle.id}: {who(player) if player else safe(nation)}, {what} ({due})."
+
+
+async def retell_choice(clock: Clock, channel: discord.PartialMessageable, game_id: int, battle_id: int,
+                        text: str) -> None:
+    """Edit the message that offers a battle's choice to say `text` (its controls stay)."""
+    message_id = await clock.bot.store.choice_message(game_id, battle_id)
+    if message_id is None:
+        return
+    try:
+        await channel.get_partial_message(message_id).edit(content=text)
+    except discord.HTTPException:
+        log.warning("could not update the offer of battle %s's choice (message %s)", battle_id, message_id)
 
 
 async def clear_choice(clock: Clock, channel: discord.PartialMessageable, game_id: int, battle_id: int) -> None:

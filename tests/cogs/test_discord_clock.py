@@ -602,8 +602,13 @@ async def test_a_paused_clock_announces_nothing_and_resuming_gives_the_battle_ch
         await t.run(t.alice, "attack declare", target="Charon", units="1 2")  # Charon commits by +4 h
         assert [m.content for m in t.fake.dm_messages(t.bob)][-1].endswith(f"until {at(4)}: battle #1, commit your "
                                                                             "units (/attack commit) (Charon).")
+        [offer] = [m for m in t.messages() if m.content.startswith("⚔ Battle #1:")]
+        assert offer.content.endswith(f"commit 1 to 3 units (default {at(4)}).")
         t.clock.advance(hours=1)
         await t.run(t.gm, "gm clock pause")
+        await settle(t.fake)  # the offer says its default waits, never a time that will not hold
+        assert offer.content.endswith("commit 1 to 3 units (the clock is paused: its default waits).")
+        assert offer.components  # (its controls stay)
         game = await rb.bot.referee.game_id(t.key())
         row = await rb.bot.store.game(game)
         assert (row.next_deadline, row.remind_at) == (None, None)  # the timer has nothing of this game to wake for
@@ -620,6 +625,8 @@ async def test_a_paused_clock_announces_nothing_and_resuming_gives_the_battle_ch
 
         resumed = await t.run(t.gm, "gm clock resume")  # at +6 h: the choice now falls at +9 h, the turn at +17 h
         assert texts(resumed) == f"▶ The clock runs again: this turn ends {at(17)}; every deadline has its time left."
+        await settle(t.fake)
+        assert offer.content.endswith(f"commit 1 to 3 units (default {at(9)}).") and offer.components
         # the choice's reminder, an hour after the pause began, is the next: 1 hour after the resume
         assert (await rb.bot.store.game(game)).next_deadline == START + timedelta(hours=7)
         await settle(t.fake)

@@ -28,7 +28,6 @@ from engine.events import (
     Event,
     event_from_dict,
     replay,
-    to_jsonable,
 )
 from engine.history import HistoryEntry, Point, entries_of
 from engine.rulesets import GameState, ruleset_of
@@ -43,6 +42,8 @@ SECRET, REVEALED = 1, 2  # rolls.secret (migration 020): a secret roll hidden, t
 MAX_SECRET_SHOWN = 25  # the secret rolls /log secret lists (the latest)
 
 
+ACTION_INSERT = "INSERT INTO actions (game_id, actor, command, at) VALUES (?, ?, ?, ?) RETURNING id"
+EVENT_INSERT = "INSERT INTO events (game_id, action_id, kind, data) VALUES (?, ?, ?, ?)"
 ROLL_INSERT = ("INSERT INTO rolls (game_id, action_id, turn, nation, purpose, die, modifiers, total, target,"
                " comparison, success, forced, at, battle, unit, faces, sides)"
                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -61,6 +62,23 @@ def roll_row(roll: dict[str, Any]) -> tuple[Any, ...]:
             json.dumps(roll.get("modifiers", {})), roll["total"], roll.get("target"), roll.get("comparison"),
             None if roll.get("success") is None else int(bool(roll["success"])), int(bool(roll["forced"])),
             roll.get("at") or "", roll.get("battle"), roll.get("unit"), None, roll.get("sides", 10))
+
+
+def record_row(roll: RollRecord | FacesRecord) -> tuple[Any, ...]:
+    """`roll_row(to_jsonable(roll))`, read straight from the record (each command logs its rolls: no walk of the
+    dataclass into a dict first)."""
+    at = roll.at
+    when = at.isoformat() if isinstance(at, datetime) else at or ""
+    if isinstance(roll, FacesRecord):
+        forced = roll.forced
+        return (roll.turn, roll.player, roll.purpose, None, None, None, None, None, None,
+                sum(map(bool, forced)) if isinstance(forced, list | tuple) else int(bool(forced)), when,
+                None, None, json.dumps([str(f) for f in roll.faces]), None)
+    success = roll.success
+    return (roll.turn, roll.nation, roll.purpose, roll.die,
+            json.dumps({str(k): v for k, v in roll.modifiers.items()}), roll.total, roll.target, roll.comparison,
+            None if success is None else int(bool(success)), int(bool(roll.forced)), when, roll.battle, roll.unit,
+            None, roll.sides)
 
 
 @dataclass(frozen=True)
@@ -116,16 +134,20 @@ class Ledger(Part):
 
     def _log(self, con: sqlite3.Connection, game_id: int, actor: str, command: str, now: datetime,
              events: list[Event]) -> int:
-        cursor = con.execute("INSERT INTO actions (game_id, actor, command, at) VALUES (?, ?, ?, ?) RETURNING id",
-                             (game_id, actor, command, _iso(now)))
+        cursor = con.execute(ACTION_INSERT, (game_id, actor, command, _iso(now)))
         action_id = int(cursor.fetchone()[0])
-        con.executemany(
-            "INSERT INTO events (game_id, action_id, kind, data) VALUES (?, ?, ?, ?)",
-            [(game_id, action_id, e.kind, event_json(e)) for e in events],
-        )
+        rolls = []
+        if len(events) == 1:
+            con.execute(EVENT_INSERT, (game_id, action_id, events[0].kind, event_json(events[0])))
+        else:
+            con.executemany(EVENT_INSERT, [(game_id, action_id, e.kind, event_json(e)) for e in events])
         for event in events:
             if isinstance(event, DieRolled | DiceRolled):
-                self._insert_roll(con, game_id, action_id, to_jsonable(event.roll))
+                rolls.append((game_id, action_id, *record_row(event.roll)))
+        if len(rolls) == 1:
+            con.execute(ROLL_INSERT, rolls[0])
+        elif rolls:
+            con.executemany(ROLL_INSERT, rolls)
         return action_id
 
     def _insert_roll(self, con: sqlite3.Connection, game_id: int, action_id: int | None,

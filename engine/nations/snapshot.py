@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
 from engine.game import entered_export
@@ -13,6 +15,8 @@ from engine.nations.rules import ACTION_KINDS, BONUS_KINDS, STATS, HouseSettings
 from engine.nations.state import Battle, Bonus, GameState, Nation, Unit
 from engine.rulesets import register_schema
 
+fromisoformat = datetime.fromisoformat
+
 register_schema("nations", schema.validate_export)  # imports are checked by it before `state_from_dict`
 
 
@@ -22,27 +26,59 @@ def _iso(value: datetime) -> str:
 
 def state_to_dict(state: GameState) -> dict[str, Any]:
     """`{"game": {...}, "nations": [...]}` — the export format without its rolls."""
+    paused_at = state.paused_at
     return {
         "game": {
             "ruleset": state.ruleset,
             "turn": state.turn,
             "turn_hours": state.turn_hours,
-            "turn_started_at": _iso(state.turn_started_at),
-            "turn_ends_at": _iso(state.turn_ends_at),
+            "turn_started_at": state.turn_started_at.isoformat(),
+            "turn_ends_at": state.turn_ends_at.isoformat(),
             "paused": state.paused,
             "paused_remaining": state.paused_remaining,
-            "paused_at": _iso(state.paused_at) if state.paused_at is not None else None,
+            "paused_at": paused_at.isoformat() if paused_at is not None else None,
             "ended": state.ended,
             "gm": state.gm,
             "cogms": list(state.cogms),
             "next_unit_id": state.next_unit_id,
             "forced_dice": list(state.forced_dice), **entered_export(state),
-            "house": state.house.as_dict(),
+            "house": _house_dict(state.house),
             "next_battle_id": state.next_battle_id,
         },
         "nations": [_nation_to_dict(n) for n in state.nations.values()],
-        "battles": [battle_to_dict(b) for b in kept_battles(state)],
+        "battles": [battle_to_dict(b) for b in kept_battles(state)] if state.battles else [],
     }
+
+
+_unit_id = attrgetter("id")
+_HOUSE_FIELDS = tuple(f.name for f in fields(HouseSettings))
+
+
+def _house_dict(house: HouseSettings) -> dict[str, Any]:
+    """`house.as_dict()`, its field names looked up once (a snapshot is written on every command)."""
+    if type(house) is not HouseSettings:
+        return house.as_dict()
+    return {name: getattr(house, name) for name in _HOUSE_FIELDS}
+
+
+_HOUSES: dict[tuple[tuple[str, type, Any], ...], HouseSettings] = {}
+MAX_HOUSES = 256  # distinct house settings kept built (a server's games mostly share a few)
+
+
+def _house(raw: dict[str, Any]) -> HouseSettings:
+    """`HouseSettings(**raw)`, one frozen instance shared by the snapshots that have the same settings (each
+    value's type part of the key: 12 and 12.0 stay apart); settings that are not plain values are built anew."""
+    try:
+        key = tuple((name, type(value), value) for name, value in raw.items())
+        found = _HOUSES.get(key)
+    except TypeError:  # an unhashable value
+        return HouseSettings(**raw)
+    if found is None:
+        found = HouseSettings(**raw)
+        if len(_HOUSES) >= MAX_HOUSES:
+            _HOUSES.clear()
+        _HOUSES[key] = found
+    return found
 
 
 def kept_battles(state: GameState) -> list[Battle]:
@@ -111,61 +147,70 @@ def _nation_to_dict(nation: Nation) -> dict[str, Any]:
         "extra_actions": nation.extra_actions,
         "battles_won": nation.battles_won,
         "bonuses": [
-            {"kind": b.kind, "value": b.value, "expires_at": _iso(b.expires_at)} for b in nation.bonuses.values()
+            {"kind": b.kind, "value": b.value, "expires_at": b.expires_at.isoformat()} for b in nation.bonuses.values()
         ],
-        "units": [
-            {"id": u.id, "type": u.type, "rank": u.rank, "hp": u.hp, "battle": u.battle}
-            for u in sorted(nation.units.values(), key=lambda u: u.id)
-        ],
+        "units": [{"id": u.id, "type": u.type, "rank": u.rank, "hp": u.hp, "battle": u.battle}
+                  for u in sorted(nation.units.values(), key=_unit_id)],
     }
 
 
 def state_from_dict(data: dict[str, Any]) -> GameState:
-    """The inverse of `state_to_dict`; fields the contract does not require get their defaults."""
+    """The inverse of `state_to_dict`; fields the contract does not require get their defaults. (Written for speed:
+    every command builds its game's state from its snapshot.)"""
     game = data["game"]
-    if game.get("ruleset", "nations") != "nations":
-        raise ValueError(f"not a Nations game: ruleset {game.get('ruleset')!r}")
-    house = HouseSettings(**game.get("house", {}))
+    get = game.get
+    if get("ruleset", "nations") != "nations":
+        raise ValueError(f"not a Nations game: ruleset {get('ruleset')!r}")
+    house = _house(get("house", {}))
     turn_hours = float(game["turn_hours"])
-    ends_at = datetime.fromisoformat(game["turn_ends_at"])
-    started = game.get("turn_started_at")
+    ends_at = fromisoformat(game["turn_ends_at"])
+    started = get("turn_started_at")
+    paused = bool(game["paused"])
+    paused_at = get("paused_at")
     state = GameState(
-        gm=game.get("gm", "gm"),
-        cogms=[str(c) for c in game.get("cogms", [])],
+        gm=get("gm", "gm"),
+        cogms=[str(c) for c in get("cogms", ())],
         turn=int(game["turn"]),
         turn_hours=turn_hours,
-        turn_started_at=datetime.fromisoformat(started) if started else ends_at - timedelta(hours=turn_hours),
+        turn_started_at=fromisoformat(started) if started else ends_at - timedelta(hours=turn_hours),
         turn_ends_at=ends_at,
         house=house,
-        paused=bool(game["paused"]),
-        paused_remaining=game.get("paused_remaining"),
-        paused_at=datetime.fromisoformat(game["paused_at"]) if game.get("paused_at") and game["paused"] else None,
-        ended=bool(game.get("ended", False)),
-        forced_dice=[int(v) for v in game.get("forced_dice", [])],
-        forced_for=[str(b) for b in game.get("forced_for") or []],
+        paused=paused,
+        paused_remaining=get("paused_remaining"),
+        paused_at=fromisoformat(paused_at) if paused_at and paused else None,
+        ended=bool(get("ended", False)),
+        forced_dice=[int(v) for v in get("forced_dice", ())],
+        forced_for=[str(b) for b in get("forced_for") or ()],
     )
     max_unit = 0
+    nations = state.nations
     for raw in data["nations"]:
+        more = raw.get
         nation = Nation(
-            name=raw["name"], player=raw.get("player"),
-            economy=int(raw["economy"]), stability=int(raw["stability"]), military=int(raw["military"]),
-            propaganda=int(raw["propaganda"]), land=int(raw["land"]),
-            strength=raw["strength"], weakness=raw["weakness"],
-            foreign_patches=int(raw.get("foreign_patches", 0)), eliminated=bool(raw.get("eliminated", False)),
-            preset_slot=raw.get("preset_slot"), actions_used=list(raw.get("actions_used", [])),
-            extra_actions=int(raw.get("extra_actions", 0)), battles_won=int(raw.get("battles_won", 0)),
+            raw["name"], more("player"), int(raw["economy"]), int(raw["stability"]), int(raw["military"]),
+            int(raw["propaganda"]), int(raw["land"]), raw["strength"], raw["weakness"],
+            int(more("foreign_patches", 0)), bool(more("eliminated", False)), more("preset_slot"),
+            list(more("actions_used", ())), int(more("extra_actions", 0)), int(more("battles_won", 0)),
         )
-        for b in raw.get("bonuses", []):
-            nation.bonuses[b["kind"]] = Bonus(b["kind"], int(b["value"]), datetime.fromisoformat(b["expires_at"]))
-        for u in raw.get("units", []):
-            nation.units[int(u["id"])] = Unit(int(u["id"]), u["type"], u["rank"], int(u["hp"]), u.get("battle"))
-            max_unit = max(max_unit, int(u["id"]))
-        state.nations[nation.name] = nation
-    state.next_unit_id = max(int(game.get("next_unit_id", 1)), max_unit + 1)
-    for raw in data.get("battles", []):
-        battle = battle_from_dict(raw)
-        state.battles[battle.id] = battle
-    state.next_battle_id = max([int(game.get("next_battle_id", 1)), *(b + 1 for b in state.battles)])
+        bonuses = more("bonuses")
+        if bonuses:
+            held = nation.bonuses
+            for b in bonuses:
+                held[b["kind"]] = Bonus(b["kind"], int(b["value"]), fromisoformat(b["expires_at"]))
+        units = nation.units
+        for u in more("units", ()):
+            unit_id = int(u["id"])
+            units[unit_id] = Unit(unit_id, u["type"], u["rank"], int(u["hp"]), u.get("battle"))
+            if unit_id > max_unit:
+                max_unit = unit_id
+        nations[nation.name] = nation
+    state.next_unit_id = max(int(get("next_unit_id", 1)), max_unit + 1)
+    battles = data.get("battles")
+    if battles:
+        for raw in battles:
+            battle = battle_from_dict(raw)
+            state.battles[battle.id] = battle
+    state.next_battle_id = max([int(get("next_battle_id", 1)), *(b + 1 for b in state.battles)])
     return state
 
 

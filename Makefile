@@ -34,9 +34,11 @@ lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-## Benchmarks: engine, replay, store and memory figures, then issue 8's scale rows (SCALE games; 10000 for the large rows),
+## Benchmarks: issue 35's goal table first (each row beside its reference; bench/goals.py), then engine, replay,
+## store and memory figures, then issue 8's scale rows (SCALE games; 10000 for the large rows),
 ## then issue 20's PostgreSQL rows (1, 2, 4 processes, a throwaway server; skipped, with the reason, when none can start).
 bench: $(VENV)/.dev-installed
+	$(BIN)/python -m bench.goals
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.scale --scale $(SCALE)
 	$(BIN)/python -m bench.snapshot

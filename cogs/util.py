@@ -208,8 +208,9 @@ def rolled(report: Report) -> bool:
 
 
 async def note_report_message(bot: RefereeHost, report: Report, channel_id: int | None, message_id: int) -> None:
-    """Record the message that announced a report that rolled dice, for /log rolls' links to it. A failure is
-    logged and changes nothing else: the command or announcement stands."""
+    """Record the message that announced a report that rolled dice, for /log rolls' links to it: no transaction of
+    its own, it rides on the next commit (`Store.note_report_message`). A failure is logged and changes nothing
+    else: the command or announcement stands."""
     if not report.action_ids or not rolled(report):
         return
     try:

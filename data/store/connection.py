@@ -1,6 +1,7 @@
 """The store's connection: opening a database (a SQLite file or a PostgreSQL URL), the database thread every
 operation runs in, reads and writes as operations that closing waits for, transactions, the group commit of a
-channel's commands, and the handling of a database fault (refused once, logged once, reconnected after).
+channel's commands, rows deferred to the next commit, and the handling of a database fault (refused once, logged
+once, reconnected after).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 PAUSE_BEFORE_COMMIT = "REFEREE_TEST_PAUSE_BEFORE_COMMIT"
 BUSY_TIMEOUT = 5.0  # seconds a write waits for another program's lock before it is refused
 CLOSE_TIMEOUT = 10.0  # seconds closing waits for the operations in flight
+DEFER_DELAY = 0.5  # seconds deferred rows wait for another write to carry them before one of their own (`_defer`)
 SHUTTING_DOWN = "the referee is shutting down; nothing changed — try again in a minute"
 T = TypeVar("T")
 log = logging.getLogger("referee.store")
@@ -82,6 +84,12 @@ class Connection(Part):
         # the commands waiting to commit (`_grouped`): each one's work, its answer, its channel
         self._group: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any], str]] = []
         self._committing = False  # a group is being committed
+        # rows written with the next write transaction (`_defer`): each statement's rows, by their first value
+        self._deferred: dict[str, dict[Any, tuple[Any, ...]]] = {}
+        self.defer_delay = DEFER_DELAY
+        self._defer_timer: asyncio.TimerHandle | None = None  # the transaction of their own, when no write comes
+        self._defer_flush: asyncio.Future[None] | None = None  # that transaction, under way
+        self._carrying: set[asyncio.Future[None]] = set()  # the transactions under way that carry deferred rows
 
     @classmethod
     async def open(cls, path: str | os.PathLike[str], *, busy_timeout: float = BUSY_TIMEOUT) -> Self:
@@ -163,7 +171,24 @@ class Connection(Part):
             await asyncio.wait_for(self._idle.wait(), timeout)
         except TimeoutError:
             log.warning("closing the database with %d operation(s) still running", self._in_flight)
+        else:
+            await self._write_deferred_on_close()
         await self.db.close()  # queued after whatever is still running in the database thread
+
+    async def _write_deferred_on_close(self) -> None:
+        """The deferred rows still waiting, written before the connection closes (new operations are refused by
+        now: this one goes straight to the database thread); a failure is logged, and they are lost."""
+        deferred = self._take_deferred()
+        if not deferred:
+            return
+        try:
+            async with self._write_lock:
+                if self._reopen:
+                    await self._in_thread(self._reconnect)
+                await self._in_thread(_transaction, _deferred_work(deferred, self._errors, self._dialect.fault_cause))
+        except Exception as err:
+            log.warning("closing the database %s: %d deferred row(s) not written (%s)", self.path,
+                        sum(map(len, deferred.values())), err)
 
     @property
     def closed(self) -> bool:
@@ -254,8 +279,81 @@ class Connection(Part):
     # --- transactions --------------------------------------------------------------------------
 
     async def _transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """`work(connection)` in one transaction, in the database thread."""
-        return await self._write(_transaction, work)
+        """`work(connection)` in one transaction, in the database thread; the rows deferred until now (`_defer`) are
+        written in it too, after the work. When the transaction fails they wait for the next one."""
+        deferred = self._take_deferred()
+        if not deferred:
+            return await self._write(_transaction, work)
+        rows = _deferred_work(deferred, self._errors, self._dialect.fault_cause)
+
+        def work_then_rows(con: sqlite3.Connection) -> T:
+            result = work(con)
+            rows(con)
+            return result
+
+        carrying: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._carrying.add(carrying)
+        try:
+            return await self._write(_transaction, work_then_rows)
+        except BaseException:  # (a COMMIT whose outcome is unknown too: its rows are written again, to no effect)
+            self._put_back(deferred)
+            raise
+        finally:
+            self._carrying.discard(carrying)
+            carrying.set_result(None)
+
+    # --- rows deferred to the next commit ----------------------------------------------------------------
+
+    def _defer(self, statement: str, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Write `statement` with each of `rows` in the next write transaction, whatever it is (a command's group
+        commit above all), rather than in one of their own: no fsync of their own. When no write comes within
+        `defer_delay` seconds they get a transaction of their own; closing writes what is left.
+
+        Only for what a crash may lose: rows still waiting when the process dies are gone. A row is keyed by its
+        first value: one whose key waits already is dropped (the first stays). The statement must ignore a row
+        already there (ON CONFLICT DO NOTHING): a COMMIT whose outcome is unknown has its rows written again."""
+        waiting = self._deferred.setdefault(statement, {})
+        for row in rows:
+            waiting.setdefault(row[0], row)
+        if waiting and self._defer_timer is None and not self._closing:
+            self._defer_timer = asyncio.get_running_loop().call_later(self.defer_delay, self._flush_deferred_later)
+
+    async def flush_deferred(self) -> None:
+        """Write the deferred rows now: wait for the transactions under way that carry some, then write those still
+        waiting in a transaction of their own (none: no transaction). A read that shows them calls it first. A
+        failure is logged; they wait for the next write."""
+        if self._carrying:
+            await asyncio.wait(set(self._carrying))
+        if not self._deferred or self._closing:  # (closing writes them)
+            return
+        try:
+            await self._transaction(_nothing)
+        except StoreUnavailable as err:  # (the fault itself is logged once, by the write)
+            log.debug("the deferred rows of %s wait: %s", self.path, err)
+        except Exception:
+            log.exception("writing the deferred rows of %s failed", self.path)
+
+    def _flush_deferred_later(self) -> None:
+        self._defer_timer = None
+        if self._deferred and not self._closing:
+            self._defer_flush = asyncio.ensure_future(self.flush_deferred())
+
+    def _take_deferred(self) -> dict[str, dict[Any, tuple[Any, ...]]]:
+        """The rows deferred until now, taken to be written (the timer for them stopped)."""
+        if self._defer_timer is not None:
+            self._defer_timer.cancel()
+            self._defer_timer = None
+        taken, self._deferred = self._deferred, {}
+        return taken
+
+    def _put_back(self, taken: dict[str, dict[Any, tuple[Any, ...]]]) -> None:
+        """Deferred rows taken by a transaction that failed: waiting again, before any deferred since (the first
+        stays). The next write carries them (no timer: a fault would have it retry in a loop)."""
+        for statement, rows in taken.items():
+            since = self._deferred.get(statement, {})
+            for key, row in since.items():
+                rows.setdefault(key, row)
+            self._deferred[statement] = rows
 
     # --- group commit ----------------------------------------------------------------------------
 
@@ -299,6 +397,30 @@ class Connection(Part):
                 future.set_result(value)
             else:
                 future.set_exception(value)
+
+
+def _nothing(con: sqlite3.Connection) -> None:
+    """A transaction's work that does nothing (the deferred rows it carries are its work)."""
+
+
+def _deferred_work(deferred: dict[str, dict[Any, tuple[Any, ...]]], errors: tuple[type[BaseException], ...],
+                   fault_cause: Callable[[BaseException], str | None]) -> Callable[[sqlite3.Connection], None]:
+    """What writes deferred rows inside a transaction, each statement's in a savepoint: one that fails (not a fault of
+    the database) is rolled back alone and logged, and the rest of the transaction stands."""
+
+    def work(con: sqlite3.Connection) -> None:
+        for statement, rows in deferred.items():
+            con.execute("SAVEPOINT deferred")
+            try:
+                con.executemany(statement, list(rows.values()))
+            except errors as err:
+                if fault_cause(err) is not None:
+                    raise
+                con.execute("ROLLBACK TO deferred")
+                log.warning("%d deferred row(s) dropped: %s", len(rows), err)
+            con.execute("RELEASE deferred")
+
+    return work
 
 
 def _run_group(con: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], Any]],

@@ -41,6 +41,9 @@ PAGE_VERSION = ("(SELECT COALESCE(MAX(id), 0) FROM actions WHERE game_id = g.id)
                 " (SELECT COUNT(*) FROM rolls WHERE game_id = g.id AND secret = 2)")  # `page_version`'s parts
 # (the last: the secret rolls revealed, migration 020 — a reveal changes a row, not the last one)
 PAGE_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what a page link's token may look like before it is looked up
+# An action's report message (`note_report_message`): its first one stays
+REPORT_MESSAGE_INSERT = ("INSERT INTO report_messages (action_id, channel_id, message_id) VALUES (?, ?, ?)"
+                         " ON CONFLICT DO NOTHING")
 
 
 @dataclass(frozen=True)
@@ -287,13 +290,10 @@ class FrontEnd(Part):
 
     async def note_report_message(self, action_ids: Sequence[int], channel_id: int | None, message_id: int) -> None:
         """Record the Discord message that announced these logged actions (migration 013); an action's first
-        message stays."""
-        if not action_ids:
-            return
-        await self._transaction(lambda con: con.executemany(
-            "INSERT INTO report_messages (action_id, channel_id, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-            [(action_id, channel_id, message_id) for action_id in action_ids]))
-
+        message stays. It is written with the next commit, whatever it is (`Connection._defer`: the command's own
+        transaction stays its one fsync), or on its own within a second, or on closing: a crash before that loses
+        the message's /log link, nothing else. A read that shows the links calls `flush_deferred` first."""
+        self._defer(REPORT_MESSAGE_INSERT, [(action_id, channel_id, message_id) for action_id in action_ids])
 
     # --- the slash commands registered with Discord (issue 34, migration 022) ---------------------------------
 

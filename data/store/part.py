@@ -9,7 +9,7 @@ found before `Part` in `Store`'s method order.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -45,6 +45,7 @@ class Part:
         async def _write(self, function: Callable[..., T], *args: Any) -> T: ...
         async def _transaction(self, work: Callable[[sqlite3.Connection], T]) -> T: ...
         async def _grouped(self, work: Callable[[sqlite3.Connection], T], channel: str) -> T: ...
+        def _defer(self, statement: str, rows: Iterable[tuple[Any, ...]]) -> None: ...
 
         # the games' (`Games`): a keyed command's outcome after its COMMIT lost the connection
         async def _landed(self, key: str, err: Any) -> keys.Recorded: ...  # err: a CommitUnknown

@@ -1,12 +1,20 @@
 """/log rolls links each roll to the message that announced it (migration 013): a command's answer, the clock's
 announcement of a battle's default; a free roll, an import's roll and a roll whose message was not recorded link
-nowhere."""
+nowhere. A command that rolled is still one transaction and one load of its game (issue 35): its message is
+recorded with the next commit."""
 
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+from unittest import mock
 
 from discordkit import settle, start_war, table
+
+import data.store.connection as connection
 
 LINK = re.compile(r"\[↗\]\(https://discord\.com/channels/(\d+)/(\d+)/(\d+)\)")
 
@@ -76,3 +84,51 @@ async def test_the_timers_catch_up_links_too_and_a_failed_record_spoils_nothing(
             [row] = rows(page)
             assert linked(row) is None
             assert t.dice.all_used()
+
+
+@contextmanager
+def counting() -> Iterator[dict[str, int]]:
+    """The store's COMMITs and snapshot loads (`snapshot_document`, wherever in the store it is called) meanwhile."""
+    counts = {"commits": 0, "loads": 0}
+    commit = connection._commit
+
+    def committed(con: Any) -> None:
+        commit(con)
+        counts["commits"] += 1
+
+    with mock.patch.object(connection, "_commit", committed), ExitStack() as stack:
+        for name, module in list(sys.modules.items()):
+            if name.startswith("data.store.") and hasattr(module, "snapshot_document"):
+                stack.enter_context(mock.patch.object(module, "snapshot_document", loader(
+                    module.snapshot_document, counts)))
+        yield counts
+
+
+def loader(load: Any, counts: dict[str, int]) -> Any:
+    def counted(*args: Any) -> Any:
+        counts["loads"] += 1
+        return load(*args)
+
+    return counted
+
+
+async def test_a_command_that_rolls_is_one_commit_and_one_load_and_its_link_comes_with_the_next(tmp_path):
+    async with table(tmp_path) as t, t.bot() as rb:
+        await start_war(t)
+        for nation in ("Gracchan Republic", "Charon"):
+            await t.run(t.gm, "gm set", nation=nation, stat="land", value="25")  # room to grow
+        rb.bot.store.defer_delay = 3600  # (the message's own transaction never comes meanwhile, however slow)
+        t.dice.push(9)
+        with counting() as counts:
+            grown = await t.run(t.alice, "economy grow")  # its answer, status edit and the rest of its follow-up
+        assert "grow economy" in str(grown.embeds) and not grown.ephemeral
+        assert counts == {"commits": 1, "loads": 1}
+        page = await t.run(t.bob, "log rolls")  # (the message noted is written first)
+        [row] = rows(page)
+        assert linked(row) == (t.guild.id, t.channel.id, grown.message.id)
+        with counting() as counts:
+            t.dice.push(9)
+            again = await t.run(t.bob, "economy grow")
+        assert "grow economy" in str(again.embeds)
+        assert counts == {"commits": 1, "loads": 1}  # nothing waited: nothing carried
+        assert t.dice.all_used()

@@ -30,7 +30,7 @@ from typing import Any, TextIO
 import orjson
 
 from data import postgres
-from data.store import Store, StoreUnavailable, snapshot_document
+from data.store import Store, StoreUnavailable, stored_state
 from engine.events import event_from_dict, replay
 from engine.rulesets import ruleset, ruleset_of
 
@@ -73,7 +73,8 @@ class OptInOrder(Table):
 # In the order they are copied: each table's foreign keys point to tables before it.
 TABLES: tuple[Table, ...] = (
     Table("games", ("id", "channel", "guild_id", "ruleset", "gm", "ended", "created_at", "status_message_id",
-                    "reminded_turn", "snapshot", "next_due", "remind_at", "last_digest_at", "snapshot_z")),
+                    "reminded_turn", "snapshot", "next_due", "remind_at", "last_digest_at", "snapshot_z", "clock",
+                    "log_ahead")),
     Table("actions", ("id", "game_id", "actor", "command", "at", "undone")),
     Table("events", ("id", "game_id", "action_id", "kind", "data", "undone")),
     Table("rolls", ("id", "game_id", "action_id", "turn", "nation", "purpose", "die", "modifiers", "total", "target",
@@ -304,11 +305,11 @@ def _check(con: Any, counts: dict[str, int]) -> None:
             raise CopyError(f"{name} has {found:,} rows, FROM has {expected:,}")
     game_ids = [int(row[0]) for row in con.execute("SELECT id FROM games ORDER BY id").fetchall()]
     for game_id in game_ids:
-        channel, name, text, packed = con.execute(
-            "SELECT channel, ruleset, snapshot, snapshot_z FROM games WHERE id = ?", (game_id,)).fetchone()
+        channel, name, text, packed, ahead = con.execute(
+            "SELECT channel, ruleset, snapshot, snapshot_z, log_ahead FROM games WHERE id = ?", (game_id,)).fetchone()
         try:
             rules = ruleset(name)
-            state = rules.state_from_dict(snapshot_document(text, packed))
+            state = stored_state(con, game_id, name, text, packed, int(ahead))  # (with its log-only rollovers)
             events = (event_from_dict(orjson.loads(row[0]), name) for row in con.execute(
                 "SELECT data FROM events WHERE game_id = ? AND undone = 0 ORDER BY id", (game_id,)))
             replayed = replay(events)

@@ -70,8 +70,12 @@ class RuleSet(Generic[S]):
     fixed_house_keys: tuple[str, ...] = ()  # house settings /gm house may not change (another command does)
     roll_to_dict: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # a ledger row as the export writes it
     rank: int = 100  # where it is listed among the rule sets (the main game first), whatever the import order
-    # the common catch-up applied to a snapshot document in place: (events, next due) or None (then Tick runs)
-    quick_catch_up: Callable[[dict[str, Any], datetime], tuple[list[Event[Any]], datetime] | None] | None = None
+    # the log-only rollover (both or neither): the few fields of a game its clock reads, kept beside the snapshot by
+    # every write, and the common catch-up worked out from them alone — (events, next due, the fields after) or None
+    # (then Tick runs on the state); its events are appended to the log, and the snapshot catches up on its next load
+    clock_fields: Callable[[S], dict[str, Any]] | None = None
+    quick_catch_up: Callable[[dict[str, Any], datetime],
+                             tuple[list[Event[Any]], datetime, dict[str, Any]] | None] | None = None
     # /gm clock pause and resume (`engine.clock`): the events that hold every deadline of the game and that give
     # each back the time it had left (None: its games have no clock to pause), and since when a game is paused
     pause: Callable[[Tx[S]], None] | None = None

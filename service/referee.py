@@ -278,14 +278,14 @@ class Referee(Undo):
         return plan
 
     @staticmethod
-    def _quick(name: str, document: dict[str, Any], now: datetime) -> Quick | None:
-        """The rule set's quick catch-up on a snapshot document, as the clock's log entry (None: not quick)."""
+    def _quick(name: str, fields: dict[str, Any], now: datetime) -> Quick | None:
+        """The rule set's quick catch-up on a game's clock fields, as the clock's log entry (None: not quick)."""
         quick = RULESETS[name].quick_catch_up
-        done = quick(document, now) if quick is not None else None
+        done = quick(fields, now) if quick is not None else None
         if done is None:
             return None
-        events, next_due = done
-        return Quick([Entry(CLOCK_ACTOR, "clock", now, events)], next_due)
+        events, next_due, after = done
+        return Quick([Entry(CLOCK_ACTOR, "clock", now, events)], next_due, after)
 
     @staticmethod
     def _report(game_id: int, plan: Plan) -> Report:
@@ -361,7 +361,7 @@ class Referee(Undo):
             # announcements sent between two batches leave is collected as usual)
             with collector_paused():
                 plans = await self.store.run_games(ids, lambda state: self._plan(state, now),
-                                                   lambda name, document: self._quick(name, document, now),
+                                                   lambda name, fields: self._quick(name, fields, now),
                                                    announce)
                 events = {game_id: plan.entries[0].events for game_id, plan in plans.items() if plan.entries}
                 logged = {game_id: plan.action_ids[0] for game_id, plan in plans.items() if plan.action_ids}

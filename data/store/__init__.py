@@ -59,6 +59,7 @@ from data.store.frontend import (
 )
 from data.store.games import (
     GAME_MOVED_ON,
+    MAX_LOG_AHEAD,
     ChannelTaken,
     Entry,
     GameMovedOn,
@@ -68,6 +69,7 @@ from data.store.games import (
     NoLiveGame,
     Plan,
     Quick,
+    stored_state,
 )
 from data.store.guilds import Guilds
 from data.store.ledger import (
@@ -96,5 +98,5 @@ __all__ = [
     "SHUTTING_DOWN", "ActionRow", "ChannelTaken", "DmReminder", "Entry", "GameMovedOn", "GameRow", "LedgerFilter",
     "ListedGame", "LoggedAction", "LoggedEvent", "NoLiveGame", "Plan", "Quick", "QuietHours", "ReportMessage", "Store",
     "StoreUnavailable", "_iso", "_json", "_transaction", "event_json", "insert_history", "migration_files",
-    "open_failure", "pack_snapshot", "record_history", "snapshot_document",
+    "MAX_LOG_AHEAD", "open_failure", "pack_snapshot", "record_history", "snapshot_document", "stored_state",
 ]

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+import orjson
+
 from data.store import keys
 from data.store.connection import CommitUnknown, StoreUnavailable
 from data.store.encoding import _iso, event_json, pack_snapshot, snapshot_document
@@ -26,6 +28,7 @@ from engine.events import (
     DieRolled,
     Event,
     GameImported,
+    event_from_dict,
     replay,
     to_jsonable,
 )
@@ -44,6 +47,13 @@ class NoLiveGame(Exception):
     """The channel has no live game."""
 
 
+MAX_LOG_AHEAD = 16
+"""Log-only rollovers a game's snapshot may fall behind its log (each replayed on every load until the next write):
+once there, the clock's next rollover of the game is the full one, which writes the snapshot again (compaction)."""
+PENDING_EVENTS = ("SELECT data FROM events WHERE game_id = ? AND undone = 0 AND action_id IN"
+                  " (SELECT id FROM actions WHERE game_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id")
+"""The live events of a game's newest `log_ahead` actions: those its snapshot does not hold yet (every other write
+rewrites the snapshot, so they are always the newest)."""
 GAME_MOVED_ON = "the game changed while this was being prepared; nothing changed — try again"
 
 
@@ -87,10 +97,12 @@ class Entry:
 
 @dataclass
 class Quick:
-    """What a quick catch-up did to a snapshot document (changed in place): its log entries, its next due."""
+    """What a quick catch-up worked out from a game's clock fields: its log entries, its next due, the clock fields
+    after them (the snapshot is not rewritten: it catches up on its next load)."""
 
     entries: list[Entry]
     next_due: datetime | None
+    fields: dict[str, Any]
 
 
 @dataclass
@@ -157,7 +169,7 @@ class Games(Part):
         has committed already answers its first outcome (the plan does not run: `Plan.repeated`); a COMMIT that
         lost the connection is looked up once reconnected: saved (this plan's answer) or `StoreUnavailable`."""
 
-        query = "SELECT id, ruleset, snapshot, snapshot_z FROM games WHERE channel = ? AND ended = 0"
+        query = "SELECT id, ruleset, snapshot, snapshot_z, log_ahead FROM games WHERE channel = ? AND ended = 0"
         query += self._dialect.for_update
         if key is not None:
             keys.check_key(key)
@@ -170,7 +182,7 @@ class Games(Part):
             row = con.execute(query, (channel,)).fetchone()  # the game found and read (and locked) at once
             if row is None:
                 raise NoLiveGame(channel)
-            state = ruleset(row[1]).state_from_dict(snapshot_document(row[2], row[3]))
+            state = stored_state(con, int(row[0]), row[1], row[2], row[3], row[4])
             result = self._run_plan(con, int(row[0]), plan, loaded=state)
             if key is not None and now is not None:
                 mine = result.action_ids[-1] if result.refusal is None and result.action_ids else None
@@ -246,9 +258,10 @@ class Games(Part):
         """`run_game` for several games in one transaction (a batch of the clock's catch-up). Each game is
         all-or-nothing on its own: one whose plan or write fails is left as it was, and the others go on.
 
-        `quick(ruleset, document)`, when given, is tried first on each game's snapshot document: when it
-        returns its entries (having changed the document in place), they and the document are written as they
-        are, without building the state (the returned Plan's `state` is then None); else `plan` runs.
+        `quick(ruleset, clock fields)`, when given, is tried first on each game's clock fields (`RuleSet.clock_fields`):
+        when it returns its entries, they are logged and the fields and next due time updated, without reading the
+        snapshot or building the state (the log-only rollover: the returned Plan's `state` is then None; the snapshot
+        catches up on its next load); else `plan` runs.
         `announce`: the entries go in the outbox of announcements too, as in `run_game`."""
 
         def work(con: sqlite3.Connection) -> dict[int, Plan]:
@@ -280,37 +293,36 @@ class Games(Part):
     def _run_quick(self, con: sqlite3.Connection, game_ids: list[int],
                    quick: Callable[[str, dict[str, Any]], Quick | None], done: dict[int, Plan],
                    announce: bool = False) -> list[int]:
-        """The quick catch-ups of a batch: every document read in one query, each tried with `quick`, and what
-        they wrote saved with one statement per table. Returns the games `quick` left to the full plan."""
+        """The log-only catch-ups of a batch: every game's clock fields read in one query, each tried with `quick`,
+        and what they logged saved with one statement per table; the snapshots are not read nor written. Returns the
+        games `quick` left to the full plan (no clock fields yet, or a snapshot `MAX_LOG_AHEAD` behind)."""
         marks = ",".join("?" * len(game_ids))
-        rows = {row[0]: row for row in con.execute(f"SELECT id, ruleset, snapshot, snapshot_z FROM games"
-                                                   f" WHERE id IN ({marks})",
-                                                   game_ids)}
+        rows = {row[0]: row for row in con.execute(f"SELECT id, ruleset, clock, log_ahead FROM games"
+                                                   f" WHERE id IN ({marks})", game_ids)}
         slow, written = [], []
         for game_id in game_ids:
             row = rows.get(game_id)
             fast = None
-            if row is not None:
+            if row is not None and row[2] is not None and row[3] < MAX_LOG_AHEAD:
                 try:
-                    document = snapshot_document(row[2], row[3])
-                    fast = quick(row[1], document)
+                    fast = quick(row[1], orjson.loads(row[2]))
                 except Exception:  # left to the full plan, which logs what fails
                     log.exception("the quick catch-up of game %s failed; trying the full one", game_id)
             if fast is None or any(isinstance(e, DieRolled | DiceRolled) for n in fast.entries for e in n.events):
                 slow.append(game_id)
                 continue
-            written.append((game_id, fast, document))
+            written.append((game_id, fast))
             done[game_id] = Plan(None, list(fast.entries))
             done[game_id].action_ids = []
         if not written:
             return slow
         # One statement per table for the whole batch; the actions' ids are given, so events can name them.
-        count = sum(len(fast.entries) for _, fast, _ in written)
+        count = sum(len(fast.entries) for _, fast in written)
         new_ids = self._dialect.new_action_ids(con, count)
         actions, events, outbox = [], [], []
         numbered = iter(new_ids)
         moment: datetime | None = None  # the batch's entries share one `now`: its text is worked out once
-        for game_id, fast, _ in written:
+        for game_id, fast in written:
             for entry in fast.entries:
                 if entry.now is not moment:
                     moment, at, due_at = entry.now, _iso(entry.now), _iso(entry.now + ANNOUNCE_GRACE)
@@ -323,9 +335,9 @@ class Games(Part):
         con.executemany("INSERT INTO events (game_id, action_id, kind, data) VALUES (?, ?, ?, ?)", events)
         if announce:
             con.executemany(OUTBOX_INSERT, outbox)
-        con.executemany("UPDATE games SET snapshot = NULL, snapshot_z = ?, next_due = ? WHERE id = ?",
-                        [(pack_snapshot(document), _iso(fast.next_due) if fast.next_due else None, game_id)
-                         for game_id, fast, document in written])
+        con.executemany("UPDATE games SET clock = ?, next_due = ?, log_ahead = log_ahead + ? WHERE id = ?",
+                        [(orjson.dumps(fast.fields), _iso(fast.next_due) if fast.next_due else None,
+                          len(fast.entries), game_id) for game_id, fast in written])
         return slow
 
     def _run_plan(self, con: sqlite3.Connection, game_id: int, plan: Callable[[Any], Plan],
@@ -412,30 +424,40 @@ class Games(Part):
             raise
 
     def _write_snapshot(self, con: sqlite3.Connection, game_id: int, state: GameState) -> None:
-        """The game's row: its snapshot document and its next due time (the clock's index)."""
+        """The game's row: its snapshot document (holding its whole log: `log_ahead` 0), its clock fields and its
+        next due time (the clock's index)."""
         due = next_deadline(state)
+        rules = ruleset_of(state)
+        fields = orjson.dumps(rules.clock_fields(state)) if rules.clock_fields is not None else None
         con.execute(
-            "UPDATE games SET gm = ?, ruleset = ?, ended = ?, snapshot = NULL, snapshot_z = ?, next_due = ?"
-            " WHERE id = ?",
-            (state.gm, state.ruleset, int(state.ended), pack_snapshot(ruleset_of(state).state_to_dict(state)),
-             _iso(due) if due else None, game_id),
+            "UPDATE games SET gm = ?, ruleset = ?, ended = ?, snapshot = NULL, snapshot_z = ?, next_due = ?,"
+            " clock = ?, log_ahead = 0 WHERE id = ?",
+            (state.gm, state.ruleset, int(state.ended), pack_snapshot(rules.state_to_dict(state)),
+             _iso(due) if due else None, fields, game_id),
         )
 
     def _load(self, con: sqlite3.Connection, game_id: int, lock: bool = False) -> Any:
-        name, document = self._document(con, game_id, lock)
-        return ruleset(name).state_from_dict(document)
+        return stored_state(con, game_id, *self._row(con, game_id, lock))
 
     def _document(self, con: sqlite3.Connection, game_id: int, lock: bool = False) -> tuple[str, dict[str, Any]]:
-        """A game's rule set and its snapshot document (the export format, as stored); with `lock`, inside a
-        transaction, its row stays locked to other processes until the transaction ends (PostgreSQL: SQLite's
-        BEGIN IMMEDIATE already holds the whole database)."""
-        query = "SELECT ruleset, snapshot, snapshot_z FROM games WHERE id = ?"
+        """A game's rule set and its document (the export format, as stored, with the log-only rollovers it is behind
+        replayed on it); with `lock`, inside a transaction, its row stays locked to other processes until the
+        transaction ends (PostgreSQL: SQLite's BEGIN IMMEDIATE already holds the whole database)."""
+        name, text, packed, ahead = self._row(con, game_id, lock)
+        if not ahead:
+            return name, snapshot_document(text, packed)
+        state = stored_state(con, game_id, name, text, packed, ahead)
+        return name, ruleset(name).state_to_dict(state)
+
+    def _row(self, con: sqlite3.Connection, game_id: int, lock: bool = False) -> tuple[str, Any, Any, int]:
+        """A game's rule set, snapshot (either form) and `log_ahead`."""
+        query = "SELECT ruleset, snapshot, snapshot_z, log_ahead FROM games WHERE id = ?"
         if lock:
             query += self._dialect.for_update
         row = con.execute(query, (game_id,)).fetchone()
         if row is None:
             raise KeyError(f"no game {game_id}")
-        return row[0], snapshot_document(row[1], row[2])
+        return row[0], row[1], row[2], int(row[3])
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -573,3 +595,13 @@ class Games(Part):
 
         return await self._transaction(work)
 
+
+def stored_state(con: sqlite3.Connection, game_id: int, name: str, text: str | bytes | None,
+                 packed: bytes | memoryview | None, ahead: int) -> Any:
+    """A game's state from its row: its snapshot (either form), with the events of the `ahead` newest actions it
+    does not hold yet (the log-only rollovers since it was written) replayed on it: the state the whole log gives."""
+    state = ruleset(name).state_from_dict(snapshot_document(text, packed))
+    if ahead:
+        state = replay((event_from_dict(orjson.loads(row[0]), name)
+                        for row in con.execute(PENDING_EVENTS, (game_id, game_id, ahead))), state)
+    return state

@@ -78,6 +78,7 @@ RULES = register(RuleSet(
     commands=commands.COMMANDS,
     groups=commands.GROUPS,
     fixed_house_keys=("turn_hours",),
+    clock_fields=clock.clock_fields,
     quick_catch_up=clock.quick_catch_up,
     pause=clock.pause,
     resume=clock.resume,

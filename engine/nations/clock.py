@@ -111,39 +111,38 @@ def apply_deadline(tx: Tx[GameState], due: Deadline) -> None:
         tx.emit(BonusExpired(due.who, due.about, held.value))
 
 
-def quick_catch_up(doc: dict[str, Any], now: datetime) -> tuple[list[Event[Any]], datetime] | None:
-    """The common catch-up — exactly one turn ended and nothing else is due — applied in place to a game's
-    snapshot document (the export format of `snapshot.state_to_dict`) without building its state: the events
-    (the same `TurnEnded` that `Tick` emits) and the game's next due time. None, and the document untouched,
-    for anything else: then the engine's `Tick` runs on the state. A clock rollover of thousands of games is
-    mostly this case (tests check that both ways give the same document and events)."""
-    game = doc["game"]
-    if game["ended"] or game["paused"]:
+def clock_fields(state: GameState) -> dict[str, Any]:
+    """What the log-only rollover reads of a game instead of its snapshot (`RuleSet.clock_fields`): the turn, when
+    it ends and its length, whether the clock is held (paused or the game over), the soonest other deadline (a bonus
+    expiry, a battle choice or its reminder), and who did what this turn (the next TurnEnded's summary)."""
+    others = [due.at for due in deadlines(state) if due.what != "turn end"]
+    return {"turn": state.turn, "ends": state.turn_ends_at.isoformat(), "hours": state.turn_hours,
+            "held": bool(state.ended or state.paused), "others": min(others).isoformat() if others else None,
+            "used": turn_summary(state)}
+
+
+def quick_catch_up(fields: dict[str, Any], now: datetime
+                   ) -> tuple[list[Event[Any]], datetime, dict[str, Any]] | None:
+    """The common catch-up — exactly one turn ended and nothing else is due — worked out from a game's clock
+    fields (`clock_fields`) alone: the events (the same `TurnEnded` that `Tick` emits), the game's next due time
+    and its clock fields after them. None for anything else: then the engine's `Tick` runs on the state. A clock
+    rollover of thousands of games is mostly this case; the store appends the events to the log and the snapshot
+    catches up on its next load (tests check that both ways give the same state and events)."""
+    if fields["held"]:
         return None
-    ends = datetime.fromisoformat(game["turn_ends_at"])
-    new_ends = ends + max(timedelta(hours=game["turn_hours"]), timedelta(milliseconds=1))
+    ends = datetime.fromisoformat(fields["ends"])
+    new_ends = ends + max(timedelta(hours=fields["hours"]), timedelta(milliseconds=1))
     if not ends <= now < new_ends:
         return None
     soonest = new_ends
-    for nation in doc["nations"]:
-        for bonus in nation["bonuses"]:
-            soonest = min(soonest, datetime.fromisoformat(bonus["expires_at"]))
-    for battle in doc["battles"]:
-        if battle["deadline"] and battle["state"] != "over":
-            soonest = min(soonest, datetime.fromisoformat(battle["deadline"]))
-            if battle.get("reminder_at"):
-                soonest = min(soonest, datetime.fromisoformat(battle["reminder_at"]))
+    if fields["others"] is not None:
+        soonest = min(soonest, datetime.fromisoformat(fields["others"]))
     if soonest <= now:  # a bonus expiry or a battle choice is due too: the engine orders them
         return None
-    summary = {n["name"]: list(n["actions_used"]) for n in doc["nations"] if not n["eliminated"]}
-    event = TurnEnded(game["turn"], ends, new_ends, "clock", summary)
-    game["turn"] = event.ended + 1  # as TurnEnded.apply
-    game["turn_started_at"] = game["turn_ends_at"]  # (the text of `ends`: a document's times are isoformat's)
-    game["turn_ends_at"] = new_ends.isoformat()
-    for nation in doc["nations"]:
-        nation["actions_used"] = []
-        nation["extra_actions"] = 0
-    return [event], soonest
+    used: dict[str, list[str]] = fields["used"]
+    event = TurnEnded(fields["turn"], ends, new_ends, "clock", used)
+    after = {**fields, "turn": event.ended + 1, "ends": new_ends.isoformat(), "used": {name: [] for name in used}}
+    return [event], soonest, after
 
 
 def _turn_length(state: GameState) -> timedelta:

@@ -44,7 +44,8 @@ def write_snapshot(con: Any, game_id: int, document: dict[str, Any]) -> None:
 def undo_compact_snapshots(con: sqlite3.Connection) -> None:
     """A SQLite database taken back to before migration 015: every snapshot as JSON text, no `snapshot_z` (and so
     before 016 too: no `game_pages`, no `rolls_by_game_id`; nor 018's `command_keys`, nor the tables of the migrations
-    after it: 019's `guild_settings`, 020's `rolls.secret`, 021's `quiet_hours`, 022's `command_sets`)."""
+    after it: 019's `guild_settings`, 020's `rolls.secret`, 021's `quiet_hours`, 022's `command_sets`, 023's clock
+    columns)."""
     for later in ("guild_settings", "quiet_hours", "command_sets"):
         con.execute(f"DROP TABLE IF EXISTS {later}")
     if any(column[1] == "secret" for column in con.execute("PRAGMA table_info(rolls)")):
@@ -56,6 +57,9 @@ def undo_compact_snapshots(con: sqlite3.Connection) -> None:
         con.execute("UPDATE games SET snapshot = ? WHERE id = ?",
                     (json.dumps(snapshot_document(text, packed), separators=(",", ":")), game_id))
     con.execute("ALTER TABLE games DROP COLUMN snapshot_z")
+    for later in ("clock", "log_ahead"):  # (migration 023's)
+        if any(column[1] == later for column in con.execute("PRAGMA table_info(games)")):
+            con.execute(f"ALTER TABLE games DROP COLUMN {later}")
 
 
 T0 = datetime(2030, 1, 1, tzinfo=UTC)

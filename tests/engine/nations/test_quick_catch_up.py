@@ -1,5 +1,6 @@
-"""The quick catch-up (a rollover applied to the snapshot document, without building the state) gives exactly
-what the engine's Tick gives, and declines whenever anything but one turn end is due."""
+"""The quick catch-up (a rollover worked out from a game's clock fields alone, its events appended to the log and
+replayed on the snapshot at its next load) gives exactly what the engine's Tick gives, and declines whenever
+anything but one turn end is due."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ from datetime import timedelta
 
 import pytest
 from helpers import Game, snap
-from storehelpers import RULES, FakeClock, assert_snapshot_is_replay
+from storehelpers import RULES, FakeClock, assert_snapshot_is_replay, read_snapshot
 
-from data.store import Store
+from data.store import MAX_LOG_AHEAD, Store
 from engine.clock import Tick, next_deadline
 from engine.core import Context, execute
 from engine.dice import ForcedRoller
-from engine.events import event_to_dict
-from engine.nations.clock import PauseClock, quick_catch_up
+from engine.events import event_to_dict, replay
+from engine.nations.clock import PauseClock, clock_fields, quick_catch_up
 from engine.nations.gm import Eliminate
 from engine.nations.peace import Encourage, GrowEconomy
 from engine.nations.war import DeclareAttack
@@ -31,26 +32,26 @@ def two_nations(turn_hours: float = 12) -> Game:
 
 
 def both_ways(game: Game):
-    """(quick's result and document, Tick's events and state) from the same state at `game.now`."""
-    document = copy.deepcopy(snap(game.state))
-    quick = quick_catch_up(document, game.now)
+    """(quick's result from the game's clock fields, Tick's events and state) from the same state at `game.now`."""
+    quick = quick_catch_up(clock_fields(game.state), game.now)
     slow = execute(game.state, Tick(), Context(game.now, "clock", game.rules, True, ForcedRoller([5] * 30)))
-    return quick, document, slow
+    return quick, slow
 
 
 def assert_same(game: Game) -> None:
-    quick, document, slow = both_ways(game)
+    before = copy.deepcopy(game.state)
+    quick, slow = both_ways(game)
     assert quick is not None, "the quick catch-up declined a plain rollover"
-    events, next_due = quick
+    events, next_due, after = quick
     assert [event_to_dict(e) for e in events] == [event_to_dict(e) for e in slow.events]
-    assert document == snap(slow.state)
+    assert snap(replay(events, before)) == snap(slow.state)  # the snapshot plus the appended log: Tick's state
     assert next_due == next_deadline(slow.state)
+    assert after == clock_fields(slow.state)  # the fields kept are those the state would give
 
 
 def assert_declined(game: Game) -> None:
-    before = snap(game.state)
-    quick, document, _ = both_ways(game)
-    assert quick is None and document == before  # untouched
+    quick, _ = both_ways(game)
+    assert quick is None
 
 
 @pytest.mark.parametrize("past", [timedelta(0), timedelta(seconds=1), timedelta(hours=11, minutes=59)])
@@ -109,5 +110,52 @@ async def test_a_rollover_through_the_store_is_quick_and_its_snapshot_is_the_rep
             await assert_snapshot_is_replay(store, game_id)
             assert (await store.load(game_id)).turn == (1 if game_id == ids[0] else 2)
         assert await store.due(clock()) == []
+    finally:
+        await store.close()
+
+
+async def test_a_rolled_snapshot_is_behind_until_the_next_write_and_every_load_replays_it(tmp_path):
+    clock = FakeClock()
+    store = await Store.open(tmp_path / "referee.db")
+    try:
+        referee = Referee(store, RULES, clock=clock)
+        game_id = (await referee.start_game("a", "gm", turn_hours=1)).game_id
+        written = await store._read(lambda con: read_snapshot(con, game_id))
+        for _ in range(3):  # three log-only rollovers: the stored snapshot is not rewritten
+            clock.advance(hours=1)
+            assert list(await referee.catch_up_due()) == [game_id]
+        assert await store._read(lambda con: read_snapshot(con, game_id)) == written
+        [[ahead]] = await store._fetchall("SELECT log_ahead FROM games WHERE id = ?", (game_id,))
+        assert ahead == 3
+        assert (await store.load(game_id)).turn == 4  # the load replays them
+        await assert_snapshot_is_replay(store, game_id)
+        await referee.act("a", "gm", PauseClock(), "/gm clock pause")  # any write writes the snapshot whole again
+        assert read_snapshot_turn(await store._read(lambda con: read_snapshot(con, game_id))) == 4
+        [[ahead]] = await store._fetchall("SELECT log_ahead FROM games WHERE id = ?", (game_id,))
+        assert ahead == 0
+    finally:
+        await store.close()
+
+
+def read_snapshot_turn(document) -> int:
+    return int(document["game"]["turn"])
+
+
+async def test_a_snapshot_never_falls_more_than_the_bound_behind(tmp_path):
+    clock = FakeClock()
+    store = await Store.open(tmp_path / "referee.db")
+    try:
+        referee = Referee(store, RULES, clock=clock)
+        game_id = (await referee.start_game("a", "gm", turn_hours=1)).game_id
+        seen = []
+        for _ in range(MAX_LOG_AHEAD + 3):
+            clock.advance(hours=1)
+            await referee.catch_up_due()
+            [[ahead]] = await store._fetchall("SELECT log_ahead FROM games WHERE id = ?", (game_id,))
+            seen.append(int(ahead))
+        # log-only rollovers until the bound, where the next is the full one: the snapshot written whole again
+        assert max(seen) == MAX_LOG_AHEAD and 0 in seen[1:]
+        assert (await store.load(game_id)).turn == MAX_LOG_AHEAD + 4
+        await assert_snapshot_is_replay(store, game_id)
     finally:
         await store.close()

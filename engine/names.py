@@ -12,6 +12,7 @@ library and the Unicode confusables data it ships), and refused when another nam
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Callable, Iterable
 from typing import TypeVar
@@ -43,12 +44,26 @@ def clean_name(raw: str, what: str = "a name", limit: int = MAX_NAME) -> str:
     return text
 
 
+CACHED_KEY_LENGTH = 100
+"""Names up to this long keep their `name_key` in a bounded cache: every lookup of a nation by its player or name
+(several a command and a report) would otherwise clean each name of the game again."""
+
+
 def name_key(name: str) -> str:
     """What two names are compared by: the clean form, case-folded."""
+    if type(name) is str and len(name) <= CACHED_KEY_LENGTH:
+        return _cached_name_key(name)
+    return _name_key(name)
+
+
+def _name_key(name: str) -> str:
     try:
         return clean_name(name, limit=10**6).casefold()
     except BadInput:
         return ""
+
+
+_cached_name_key = functools.lru_cache(maxsize=4096)(_name_key)
 
 
 def look_alike_key(name: str) -> str:

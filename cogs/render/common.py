@@ -93,16 +93,22 @@ def who(player: str) -> str:
 MENTION_START = re.compile(r"<(?=\S)")  # <@id>, <@&role>, <#channel>, <t:…>, <:emoji:id>, </command:id>
 BARE_MENTION = re.compile(r"@(?=everyone|here|[!&]?\d)", re.IGNORECASE)
 USER_ID = re.compile(r"(?<![<@\d])\d{15,21}(?![>\d])")  # a bare Discord user id (players are their ids)
+# Where `safe` could change text: discord.py's Markdown escape acts only at _ \ ~ | * ` [ # - and a > that starts
+# a line, its mention escape and ours only at @ and <. Text with none of them is shown as it is (most lines are).
+UNSAFE = re.compile(r"[_\\~|*`\[#\-@<]|^>", re.MULTILINE)
 
 
 def safe(text: object) -> str:
     """Text shown exactly as written: its Markdown escaped, and no mention, timestamp or emoji markup left live.
 
     Messages that ping name their players in `pings`, so even a name that slipped through would ping nobody."""
-    text = discord.utils.escape_markdown(str(text), ignore_links=False)
-    text = discord.utils.escape_mentions(text)
-    text = MENTION_START.sub("<\u200b", text)
-    return BARE_MENTION.sub("@\u200b", text)
+    shown = str(text)
+    if UNSAFE.search(shown) is None:
+        return shown
+    shown = discord.utils.escape_markdown(shown, ignore_links=False)
+    shown = discord.utils.escape_mentions(shown)
+    shown = MENTION_START.sub("<\u200b", shown)
+    return BARE_MENTION.sub("@\u200b", shown)
 
 
 # --- the engine's words, escaped by default -----------------------------------------------------------
@@ -138,7 +144,7 @@ def finish(text: str) -> str:
     user id as a mention, then what the engine marked: strong parts in bold, moments as timestamps."""
     text = mention_ids(safe(text))
     text = text.replace(_STRONG_OPEN, "**").replace(_STRONG_CLOSE, "**")
-    return _STAMP.sub(r"<t:\1:\2>", text)
+    return _STAMP.sub(r"<t:\1:\2>", text) if "\ue002" in text else text
 
 
 def bold(text: str) -> str:
@@ -217,7 +223,10 @@ def is_gm_act(event: Event, adapter: DiscordAdapter) -> bool:
 
 def side_of(state: GameState | None, actor: str | None) -> str | None:
     """The acting user's side (a nation), if the game's rule set has sides apart from its players."""
-    adapter = adapter_of(state)
+    return _side(adapter_of(state), state, actor)
+
+
+def _side(adapter: DiscordAdapter, state: GameState | None, actor: str | None) -> str | None:
     if state is None or actor is None or adapter.side_of is None:
         return None
     return adapter.side_of(state, actor)
@@ -231,7 +240,11 @@ def outcome_of(events: list[Event], state: GameState | None = None, actor: str |
     adapter = adapter_of(state)
     if any(is_gm_act(e, adapter) for e in events):
         return "gm"
-    side = side_of(state, actor)
+    return _settled(events, adapter, _side(adapter, state, actor), by_clock)
+
+
+def _settled(events: list[Event], adapter: DiscordAdapter, side: str | None, by_clock: bool) -> str:
+    """`outcome_of` once no event is a GM's act, for the acting `side`."""
     settled = adapter.outcome(events, side) if adapter.outcome is not None else None
     if settled is not None:
         return settled
@@ -249,15 +262,27 @@ def headings(adapter: DiscordAdapter) -> dict[str, str]:
     return {**adapter.headings, **{k: v for k, v in HEADINGS.items() if k not in adapter.headings}}
 
 
+# Per adapter (by identity: adapters are their modules' constants, never changed): its headings, and the kinds
+# that may head a report by their rank (most telling first) with their heading.
+_heading_tables: dict[int, tuple[DiscordAdapter, dict[str, str], dict[str, tuple[int, str]]]] = {}
+
+
+def _heading_table(adapter: DiscordAdapter) -> tuple[dict[str, str], dict[str, tuple[int, str]]]:
+    known = _heading_tables.get(id(adapter))
+    if known is None or known[0] is not adapter:
+        table = headings(adapter)
+        minor = MINOR_KINDS | adapter.minor_kinds
+        ranked = {kind: (rank, heading) for rank, (kind, heading) in enumerate(table.items()) if kind not in minor}
+        known = _heading_tables[id(adapter)] = (adapter, table, ranked)
+    return known[1], known[2]
+
+
 def heading_of(events: list[Event], state: GameState | None = None) -> str | None:
     """The report's heading: the most telling event kind's, else a check's purpose, else the first event's kind."""
-    adapter = adapter_of(state)
-    table = headings(adapter)
-    minor = MINOR_KINDS | adapter.minor_kinds
-    kinds = {e.kind for e in events}
-    for kind, heading in table.items():
-        if kind in kinds and kind not in minor:
-            return heading
+    table, ranked = _heading_table(adapter_of(state))
+    telling = [ranked[e.kind] for e in events if e.kind in ranked]
+    if telling:
+        return min(telling)[1]
     rolls = [e.roll for e in events if isinstance(e, DieRolled)]
     if rolls:
         return rolls[0].purpose[:1].upper() + rolls[0].purpose[1:]
@@ -273,9 +298,14 @@ def footer_of(state: GameState | None, actor: str | None = None) -> str | None:
     if state is None:
         return None
     adapter = adapter_of(state)
+    return _footer(adapter, state, actor, _side(adapter, state, actor))
+
+
+def _footer(adapter: DiscordAdapter, state: GameState, actor: str | None, side: str | None) -> str | None:
+    """`footer_of` for the acting `side`."""
     if adapter.footer is not None:
         return adapter.footer(state, actor)
-    name = side_of(state, actor) or ruleset_of(state).title
+    name = side or ruleset_of(state).title
     turn = getattr(state, "turn", 0)
     return f"{name} · Turn {turn}" if turn else name
 
@@ -285,13 +315,18 @@ def dress(embeds: list[discord.Embed], events: list[Event], state: GameState, ac
     """Colour the embeds by outcome, title the first by its event kind, and sign each with side and turn and
     the moment of the report (`at`, else now: `timestamped`; a long report may be split over several
     messages: each part is signed)."""
-    colour = OUTCOME_COLOURS[outcome or outcome_of(events, state, actor, by_clock)]
+    adapter = adapter_of(state)
+    side = _side(adapter, state, actor)  # looked up once: the colour and the footer both need it
+    if not outcome:
+        gm = any(is_gm_act(e, adapter) for e in events)
+        outcome = "gm" if gm else _settled(events, adapter, side, by_clock)
+    colour = OUTCOME_COLOURS[outcome]
     for embed in embeds:
         embed.colour = colour
     heading = heading_of(events, state)
     if embeds and heading and not embeds[0].title:
         embeds[0].title = heading[:256]
-    footer = footer_of(state, actor)
+    footer = _footer(adapter, state, actor, side) if state is not None else None
     if footer:
         for embed in embeds:
             embed.set_footer(text=footer[:2048])

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import importlib
 import json
 import math
@@ -201,6 +202,12 @@ async def session(rooms: int, extra_games: int = 0, deadline: float | None = Non
             keys = _keys(guild, room_list) + [f"discord:{guild.id}:{900_000 + i}" for i in range(extra_games)]
             await build_store(folder / "referee.db", keys, guild.id, str(gm.id), [str(p.id) for p in players])
             running = await fake.start_bot(bot_with_noop(folder / "referee.db", T0 + timedelta(hours=1)))
+            # as `bot.serve` runs the bot: the switch interval set, what starting made frozen out of the collector
+            from service.referee import SWITCH_INTERVAL
+
+            sys.setswitchinterval(SWITCH_INTERVAL)
+            gc.collect()
+            gc.freeze()
             made = Session(fake, kit, running.bot, guild, room_list, players, folder)
             try:
                 yield made
@@ -242,11 +249,11 @@ async def worker_fsyncs(commands: int, loaded: int, in_flight: int, raw: int, wa
     """Run under strace: `/economy grow` one after another (each followed up before the next), then `loaded`
     of them `in_flight` at a time, then raw single-row commits after a warm-up that wraps the WAL; markers
     between."""
-    rooms = math.ceil((warmup + commands + loaded) / len(PRESETS)) + 1
+    rooms = math.ceil((commands + loaded) / (len(PRESETS) - 1)) + 1
     async with session(rooms) as s:
         bot = s.bot
         store = bot.store
-        for _ in range(warmup):
+        for _ in range(max(warmup, rooms)):  # every room's first change posts and pins its status: not measured
             await s.grow()
         mark(s.folder, "single")
         for _ in range(commands):
@@ -284,10 +291,10 @@ async def worker_commands(commands: int, jobs: int = 200, warmup: int = 10) -> d
     database thread."""
     watch_jobs()
     count_loads()
-    rooms = math.ceil((warmup + commands) / len(PRESETS)) + 1
+    rooms = math.ceil(commands / (len(PRESETS) - 1)) + 1
     async with session(rooms) as s:
         store = s.bot.store
-        for _ in range(warmup):
+        for _ in range(max(warmup, rooms)):  # every room's first change posts and pins its status: not measured
             await s.grow()
 
         async def phase(run: Callable[[], Any], times: int) -> tuple[float, float, int]:

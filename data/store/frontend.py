@@ -29,7 +29,9 @@ from engine.events import Event
 ANNOUNCE_GRACE = timedelta(minutes=2)
 ANNOUNCE_LEASE = ANNOUNCE_GRACE
 OUTBOX_PAGE = 500  # announcements taken from the outbox at a time (`take_unannounced`)
-HOLD_CHUNK = 5000  # announcements renewed in one transaction (the others wait for the write lock meanwhile)
+HOLD_CHUNK = 100
+"""Announcements renewed in one transaction: the database thread is held a few ms at a time (issue 35: 10,000 queued
+renewed at once held it ~200 ms, and every command waited), other work going on between two chunks."""
 # A commit's announcement: no owner yet, the committing process's for the grace (it claims it when it renews)
 OUTBOX_INSERT = "INSERT INTO announcements (action_id, due_at, game_id) VALUES (?, ?, ?)"
 # A refused command's catch-up: nobody's (owner ''), any process's clock takes it at once

@@ -4,10 +4,15 @@ Discord with a no-op command beside the real ones, and how a figure is printed."
 
 from __future__ import annotations
 
+import asyncio
+import json
 import math
+import os
 import random
 import sqlite3
+import subprocess
 import sys
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -214,3 +219,28 @@ def ms(seconds: float) -> str:
 
 def mib(size: float) -> str:
     return f"{size / MIB:.0f} MiB"
+
+
+def worker_in_process(module: str, name: str, timeout: float, prefix: list[str] | None = None,
+                      **kwargs: Any) -> dict[str, Any]:
+    """One measurement in a fresh Python process, `python -m <module> --worker <name>` (under `prefix`, e.g.
+    strace): its result, the last RESULT line of its output."""
+    command = [*(prefix or []), sys.executable, "-m", module, "--worker", name, "--kwargs", json.dumps(kwargs)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    lines = [line for line in done.stdout.splitlines() if line.startswith(RESULT)]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"worker {name} {kwargs} failed ({done.returncode}):\n{done.stdout}\n{done.stderr[-3000:]}")
+    return dict(json.loads(lines[-1][len(RESULT):]))
+
+
+def worker_or_report(args: Any, workers: dict[str, Callable[..., Coroutine[Any, Any, Any]]],
+                     report: Callable[..., Any]) -> int:
+    """A benchmark module's `main`: run the worker `args.worker` asks for (printing its RESULT line), else the
+    report, each line printed as it comes."""
+    if args.worker:
+        result: Any = asyncio.run(workers[args.worker](**json.loads(args.kwargs)))
+        print(RESULT + json.dumps(result), flush=True)
+        return 0
+    report(args, out=lambda line: print(line, flush=True))
+    return 0

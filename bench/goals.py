@@ -28,7 +28,6 @@ import re
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,8 +40,6 @@ from typing import Any
 from bench.build import (
     MB,
     PRESETS,
-    RESULT,
-    ROOT,
     T0,
     TURN_HOURS,
     _discord,
@@ -53,6 +50,8 @@ from bench.build import (
     mib,
     percentile,
     verdict,
+    worker_in_process,
+    worker_or_report,
 )
 
 STRACE = "/usr/bin/strace"
@@ -450,14 +449,8 @@ WORKERS: dict[str, Callable[..., Any]] = {
 
 
 def run_worker(name: str, timeout: float, prefix: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
-    """One measurement in a fresh Python process (its result the last line of its output), under `prefix`."""
-    command = [*(prefix or []), sys.executable, "-m", "bench.goals", "--worker", name, "--kwargs", json.dumps(kwargs)]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    lines = [line for line in done.stdout.splitlines() if line.startswith(RESULT)]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"worker {name} {kwargs} failed ({done.returncode}):\n{done.stdout}\n{done.stderr[-3000:]}")
-    return json.loads(lines[-1][len(RESULT):])
+    """One measurement of this module in a fresh Python process, under `prefix`."""
+    return worker_in_process("bench.goals", name, timeout, prefix, **kwargs)
 
 
 def fsyncs_between(trace: str) -> dict[str, int]:
@@ -735,13 +728,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    if args.worker:
-        result = asyncio.run(WORKERS[args.worker](**json.loads(args.kwargs)))
-        print(RESULT + json.dumps(result), flush=True)
-        return 0
-    report(args, out=lambda line: print(line, flush=True))
-    return 0
+    return worker_or_report(parse_args(argv), WORKERS, report)
 
 
 if __name__ == "__main__":

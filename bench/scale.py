@@ -15,12 +15,10 @@ import argparse
 import asyncio
 import json
 import math
-import os
 import random
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -35,8 +33,6 @@ from bench.build import (
     GUILD_ID,
     MB,
     PRESETS,
-    RESULT,
-    ROOT,
     T0,
     TURN_HOURS,
     _discord,
@@ -52,6 +48,8 @@ from bench.build import (
     play_template,
     reset_peak,
     verdict,
+    worker_in_process,
+    worker_or_report,
 )
 
 # --- the workers (each runs in a fresh process unless --inline) -------------------------------------------
@@ -440,13 +438,7 @@ def run_worker(name: str, inline: bool, timeout: float, **kwargs: Any) -> dict[s
     """One measurement: in a fresh Python process (its result the last line of its output), or here."""
     if inline:
         return asyncio.run(WORKERS[name](**kwargs))
-    command = [sys.executable, "-m", "bench.scale", "--worker", name, "--kwargs", json.dumps(kwargs)]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    lines = [line for line in done.stdout.splitlines() if line.startswith(RESULT)]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"worker {name} {kwargs} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return json.loads(lines[-1][len(RESULT):])
+    return worker_in_process("bench.scale", name, timeout, **kwargs)
 
 
 # --- the report --------------------------------------------------------------------------------------------
@@ -601,13 +593,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    if args.worker:
-        result = asyncio.run(WORKERS[args.worker](**json.loads(args.kwargs)))
-        print(RESULT + json.dumps(result), flush=True)
-        return 0
-    report(args, out=lambda line: print(line, flush=True))
-    return 0
+    return worker_or_report(parse_args(argv), WORKERS, report)
 
 
 if __name__ == "__main__":

@@ -95,7 +95,6 @@ async def ledger_page(store: Store, game_id: int, where: LedgerFilter, page: int
         raise BadInput(f"limit is how many rolls a page shows: 1 to {MAX_PAGE_SIZE}, not {size}")
     if not 1 <= page <= MAX_PAGE:
         raise BadInput(f"page is 1 or more (at most {MAX_PAGE}), not {page}")
-    await store.flush_deferred()  # (the links of messages noted a moment ago: written with the next commit)
     found, total = await store.ledger_page(game_id, where, (page - 1) * size, size)
     pages = max(1, math.ceil(total / size))
     if page > pages:

@@ -298,7 +298,9 @@ class Ledger(Part):
                           limit: int) -> tuple[list[tuple[RollRecord | FacesRecord, ReportMessage | None]], int]:
         """/log rolls: the live rolls matching `where`, newest first from `offset`, at most `limit` of them (the
         page given oldest first), each with the message that announced it when the front-end recorded one
-        (migration 013), and how many match in all. One round trip."""
+        (migration 013), and how many match in all. One round trip (after the links noted a moment ago, which wait
+        for the next commit, are written)."""
+        await self.flush_deferred()
         clause, params = _ledger_where(game_id, where)
 
         def work(con: sqlite3.Connection) -> tuple[list[tuple[RollRecord | FacesRecord, ReportMessage | None]], int]:

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from crashpaths import (
     BATCH,
+    LINK,
     PAUSED_AFTER,
     PAUSED_BEFORE,
     ROLLOVER_NOW,
@@ -45,6 +46,7 @@ from crashpaths import (
 from storehelpers import T0, assert_snapshot_is_replay
 
 from data.store import Store
+from data.store.ledger import LedgerFilter, ReportMessage
 from engine.dice import ForcedRoller
 from service.reports import CLOCK_ACTOR
 
@@ -120,6 +122,39 @@ async def test_a_command_killed_at_its_commit_is_whole_or_not_there(target, tmp_
         assert await ledger_of(store, game_id, [key]) == after
         assert isinstance(retry.roller, ForcedRoller) and retry.roller.used == (1 if when == "before" else 0)
         await assert_snapshot_is_replay(store, game_id)
+
+
+# --- a report's link, a row deferred to the next write -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+@pytest.mark.parametrize("scenario", ["link", "link-alone"])
+async def test_a_report_link_killed_before_it_is_written_loses_the_link_only(target, tmp_path, when, scenario):
+    """The message that announced alice's command (/log rolls' link to it) waits in memory for the next write: the
+    next room's command (link) or a transaction of its own (link-alone). Killed just before that COMMIT, her command
+    is whole and only its link is missing; just after, the link is there too. Nothing else is lost or half-applied."""
+    rooms, key = ["room", "next"], key_of("room")
+    async with opened(target) as store:
+        await command_games(referee(store, T0), rooms)
+        ids = {room: await store.live_game(room) for room in rooms}
+        before = {room: await ledger_of(store, ids[room], [key_of(room)]) for room in rooms}
+    said = await killed(target, scenario, IN_TURN, 2, when, rooms)
+    assert said[-2:] == ["noted", PAUSED_BEFORE if when == "before" else PAUSED_AFTER]
+
+    async with opened(target, said) as store:
+        mine = await ledger_of(store, ids["room"], [key])
+        assert mine["actions"][:-1] == before["room"]["actions"] and mine["keys"][key] == [3]
+        assert len(mine["rolls"]) == len(before["room"]["rolls"]) + 1
+        [(roll, link)] = (await store.ledger_page(ids["room"], LedgerFilter(), 0, 10))[0]
+        assert roll.die == 9 and link == (ReportMessage(*LINK) if when == "after" else None)
+        nexts = await ledger_of(store, ids["next"], [key_of("next")])
+        assert (nexts == before["next"]) == (scenario == "link-alone" or when == "before")
+        for room in rooms:
+            await assert_snapshot_is_replay(store, ids[room])
+        retry = referee(store, IN_TURN)
+        await grow(retry, rooms[:1])  # the front-end's retry: answered from its key, no die rolled again
+        assert isinstance(retry.roller, ForcedRoller) and retry.roller.used == 0
+        assert await ledger_of(store, ids["room"], [key]) == mine
 
 
 # --- a group commit -----------------------------------------------------------------------------------------------

@@ -11,7 +11,11 @@ clock stopped at `--now`:
 - `group`: the same in every room at once: the first commits alone, the others arrive meanwhile and are committed
   together as one group (it prints `group <size>` as each group starts);
 - `rollover`: the clock's catch-up of every due game, `BATCH` games a transaction (it prints `batch <ids>` as
-  each batch is answered).
+  each batch is answered);
+- `link`: the command in the first room, then the message that announced it noted (`note_report_message`: a
+  deferred row, `LINK`), then the command in the second room, whose transaction carries that row;
+- `link-alone`: the command in the first room, the message noted, then the deferred row's transaction of its own
+  (`flush_deferred`).
 
 It is stopped at its N-th COMMIT (counted from 1): `before` arms the store's own hook (REFEREE_TEST_PAUSE_BEFORE_COMMIT)
 just before that transaction, which prints "store: pausing before commit" and waits inside it; `after` lets the COMMIT
@@ -55,6 +59,7 @@ PAUSED_AFTER = "store: pausing after commit"  # printed by this module's hook
 WAIT = 300  # seconds the child waits where it is stopped: the test kills it long before (a safety net if not)
 DIE = 9  # the forced die of alice's /economy military: 9 + 1 > 8, a success
 BATCH = 200  # games the rollover catches up in one transaction
+LINK = (5150, 777)  # the channel and message that announced the first room's command, in the `link` scenarios
 
 # --- the games and commands (run by the child and, for the reference, by the test) ------------------------------
 
@@ -280,6 +285,18 @@ async def child(args: argparse.Namespace) -> None:
             print(f"batch {json.dumps(sorted(events))}", flush=True)
 
         await ref.catch_up_due_each(each, batch=BATCH)
+    elif args.scenario in ("link", "link-alone"):
+        store.defer_delay = WAIT  # (the row waits for the next write, not for its own timer)
+        await grow(ref, rooms[:1])
+        game_id = await store.live_game(rooms[0])
+        assert game_id is not None
+        [newest] = await store.actions(game_id, limit=1)
+        await store.note_report_message([newest.id], *LINK)
+        print("noted", flush=True)
+        if args.scenario == "link":
+            await grow(ref, rooms[1:2])
+        else:
+            await store.flush_deferred()
     else:
         raise SystemExit(f"no scenario {args.scenario!r}")
     print("done", flush=True)  # (never reached when the test kills it)
@@ -289,7 +306,7 @@ async def child(args: argparse.Namespace) -> None:
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("target")
-    parser.add_argument("scenario", choices=("command", "group", "rollover"))
+    parser.add_argument("scenario", choices=("command", "group", "rollover", "link", "link-alone"))
     parser.add_argument("--now", required=True)
     parser.add_argument("--commit", type=int, required=True)
     parser.add_argument("--when", choices=("before", "after"), required=True)

@@ -420,6 +420,8 @@ def transit_answer(tx: Tx[GodsfireState], action: TransitAnswer) -> None:
     if answer not in ("attack", "block", "allow"):
         raise BadInput("answer: attack, block or allow")
     table.reconcile(tx)
+    if tx.state.transit is None:  # the boxes gave up every mover: nothing is left to answer (table.tidy_transit)
+        return
     apply_transit(tx, answer, action.retreat, action.column)
 
 

@@ -296,6 +296,7 @@ def lose_government(tx: Tx[GodsfireState], system: str, player: str) -> None:
     if ngs:
         table.set_counters(tx, [c for c in table.copy_counters(tx.state) if c not in ngs],
                            f"{player}'s NG counter leaves the table")
+        table.tidy_transit(tx)  # an NG moving through enemy units no longer moves
 
 
 def offer_government(tx: Tx[GodsfireState], player: str, system: str) -> None:

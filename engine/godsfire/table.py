@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.core import Tx, require_gm
 from engine.errors import BadInput, RuleViolation
@@ -203,6 +203,7 @@ def reconcile(tx: Tx[GodsfireState]) -> None:
     if number != state.next_counter or len(counters) != len(state.counters) or any(
             a.number != b.number or a.size != b.size for a, b in zip(counters, state.counters, strict=False)):
         change_game(tx, "the counters match the sheet's boxes", counters=counters, next_counter=number)
+        tidy_transit(tx)  # a box lowered by hand may have given up counters waiting in a transit
 
 
 def sync(tx: Tx[GodsfireState], only: str | None = None) -> None:
@@ -240,6 +241,30 @@ def set_counters(tx: Tx[GodsfireState], counters: list[Counter], reason: str) ->
     """Replace the table's counters (one logged change) and write the boxes back."""
     change_game(tx, reason, counters=counters)
     sync(tx)
+
+
+def tidy_transit(tx: Tx[GodsfireState]) -> None:
+    """Drop from a pending transit (A.2.3) the movers no longer on the table (the GM took them off, a box lowered
+    by hand gave them up): the rest still wait on the stationary player. A transit left with no mover is over,
+    and the move counts as made this go, as when a transit attack takes every mover."""
+    state: GodsfireState = tx.state
+    pending = state.transit
+    if pending is None:
+        return
+    on_table = {c.number for c in state.counters}
+    left = [n for n in pending.counters if n in on_table]
+    if left == pending.counters:
+        return
+    gone = ", ".join(f"#{n}" for n in pending.counters if n not in on_table)
+    if left:
+        change_game(tx, f"{gone} left the table: no longer moving through {pending.cell}",
+                    transit=replace(pending, counters=left))
+        return
+    change_game(tx, f"the transit through {pending.cell} is over: its movers ({gone}) left the table",
+                transit=None)
+    ini = tx.state.initiative
+    if ini is not None and ini.awaiting == pending.mover and not ini.moved:
+        change_game(tx, f"{pending.mover} has moved this go", initiative=replace(ini, moved=True))
 
 
 def copy_counters(state: GodsfireState) -> list[Counter]:
@@ -341,6 +366,7 @@ def remove_counters(tx: Tx[GodsfireState], action: RemoveCounters) -> None:
     kept = [c for c in copy_counters(tx.state) if c.number not in numbers]
     set_counters(tx, kept, f"the GM took off {', '.join(f'#{n}' for n in numbers)}"
                  + (f": {action.reason}" if action.reason else ""))
+    tidy_transit(tx)
 
 
 @handles(SetNeutralControl)

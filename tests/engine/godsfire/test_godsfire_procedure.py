@@ -133,6 +133,64 @@ def test_a_transit_attack_and_a_block() -> None:
     t.assert_replays()
 
 
+def test_the_gm_taking_off_every_mover_of_a_pending_transit_ends_it_and_the_move_counts() -> None:
+    """Issue 18 (found by random play): the GM took off the only counter waiting in a transit, and the transit
+    stayed, moving a counter no longer on the table (an export the import refuses). A counter off the table
+    moves no more: the transit is over, as when a transit attack takes every mover, and the go has moved."""
+    t = two_players()
+    t.do(table.AddCounters("AG", "K5", "bob"))  # #7, stationary in K5
+    t.do(movement.StartInitiative(), dice=[6, 1])  # alice holds initiative
+    t.do(movement.Move("1", "K6", through="K5"), "alice")
+    assert t.state.transit is not None and t.state.transit.counters == [1]
+    t.do(table.RemoveCounters("1", "disbanded"), gm=True)
+    assert 1 not in [c.number for c in t.state.counters]
+    assert t.state.transit is None
+    assert t.state.initiative is not None and t.state.initiative.moved
+    t.refuse(movement.TransitAnswer("attack"), RuleViolation, "no move is passing", "bob")
+    t.do(movement.EndGo(), "alice")  # done (she moved), not a pass
+    assert t.state.initiative is not None and t.state.initiative.awaiting == "bob"
+    t.assert_replays()
+
+
+def test_the_gm_taking_off_one_mover_leaves_the_others_in_the_transit() -> None:
+    t = two_players()
+    t.do(table.AddCounters("AG", "K5", "bob"))  # #7
+    t.do(movement.StartInitiative(), dice=[6, 1])
+    t.do(movement.Move("1 2", "K6", through="K5"), "alice")
+    t.do(table.RemoveCounters("1"), gm=True)
+    assert t.state.transit is not None and t.state.transit.counters == [2]
+    t.assert_replays()
+    # column 0: SQD #2 die 4 -> ne, it goes on to K6
+    out = t.do(movement.TransitAnswer("attack"), "bob", dice=[4])
+    assert [r.die for r in out.rolls] == [4]
+    assert t.state.transit is None and t.state.counter(2).at == "K6"
+    t.assert_replays()
+
+
+@pytest.mark.parametrize("then", ["a GM edit", "the answer"])
+def test_a_box_lowered_by_hand_gives_up_a_mover_waiting_in_a_transit(then: str) -> None:
+    """The other way a waiting mover leaves the table: the GM lowers the box of the system cell it waits in, and
+    the next command that makes the counters match the boxes (a GM edit, or the stationary player's answer
+    itself) gives the mover up (alice's SQD #7 passes through her own Sol, where bob's AG is)."""
+    t = two_players()
+    t.do(table.AddCounters("SQD", "K5", "alice"))  # #7
+    t.do(table.AddCounters("AG", "Sol", "bob"))  # #8, stationary in Sol's cell
+    t.do(movement.StartInitiative(), dice=[6, 1])
+    t.do(movement.Move("7", "K6", through="Sol"), "alice")
+    assert t.state.transit is not None and t.state.transit.cell == "Sol"
+    assert t.sys("Sol").units == {"SQD": 3, "AG": 1}
+    t.do(setup.SetField("units", "SQD=2 AG=1", "Sol"), gm=True)
+    if then == "a GM edit":
+        t.do(table.AddCounters("PDF", "Vega", "bob"), gm=True)
+        t.refuse(movement.TransitAnswer("attack"), RuleViolation, "no move is passing", "bob")
+    else:
+        out = t.do(movement.TransitAnswer("attack"), "bob")  # nothing left to attack: no die
+        assert out.rolls == []
+    assert 7 not in [c.number for c in t.state.counters]
+    assert t.state.transit is None and t.state.initiative is not None and t.state.initiative.moved
+    t.assert_replays()
+
+
 def test_a_go_not_taken_in_time_is_a_pass_and_is_reminded_at_half_time() -> None:
     t = two_players()
     t.do(movement.StartInitiative(), dice=[6, 1])  # alice holds initiative from NOW; 12 hours to answer

@@ -6,8 +6,8 @@ and whether it is met; then the table itself (markdown, for bench/RESULTS.md).
     python -m bench.goals --quick                  # tiny sizes, no 100,000, no PostgreSQL unless --postgres
 
 Each measurement runs in a fresh Python process (`--worker NAME`, or bench/scale.py's own workers); the counting
-is done there by wrapping, in that process only, what production code calls: `snapshot_document` (snapshot
-loads), aiosqlite's call into its database thread (each job's CPU and wall time, read inside the thread), the
+is done there by wrapping, in that process only, what production code calls: `unpack_state` and
+`snapshot_document` (snapshot loads), aiosqlite's call into its database thread (each job's CPU and wall time, read inside the thread), the
 store's group commit (commands a transaction). fsyncs are real `fsync`/`fdatasync` system calls, counted by
 strace on the worker's every thread, between markers the worker leaves in the trace (a failing `chdir` to a
 named path), so that starting, warming up and closing are not counted.
@@ -103,22 +103,24 @@ def watch_jobs() -> None:
 
 
 def count_loads() -> None:
-    """Count snapshot loads: `snapshot_document` replaced wherever a module of the referee holds it."""
+    """Count snapshot loads: `unpack_state` (a state from its row) and `snapshot_document` (a document from its row)
+    replaced wherever a module of the referee other than the codec's own holds them."""
     for name in ("data.store", "data.store.games", "data.store.ledger", "data.store.frontend", "service.referee",
                  "cogs.clock", "cogs.util"):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
     from data.store import encoding
 
-    original = encoding.snapshot_document
+    for function in ("unpack_state", "snapshot_document"):
+        original = getattr(encoding, function)
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        LOADS[0] += 1
-        return original(*args, **kwargs)
+        def counted(*args: Any, original: Any = original, **kwargs: Any) -> Any:
+            LOADS[0] += 1
+            return original(*args, **kwargs)
 
-    for module in list(sys.modules.values()):
-        if getattr(module, "snapshot_document", None) is original:
-            module.snapshot_document = counted  # type: ignore[attr-defined]
+        for module in list(sys.modules.values()):
+            if module is not encoding and getattr(module, function, None) is original:
+                setattr(module, function, counted)
 
 
 def group_sizes(store: Any) -> list[int]:

@@ -76,6 +76,12 @@ class RuleSet(Generic[S]):
     clock_fields: Callable[[S], dict[str, Any]] | None = None
     quick_catch_up: Callable[[dict[str, Any], datetime],
                              tuple[list[Event[Any]], datetime, dict[str, Any]] | None] | None = None
+    # the snapshot the store keeps between commands (`data.store.encoding.pack_state`): the state's own dataclass,
+    # stored typed (a fraction of the export format's cost to write and read; None: the export format), and what of
+    # the state is kept: the state itself, or a new value holding what the export format keeps of it (the state
+    # given is not changed: a command's report still shows it whole)
+    state_class: type[S] | None = None
+    saved_state: Callable[[S], S] = lambda state: state
     # /gm clock pause and resume (`engine.clock`): the events that hold every deadline of the game and that give
     # each back the time it had left (None: its games have no clock to pause), and since when a game is paused
     pause: Callable[[Tx[S]], None] | None = None

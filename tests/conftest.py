@@ -22,6 +22,10 @@ from storehelpers import FakeClock  # noqa: E402
 from data.store import Store  # noqa: E402
 from engine.nations.rules import Rules  # noqa: E402
 
+# Every typed snapshot any test writes is checked to load as its export document would (data/store/encoding.py); the
+# tests' own subprocesses (the bot, the console, the crash tests' children) inherit it.
+os.environ.setdefault("REFEREE_CHECK_SNAPSHOTS", "1")
+
 
 @pytest.fixture
 def game() -> Game:

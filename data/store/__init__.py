@@ -1,11 +1,13 @@
 """The store: the one package that speaks SQL. SQLite through aiosqlite (WAL) by default, PostgreSQL (psycopg 3,
 `data.postgres`) when the database is a `postgresql://` URL; numbered migrations.
 
-A game lives as a snapshot and a log. The snapshot is one JSON document on the game's `games` row (its
-rule set's export format without the rolls), written compactly (`snapshot_z`: zlib-compressed JSON; rows
-written before migration 015 keep JSON text in `snapshot` until their game is next written), with the game's
-next due time beside it (`next_due`, the clock's index); the log is `actions`, `events` and `rolls`. The
-snapshot always equals the replay of the log's live events.
+A game lives as a snapshot and a log. The snapshot is on the game's `games` row (`snapshot_z`): its state typed
+(the rule set's own dataclass in msgspec's MessagePack, compressed, marked with the fingerprint of the class's
+shape: `encoding.pack_state`), or, for a rule set that names no state class, its export format without the rolls
+(zlib-compressed JSON). Rows written before keep their older form (compressed JSON; before migration 015, JSON text
+in `snapshot`) until their game is next written; a typed row of another shape gives way to the replay of the log.
+The game's next due time is beside it (`next_due`, the clock's index); the log is `actions`, `events` and `rolls`.
+The snapshot always equals the replay of the log's live events (as the export format sees them).
 
 Every write is one transaction and one round trip to the database thread: the work runs there as one
 plain function (`_transaction`), so a command's rolls, state change and log entry commit together or not
@@ -25,7 +27,7 @@ The store is this package, one module per part, and `Store` is made of the parts
 - `ledger`: the log written and read back — actions, events, rolls, the stat history, the digest mark;
 - `frontend`: the front-ends' bookkeeping — reminders, the outbox of announcements, messages, the page token;
 - `guilds`: each Discord server's own settings (its GM role, /server gmrole);
-- `encoding`: how values are written into rows (times, JSON, compressed snapshots, events).
+- `encoding`: how values are written into rows (times, JSON, snapshots typed or as documents, events).
 
 Everything other code uses is imported from here, `data.store`. (A test that patches a module's global patches it
 where it is used: `data.store.schema.MIGRATIONS`, `data.store.dialect._configure`.)

@@ -17,7 +17,15 @@ import orjson
 
 from data.store import keys
 from data.store.connection import CommitUnknown, StoreUnavailable
-from data.store.encoding import _iso, event_json, pack_snapshot, snapshot_document
+from data.store.encoding import (
+    StaleSnapshot,
+    _iso,
+    event_json,
+    is_typed,
+    pack_state,
+    snapshot_document,
+    unpack_state,
+)
 from data.store.frontend import ANNOUNCE_GRACE, OUTBOX_IF_DISCORD, OUTBOX_INSERT
 from data.store.ledger import ROLL_INSERT, action_events, insert_history, record_history, roll_row
 from data.store.part import Part
@@ -54,6 +62,8 @@ PENDING_EVENTS = ("SELECT data FROM events WHERE game_id = ? AND undone = 0 AND 
                   " (SELECT id FROM actions WHERE game_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id")
 """The live events of a game's newest `log_ahead` actions: those its snapshot does not hold yet (every other write
 rewrites the snapshot, so they are always the newest)."""
+LIVE_EVENTS = "SELECT data FROM events WHERE game_id = ? AND undone = 0 ORDER BY id"
+"""A game's whole live log: what its state is the replay of."""
 GAME_MOVED_ON = "the game changed while this was being prepared; nothing changed — try again"
 
 
@@ -424,7 +434,7 @@ class Games(Part):
             raise
 
     def _write_snapshot(self, con: sqlite3.Connection, game_id: int, state: GameState) -> None:
-        """The game's row: its snapshot document (holding its whole log: `log_ahead` 0), its clock fields and its
+        """The game's row: its snapshot (`pack_state`; holding its whole log: `log_ahead` 0), its clock fields and its
         next due time (the clock's index)."""
         due = next_deadline(state)
         rules = ruleset_of(state)
@@ -432,7 +442,7 @@ class Games(Part):
         con.execute(
             "UPDATE games SET gm = ?, ruleset = ?, ended = ?, snapshot = NULL, snapshot_z = ?, next_due = ?,"
             " clock = ?, log_ahead = 0 WHERE id = ?",
-            (state.gm, state.ruleset, int(state.ended), pack_snapshot(rules.state_to_dict(state)),
+            (state.gm, state.ruleset, int(state.ended), pack_state(rules, state),
              _iso(due) if due else None, fields, game_id),
         )
 
@@ -444,7 +454,7 @@ class Games(Part):
         replayed on it); with `lock`, inside a transaction, its row stays locked to other processes until the
         transaction ends (PostgreSQL: SQLite's BEGIN IMMEDIATE already holds the whole database)."""
         name, text, packed, ahead = self._row(con, game_id, lock)
-        if not ahead:
+        if not ahead and (packed is None or not is_typed(packed)):
             return name, snapshot_document(text, packed)
         state = stored_state(con, game_id, name, text, packed, ahead)
         return name, ruleset(name).state_to_dict(state)
@@ -598,9 +608,14 @@ class Games(Part):
 
 def stored_state(con: sqlite3.Connection, game_id: int, name: str, text: str | bytes | None,
                  packed: bytes | memoryview | None, ahead: int) -> Any:
-    """A game's state from its row: its snapshot (either form), with the events of the `ahead` newest actions it
-    does not hold yet (the log-only rollovers since it was written) replayed on it: the state the whole log gives."""
-    state = ruleset(name).state_from_dict(snapshot_document(text, packed))
+    """A game's state from its row: its snapshot (any form), with the events of the `ahead` newest actions it does
+    not hold yet (the log-only rollovers since it was written) replayed on it: the state the whole log gives. A typed
+    snapshot this version cannot read (its state class has changed since) gives way to the replay of the whole log."""
+    try:
+        state = unpack_state(ruleset(name), text, packed)
+    except StaleSnapshot as stale:
+        log.warning("game %s: %s; its state is rebuilt from its log", game_id, stale)
+        return replay(event_from_dict(orjson.loads(row[0]), name) for row in con.execute(LIVE_EVENTS, (game_id,)))
     if ahead:
         state = replay((event_from_dict(orjson.loads(row[0]), name)
                         for row in con.execute(PENDING_EVENTS, (game_id, game_id, ahead))), state)

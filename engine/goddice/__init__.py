@@ -68,6 +68,7 @@ RULES = register(RuleSet(
     start=setup.start_game,
     state_to_dict=snapshot.state_to_dict,
     state_from_dict=snapshot.state_from_dict,
+    state_class=GoddiceState,
     check_state=snapshot.check_state,
     deadlines=clock.deadlines,
     apply_deadline=clock.apply_deadline,

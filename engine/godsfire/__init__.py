@@ -122,6 +122,7 @@ RULES = register(RuleSet(
     start=setup.start_game,
     state_to_dict=snapshot.state_to_dict,
     state_from_dict=snapshot.state_from_dict,
+    state_class=GodsfireState,
     check_state=snapshot.check_state,
     deadlines=deadlines,
     apply_deadline=apply_deadline,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from datetime import datetime, timedelta
 from operator import attrgetter
 from typing import Any
@@ -90,6 +90,16 @@ def kept_battles(state: GameState) -> list[Battle]:
         return list(state.battles.values())
     dropped = set(over[:-schema.MAX_KEPT_BATTLES])
     return [b for b in state.battles.values() if b.id not in dropped]
+
+
+def saved_state(state: GameState) -> GameState:
+    """The state as the store keeps it between commands (`RuleSet.saved_state`): what the export format keeps of it
+    (`kept_battles`): the state itself, or a copy of it without its oldest battles over (the state given is not
+    changed: a command's report still shows the battles it ended)."""
+    if len(state.battles) <= schema.MAX_KEPT_BATTLES:
+        return state
+    kept = kept_battles(state)
+    return state if len(kept) == len(state.battles) else replace(state, battles={b.id: b for b in kept})
 
 
 def battle_to_dict(battle: Battle) -> dict[str, Any]:

@@ -88,7 +88,8 @@ async def test_the_timers_catch_up_links_too_and_a_failed_record_spoils_nothing(
 
 @contextmanager
 def counting() -> Iterator[dict[str, int]]:
-    """The store's COMMITs and snapshot loads (`snapshot_document`, wherever in the store it is called) meanwhile."""
+    """The store's COMMITs and snapshot loads meanwhile: `unpack_state` (a state from its row) and `snapshot_document`
+    (a document from its row), wherever in the store outside the codec's own module they are called."""
     counts = {"commits": 0, "loads": 0}
     commit = connection._commit
 
@@ -98,9 +99,11 @@ def counting() -> Iterator[dict[str, int]]:
 
     with mock.patch.object(connection, "_commit", committed), ExitStack() as stack:
         for name, module in list(sys.modules.items()):
-            if name.startswith("data.store.") and hasattr(module, "snapshot_document"):
-                stack.enter_context(mock.patch.object(module, "snapshot_document", loader(
-                    module.snapshot_document, counts)))
+            if not name.startswith("data.store.") or name == "data.store.encoding":
+                continue
+            for function in ("unpack_state", "snapshot_document"):
+                if hasattr(module, function):
+                    stack.enter_context(mock.patch.object(module, function, loader(getattr(module, function), counts)))
         yield counts
 
 

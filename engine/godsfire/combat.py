@@ -47,7 +47,7 @@ Rulings (the sheet is silent, or the bot has no map):
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from engine.core import Tx
@@ -274,38 +274,6 @@ def broken_off(tx: Tx[GodsfireState], attack: Attack, why: str) -> None:
     if attack.defender is None and system is not None and system.owner is None and not _pressed(
             state, system, attack.number):
         restore_neutral(tx, system, why)
-
-
-
-
-def tidy_choices(tx: Tx[GodsfireState]) -> None:
-    """Drop from the pending choices the counters no longer on the table; a choice left with nothing is void,
-    and losses with no more units than they take are taken at once."""
-    state: GodsfireState = tx.state
-    on_table = {c.number for c in state.counters}
-    kept: list[LossChoice] = []
-    gone: list[int] = []
-    notes: list[str] = []
-    for choice in state.choices:
-        left = [n for n in choice.counters if n in on_table and n not in gone]
-        if left == choice.counters:
-            kept.append(choice)
-        elif not left:
-            notes.append(f"{choice.reason.split(':')[0]}'s {choice.kind} is void: its units are gone")
-        elif choice.kind == "losses" and table.units(c for c in state.counters if c.number in left) <= choice.count:
-            gone += left
-            lost = counter_numbers(state.counter(n) for n in left)
-            notes.append(f"{choice.reason.split(':')[0]}: {lost} lost (all that is left to choose from)")
-        else:
-            kept.append(replace(choice, counters=left))
-    changed = [(c.kind, c.counters) for c in kept] != [(c.kind, c.counters) for c in state.choices]
-    if notes or changed:
-        counters = [c for c in table.copy_counters(state) if c.number not in gone]
-        change_game(tx, "; ".join(notes) or "units no longer on the table are no longer among the choices",
-                    choices=kept, counters=counters)
-        table.sync(tx)
-
-
 
 
 def drop_choice(state: GodsfireState, choice: LossChoice) -> list[LossChoice]:

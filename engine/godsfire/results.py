@@ -34,7 +34,6 @@ from engine.godsfire.combat import (
     side_words,
     strengths,
     system_at,
-    tidy_choices,
 )
 from engine.godsfire.common import clock_now, handles
 from engine.godsfire.events import change_game
@@ -186,7 +185,7 @@ def resolve(tx: Tx[GodsfireState], action: ResolveAttacks) -> None:
         left = {c.number for c in counters}
         lost = [c for c in tx.state.counters if c.number not in left]
         table.set_counters(tx, counters, f"the attacks' losses leave the table: {counter_numbers(lost)}")
-    tidy_choices(tx)
+    table.tidy_choices(tx)
     for plan in plans:
         _governments_fall(tx, plan.attack)
 
@@ -217,6 +216,13 @@ def _find_choice(tx: Tx[GodsfireState], kind: str, number: int | None) -> LossCh
     return found
 
 
+def _still_pending(state: GodsfireState, choice: LossChoice) -> LossChoice | None:
+    """`choice` as it stands in `state` (its counters tidied after some left the table), or None if it is no
+    longer pending."""
+    return next((c for c in state.choices if c.kind == choice.kind and c.attack == choice.attack
+                 and c.chooser == choice.chooser and c.reason == choice.reason), None)
+
+
 def _wrong_chooser(choice: LossChoice) -> str:
     label = choice.reason.split(":")[0]
     if choice.kind == "losses":
@@ -235,6 +241,10 @@ def choose_losses(tx: Tx[GodsfireState], action: ChooseLosses) -> None:
     choice = _find_choice(tx, "losses", action.number)
     numbers = table.parse_numbers(action.units, "units", repeats=True)
     table.reconcile(tx)
+    current = _still_pending(tx.state, choice)
+    if current is None:  # the boxes gave up every unit of it: nothing is left to choose (table.tidy_choices)
+        return
+    choice = current
     state: GodsfireState = tx.state
     on_table = {c.number for c in state.counters}
     among = [n for n in choice.counters if n in on_table]
@@ -256,7 +266,7 @@ def choose_losses(tx: Tx[GodsfireState], action: ChooseLosses) -> None:
     change_game(tx, f"{choice.reason.split(':')[0]}: {who} chooses the losses ({KEY}): {side_words(state, lost)} "
                 "eliminated", choices=drop_choice(state, choice), counters=counters)
     table.sync(tx)
-    tidy_choices(tx)
+    table.tidy_choices(tx)
     attack = next((a for a in tx.state.attacks if a.number == choice.attack), None)
     if attack is not None:
         _governments_fall(tx, attack)
@@ -311,7 +321,7 @@ def _after_retreat(tx: Tx[GodsfireState], choice: LossChoice) -> None:
     attack = next((a for a in tx.state.attacks if a.number == number), None)
     if attack is not None and attack.result == "Ar":
         broken_off(tx, attack, f"the attackers of attack {attack.number} retreated")
-    tidy_choices(tx)
+    table.tidy_choices(tx)
 
 
 @handles(Retreat)
@@ -321,6 +331,10 @@ def retreat(tx: Tx[GodsfireState], action: Retreat) -> None:
     choice = _find_choice(tx, "retreat", action.number)
     dest = table.place_of(tx.state, action.to)
     table.reconcile(tx)
+    current = _still_pending(tx.state, choice)
+    if current is None:  # the boxes gave up every unit to retreat: nothing is left to move (table.tidy_choices)
+        return
+    choice = current
     state: GodsfireState = tx.state
     number = choice_attack(choice)
     attack = next((a for a in state.attacks if a.number == number), None)
@@ -392,7 +406,7 @@ def _default(tx: Tx[GodsfireState], choice: LossChoice) -> None:
         change_game(tx, f"{late}: the first listed are lost ({KEY}): {side_words(state, lost)}",
                     choices=rest, counters=counters)
         table.sync(tx)
-        tidy_choices(tx)
+        table.tidy_choices(tx)
         return
     number = choice_attack(choice)
     attack = next((a for a in state.attacks if a.number == number), None)
@@ -424,7 +438,6 @@ def choice_defaults(tx: Tx[GodsfireState], now: datetime) -> None:
     for due, choice in choice_deadlines(tx.state):
         if due > now:
             break
-        current = next((c for c in tx.state.choices if c.reason == choice.reason and c.kind == choice.kind
-                        and c.chooser == choice.chooser), None)
+        current = _still_pending(tx.state, choice)
         if current is not None:
             _default(tx, current)

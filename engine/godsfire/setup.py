@@ -276,6 +276,8 @@ def conquer(tx: Tx[GodsfireState], system_name: str, owner: str, why: str, recon
                       economy=economy, revolt=False, subversion={}, subversion_step={}, desubversion=0,
                       counter_subversion=0)
     table.sync(tx, system.name if reconciled else None)
+    if gone:  # a GM's conquest in the Combat Phase: the loser's units leave the losses and retreats pending
+        table.tidy_pending(tx)
     for c in gone:
         if c.kind == "NG" and c.owner is not None and not tx.state.player(c.owner).out:
             lose_government(tx, system.name, c.owner)
@@ -296,7 +298,7 @@ def lose_government(tx: Tx[GodsfireState], system: str, player: str) -> None:
     if ngs:
         table.set_counters(tx, [c for c in table.copy_counters(tx.state) if c not in ngs],
                            f"{player}'s NG counter leaves the table")
-        table.tidy_transit(tx)  # an NG moving through enemy units no longer moves
+        table.tidy_pending(tx)  # an NG moving through enemy units no longer moves
 
 
 def offer_government(tx: Tx[GodsfireState], player: str, system: str) -> None:

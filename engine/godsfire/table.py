@@ -18,7 +18,7 @@ from engine.errors import BadInput, RuleViolation
 from engine.godsfire.common import handles
 from engine.godsfire.events import change_game, change_region, change_system
 from engine.godsfire.rules import GodsfireRules
-from engine.godsfire.state import FIGHTING, KINDS, MAX_COUNTERS, Counter, GodsfireState, System
+from engine.godsfire.state import FIGHTING, KINDS, MAX_COUNTERS, Counter, GodsfireState, LossChoice, System
 from engine.godsfire.state import MAX_LISTED as MAX_LISTED
 from engine.names import name_key
 
@@ -203,7 +203,7 @@ def reconcile(tx: Tx[GodsfireState]) -> None:
     if number != state.next_counter or len(counters) != len(state.counters) or any(
             a.number != b.number or a.size != b.size for a, b in zip(counters, state.counters, strict=False)):
         change_game(tx, "the counters match the sheet's boxes", counters=counters, next_counter=number)
-        tidy_transit(tx)  # a box lowered by hand may have given up counters waiting in a transit
+        tidy_pending(tx)  # a box lowered by hand may have given up counters waiting in a transit or a choice
 
 
 def sync(tx: Tx[GodsfireState], only: str | None = None) -> None:
@@ -265,6 +265,45 @@ def tidy_transit(tx: Tx[GodsfireState]) -> None:
     ini = tx.state.initiative
     if ini is not None and ini.awaiting == pending.mover and not ini.moved:
         change_game(tx, f"{pending.mover} has moved this go", initiative=replace(ini, moved=True))
+
+
+def tidy_choices(tx: Tx[GodsfireState]) -> None:
+    """Drop from the pending choices of the Combat Phase (losses, retreats: B) the counters no longer on the
+    table (destroyed in another attack, taken off by the GM, given up by a box lowered by hand); a choice left
+    with nothing is void, and losses with no more units than they take are taken at once."""
+    state: GodsfireState = tx.state
+    if not state.choices:
+        return
+    on_table = {c.number for c in state.counters}
+    kept: list[LossChoice] = []
+    gone: list[int] = []
+    notes: list[str] = []
+    for choice in state.choices:
+        left = [n for n in choice.counters if n in on_table and n not in gone]
+        if left == choice.counters:
+            kept.append(choice)
+        elif not left:
+            notes.append(f"{choice.reason.split(':')[0]}'s {choice.kind} is void: its units are gone")
+        elif choice.kind == "losses" and units(c for c in state.counters if c.number in left) <= choice.count:
+            gone += left
+            lost = ", ".join(short(state.counter(n)) for n in left)
+            notes.append(f"{choice.reason.split(':')[0]}: {lost} lost (all that is left to choose from)")
+        else:
+            kept.append(replace(choice, counters=left))
+    changed = [(c.kind, c.counters) for c in kept] != [(c.kind, c.counters) for c in state.choices]
+    if notes or changed:
+        counters = [c for c in copy_counters(state) if c.number not in gone]
+        change_game(tx, "; ".join(notes) or "units no longer on the table are no longer among the choices",
+                    choices=kept, counters=counters)
+        sync(tx)
+
+
+def tidy_pending(tx: Tx[GodsfireState]) -> None:
+    """After counters left the table: the pending transit (A.2.3) and the pending losses and retreats (B) drop
+    them (`tidy_transit`, `tidy_choices`). Whatever takes counters off the table calls it (the GM may take
+    units off at any time, RULINGS: GM powers): nothing pending is left waiting on a counter that is gone."""
+    tidy_choices(tx)
+    tidy_transit(tx)
 
 
 def copy_counters(state: GodsfireState) -> list[Counter]:
@@ -366,7 +405,7 @@ def remove_counters(tx: Tx[GodsfireState], action: RemoveCounters) -> None:
     kept = [c for c in copy_counters(tx.state) if c.number not in numbers]
     set_counters(tx, kept, f"the GM took off {', '.join(f'#{n}' for n in numbers)}"
                  + (f": {action.reason}" if action.reason else ""))
-    tidy_transit(tx)
+    tidy_pending(tx)
 
 
 @handles(SetNeutralControl)

@@ -28,7 +28,7 @@ from engine.godsfire.combat import (
 )
 from engine.godsfire.events import ChartRead
 from engine.godsfire.results import choice_deadlines, choice_defaults
-from engine.godsfire.setup import SetField
+from engine.godsfire.setup import ConquerSystem, SetField
 from engine.godsfire.table import AddCounters, RemoveCounters, SetNeutralControl, place_of, reconcile
 from engine.vocabulary import build_action, coerce_options
 
@@ -429,6 +429,136 @@ def test_attackers_retreating_from_a_neutral_restore_it():
     assert rigel(table) == {"AG": 3, "PDF": 3}
     table.do(Retreat("K22"), "alice")
     assert rigel(table) == {"AG": 3, "PDF": 3, "SQD": 3}
+    table.assert_replays()
+
+
+# --- counters leaving the table while a choice waits ---------------------------------------------------------
+
+
+def reasons(outcome: object) -> str:
+    return " ".join(getattr(e, "reason", "") for e in getattr(outcome, "events", []))
+
+
+def test_the_gm_taking_off_the_only_unit_of_a_pending_retreat_makes_it_void():
+    """Found by random play: the GM took off (/godsfire counter remove) the only unit of a pending retreat, and
+    the choice stayed, among a counter no longer on the table (a state the invariants, and so the import, refuse).
+    The GM may take units off at any time (RULINGS: GM powers): the choice is void, as when its units are
+    destroyed in another attack, and the phase can end."""
+    table = game()
+    sqd = put(table, "SQD", "K12", "alice")
+    put(table, "AG", "K13", None, 2)
+    table.do(AnnounceAttack(units(sqd), "K13"), "alice")
+    table.do(ResolveAttacks(), dice=[4])
+    # a SQD 2 against 2 neutral AGs in plain space, small, 2 + 2 = 4: 1-2; die 4: Ar — alice names where
+    assert table.state.attacks[0].result == "Ar"
+    [choice] = table.state.choices
+    assert (choice.kind, choice.chooser, choice.counters) == ("retreat", "alice", sqd)
+    out = table.do(RemoveCounters(units(sqd), "disbanded"))
+    assert sqd[0] not in {c.number for c in table.state.counters}
+    assert table.state.choices == []
+    assert "attack 1's retreat is void: its units are gone" in reasons(out)
+    assert combat_left(table.state) == []
+    table.refuse(Retreat("K11"), BadInput, "there is no retreat to make pending", "alice")
+    table.assert_replays()
+    table.next_phase()
+    assert table.state.phase == "war"
+
+
+def test_the_gm_taking_off_one_unit_of_a_pending_retreat_leaves_the_others_to_retreat():
+    table = game()
+    ags = put(table, "AG", "K12", "alice", 2)
+    put(table, "SQD", "K14", "bob")
+    table.do(AnnounceAttack(units(ags), "K14"), "alice")
+    table.do(ResolveAttacks(), dice=[6])
+    # 2 AGs in plain space, small: 4 against a SQD 2: 2-1; die 6: Ar
+    assert table.state.choices[0].counters == ags
+    table.do(RemoveCounters(str(ags[0])))
+    [choice] = table.state.choices
+    assert (choice.kind, choice.counters) == ("retreat", ags[1:])
+    table.assert_replays()
+    table.do(Retreat("K11"), "alice")
+    assert numbers_at(table, "K11") == ags[1:] and table.state.choices == []
+    table.assert_replays()
+
+
+def test_the_gm_taking_off_units_of_pending_losses_leaves_the_rest_to_choose_then_takes_the_last_at_once():
+    """Losses with no more units left than they take are taken at once (as when other attacks destroyed the
+    rest): the key's "enemy's choice" has nothing left to choose."""
+    table = game()
+    ags = put(table, "AG", "K12", "alice", 2)
+    sqds = put(table, "SQD", "K14", "bob", 3)
+    table.do(AnnounceAttack(units(ags), "K14"), "alice")
+    table.do(ResolveAttacks(), dice=[1])
+    # 2 AGs in plain space, small: 4 against 3 SQDs, 6: 1-1; die 1: D1 — alice chooses 1 of bob's 3
+    assert table.state.attacks[0].column == "1-1"
+    [choice] = table.state.choices
+    assert (choice.kind, choice.chooser, choice.counters, choice.count) == ("losses", "alice", sqds, 1)
+    out = table.do(RemoveCounters(str(sqds[1])))
+    [choice] = table.state.choices
+    assert choice.counters == [sqds[0], sqds[2]] and "no longer among the choices" in reasons(out)
+    table.refuse(ChooseLosses(str(sqds[1])), RuleViolation, "not among the units that can be lost", "alice")
+    out = table.do(RemoveCounters(str(sqds[0])))
+    assert table.state.choices == [] and numbers_at(table, "K14") == []
+    assert f"attack 1: SQD #{sqds[2]} lost (all that is left to choose from)" in reasons(out)
+    table.assert_replays()
+
+
+@pytest.mark.parametrize("then", ["a GM edit", "the answer"])
+def test_a_box_lowered_by_hand_gives_up_units_of_a_pending_retreat(then: str) -> None:
+    """The other way a unit leaves the table: the GM lowers the box it stands in (/godsfire set units), and the
+    next command that makes the counters match the boxes (a GM edit, or the retreat itself) gives it up."""
+    table = game()
+    ags = put(table, "AG", "K12", "alice", 2)
+    pdfs = put(table, "PDF", "Sol", "bob", 2)
+    table.do(AnnounceAttack(units(ags), "Sol"), "alice")
+    table.do(ResolveAttacks(), dice=[4])
+    # 2 AGs against a system cell, large: 8 against 2 PDFs, 6: 2-1; die 4: Dr — bob names where his PDFs go
+    assert (table.state.attacks[0].column, table.state.attacks[0].result) == ("2-1", "Dr")
+    [choice] = table.state.choices
+    assert (choice.kind, choice.chooser, choice.counters) == ("retreat", "bob", pdfs)
+    table.do(SetField("units", "PDF=1", "Sol"))  # the box only: the counters follow at the next command
+    assert table.state.choices[0].counters == pdfs
+    if then == "a GM edit":
+        table.do(AddCounters("AG", "K40", "alice"))
+        assert table.state.choices[0].counters == pdfs[:1]
+        table.do(Retreat("Sol 2"), "bob")
+    else:
+        table.do(Retreat("Sol 2"), "bob")
+    assert pdfs[1] not in {c.number for c in table.state.counters}
+    assert numbers_at(table, "Sol 2") == pdfs[:1] and table.state.choices == []
+    table.assert_replays()
+
+
+@pytest.mark.parametrize("then", ["a GM edit", "the answer"])
+def test_a_box_emptied_by_hand_makes_a_pending_retreat_void(then: str) -> None:
+    table = game()
+    ags = put(table, "AG", "K12", "alice", 2)
+    pdfs = put(table, "PDF", "Sol", "bob", 2)
+    table.do(AnnounceAttack(units(ags), "Sol"), "alice")
+    table.do(ResolveAttacks(), dice=[4])  # 8 against 6: 2-1; die 4: Dr
+    assert table.state.choices[0].counters == pdfs
+    table.do(SetField("units", "PDF=0", "Sol"))
+    if then == "a GM edit":
+        out = table.do(AddCounters("AG", "K40", "alice"))
+        table.refuse(Retreat("Sol 2"), BadInput, "there is no retreat to make pending", "bob")
+    else:
+        out = table.do(Retreat("Sol 2"), "bob")  # nothing left to move: the retreat is void, no refusal
+    assert "attack 1's retreat is void: its units are gone" in reasons(out)
+    assert not set(pdfs) & {c.number for c in table.state.counters}
+    assert table.state.choices == [] and combat_left(table.state) == []
+    table.assert_replays()
+
+
+def test_a_conquest_by_the_gm_takes_the_neutral_units_out_of_a_pending_retreat():
+    table = neutral_game()
+    ags = put(table, "AG", "K21", "alice", 3)
+    table.do(AnnounceAttack(units(ags), "Rigel"), "alice")
+    table.do(ResolveAttacks(), dice=[1])  # 12 against 27: 1-2; die 1: Dr — carol names where Rigel's units go
+    [choice] = table.state.choices
+    assert choice.chooser == "carol" and len(choice.counters) == 9
+    out = table.do(ConquerSystem("Rigel", "alice"), dice=[3, 3])  # the region's allegiance and economy rolled
+    assert rigel(table) == {} and table.state.choices == []
+    assert "attack 1's retreat is void: its units are gone" in reasons(out)
     table.assert_replays()
 
 

@@ -136,6 +136,8 @@ def check(state: GodsfireState, rules: Any) -> None:
 @given(steps=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 10**6)), min_size=1, max_size=120),
        seed=st.integers(0, 2**32))
 @example(steps=[(0, 0), (53, 2361), (763, 328)], seed=0)  # bob's SQD #4 waits in a transit at K2; the GM takes it off
+@example(steps=[(0, 0), (200, 153), (20, 1), (20, 1), (20, 1), (0, 0), (50, 42), (60, 0), (210, 0)],
+         seed=65)  # alice's SQD #1 attacks neutral AGs at K1: Ar, her retreat waits; the GM takes #1 off
 def test_random_play_keeps_the_invariants_and_every_export_imports_back(steps, seed):
     game = start()
     check(game.state, game.rules)

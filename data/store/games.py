@@ -606,6 +606,9 @@ class Games(Part):
         return await self._transaction(work)
 
 
+_STALE_TOLD: set[int] = set()  # the games whose stale typed snapshot the log has told of (bounded)
+
+
 def stored_state(con: sqlite3.Connection, game_id: int, name: str, text: str | bytes | None,
                  packed: bytes | memoryview | None, ahead: int) -> Any:
     """A game's state from its row: its snapshot (any form), with the events of the `ahead` newest actions it does
@@ -614,7 +617,11 @@ def stored_state(con: sqlite3.Connection, game_id: int, name: str, text: str | b
     try:
         state = unpack_state(ruleset(name), text, packed)
     except StaleSnapshot as stale:
-        log.warning("game %s: %s; its state is rebuilt from its log", game_id, stale)
+        if game_id not in _STALE_TOLD:  # (once a game: it is read this way until its next write, maybe never)
+            if len(_STALE_TOLD) >= 10_000:
+                _STALE_TOLD.clear()
+            _STALE_TOLD.add(game_id)
+            log.warning("game %s: %s; its state is rebuilt from its log until its next write", game_id, stale)
         return replay(event_from_dict(orjson.loads(row[0]), name) for row in con.execute(LIVE_EVENTS, (game_id,)))
     if ahead:
         state = replay((event_from_dict(orjson.loads(row[0]), name)

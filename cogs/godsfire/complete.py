@@ -195,12 +195,14 @@ async def losses_autocomplete(interaction: discord.Interaction, current: str) ->
     gm = has_gm_role(interaction) or runs_game(state, me)
     among = [n for c in state.choices if c.kind == "losses" and (gm or name_key(c.chooser) == name_key(me))
              for n in c.counters]
+    sizes = {c.number: c.size for c in state.counters}
     typed = current.replace(",", " ").replace("#", " ").split()
     done = [t for t in typed if t.isdigit()]
     prefix = " ".join(done)
+    # a built-up counter is named once for each unit it loses (A.2.5): offered while it has units not yet named
     choices = [app_commands.Choice(name=f"{prefix} {n} — {counter_label(state, n)}".strip()[:100],
                                    value=f"{prefix} {n}".strip()[:100])
-               for n in dict.fromkeys(among) if str(n) not in done]
+               for n in dict.fromkeys(among) if done.count(str(n)) < sizes.get(n, 1)]
     return choices[:25]
 
 

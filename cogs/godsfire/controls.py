@@ -111,18 +111,38 @@ def waiting_on(state: GodsfireState) -> list[str]:
 
 
 def counter_label(state: GodsfireState, number: int) -> str:
-    """`AG #5 at Sol` (`on the ground of Sol 2` for a region)."""
+    """`AG #5 at Sol` (`on the ground of Sol 2` for a region; `AG #5 ×3 at Sol` built up, A.2.5)."""
     found = next((c for c in state.counters if c.number == number), None)
     if found is None:
         return f"#{number}"
     kind = f"{found.amount} GB" if found.kind == "GB" else found.kind
-    return f"{kind} #{found.number} {'on the ground of' if found.ground else 'at'} {found.at}"
+    times = f" ×{found.size}" if found.size > 1 else ""
+    return f"{kind} #{found.number}{times} {'on the ground of' if found.ground else 'at'} {found.at}"
 
 
 def counter_kind(state: GodsfireState, number: int) -> str:
     """`SQD #1` (`#1` once gone)."""
     found = next((c for c in state.counters if c.number == number), None)
     return f"{found.kind} #{number}" if found is not None else f"#{number}"
+
+
+def loss_units(state: GodsfireState, choice: LossChoice) -> list[tuple[str, str]]:
+    """The units a pending loss choice is among, one (value, label) each: a built-up counter once for each unit it
+    holds (a loss takes one unit, A.2.5), its first unit's value its number ("5"), the next ones "5.2", "5.3"…
+    (a select's values are distinct; `loss_numbers` reads them back)."""
+    sizes = {c.number: c.size for c in state.counters}
+    found = []
+    for n in dict.fromkeys(choice.counters):
+        size = sizes.get(n, 0)
+        for k in range(1, size + 1):
+            found.append((str(n) if k == 1 else f"{n}.{k}",
+                          counter_label(state, n) + (f" — unit {k} of {size}" if size > 1 else "")))
+    return found
+
+
+def loss_numbers(values: list[str]) -> str:
+    """The select's values as the counters named (`5 5` for two units of #5: "5", "5.2")."""
+    return " ".join(v.split(".")[0] for v in values)
 
 
 def prompt_lines(state: GodsfireState) -> list[str]:
@@ -145,10 +165,10 @@ def prompt_lines(state: GodsfireState) -> list[str]:
     for choice in offered_choices(state):
         label = f"attack {attack_of(choice)}"
         if choice.kind == "losses":
-            count = min(choice.count, len(choice.counters))
+            among = len(loss_units(state, choice))  # units, not counters (A.2.5)
+            count = min(choice.count, among)
             units = "unit" if count == 1 else f"{count} units"
-            lines.append(finish(f"⏳ {choice.chooser} chooses the {units} lost in {label} "
-                                f"(of {len(choice.counters)})."))
+            lines.append(finish(f"⏳ {choice.chooser} chooses the {units} lost in {label} (of {among})."))
         else:
             lines.append(finish(f"⏳ {choice.chooser} retreats the units of {label}: Retreat… names where."))
     return lines
@@ -396,14 +416,14 @@ class LossSelect(discord.ui.DynamicItem[discord.ui.Select],
 
     @classmethod
     def offer(cls, game_id: int, state: GodsfireState, choice: LossChoice) -> LossSelect:
-        among = [n for n in choice.counters if any(c.number == n for c in state.counters)][:25] or choice.counters[:25]
+        among = loss_units(state, choice)[:25] or [(str(n), f"#{n}") for n in choice.counters[:25]]
         count = max(1, min(choice.count, len(among)))
         attack = attack_of(choice)
         select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=f"referee:godsfire:losses:{game_id}:{attack}",
             placeholder=f"Attack {attack}: choose the {plural(count, 'unit')} lost"[:150],
             min_values=count, max_values=count,
-            options=[discord.SelectOption(label=counter_label(state, n)[:100], value=str(n)) for n in among])
+            options=[discord.SelectOption(label=label[:100], value=value) for value, label in among])
         return cls(game_id, attack, select)
 
     @classmethod
@@ -418,7 +438,7 @@ class LossSelect(discord.ui.DynamicItem[discord.ui.Select],
                 pending_choice(state, "losses", self.attack)
                 # The engine refuses anyone but the chooser (or the GM), with its words.
                 await run_command(interaction, "godsfire combat losses", answer=answer,
-                                  units=" ".join(self.item.values), number=self.attack)
+                                  units=loss_numbers(self.item.values), number=self.attack)
 
         await guarded(interaction, work)
 

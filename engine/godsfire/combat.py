@@ -147,11 +147,14 @@ def owner_words(state: GodsfireState, owner: str | None, at: str) -> str:
     return f"neutral {system.name}" if system is not None else "a neutral"
 
 
-def side_words(state: GodsfireState, counters: Iterable[Counter]) -> str:
-    """`alice's AG #3, AG #4 and carol's SQD #9` (`nothing` when empty)."""
+def side_words(state: GodsfireState, counters: Iterable[Counter], taken: dict[int, int] | None = None) -> str:
+    """`alice's AG #3, AG #4 and carol's SQD #9` (`nothing` when empty). `taken`: the units lost from each counter,
+    where fewer than a built-up counter holds (`bob's 2 units of SQD #4 ×3`, A.2.5)."""
     groups: dict[str, list[str]] = {}
     for c in counters:
-        groups.setdefault(owner_words(state, c.owner, c.at), []).append(table.short(c))
+        k = (taken or {}).get(c.number, c.size)
+        words = table.short(c) if k >= c.size else f"{k} unit{'s' if k > 1 else ''} of {table.short(c)}"
+        groups.setdefault(owner_words(state, c.owner, c.at), []).append(words)
     if not groups:
         return "nothing"
     parts = [f"{who}'s {', '.join(units)}" for who, units in groups.items()]

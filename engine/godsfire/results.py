@@ -263,8 +263,9 @@ def choose_losses(tx: Tx[GodsfireState], action: ChooseLosses) -> None:
     lost = [state.counter(n) for n in dict.fromkeys(numbers)]
     who = "the GM" if tx.ctx.is_gm and not same_name(tx.ctx.actor, choice.chooser) else choice.chooser
     counters = table.take_units(table.copy_counters(state), numbers)
-    change_game(tx, f"{choice.reason.split(':')[0]}: {who} chooses the losses ({KEY}): {side_words(state, lost)} "
-                "eliminated", choices=drop_choice(state, choice), counters=counters)
+    taken = {n: numbers.count(n) for n in numbers}
+    change_game(tx, f"{choice.reason.split(':')[0]}: {who} chooses the losses ({KEY}): "
+                f"{side_words(state, lost, taken)} eliminated", choices=drop_choice(state, choice), counters=counters)
     table.sync(tx)
     table.tidy_choices(tx)
     attack = next((a for a in tx.state.attacks if a.number == choice.attack), None)
@@ -403,8 +404,8 @@ def _default(tx: Tx[GodsfireState], choice: LossChoice) -> None:
             taken += [c.number] * min(c.size, choice.count - len(taken))
         lost = [c for c in on_table if c.number in taken]
         counters = table.take_units(counters, taken)
-        change_game(tx, f"{late}: the first listed are lost ({KEY}): {side_words(state, lost)}",
-                    choices=rest, counters=counters)
+        words = side_words(state, lost, {n: taken.count(n) for n in taken})
+        change_game(tx, f"{late}: the first listed are lost ({KEY}): {words}", choices=rest, counters=counters)
         table.sync(tx)
         table.tidy_choices(tx)
         return

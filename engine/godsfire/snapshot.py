@@ -12,7 +12,19 @@ from engine.game import entered_export
 from engine.godsfire import schema
 from engine.godsfire.events import from_plain, system_from_dict, system_to_dict, to_plain
 from engine.godsfire.rules import ECONOMY, PARTIES, UNIT_TYPES, GodsfireHouse, GodsfireRules
-from engine.godsfire.state import FIGHTING, KINDS, PHASES, STEPS, GodsfireState, Initiative, Player, Region, cached_key
+from engine.godsfire.state import (
+    FIGHTING,
+    KINDS,
+    PHASES,
+    STEPS,
+    Counter,
+    GodsfireState,
+    Initiative,
+    LossChoice,
+    Player,
+    Region,
+    cached_key,
+)
 from engine.godsfire.table import place_of, room_problem
 from engine.names import look_alike_problems
 from engine.rulesets import register_schema
@@ -410,8 +422,11 @@ def _procedure_problems(state: GodsfireState) -> list[str]:
             problems.append(f"{path}.kind: a pending choice of unknown kind {choice.kind!r}")
         if not choice.counters or set(choice.counters) - on_table:
             problems.append(f"{path}.counters: a pending {choice.kind} choice among counters not on the table")
-        elif choice.kind == "losses" and not 1 <= choice.count <= len(choice.counters):
-            problems.append(f"{path}.count: {choice.count} losses to choose among {len(choice.counters)} units")
+        elif choice.kind == "losses" and not 1 <= choice.count <= _units_among(by_number, choice):
+            among = _units_among(by_number, choice)
+            problems.append(f"{path}.count: {choice.count} losses to choose among {among} "
+                            f"unit{'s' if among != 1 else ''} ({len(choice.counters)} "
+                            f"counter{'s' if len(choice.counters) != 1 else ''})")
         if choice.attack and choice.attack not in resolved:
             problems.append(f"{path}.attack: a pending {choice.kind} choice of attack {choice.attack}, which is no "
                             "attack resolved this phase")
@@ -478,6 +493,12 @@ def _counter_problems(state: GodsfireState) -> list[str]:
     if room is not None:
         problems.append(f"game.counters: {room}")
     return problems
+
+
+def _units_among(by_number: dict[int, Counter], choice: LossChoice) -> int:
+    """The units a pending loss choice is among: the key's 1, 2 are units lost, and a loss takes one unit of a
+    built-up counter (A.2.5), so units count, not counters (one SQD ×3 may lose 2)."""
+    return sum(by_number[n].size for n in dict.fromkeys(choice.counters))
 
 
 def _position(state: GodsfireState, at: str) -> tuple[str, bool] | None:

@@ -270,24 +270,25 @@ def tidy_transit(tx: Tx[GodsfireState]) -> None:
 def tidy_choices(tx: Tx[GodsfireState]) -> None:
     """Drop from the pending choices of the Combat Phase (losses, retreats: B) the counters no longer on the
     table (destroyed in another attack, taken off by the GM, given up by a box lowered by hand); a choice left
-    with nothing is void, and losses with no more units than they take are taken at once."""
+    with nothing is void, and losses with no more units than they take are taken at once (units, not counters:
+    a box lowered by hand may leave a built-up counter on the table holding fewer units, A.2.5)."""
     state: GodsfireState = tx.state
     if not state.choices:
         return
-    on_table = {c.number for c in state.counters}
+    size = {c.number: c.size for c in state.counters}  # the counters on the table, and the units each holds
     kept: list[LossChoice] = []
     gone: list[int] = []
     notes: list[str] = []
     for choice in state.choices:
-        left = [n for n in choice.counters if n in on_table and n not in gone]
-        if left == choice.counters:
-            kept.append(choice)
-        elif not left:
+        left = [n for n in choice.counters if n in size and n not in gone]
+        if not left:
             notes.append(f"{choice.reason.split(':')[0]}'s {choice.kind} is void: its units are gone")
-        elif choice.kind == "losses" and units(c for c in state.counters if c.number in left) <= choice.count:
+        elif choice.kind == "losses" and sum(size[n] for n in dict.fromkeys(left)) <= choice.count:
             gone += left
             lost = ", ".join(short(state.counter(n)) for n in left)
             notes.append(f"{choice.reason.split(':')[0]}: {lost} lost (all that is left to choose from)")
+        elif left == choice.counters:
+            kept.append(choice)
         else:
             kept.append(replace(choice, counters=left))
     changed = [(c.kind, c.counters) for c in kept] != [(c.kind, c.counters) for c in state.choices]

@@ -348,3 +348,59 @@ async def test_a_go_run_out_is_announced_with_the_next_go_s_buttons(tmp_path):
         confirm = t.fake.interactions[-1]
         await t.click(t.gm, confirm.message, confirm.custom_ids[0])
         assert announced.custom_ids == []
+
+
+async def test_losses_from_a_built_up_counter_chosen_with_the_select(tmp_path):
+    """A.2.5: a loss takes one unit of a built-up counter, so the select offers such a counter once for each unit it
+    holds: 2 losses from bob's one SQD ×3 are two of its options (the counter named twice)."""
+    async with table(tmp_path) as t:
+        async with t.bot() as rb:
+            game = await godsfire_table(t, rb)
+            await t.run(t.gm, "godsfire set", field="units", value="SQD=3", system="Vega")
+            await t.run(t.gm, "godsfire counter add", kind="AG", at="K1", owner=str(t.alice.id), count=3)
+            await t.run(t.gm, "gm dice", values="2 5", purpose="any")  # the order: bob, alice
+            await t.run(t.gm, "godsfire movement initiative")
+            state = await t.state(rb)
+            sqds = sorted(c.number for c in state.counters if c.kind == "SQD" and c.at == "Vega")
+            ags = sorted(c.number for c in state.counters if c.kind == "AG" and c.at == "K1")
+            assert len(sqds) == 3 and len(ags) == 3
+            declared = await t.run(t.bob, "godsfire war declare", target=str(t.alice.id))
+            assert "▸ @bob declares war on @alice (C)" in named(t, declared)
+            await t.run(t.bob, "godsfire movement build", counters=" ".join(map(str, sqds)))
+            await t.run(t.bob, "godsfire movement done")
+            for _ in range(12):  # every other go passed, to the end of the initiative rounds
+                ini = (await t.state(rb)).initiative
+                if ini is None:
+                    break
+                await t.run(t.alice if ini.awaiting == str(t.alice.id) else t.bob, "godsfire movement pass")
+            await t.run(t.gm, "godsfire phase next")  # the Combat Phase
+            state = await t.state(rb)
+            assert state.phase == "combat" and [(c.number, c.size) for c in state.counters_at("Vega")
+                                                if c.kind == "SQD"] == [(sqds[0], 3)]
+            await t.run(t.alice, "godsfire combat announce", units=" ".join(map(str, ags)), target="Vega")
+            await t.run(t.gm, "gm dice", values="2", purpose="any")
+            resolved = await t.run(t.gm, "godsfire combat resolve")
+            # 3 AGs against a system cell, large: 12 against SQD ×3, 6: 2-1; die 2: D2
+            assert "2-1, die 2: D2" in named(t, resolved)
+            assert resolved.content == f"⏳ <@{t.alice.id}> chooses the 2 units lost in attack 1 (of 3)."
+            select = resolved.message.find_component(f"referee:godsfire:losses:{game}:1")
+            assert (select["min_values"], select["max_values"]) == (2, 2)
+            n = sqds[0]
+            assert [(o["label"], o["value"]) for o in select["options"]] == [
+                (f"SQD #{n} ×3 at Vega — unit {k} of 3", value) for k, value in
+                [(1, f"{n}"), (2, f"{n}.2"), (3, f"{n}.3")]]
+            # typed by hand, the counter is offered again while it has units not yet named
+            offered = await t.fake.autocomplete(t.guild, t.channel, t.alice, "godsfire combat losses",
+                                                focused="units", options={"units": f"{n} "})
+            assert [o["value"] for o in offered] == [f"{n} {n}"]
+            offered = await t.fake.autocomplete(t.guild, t.channel, t.alice, "godsfire combat losses",
+                                                focused="units", options={"units": f"{n} {n} {n} "})
+            assert offered == []
+            chosen = await t.select(t.alice, resolved.message, f"referee:godsfire:losses:{game}:1",
+                                    [f"{n}", f"{n}.3"])
+            assert (f"@alice chooses the losses (the key: 1, 2 = units lost (enemy's choice)): @bob's 2 units of "
+                    f"SQD #{n} ×3 eliminated.") in named(t, chosen)
+            state = await t.state(rb)
+            assert state.choices == [] and [(c.number, c.size) for c in state.counters_at("Vega")
+                                            if c.kind == "SQD"] == [(n, 1)]
+            assert t.dice.all_used()

@@ -14,6 +14,7 @@ from godsfirehelpers import NOW, Table
 from engine.errors import BadInput, NotYourNation, RuleViolation
 from engine.events import DieRolled
 from engine.godsfire import charts
+from engine.godsfire.buildup import BuildUp
 from engine.godsfire.combat import (
     COMMANDS,
     AnnounceAttack,
@@ -27,6 +28,7 @@ from engine.godsfire.combat import (
     landing_allowed,
 )
 from engine.godsfire.events import ChartRead
+from engine.godsfire.movement import StartInitiative
 from engine.godsfire.results import choice_deadlines, choice_defaults
 from engine.godsfire.setup import ConquerSystem, SetField
 from engine.godsfire.table import AddCounters, RemoveCounters, SetNeutralControl, place_of, reconcile
@@ -559,6 +561,93 @@ def test_a_conquest_by_the_gm_takes_the_neutral_units_out_of_a_pending_retreat()
     out = table.do(ConquerSystem("Rigel", "alice"), dice=[3, 3])  # the region's allegiance and economy rolled
     assert rigel(table) == {} and table.state.choices == []
     assert "attack 1's retreat is void: its units are gone" in reasons(out)
+    table.assert_replays()
+
+
+# --- losses from a built-up counter (A.2.5) --------------------------------------------------------------------
+
+
+def built_up_game() -> tuple[Table, int]:
+    """bob's 3 SQDs in Sol's cell built up into one counter (SQD ×3: 2 each, 6) in turn 1's Movement Phase, alice's
+    3 AGs at K12; then the Combat Phase. The built-up counter's number."""
+    table = Table()
+    table.system("Vega", "alice")
+    table.system("Sol", "bob", ["M 4 A-1", "R 3 I-1"])
+    table.game_set(wars=[["alice", "bob"]])
+    sqds = put(table, "SQD", "Sol", "bob", 3)
+    table.do(StartInitiative(), dice=[1, 6])  # bob first
+    table.do(BuildUp(units(sqds)), "bob")
+    assert [(c.number, c.size) for c in table.state.counters if c.kind == "SQD"] == [(sqds[0], 3)]
+    table.to_phase("combat")
+    return table, sqds[0]
+
+
+def d2_on_the_built_up_counter(table: Table, sqd: int) -> None:
+    ags = put(table, "AG", "K12", "alice", 3)
+    table.do(AnnounceAttack(units(ags), "Sol"), "alice")
+    table.do(ResolveAttacks(), dice=[2])
+    # 3 AGs against a system cell, large: 12 against SQD ×3, 6: 2-1; die 2: D2 — alice chooses 2 of its 3 units
+    assert (table.state.attacks[0].column, table.state.attacks[0].result) == ("2-1", "D2")
+    [choice] = table.state.choices
+    assert (choice.kind, choice.chooser, choice.counters, choice.count) == ("losses", "alice", [sqd], 2)
+
+
+def test_two_losses_from_one_counter_built_up_x3_are_chosen_once_a_unit():
+    """Found while fixing d922176: a D2 against one SQD ×3 waits on 2 losses among 1 counter of 3 units, a state the
+    invariants refused ("2 losses to choose among 1 units": they counted counters), so its export did not import
+    back. The key's 1, 2 are units lost, and a loss takes one unit of a built-up counter (A.2.5): the enemy names
+    the counter once for each unit it loses."""
+    table, sqd = built_up_game()
+    d2_on_the_built_up_counter(table, sqd)
+    table.assert_replays()  # the invariants hold, and the export imports back
+    assert combat_lines(table.state)[-1].endswith(f"— among SQD #{sqd} ×3")
+    table.refuse(ChooseLosses(str(sqd)), BadInput, "choose exactly 2", "alice")
+    table.refuse(ChooseLosses(f"{sqd} {sqd} {sqd}"), BadInput, f"choose exactly 2 of SQD #{sqd} ×3, not 3", "alice")
+    table.refuse(ChooseLosses(f"{sqd} " * 4), BadInput, "holds 3 units: name it at most that many times", "alice")
+    out = table.do(ChooseLosses(f"{sqd} {sqd}"), "alice")
+    assert (f"alice chooses the losses (the key: 1, 2 = units lost (enemy's choice)): bob's 2 units of SQD #{sqd} ×3 "
+            "eliminated") in reasons(out)
+    assert table.state.choices == [] and table.state.counter(sqd).size == 1
+    assert table.sys("Sol").units == {"SQD": 1}
+    table.assert_replays()
+    table.next_phase()
+    assert table.state.phase == "war"
+
+
+def test_two_losses_from_one_built_up_counter_left_to_the_deadline():
+    table, sqd = built_up_game()
+    d2_on_the_built_up_counter(table, sqd)
+    out = table.emit(lambda tx: choice_defaults(tx, NOW + timedelta(days=2)))
+    assert table.state.choices == [] and table.state.counter(sqd).size == 1  # the first listed: 2 of its units
+    assert f"the first listed are lost (the key: 1, 2 = units lost (enemy's choice)): bob's 2 units of SQD #{sqd} ×3" \
+        in " ".join(getattr(e, "reason", "") for e in out)
+    table.assert_replays()
+
+
+@pytest.mark.parametrize("left", [2, 1])
+def test_a_box_lowered_by_hand_to_no_more_units_than_the_losses_takes_them_at_once(left: int) -> None:
+    """The GM lowers the box of a built-up counter whose losses are pending: the counter stays, holding fewer
+    units. With no more units left than the losses take, nothing is left to choose: they are lost at once (as when
+    the GM takes counters off, d922176), and no choice waits on more units than there are."""
+    table, sqd = built_up_game()
+    d2_on_the_built_up_counter(table, sqd)
+    table.do(SetField("units", f"SQD={left}", "Sol"))
+    out = table.do(AddCounters("AG", "K40", "alice"))  # a GM edit: the counters match the boxes
+    assert table.state.choices == [] and sqd not in {c.number for c in table.state.counters}
+    assert f"attack 1: SQD #{sqd}{' ×2' if left == 2 else ''} lost (all that is left to choose from)" in reasons(out)
+    assert table.sys("Sol").units == {}
+    table.assert_replays()
+
+
+def test_a_box_lowered_by_hand_keeps_the_losses_to_choose_while_more_units_are_left():
+    table, sqd = built_up_game()
+    ags = put(table, "AG", "K12", "alice", 3)
+    table.do(AnnounceAttack(units(ags), "Sol"), "alice")
+    table.do(ResolveAttacks(), dice=[3])  # 12 against 6: 2-1; die 3: D1 — alice chooses 1 of its 3 units
+    assert table.state.choices[0].count == 1
+    table.do(SetField("units", "SQD=2", "Sol"))
+    table.do(ChooseLosses(str(sqd)), "alice")  # the answer makes the counters match the boxes first
+    assert table.state.choices == [] and table.state.counter(sqd).size == 1
     table.assert_replays()
 
 

@@ -113,6 +113,13 @@ def _counter_field(field: str, value: Any, kind: str = "SQD") -> Change:
     return change
 
 
+def _built_up(number: int, size: int) -> Change:
+    """Counter `number` built up to `size` units (A.2.5)."""
+    def change(data: dict[str, Any]) -> None:
+        next(c for c in data["game"]["counters"] if c["number"] == number)["size"] = size
+    return change
+
+
 def _first_counter_path(stage: str, kind: str = "SQD") -> str:
     counters = PLAYED[stage]["game"]["counters"]
     index = next(i for i, c in enumerate(counters) if c["owner"] == "alice" and c["kind"] == kind)
@@ -268,6 +275,9 @@ COMBAT: list[Case] = [
     ("more losses than units", ("combat",), _set("game.choices.0", {"chooser": "bob", "kind": "losses",
                                                                     "counters": [12], "count": 3}),
      "game.choices[0].count"),
+    ("more losses than a built-up counter's units", ("combat",),
+     _do(_built_up(12, 2), _set("game.choices.0", {"chooser": "bob", "kind": "losses", "counters": [12], "count": 3})),
+     "game.choices[0].count"),
 ]
 INTERPHASE: list[Case] = [
     ("a step done twice", ("interphase",), _set("game.done.alice", ["tax", "tax"]), "game.done.alice"),
@@ -337,6 +347,19 @@ async def test_every_stage_of_the_real_game_imports_back_to_the_same_state(ref, 
     export["game"].pop("gm")
     assert again == export
     assert time.perf_counter() - started < 5
+
+
+async def test_losses_to_take_from_one_built_up_counter_import(ref, store, tmp_path):
+    """A.2.5: a loss takes one unit of a built-up counter, so 2 losses may wait on one SQD ×3 (the units count, not
+    the counters): such an export imports back (the invariants once counted counters and refused it)."""
+    export = copy.deepcopy((await play(tmp_path))["combat"])
+    _built_up(12, 3)(export)
+    _set("game.choices.0", {"chooser": "bob", "kind": "losses", "counters": [12], "count": 2, "reason": "",
+                            "since": None, "attack": 1})(export)
+    await ref.import_game("elsewhere", "gm", export)
+    again = await ref.export("elsewhere")
+    assert again["game"]["choices"] == export["game"]["choices"]
+    assert next(c for c in again["game"]["counters"] if c["number"] == 12)["size"] == 3
 
 
 def test_the_stages_are_what_they_claim():

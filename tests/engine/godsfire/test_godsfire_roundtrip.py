@@ -20,7 +20,20 @@ from hypothesis import strategies as st
 from engine.clock import Tick
 from engine.core import Context, execute
 from engine.errors import RefereeError
-from engine.godsfire import combat, economy, loans, movement, phases, politics, schema, setup, subversion, table, war
+from engine.godsfire import (
+    buildup,
+    combat,
+    economy,
+    loans,
+    movement,
+    phases,
+    politics,
+    schema,
+    setup,
+    subversion,
+    table,
+    war,
+)
 from engine.godsfire.snapshot import invariants, state_from_dict, state_to_dict
 from engine.godsfire.state import STEPS, GodsfireState
 
@@ -65,6 +78,33 @@ def _counters_of(state: GodsfireState, player: str, n: int) -> str:
     return " ".join(str(c) for c in dict.fromkeys(chosen))
 
 
+def _together(state: GodsfireState, player: str, n: int) -> str:
+    """Two or three of the player's units of one type standing together (to build up, A.2.5), if it has any."""
+    groups: dict[tuple[str, str, bool], list[int]] = {}
+    for c in state.counters:
+        if c.owner == player and c.kind in ("SQD", "AG", "PDF"):
+            groups.setdefault((c.kind, c.at, c.ground), []).append(c.number)
+    found = [g for g in groups.values() if len(g) > 1]
+    return " ".join(map(str, _pick(found, n)[:2 + n % 2])) if found else _counters_of(state, player, n)
+
+
+def _built_up(state: GodsfireState, player: str, n: int) -> int:
+    """One of the player's built-up counters (to break down), if it has any."""
+    found = [c.number for c in state.counters if c.owner == player and c.size > 1]
+    return _pick(found, n) if found else n % 30 + 1
+
+
+def _losses(state: GodsfireState, n: int) -> str:
+    """An answer to the first pending losses: the first units listed, as many as it takes (a built-up counter named
+    once a unit), or (n % 3 == 0) its first counter once."""
+    choice = state.choices[0] if state.choices else None
+    if choice is None:
+        return str(n)
+    sizes = {c.number: c.size for c in state.counters}
+    named = [k for k in choice.counters for _ in range(sizes.get(k, 1))][:choice.count] if n % 3 else []
+    return " ".join(str(k) for k in named or choice.counters[:1])
+
+
 def command(state: GodsfireState, kind: int, n: int) -> tuple[str, Any]:
     """The `kind`-th command of the pool (by whom, what), its choices made from `n`; legal or not."""
     who = _pick(PLAYERS, n)
@@ -85,8 +125,7 @@ def command(state: GodsfireState, kind: int, n: int) -> tuple[str, Any]:
          movement.TransitAnswer(_pick(("attack", "allow", "block"), n), "K3")),
         (who, combat.AnnounceAttack(_counters_of(state, who, n), _pick(PLACES, n // 5))),
         ("gm", combat.ResolveAttacks()),
-        (state.choices[0].chooser if state.choices and n % 3 else who,
-         combat.ChooseLosses(" ".join(str(c) for c in (state.choices[0].counters[:1] if state.choices else [n])))),
+        (state.choices[0].chooser if state.choices and n % 3 else who, combat.ChooseLosses(_losses(state, n // 3))),
         (state.choices[0].chooser if state.choices and n % 3 else who, combat.Retreat(_pick(PLACES, n // 5))),
         (who, war.DeclareWar(_pick(PLAYERS, n // 3))),
         (who, economy.Tax(system)),
@@ -106,6 +145,8 @@ def command(state: GodsfireState, kind: int, n: int) -> tuple[str, Any]:
         ("gm", setup.SetField("bank", str(n % 9), system)),
         ("gm", Tick()),
         ("gm", war.DeclareWinner(who) if n % 8 == 0 else phases.NextPhase()),
+        (mover, buildup.BuildUp(_together(state, mover, n)) if n % 4
+         else buildup.BreakDown(_built_up(state, mover, n))),
     ]
     if kind % 10 < 3:  # any command at all
         return pool[kind // 10 % len(pool)]
@@ -113,7 +154,8 @@ def command(state: GodsfireState, kind: int, n: int) -> tuple[str, Any]:
 
 
 PHASE_POOL = {
-    "movement": (0, 1, 2, 2, 2, 3, 3, 3, 4, 4, 20, 21, 23),
+    "movement": (0, 1, 2, 2, 25, 3, 3, 3, 4, 4, 20, 21, 23),  # (build up in EndGo's third place: the examples'
+    # picks by position stay the same)
     "combat": (0, 5, 5, 5, 6, 6, 7, 7, 8, 8, 23),
     "war": (0, 9, 9, 9),
     "interphase": (10, 10, 11, 11, 12, 13, 13, 14, 15, 16, 17, 18, 18, 18, 19, 19, 22, 24),

@@ -6,9 +6,9 @@ and whether it is met; then the table itself (markdown, for bench/RESULTS.md).
     python -m bench.goals --quick                  # tiny sizes, no 100,000, no PostgreSQL unless --postgres
 
 Each measurement runs in a fresh Python process (`--worker NAME`, or bench/scale.py's own workers); the counting
-is done there by wrapping, in that process only, what production code calls: `unpack_state` and
-`snapshot_document` (snapshot loads), aiosqlite's call into its database thread (each job's CPU and wall time, read inside the thread), the
-store's group commit (commands a transaction). fsyncs are real `fsync`/`fdatasync` system calls, counted by
+is done there by wrapping, in that process only, what production code calls: `unpack_state` and `snapshot_document`
+(snapshot loads), aiosqlite's call into its database thread (each job's CPU and wall time, read inside the thread),
+the store's group commit (commands a transaction). fsyncs are real `fsync`/`fdatasync` system calls, counted by
 strace on the worker's every thread, between markers the worker leaves in the trace (a failing `chdir` to a
 named path), so that starting, warming up and closing are not counted.
 """

@@ -46,9 +46,10 @@ log = logging.getLogger("referee.service")
 NO_GAME = "there is no game in this channel: start one with /game start"
 BUSY = "this channel already has a game running: /game status shows it"
 DUE_BATCH = 50
-"""Games caught up in one transaction: a batch of log-only rollovers holds the database thread ~3.5 ms on a slow two-core
-machine (100 held it ~7 ms; issue 35's goal: ≤ 5 ms at a time, so that a command that arrives meanwhile waits no
-longer). The rollover's own length matters less: its announcements go out at the clock's pace (40 a second)."""
+"""Games caught up in one transaction: a batch of log-only rollovers holds the database thread ~3.5 ms on a slow
+two-core machine (100 held it ~7 ms; issue 35's goal: ≤ 5 ms at a time, so that a command that arrives meanwhile
+waits no longer). The rollover's own length matters less: its announcements go out at the clock's pace (40 a
+second)."""
 SWITCH_INTERVAL = 0.0005
 """Seconds a thread holds the interpreter before another that waits for it takes it (the bot sets it: CPython's
 default is 5 ms). An import is checked, and an undo's log replayed, in threads of their own; at the default, each

@@ -8,10 +8,19 @@ import signal
 import sqlite3
 import subprocess
 import threading
-import time
 
 import pytest
-from storehelpers import REPO, bot_command, console_env, db_counts, normalize_times, read_snapshot, run_console
+from storehelpers import (
+    REPO,
+    bot_command,
+    console_env,
+    db_counts,
+    normalize_times,
+    read_lines,
+    read_snapshot,
+    run_console,
+    wait_for,
+)
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's own files, faults and processes
 
@@ -35,29 +44,6 @@ def game_row(db) -> dict:
                | {"actions_used": json.dumps(n["actions_used"])} for n in snapshot["nations"]}
     units = sum(len(n["units"]) for n in snapshot["nations"])
     return {"game": game, "nations": nations, "units": units}
-
-
-def read_lines(stream, into: queue.Queue) -> None:
-    for line in iter(stream.readline, ""):
-        into.put(line.rstrip("\n"))
-    into.put(None)
-
-
-def wait_for(lines: queue.Queue, text: str, timeout: float) -> list[str]:
-    """Lines read until one equal to `text` (included); fails after `timeout` seconds or at end of output."""
-    seen: list[str] = []
-    deadline = time.monotonic() + timeout
-    while True:
-        left = deadline - time.monotonic()
-        assert left > 0, f"no {text!r} within {timeout} s; got {seen}"
-        try:
-            line = lines.get(timeout=left)
-        except queue.Empty:
-            continue
-        assert line is not None, f"the process ended before {text!r}; got {seen}"
-        seen.append(line)
-        if line == text:
-            return seen
 
 
 def test_a_crash_between_roll_and_commit_leaves_no_trace(tmp_path):

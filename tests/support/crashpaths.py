@@ -45,7 +45,7 @@ for folder in (SUPPORT, REPO):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from storehelpers import RULES, T0, FakeClock, state_to_dict  # noqa: E402
+from storehelpers import RULES, T0, FakeClock, read_lines, state_to_dict, wait_for  # noqa: E402
 
 import data.store.connection as connection  # noqa: E402
 from data.store import PAUSE_BEFORE_COMMIT, Store  # noqa: E402
@@ -184,12 +184,6 @@ async def wait_for_backend_gone(store: Store, pid: int, timeout: float = 60) -> 
 # --- the test's side of the child ---------------------------------------------------------------------------------
 
 
-def _read_lines(stream: Any, into: queue.Queue[str | None]) -> None:
-    for line in iter(stream.readline, ""):
-        into.put(line.rstrip("\n"))
-    into.put(None)
-
-
 def kill_child(target: str, scenario: str, now: datetime, commit: int, when: str, rooms: Sequence[str] = (),
                timeout: float = 300) -> list[str]:
     """Run the child, wait for it to say it has stopped where told (a generous `timeout` as a safety net only), kill
@@ -200,24 +194,10 @@ def kill_child(target: str, scenario: str, now: datetime, commit: int, when: str
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
                                cwd=REPO, env={**env, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8"})
     lines: queue.Queue[str | None] = queue.Queue()
-    reader = threading.Thread(target=_read_lines, args=(process.stdout, lines), daemon=True)
+    reader = threading.Thread(target=read_lines, args=(process.stdout, lines), daemon=True)
     reader.start()
-    stop = PAUSED_BEFORE if when == "before" else PAUSED_AFTER
-    seen: list[str] = []
     try:
-        deadline = time.monotonic() + timeout
-        while not seen or seen[-1] != stop:
-            left = deadline - time.monotonic()
-            assert left > 0, f"the child did not stop within {timeout} s; it said {seen}"
-            try:
-                line = lines.get(timeout=left)
-            except queue.Empty:
-                continue
-            if line is None:
-                process.wait(timeout=30)
-                said = process.stderr.read() if process.stderr is not None else ""
-                raise AssertionError(f"the child ended before it stopped: {seen}\n{said}")
-            seen.append(line)
+        seen = wait_for(lines, PAUSED_BEFORE if when == "before" else PAUSED_AFTER, timeout, process)
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
         assert process.returncode == -signal.SIGKILL

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import queue
 import re
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -325,3 +327,36 @@ async def lapse(clock: FakeClock, store: Any, minutes: float) -> None:
     if store.dialect == "postgresql":
         await store._transaction(lambda con: con.execute(
             "UPDATE announcements SET lease_until = lease_until - ? * interval '1 minute'", (minutes,)))
+
+
+# --- a child process's output, line by line (the kill -9 tests) ---------------------------------------------------
+
+
+def read_lines(stream: Any, into: queue.Queue[str | None]) -> None:
+    """Each line of `stream` put on `into` as it comes (a reader thread's target); None at the end."""
+    for line in iter(stream.readline, ""):
+        into.put(line.rstrip("\n"))
+    into.put(None)
+
+
+def wait_for(lines: queue.Queue[str | None], text: str, timeout: float,
+             process: subprocess.Popen[str] | None = None) -> list[str]:
+    """Lines read until one equal to `text` (included); fails after `timeout` seconds or at the end of the output
+    (saying what `process`, when given, wrote to its stderr)."""
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout
+    while not seen or seen[-1] != text:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no {text!r} within {timeout} s; got {seen}"
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            continue
+        if line is None:
+            said = ""
+            if process is not None:
+                process.wait(timeout=30)
+                said = process.stderr.read() if process.stderr is not None else ""
+            raise AssertionError(f"the process ended before {text!r}; got {seen}\n{said}")
+        seen.append(line)
+    return seen

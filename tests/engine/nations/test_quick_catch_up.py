@@ -114,48 +114,41 @@ async def test_a_rollover_through_the_store_is_quick_and_its_snapshot_is_the_rep
         await store.close()
 
 
-async def test_a_rolled_snapshot_is_behind_until_the_next_write_and_every_load_replays_it(tmp_path):
-    clock = FakeClock()
-    store = await Store.open(tmp_path / "referee.db")
-    try:
-        referee = Referee(store, RULES, clock=clock)
-        game_id = (await referee.start_game("a", "gm", turn_hours=1)).game_id
-        written = await store._read(lambda con: read_snapshot(con, game_id))
-        for _ in range(3):  # three log-only rollovers: the stored snapshot is not rewritten
-            clock.advance(hours=1)
-            assert list(await referee.catch_up_due()) == [game_id]
-        assert await store._read(lambda con: read_snapshot(con, game_id)) == written
-        [[ahead]] = await store._fetchall("SELECT log_ahead FROM games WHERE id = ?", (game_id,))
-        assert ahead == 3
-        assert (await store.load(game_id)).turn == 4  # the load replays them
-        await assert_snapshot_is_replay(store, game_id)
-        await referee.act("a", "gm", PauseClock(), "/gm clock pause")  # any write writes the snapshot whole again
-        assert read_snapshot_turn(await store._read(lambda con: read_snapshot(con, game_id))) == 4
-        [[ahead]] = await store._fetchall("SELECT log_ahead FROM games WHERE id = ?", (game_id,))
-        assert ahead == 0
-    finally:
-        await store.close()
+async def log_ahead(store: Store, game_id: int) -> int:
+    """The actions the game's stored snapshot does not hold yet (its log-only rollovers since it was written)."""
+    [[ahead]] = await store._fetchall("SELECT log_ahead FROM games WHERE id = ?", (game_id,))
+    return int(ahead)
+
+
+async def test_a_rolled_snapshot_is_behind_until_the_next_write_and_every_load_replays_it(store, clock):
+    referee = Referee(store, RULES, clock=clock)
+    game_id = (await referee.start_game("a", "gm", turn_hours=1)).game_id
+    written = await store._read(lambda con: read_snapshot(con, game_id))
+    for _ in range(3):  # three log-only rollovers: the stored snapshot is not rewritten
+        clock.advance(hours=1)
+        assert list(await referee.catch_up_due()) == [game_id]
+    assert await store._read(lambda con: read_snapshot(con, game_id)) == written
+    assert await log_ahead(store, game_id) == 3
+    assert (await store.load(game_id)).turn == 4  # the load replays them
+    await assert_snapshot_is_replay(store, game_id)
+    await referee.act("a", "gm", PauseClock(), "/gm clock pause")  # any write writes the snapshot whole again
+    assert read_snapshot_turn(await store._read(lambda con: read_snapshot(con, game_id))) == 4
+    assert await log_ahead(store, game_id) == 0
 
 
 def read_snapshot_turn(document) -> int:
     return int(document["game"]["turn"])
 
 
-async def test_a_snapshot_never_falls_more_than_the_bound_behind(tmp_path):
-    clock = FakeClock()
-    store = await Store.open(tmp_path / "referee.db")
-    try:
-        referee = Referee(store, RULES, clock=clock)
-        game_id = (await referee.start_game("a", "gm", turn_hours=1)).game_id
-        seen = []
-        for _ in range(MAX_LOG_AHEAD + 3):
-            clock.advance(hours=1)
-            await referee.catch_up_due()
-            [[ahead]] = await store._fetchall("SELECT log_ahead FROM games WHERE id = ?", (game_id,))
-            seen.append(int(ahead))
-        # log-only rollovers until the bound, where the next is the full one: the snapshot written whole again
-        assert max(seen) == MAX_LOG_AHEAD and 0 in seen[1:]
-        assert (await store.load(game_id)).turn == MAX_LOG_AHEAD + 4
-        await assert_snapshot_is_replay(store, game_id)
-    finally:
-        await store.close()
+async def test_a_snapshot_never_falls_more_than_the_bound_behind(store, clock):
+    referee = Referee(store, RULES, clock=clock)
+    game_id = (await referee.start_game("a", "gm", turn_hours=1)).game_id
+    seen = []
+    for _ in range(MAX_LOG_AHEAD + 3):
+        clock.advance(hours=1)
+        await referee.catch_up_due()
+        seen.append(await log_ahead(store, game_id))
+    # log-only rollovers until the bound, where the next is the full one: the snapshot written whole again
+    assert max(seen) == MAX_LOG_AHEAD and 0 in seen[1:]
+    assert (await store.load(game_id)).turn == MAX_LOG_AHEAD + 4
+    await assert_snapshot_is_replay(store, game_id)
